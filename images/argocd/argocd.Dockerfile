@@ -1,0 +1,47 @@
+# Final Argo CD image, built offline by build.sh with the legacy builder
+# (DOCKER_BUILDKIT=0) FROM a local debootstrap rootfs; nothing is pulled.
+# Mirrors the "argocd-base" and final stages of the upstream Dockerfile of the
+# tag (user 999 "argocd", /app/config layout, wrappers, tini entrypoint);
+# the Go binaries come from the build context instead of builder stages.
+ARG BASE_IMAGE
+FROM ${BASE_IMAGE}
+
+LABEL org.opencontainers.image.source="https://github.com/argoproj/argo-cd"
+
+USER root
+
+ENV ARGOCD_USER_ID=999 \
+    DEBIAN_FRONTEND=noninteractive
+
+RUN groupadd -g $ARGOCD_USER_ID argocd && \
+    useradd -r -u $ARGOCD_USER_ID -g argocd -d /home/argocd -s /bin/sh argocd && \
+    mkdir -p /home/argocd && \
+    chown argocd:0 /home/argocd && \
+    chmod g=u /home/argocd
+
+COPY gpg-wrapper.sh git-verify-wrapper.sh entrypoint.sh helm kustomize argocd /usr/local/bin/
+
+# keep uid_entrypoint.sh for backward compatibility
+RUN ln -s /usr/local/bin/entrypoint.sh /usr/local/bin/uid_entrypoint.sh
+
+# support for mounting configuration from a configmap
+WORKDIR /app/config/ssh
+RUN mkdir -p /etc/ssh && touch ssh_known_hosts && \
+    ln -s /app/config/ssh/ssh_known_hosts /etc/ssh/ssh_known_hosts
+
+WORKDIR /app/config
+RUN mkdir -p tls && \
+    mkdir -p gpg/source && \
+    mkdir -p gpg/keys && \
+    chown argocd gpg/keys && \
+    chmod 0700 gpg/keys
+
+ENV USER=argocd
+
+# One symlink per component name (from the tag's Dockerfile and install.yaml).
+ARG ARGOCD_LINKS
+RUN for n in $ARGOCD_LINKS; do ln -s /usr/local/bin/argocd /usr/local/bin/$n; done
+
+USER $ARGOCD_USER_ID
+WORKDIR /home/argocd
+ENTRYPOINT ["/usr/bin/tini", "--"]

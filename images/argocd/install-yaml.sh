@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Writes the tag's manifests/install.yaml (from the argo-cd module zip on the
+# Go module proxy) for an offline cluster:
+#   - imagePullPolicy: Always  ->  IfNotPresent (images are `kind load`ed, never pulled)
+#   - the argocd-dex-server Deployment is dropped (dex cannot be built offline:
+#     github.com/dexidp/dex is not on the proxy); its Service, RBAC and
+#     NetworkPolicy stay, they are inert without the Deployment.
+# Prints what it changed to stdout.
+#
+#   usage: install-yaml.sh TAG OUT_FILE      e.g. install-yaml.sh v2.14.11 /tmp/argocd.yaml
+set -euo pipefail
+
+usage() { echo "usage: $0 TAG OUT_FILE   (a released argo-cd tag, e.g. v2.14.11)" >&2; exit 2; }
+[ $# -eq 2 ] || usage
+TAG=$1 OUT=$2
+[[ $TAG =~ ^v([0-9]+)\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] || usage
+MAJOR=${BASH_REMATCH[1]}
+[ "$MAJOR" -ge 2 ] || { echo "install-yaml.sh: only module tags (v2.x and later) are supported" >&2; exit 2; }
+MOD=github.com/argoproj/argo-cd/v$MAJOR
+export GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOTOOLCHAIN=local GOWORK=off
+
+TMP=""
+cleanup() { [ -z "$TMP" ] || rm -rf "$TMP"; }
+trap cleanup EXIT
+TMP=$(mktemp -d)
+
+# exact version only: the module proxy here is partial
+if ! j=$(cd "$TMP" && go mod download -json "$MOD@$TAG" 2>"$TMP/err"); then
+  echo "install-yaml.sh: go mod download $MOD@$TAG failed: $(jq -r '.Error // empty' <<<"$j" 2>/dev/null) $(cat "$TMP/err")" >&2
+  exit 1
+fi
+IN=$(jq -r .Dir <<<"$j")/manifests/install.yaml
+[ -f "$IN" ] || { echo "install-yaml.sh: $MOD@$TAG has no manifests/install.yaml" >&2; exit 1; }
+
+# Documents are separated by lines "---". A document is dropped when its
+# top-level kind is Deployment and its metadata.name (two-space indent) is
+# argocd-dex-server.
+awk -v dropped="$TMP/dropped" '
+  function flush() {
+    if (doc != "") {
+      if (kind == "Deployment" && name == "argocd-dex-server") {
+        print kind "/" name > dropped
+      } else {
+        printf "%s%s", (n++ ? "---\n" : ""), doc
+      }
+    }
+    doc = ""; kind = ""; name = ""; inmeta = 0
+  }
+  /^---[[:space:]]*$/ { flush(); next }
+  {
+    doc = doc $0 "\n"
+    if ($0 ~ /^kind:[[:space:]]/) { kind = $2 }
+    if ($0 ~ /^metadata:/) { inmeta = 1 } else if ($0 ~ /^[^[:space:]#]/) { inmeta = 0 }
+    if (inmeta && name == "" && $0 ~ /^  name:[[:space:]]/) { name = $2 }
+  }
+  END { flush() }
+' "$IN" >"$TMP/stage1.yaml"
+
+[ -s "$TMP/dropped" ] || { echo "install-yaml.sh: no argocd-dex-server Deployment found in $IN" >&2; exit 1; }
+POLICIES=$(grep -cE '^[[:space:]]*imagePullPolicy:[[:space:]]*Always[[:space:]]*$' "$TMP/stage1.yaml" || true)
+sed -E 's/^([[:space:]]*imagePullPolicy:[[:space:]]*)Always[[:space:]]*$/\1IfNotPresent/' "$TMP/stage1.yaml" >"$TMP/out.yaml"
+
+mkdir -p "$(dirname "$OUT")"
+mv -f "$TMP/out.yaml" "$OUT"
+while read -r d; do echo "dropped: $d"; done <"$TMP/dropped"
+echo "imagePullPolicy Always -> IfNotPresent: $POLICIES"
+echo "images:"
+sed -nE 's/^[[:space:]-]*image:[[:space:]]*["'\'']?([^"'\''[:space:]]+).*/  \1/p' "$OUT" | LC_ALL=C sort -u
+echo "wrote $OUT (from $MOD@$TAG)"

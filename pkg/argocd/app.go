@@ -1,0 +1,182 @@
+package argocd
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
+	appclient "github.com/argoproj/argo-cd/v2/pkg/client/clientset/versioned"
+	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
+)
+
+// Finalizers that make deleting an Application cascade to its resources.
+const (
+	CascadeForeground = "resources-finalizer.argocd.argoproj.io"
+	CascadeBackground = "resources-finalizer.argocd.argoproj.io/background"
+)
+
+// Deletion is how an Application is deleted.
+type Deletion string
+
+const (
+	// Foreground deletes the resources first, then the Application.
+	Foreground Deletion = "foreground"
+	// Background deletes the Application, then the resources.
+	Background Deletion = "background"
+	// NonCascade deletes the Application only.
+	NonCascade Deletion = "non-cascade"
+)
+
+// Apps drives Applications in the argocd namespace.
+type Apps struct {
+	client appclient.Interface
+}
+
+// NewApps builds the typed client.
+func NewApps(cfg *rest.Config) (*Apps, error) {
+	c, err := appclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("argocd client: %w", err)
+	}
+	return &Apps{client: c}, nil
+}
+
+func (a *Apps) api() interface {
+	Get(context.Context, string, metav1.GetOptions) (*v1alpha1.Application, error)
+	Create(context.Context, *v1alpha1.Application, metav1.CreateOptions) (*v1alpha1.Application, error)
+	Update(context.Context, *v1alpha1.Application, metav1.UpdateOptions) (*v1alpha1.Application, error)
+	Delete(context.Context, string, metav1.DeleteOptions) error
+} {
+	return a.client.ArgoprojV1alpha1().Applications(Namespace)
+}
+
+// Get reads an Application.
+func (a *Apps) Get(ctx context.Context, name string) (*v1alpha1.Application, error) {
+	app, err := a.api().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("get application %s/%s: %w", Namespace, name, err)
+	}
+	return app, nil
+}
+
+// Create creates an Application in the argocd namespace.
+func (a *Apps) Create(ctx context.Context, app *v1alpha1.Application) error {
+	app.Namespace = Namespace
+	if _, err := a.api().Create(ctx, app, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create application %s/%s: %w", Namespace, app.Name, err)
+	}
+	return nil
+}
+
+// Update applies mutate to the current Application, retrying on conflicts.
+func (a *Apps) Update(ctx context.Context, name string, mutate func(*v1alpha1.Application)) error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		app, err := a.api().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		mutate(app)
+		_, err = a.api().Update(ctx, app, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("update application %s/%s: %w", Namespace, name, err)
+	}
+	return nil
+}
+
+// Sync starts a sync operation, the way the API server does: by setting the
+// Application's operation field, which the controller picks up.
+func (a *Apps) Sync(ctx context.Context, name string, options ...string) error {
+	return a.Update(ctx, name, func(app *v1alpha1.Application) {
+		app.Operation = &v1alpha1.Operation{
+			Sync:        &v1alpha1.SyncOperation{Prune: true, SyncOptions: options},
+			InitiatedBy: v1alpha1.OperationInitiator{Username: "gitops-conformance"},
+		}
+	})
+}
+
+// Refresh asks the controller to compare again; hard also drops the manifest cache.
+func (a *Apps) Refresh(ctx context.Context, name string, hard bool) error {
+	kind := "normal"
+	if hard {
+		kind = "hard"
+	}
+	return a.Update(ctx, name, func(app *v1alpha1.Application) {
+		if app.Annotations == nil {
+			app.Annotations = map[string]string{}
+		}
+		app.Annotations[v1alpha1.AnnotationKeyRefresh] = kind
+	})
+}
+
+// Terminate stops a running operation, as `argocd app terminate-op` does.
+func (a *Apps) Terminate(ctx context.Context, name string) error {
+	return a.Update(ctx, name, func(app *v1alpha1.Application) {
+		if app.Status.OperationState != nil && !app.Status.OperationState.Phase.Completed() {
+			app.Status.OperationState.Phase = synccommon.OperationTerminating
+		}
+	})
+}
+
+// Delete deletes an Application; the deletion mode sets the finalizer that
+// decides what happens to its resources.
+func (a *Apps) Delete(ctx context.Context, name string, mode Deletion) error {
+	err := a.Update(ctx, name, func(app *v1alpha1.Application) {
+		var kept []string
+		for _, f := range app.Finalizers {
+			if f != CascadeForeground && f != CascadeBackground {
+				kept = append(kept, f)
+			}
+		}
+		switch mode {
+		case Foreground:
+			kept = append(kept, CascadeForeground)
+		case Background:
+			kept = append(kept, CascadeBackground)
+		}
+		app.Finalizers = kept
+	})
+	if err != nil {
+		return err
+	}
+	if err := a.api().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete application %s/%s: %w", Namespace, name, err)
+	}
+	return nil
+}
+
+// Describe is a one-line summary of an Application's state, for wait messages.
+func Describe(app *v1alpha1.Application) string {
+	s := fmt.Sprintf("sync %s, health %s", orNone(string(app.Status.Sync.Status)), orNone(string(app.Status.Health.Status)))
+	if op := app.Status.OperationState; op != nil {
+		s += fmt.Sprintf(", operation %s", op.Phase)
+		if op.Message != "" {
+			s += fmt.Sprintf(" %q", truncate(op.Message, 160))
+		}
+	}
+	if app.Operation != nil {
+		s += ", operation requested"
+	}
+	return s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}

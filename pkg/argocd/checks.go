@@ -1,0 +1,91 @@
+package argocd
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
+	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
+	"k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
+)
+
+// check builds an assert.Check over an Application.
+func (a *Apps) check(name string, cond func(*v1alpha1.Application) bool) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		app, err := a.api().Get(ctx, name, metaGet)
+		if errors.IsNotFound(err) {
+			return false, "application not found", nil
+		}
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		return cond(app), Describe(app), nil
+	}
+}
+
+// SyncStatusIs holds when the Application's sync status is s.
+func (a *Apps) SyncStatusIs(name string, s v1alpha1.SyncStatusCode) assert.Check {
+	return a.check(name, func(app *v1alpha1.Application) bool { return app.Status.Sync.Status == s })
+}
+
+// HealthIs holds when the Application's health is h.
+func (a *Apps) HealthIs(name string, h string) assert.Check {
+	return a.check(name, func(app *v1alpha1.Application) bool { return string(app.Status.Health.Status) == h })
+}
+
+// OperationPhaseIs holds when the last operation is in phase p and no new one is pending.
+func (a *Apps) OperationPhaseIs(name string, p synccommon.OperationPhase) assert.Check {
+	return a.check(name, func(app *v1alpha1.Application) bool {
+		return app.Operation == nil && app.Status.OperationState != nil && app.Status.OperationState.Phase == p
+	})
+}
+
+// OperationMessageContains holds when the operation's message contains s.
+func (a *Apps) OperationMessageContains(name, s string) assert.Check {
+	return a.check(name, func(app *v1alpha1.Application) bool {
+		return app.Status.OperationState != nil && strings.Contains(app.Status.OperationState.Message, s)
+	})
+}
+
+// ResourceStatusIs holds when the Application lists the resource kind/name with sync status s.
+func (a *Apps) ResourceStatusIs(name, kind, resource string, s v1alpha1.SyncStatusCode) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		app, err := a.api().Get(ctx, name, metaGet)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		for _, r := range app.Status.Resources {
+			if r.Kind == kind && r.Name == resource {
+				return r.Status == s, fmt.Sprintf("%s %s %s; %s", kind, resource, r.Status, Describe(app)), nil
+			}
+		}
+		return false, fmt.Sprintf("%s %s not among the resources; %s", kind, resource, Describe(app)), nil
+	}
+}
+
+// Gone holds when the Application no longer exists.
+func (a *Apps) Gone(name string) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		app, err := a.api().Get(ctx, name, metaGet)
+		if errors.IsNotFound(err) {
+			return true, "gone", nil
+		}
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		return false, fmt.Sprintf("still there (deletion %v, finalizers %v); %s", app.DeletionTimestamp != nil, app.Finalizers, Describe(app)), nil
+	}
+}
+
+// Refreshed holds once the controller has taken a requested refresh.
+func (a *Apps) Refreshed(name string) assert.Check {
+	return a.check(name, func(app *v1alpha1.Application) bool {
+		_, pending := app.Annotations[v1alpha1.AnnotationKeyRefresh]
+		return !pending
+	})
+}
+var metaGet = metav1.GetOptions{}

@@ -1,0 +1,180 @@
+// Package argocd installs, upgrades and removes ArgoCD releases in a cluster
+// and drives Applications through the argo-cd/v2 typed client.
+package argocd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/kube"
+	"github.com/gitops-conformance/suite/pkg/shell"
+)
+
+// Namespace is where ArgoCD is installed.
+const Namespace = "argocd"
+
+// Installer puts one ArgoCD release at a time into a cluster.
+type Installer struct {
+	Kubectl  kube.Kubectl
+	Repo     string
+	CacheDir string
+	Mode     images.Mode
+	Catalog  *catalog.Catalog
+	Out      io.Writer
+}
+
+// Manifest returns the path of a release's install.yaml, ready to apply:
+// offline from the module zip (IfNotPresent, no dex), online from the release.
+func (i *Installer) Manifest(ctx context.Context, tag string) (string, error) {
+	dir := filepath.Join(i.CacheDir, "manifests", "argocd-"+tag)
+	path := filepath.Join(dir, string(i.Mode)+"-install.yaml")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if i.Mode == images.Online {
+		url := strings.ReplaceAll(i.Catalog.ArgoCD.InstallURL, "{tag}", tag)
+		if err := download(ctx, url, path); err != nil {
+			return "", fmt.Errorf("fetch argocd %s install.yaml: %w", tag, err)
+		}
+		return path, nil
+	}
+	if _, err := shell.Run(ctx, shell.Cmd{Name: filepath.Join(i.Repo, "images/argocd/install-yaml.sh"),
+		Args: []string{tag, path + ".partial"}, Env: []string{"CACHE_DIR=" + i.CacheDir}}); err != nil {
+		return "", fmt.Errorf("render argocd %s install.yaml: %w", tag, err)
+	}
+	return path, os.Rename(path+".partial", path)
+}
+
+// Install applies a release (fresh or over another one: an in-place upgrade),
+// waits for every workload to roll out and verifies the running version.
+func (i *Installer) Install(ctx context.Context, tag string) error {
+	start := time.Now()
+	manifest, err := i.Manifest(ctx, tag)
+	if err != nil {
+		return err
+	}
+	if _, err := i.Kubectl.Run(ctx, "create", "namespace", Namespace); err != nil && !strings.Contains(err.Error(), "AlreadyExists") {
+		return fmt.Errorf("install argocd %s: %w", tag, err)
+	}
+	if err := i.Kubectl.ApplyFile(ctx, manifest, "-n", Namespace); err != nil {
+		return fmt.Errorf("install argocd %s: %w", tag, err)
+	}
+	if err := i.configure(ctx); err != nil {
+		return fmt.Errorf("install argocd %s: %w", tag, err)
+	}
+	if err := i.rollout(ctx); err != nil {
+		return fmt.Errorf("install argocd %s: %w", tag, err)
+	}
+	running, err := i.RunningVersion(ctx)
+	if err != nil {
+		return fmt.Errorf("install argocd %s: %w", tag, err)
+	}
+	if !SameRelease(running, tag) {
+		return fmt.Errorf("install argocd %s: the API server reports %s", tag, running)
+	}
+	fmt.Fprintf(i.Out, "argocd %s: installed and verified (%s) in %s\n", tag, running, time.Since(start).Round(time.Second))
+	return nil
+}
+
+// configure sets what the suite relies on: a short reconciliation timeout so
+// refreshes come quickly. The stock config map is patched, nothing else.
+func (i *Installer) configure(ctx context.Context) error {
+	_, err := i.Kubectl.Run(ctx, "-n", Namespace, "patch", "configmap", "argocd-cm", "--type", "merge",
+		"-p", `{"data":{"timeout.reconciliation":"15s"}}`)
+	return err
+}
+
+func (i *Installer) rollout(ctx context.Context) error {
+	out, err := i.Kubectl.Run(ctx, "-n", Namespace, "get", "deploy,statefulset", "-o", "name")
+	if err != nil {
+		return err
+	}
+	// The controller reads timeout.reconciliation at start-up only.
+	if _, err := i.Kubectl.Run(ctx, "-n", Namespace, "rollout", "restart", "statefulset/argocd-application-controller"); err != nil {
+		return err
+	}
+	for _, w := range strings.Fields(out) {
+		if _, err := i.Kubectl.Run(ctx, "-n", Namespace, "rollout", "status", w, "--timeout=5m"); err != nil {
+			return fmt.Errorf("rollout %s/%s: %w", Namespace, w, err)
+		}
+	}
+	return nil
+}
+
+// RunningVersion asks the running API server for its version, through the
+// Kubernetes API server's service proxy.
+func (i *Installer) RunningVersion(ctx context.Context) (string, error) {
+	var v struct{ Version string }
+	var last error
+	for range 30 {
+		out, err := i.Kubectl.Run(ctx, "get", "--raw", "/api/v1/namespaces/"+Namespace+"/services/https:argocd-server:443/proxy/api/version")
+		if err == nil {
+			if err := json.Unmarshal([]byte(out), &v); err == nil && v.Version != "" {
+				return v.Version, nil
+			}
+		}
+		last = err
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+	return "", fmt.Errorf("read running argocd version: %w", last)
+}
+
+// SameRelease reports whether a reported version ("v2.14.11+8283115") is tag.
+func SameRelease(reported, tag string) bool {
+	return reported == tag || strings.HasPrefix(reported, tag+"+")
+}
+
+// Uninstall removes Applications (without touching what they manage), the
+// release and its namespace.
+func (i *Installer) Uninstall(ctx context.Context, tag string) error {
+	_, _ = i.Kubectl.Run(ctx, "-n", Namespace, "patch", "applications", "--all", "--type", "json",
+		"-p", `[{"op":"remove","path":"/metadata/finalizers"}]`)
+	_, _ = i.Kubectl.Run(ctx, "-n", Namespace, "delete", "applications", "--all", "--wait=false")
+	manifest, err := i.Manifest(ctx, tag)
+	if err != nil {
+		return err
+	}
+	if _, err := i.Kubectl.Run(ctx, "delete", "-n", Namespace, "-f", manifest, "--ignore-not-found", "--wait", "--timeout=3m"); err != nil {
+		return fmt.Errorf("uninstall argocd %s: %w", tag, err)
+	}
+	if _, err := i.Kubectl.Run(ctx, "delete", "namespace", Namespace, "--ignore-not-found", "--timeout=3m"); err != nil {
+		return fmt.Errorf("uninstall argocd %s: %w", tag, err)
+	}
+	return nil
+}
+
+func download(ctx context.Context, url, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}

@@ -1,0 +1,161 @@
+package assert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	"github.com/gitops-conformance/suite/pkg/report"
+)
+
+// Record collects one cell's verdict and observations while its feature runs.
+type Record struct {
+	mu           sync.Mutex
+	Mitigation   bool // false: the variant is `bug`
+	verdict      *bool
+	reason       string
+	failed       string
+	Observations []string
+}
+
+type recordKey struct{}
+
+// WithRecord puts a fresh Record for a cell into ctx.
+func WithRecord(ctx context.Context, mitigation bool) (context.Context, *Record) {
+	r := &Record{Mitigation: mitigation}
+	return context.WithValue(ctx, recordKey{}, r), r
+}
+
+// RecordFrom returns the cell's Record (a throwaway one outside a cell).
+func RecordFrom(ctx context.Context) *Record {
+	if r, ok := ctx.Value(recordKey{}).(*Record); ok {
+		return r
+	}
+	return &Record{}
+}
+
+// Observe adds a timestamped observation (it goes into the report).
+func (r *Record) Observe(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Observations = append(r.Observations, time.Now().UTC().Format("15:04:05")+" "+fmt.Sprintf(format, args...))
+}
+
+// judge records one verdict check; a negative one sticks.
+func (r *Record) judge(positive bool, reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.verdict != nil && !*r.verdict {
+		return
+	}
+	r.verdict, r.reason = &positive, reason
+}
+
+// Fail marks the run itself as failed (ERROR), with where.
+func (r *Record) Fail(reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failed == "" {
+		r.failed = reason
+	}
+}
+
+// Outcome is the cell's outcome: ERROR if a step failed, else the verdict.
+func (r *Record) Outcome() (report.Outcome, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.failed != "":
+		return report.Error, r.failed
+	case r.verdict == nil:
+		return report.Error, "the scenario reached no verdict"
+	case r.Mitigation && *r.verdict:
+		return report.Mitigated, r.reason
+	case r.Mitigation:
+		return report.NotMitigated, r.reason
+	case *r.verdict:
+		return report.Reproduced, r.reason
+	default:
+		return report.NotReproduced, r.reason
+	}
+}
+
+// Step wraps an action: an error marks the cell ERROR and stops the feature.
+func Step(what string, action func(ctx context.Context) error) features.Func {
+	return func(ctx context.Context, t *testing.T, _ *envconf.Config) context.Context {
+		t.Helper()
+		start := time.Now()
+		if err := action(ctx); err != nil {
+			RecordFrom(ctx).Fail(fmt.Sprintf("%s: %v", what, err))
+			t.Fatalf("%s: %v", what, err)
+		}
+		t.Logf("%s (%s)", what, time.Since(start).Round(100*time.Millisecond))
+		return ctx
+	}
+}
+
+// That waits for check within timeout; not holding is an ERROR of the run
+// (a precondition of the scenario, not its verdict).
+func That(what string, timeout time.Duration, check Check) features.Func {
+	return Step(what, func(ctx context.Context) error { return Eventually(ctx, what, timeout, check) })
+}
+
+// Holds requires check to hold for hold; breaking is an ERROR of the run.
+func Holds(what string, hold time.Duration, check Check) features.Func {
+	return Step(what, func(ctx context.Context) error { return Consistently(ctx, what, hold, check) })
+}
+
+// Symptom is the verdict of a `bug` variant: the symptom must hold for the
+// whole hold. Holding: REPRODUCED; breaking: NOT_REPRODUCED with what was seen.
+func Symptom(what string, hold time.Duration, check Check) features.Func {
+	return verdict(what, func(ctx context.Context) error { return Consistently(ctx, what, hold, check) })
+}
+
+// Resolved is the verdict of a mitigation: check must come true within
+// timeout and then hold for hold. MITIGATED, or NOT_MITIGATED with what was seen.
+func Resolved(what string, timeout, hold time.Duration, check Check) features.Func {
+	return verdict(what, func(ctx context.Context) error {
+		if err := Eventually(ctx, what, timeout, check); err != nil {
+			return err
+		}
+		return Consistently(ctx, what, hold, check)
+	})
+}
+
+// Absent is the verdict of a `bug` variant whose symptom is that something
+// never happens: check must stay false for the hold.
+func Absent(what string, hold time.Duration, check Check) features.Func {
+	return Symptom(what, hold, func(ctx context.Context) (bool, string, error) {
+		ok, seen, err := check(ctx)
+		return !ok, seen, err
+	})
+}
+
+func verdict(what string, run func(ctx context.Context) error) features.Func {
+	return func(ctx context.Context, t *testing.T, _ *envconf.Config) context.Context {
+		t.Helper()
+		rec := RecordFrom(ctx)
+		err := run(ctx)
+		var timeout *TimeoutError
+		var broken *BrokenError
+		switch {
+		case err == nil:
+			rec.judge(true, what)
+			rec.Observe("verdict: %s: held", what)
+		case errors.As(err, &timeout) || errors.As(err, &broken):
+			rec.judge(false, err.Error())
+			rec.Observe("verdict: %s: %v", what, err)
+		default:
+			rec.Fail(fmt.Sprintf("%s: %v", what, err))
+			t.Fatalf("%s: %v", what, err)
+		}
+		t.Logf("verdict %s: %v", what, err)
+		return ctx
+	}
+}

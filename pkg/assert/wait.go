@@ -1,0 +1,104 @@
+// Package assert holds the suite's bounded waits and the verbs scenarios use.
+// Every wait is named, bounded, and on failure says what it saw last:
+//
+//	wait Application argocd/kube-ovn Synced (<=3m0s): saw OutOfSync/Healthy, operation Succeeded
+package assert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Intervals is the one table of timeouts and polling intervals.
+var Intervals = struct {
+	Poll      time.Duration // between two looks
+	Sync      time.Duration // an Application reaching a sync state
+	Rollout   time.Duration // Deployments becoming Available
+	Install   time.Duration // a whole component installing
+	Hold      time.Duration // how long "stays stuck" must hold
+	HoldShort time.Duration // a shorter hold for states that settle fast
+}{
+	Poll:      2 * time.Second,
+	Sync:      3 * time.Minute,
+	Rollout:   4 * time.Minute,
+	Install:   6 * time.Minute,
+	Hold:      40 * time.Second,
+	HoldShort: 20 * time.Second,
+}
+
+// Check looks once: ok when the condition holds; seen describes what it saw.
+// An error ends the wait at once (it is not a "not yet").
+type Check func(ctx context.Context) (ok bool, seen string, err error)
+
+// TimeoutError is a wait that ran out; Seen is the last observation.
+type TimeoutError struct {
+	What    string
+	Timeout time.Duration
+	Seen    string
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("wait %s (<=%s): saw %s", e.What, e.Timeout, e.Seen)
+}
+
+// Eventually polls check until it holds or timeout passes.
+func Eventually(ctx context.Context, what string, timeout time.Duration, check Check) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	seen := "nothing yet"
+	for {
+		ok, s, err := check(ctx)
+		if s != "" {
+			seen = s
+		}
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("wait %s: %w", what, err)
+		}
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return &TimeoutError{What: what, Timeout: timeout, Seen: seen}
+			}
+			return ctx.Err()
+		case <-time.After(Intervals.Poll):
+		}
+	}
+}
+
+// BrokenError is a Consistently whose condition stopped holding.
+type BrokenError struct {
+	What  string
+	After time.Duration
+	Seen  string
+}
+
+func (e *BrokenError) Error() string {
+	return fmt.Sprintf("hold %s: broke after %s: saw %s", e.What, e.After.Round(time.Second), e.Seen)
+}
+
+// Consistently requires check to hold at every look for the whole hold.
+func Consistently(ctx context.Context, what string, hold time.Duration, check Check) error {
+	start := time.Now()
+	for {
+		ok, seen, err := check(ctx)
+		if err != nil {
+			return fmt.Errorf("hold %s: %w", what, err)
+		}
+		if !ok {
+			return &BrokenError{What: what, After: time.Since(start), Seen: seen}
+		}
+		if time.Since(start) >= hold {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(Intervals.Poll):
+		}
+	}
+}

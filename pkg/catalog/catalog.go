@@ -1,0 +1,104 @@
+// Package catalog is the one place that names versions, images and Go module
+// paths. Everything that builds, installs or reports a version reads it here.
+package catalog
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+//go:embed catalog.yaml
+var raw []byte
+
+// Catalog is the parsed catalog.yaml.
+type Catalog struct {
+	Kind       string               `json:"kind"`
+	Kubernetes Kubernetes           `json:"kubernetes"`
+	ArgoCD     ArgoCD               `json:"argocd"`
+	Components map[string]Component `json:"components"`
+}
+
+// Kubernetes pins the node image's parts.
+type Kubernetes struct {
+	Version         string `json:"version"`
+	Etcd            string `json:"etcd"`
+	CoreDNS         string `json:"coredns"`
+	OnlineNodeImage string `json:"onlineNodeImage"`
+}
+
+// ArgoCD names the default version axis and where a tag's sources live.
+type ArgoCD struct {
+	Default    []string          `json:"default"`
+	Smoke      string            `json:"smoke"`
+	Modules    map[string]string `json:"modules"`
+	InstallURL string            `json:"installURL"`
+}
+
+// Component is a project a scenario installs.
+type Component struct {
+	Module    string            `json:"module,omitempty"`
+	Versions  []string          `json:"versions"`
+	Files     map[string]string `json:"files,omitempty"`
+	OnlineURL string            `json:"onlineURL,omitempty"`
+}
+
+// Load parses the embedded catalog.
+func Load() (*Catalog, error) {
+	return Parse(raw)
+}
+
+// Parse parses catalog YAML and checks that it is complete.
+func Parse(data []byte) (*Catalog, error) {
+	var c Catalog
+	if err := yaml.UnmarshalStrict(data, &c); err != nil {
+		return nil, fmt.Errorf("parse catalog: %w", err)
+	}
+	if c.Kubernetes.Version == "" || c.Kind == "" || len(c.ArgoCD.Default) == 0 {
+		return nil, fmt.Errorf("parse catalog: kind, kubernetes.version and argocd.default are required")
+	}
+	for _, tag := range append(slices.Clone(c.ArgoCD.Default), c.ArgoCD.Smoke) {
+		if _, err := c.ArgoCDModule(tag); err != nil {
+			return nil, fmt.Errorf("parse catalog: %w", err)
+		}
+	}
+	return &c, nil
+}
+
+var releaseTag = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)(-rc\d+)?$`)
+
+// ArgoCDModule returns the Go module that holds an ArgoCD release tag. Any
+// well-formed tag is accepted: whether it exists is learnt from the module proxy.
+func (c *Catalog) ArgoCDModule(tag string) (string, error) {
+	m := releaseTag.FindStringSubmatch(tag)
+	if m == nil {
+		return "", fmt.Errorf("argocd version %q is not a release tag (like %s)", tag, strings.Join(c.ArgoCD.Default, ", "))
+	}
+	mod, ok := c.ArgoCD.Modules["v"+m[1]]
+	if !ok {
+		return "", fmt.Errorf("argocd version %q: no module for major version v%s (known: %s)", tag, m[1], strings.Join(keys(c.ArgoCD.Modules), ", "))
+	}
+	return mod, nil
+}
+
+// Component returns a component by name.
+func (c *Catalog) Component(name string) (Component, error) {
+	comp, ok := c.Components[name]
+	if !ok {
+		return Component{}, fmt.Errorf("component %q is not in the catalog (known: %s)", name, strings.Join(keys(c.Components), ", "))
+	}
+	return comp, nil
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

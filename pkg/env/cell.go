@@ -1,0 +1,125 @@
+package env
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/assert"
+)
+
+// Cell is the state of one running cell: where its evidence goes, what it
+// must clean up (in reverse order) and which objects to dump.
+type Cell struct {
+	Dir        string
+	cleanups   []cleanup
+	evidence   []object
+	namespaces []string
+	steps      []string
+}
+
+type cleanup struct {
+	what string
+	fn   func(context.Context) error
+}
+
+type object struct{ kind, namespace, name string }
+
+type cellKey struct{}
+
+// WithCell starts a cell whose evidence goes to dir.
+func WithCell(ctx context.Context, dir string) (context.Context, *Cell) {
+	c := &Cell{Dir: dir, namespaces: []string{argocd.Namespace}}
+	return context.WithValue(ctx, cellKey{}, c), c
+}
+
+// CellFrom returns the running cell.
+func CellFrom(ctx context.Context) *Cell {
+	c, ok := ctx.Value(cellKey{}).(*Cell)
+	if !ok {
+		panic("env: no cell in context")
+	}
+	return c
+}
+
+// Defer registers a cleanup; cleanups run in reverse order when the cell ends.
+func (c *Cell) Defer(what string, fn func(context.Context) error) {
+	c.cleanups = append(c.cleanups, cleanup{what, fn})
+}
+
+// Watch adds an object to the evidence dump.
+func (c *Cell) Watch(kind, namespace, name string) {
+	c.evidence = append(c.evidence, object{kind, namespace, name})
+	if namespace != "" && !slices.Contains(c.namespaces, namespace) {
+		c.namespaces = append(c.namespaces, namespace)
+	}
+}
+
+// Step logs one step of the cell, with a timestamp, for the reproduction bundle.
+func (c *Cell) Step(format string, args ...any) {
+	c.steps = append(c.steps, time.Now().UTC().Format(time.RFC3339)+" "+fmt.Sprintf(format, args...))
+}
+
+// End dumps the evidence, then runs the cleanups in reverse order. It runs
+// whatever happened in the cell, so the next cell starts clean.
+func (r *Run) End(ctx context.Context, c *Cell) error {
+	ctx = context.WithoutCancel(ctx)
+	r.dumpEvidence(ctx, c)
+	var errs []string
+	for i := len(c.cleanups) - 1; i >= 0; i-- {
+		cl := c.cleanups[i]
+		if err := cl.fn(ctx); err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", cl.what, err))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("cleanup: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// dumpEvidence writes what the cell's assertions looked at. Secrets are never
+// dumped (kubectl get of a Secret is not among the evidence kinds).
+func (r *Run) dumpEvidence(ctx context.Context, c *Cell) {
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return
+	}
+	write := func(name, content string) {
+		_ = os.WriteFile(filepath.Join(c.Dir, name), []byte(content), 0o644)
+	}
+	get := func(args ...string) string {
+		out, err := r.Kubectl.Run(ctx, args...)
+		if err != nil {
+			return fmt.Sprintf("# %v\n", err)
+		}
+		return out
+	}
+	write("applications.yaml", get("-n", argocd.Namespace, "get", "applications.argoproj.io", "-o", "yaml"))
+	for _, ns := range c.namespaces {
+		write("events-"+ns+".txt", get("-n", ns, "get", "events", "--sort-by=.lastTimestamp"))
+	}
+	write("argocd-application-controller.log", get("-n", argocd.Namespace, "logs", "statefulset/argocd-application-controller", "--tail=400"))
+	write("argocd-repo-server.log", get("-n", argocd.Namespace, "logs", "deploy/argocd-repo-server", "--tail=200"))
+	for _, o := range c.evidence {
+		if strings.EqualFold(o.kind, "secret") {
+			continue
+		}
+		args := []string{"get", o.kind, o.name, "-o", "yaml"}
+		if o.namespace != "" {
+			args = append(args, "-n", o.namespace)
+		}
+		write(strings.ToLower(o.kind)+"-"+o.name+".yaml", get(args...))
+	}
+	write("steps.txt", strings.Join(c.steps, "\n")+"\n")
+}
+
+// observe adds an observation to the cell's record and its step log.
+func observe(ctx context.Context, format string, args ...any) {
+	assert.RecordFrom(ctx).Observe(format, args...)
+	CellFrom(ctx).Step(format, args...)
+}

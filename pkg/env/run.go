@@ -1,0 +1,195 @@
+// Package env is the suite's lifecycle: named e2e-framework env funcs in
+// symmetric pairs (Preflight, CreateCluster/DestroyCluster,
+// InstallArgoCD/UninstallArgoCD, StartGitServer) and the verbs scenarios are
+// written in (PushRepo, CreateApp, Sync, Refresh, DeleteApp ...). The state of
+// a run travels in ctx as one *Run under an unexported key.
+package env
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
+	"sigs.k8s.io/e2e-framework/pkg/types"
+
+	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/cluster"
+	"github.com/gitops-conformance/suite/pkg/gitserver"
+	"github.com/gitops-conformance/suite/pkg/host"
+	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/kube"
+)
+
+// Run is the state of one run of the suite.
+type Run struct {
+	Repo      string // the suite's checkout
+	CacheDir  string
+	Catalog   *catalog.Catalog
+	Mode      images.Mode
+	ModeWhy   string
+	Keep      bool   // keep the cluster at the end
+	Cluster   string // kind cluster name
+	Out       io.Writer
+	Notes     []string
+	Kubectl   kube.Kubectl
+	REST      *rest.Config
+	Apps      *argocd.Apps
+	Git       *gitserver.Server
+	Installer *argocd.Installer
+	ArgoCD    string // the release installed now, "" for none
+	Images    *images.Builder
+	NodeImage string
+
+	plan     host.Plan
+	cluster  *cluster.Cluster
+	kindBin  string
+	loaded   map[string]bool // images loaded into the cluster
+	gitImage string
+}
+
+type runKey struct{}
+
+// WithRun puts r into ctx.
+func WithRun(ctx context.Context, r *Run) context.Context { return context.WithValue(ctx, runKey{}, r) }
+
+// From returns the run in ctx; it panics when there is none (a wiring bug).
+func From(ctx context.Context) *Run {
+	r, ok := ctx.Value(runKey{}).(*Run)
+	if !ok {
+		panic("env: no *env.Run in context")
+	}
+	return r
+}
+
+// Logf prints one progress line with a timestamp.
+func (r *Run) Logf(format string, args ...any) {
+	fmt.Fprintf(r.Out, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// Note adds a run-wide note to the report.
+func (r *Run) Note(format string, args ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, args...)) }
+
+// Preflight prepares the host (Docker, tools, the runc wrapper) and detects the mode.
+func Preflight() types.EnvFunc {
+	return func(ctx context.Context, _ *envconf.Config) (context.Context, error) {
+		r := From(ctx)
+		facts := host.Gather(ctx)
+		r.plan = host.Decide(facts)
+		r.Logf("preflight: %s", r.plan)
+		if err := host.Apply(ctx, r.plan, r.Repo, r.Logf); err != nil {
+			return ctx, fmt.Errorf("preflight: %w", err)
+		}
+		r.Mode, r.ModeWhy = images.Detect(ctx, r.Mode, images.HTTPProbe)
+		r.Logf("mode: %s (%s)", r.Mode, r.ModeWhy)
+		r.Images = &images.Builder{Repo: r.Repo, CacheDir: r.CacheDir, NoSysResource: r.plan.NoSysResource, Catalog: r.Catalog, Out: r.Out}
+		return ctx, os.MkdirAll(filepath.Join(r.CacheDir, "tmp"), 0o755)
+	}
+}
+
+// CreateCluster provides the node image and a running cluster (reused when
+// its node image matches).
+func CreateCluster() types.EnvFunc {
+	return func(ctx context.Context, cfg *envconf.Config) (context.Context, error) {
+		r := From(ctx)
+		var err error
+		r.NodeImage = r.Catalog.Kubernetes.OnlineNodeImage
+		if r.Mode == images.Offline {
+			if r.NodeImage, err = r.Images.NodeImage(ctx); err != nil {
+				return ctx, err
+			}
+		}
+		if r.kindBin, err = cluster.KindBinary(ctx, filepath.Join(r.CacheDir, "bin"), r.Catalog.Kind); err != nil {
+			return ctx, err
+		}
+		config, err := r.kindConfig()
+		if err != nil {
+			return ctx, err
+		}
+		r.cluster, err = cluster.Ensure(ctx, cluster.Spec{Name: r.Cluster, Image: r.NodeImage, Config: config, Kind: r.kindBin}, r.Out)
+		if err != nil {
+			return ctx, err
+		}
+		if r.REST, err = clientcmd.BuildConfigFromFlags("", r.cluster.Kubeconfig); err != nil {
+			return ctx, fmt.Errorf("read kubeconfig: %w", err)
+		}
+		cfg.WithKubeconfigFile(r.cluster.Kubeconfig)
+		r.Kubectl = kube.Kubectl{Bin: r.kubectlBin(), Kubeconfig: r.cluster.Kubeconfig}
+		if r.Apps, err = argocd.NewApps(r.REST); err != nil {
+			return ctx, err
+		}
+		r.Installer = &argocd.Installer{Kubectl: r.Kubectl, Repo: r.Repo, CacheDir: r.CacheDir, Mode: r.Mode, Catalog: r.Catalog, Out: r.Out}
+		r.loaded = map[string]bool{}
+		if _, err := r.Kubectl.Run(ctx, "wait", "--for=condition=Ready", "node", "--all", "--timeout=3m"); err != nil {
+			return ctx, fmt.Errorf("wait for the node: %w", err)
+		}
+		if r.cluster.Reused {
+			r.ArgoCD = r.installedArgoCD(ctx)
+		}
+		return ctx, nil
+	}
+}
+
+// kindConfig is the repository's kind-config.yaml; online the node image has
+// no CNI of its own, so kind's default CNI is turned back on.
+func (r *Run) kindConfig() (string, error) {
+	path := filepath.Join(r.Repo, "kind-config.yaml")
+	if r.Mode == images.Offline {
+		return path, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	online := filepath.Join(r.CacheDir, "tmp", "kind-config-online.yaml")
+	return online, os.WriteFile(online, []byte(strings.ReplaceAll(string(data), "disableDefaultCNI: true", "disableDefaultCNI: false")), 0o644)
+}
+
+// kubectlBin is the kubectl built with the node image, or the one on PATH online.
+func (r *Run) kubectlBin() string {
+	built := filepath.Join(r.CacheDir, "bin", "kubernetes-"+r.Catalog.Kubernetes.Version, "kubectl")
+	if _, err := os.Stat(built); err == nil {
+		return built
+	}
+	return "kubectl"
+}
+
+// DestroyCluster deletes the cluster unless the run keeps it.
+func DestroyCluster() types.EnvFunc {
+	return func(ctx context.Context, _ *envconf.Config) (context.Context, error) {
+		r := From(ctx)
+		if r.cluster == nil {
+			return ctx, nil
+		}
+		if r.Keep {
+			r.Logf("cluster %s: kept (KEEP=1); delete it with: %s delete cluster --name %s", r.Cluster, r.kindBin, r.Cluster)
+			return ctx, nil
+		}
+		r.Logf("cluster %s: deleting", r.Cluster)
+		return ctx, cluster.Delete(ctx, r.cluster.Spec)
+	}
+}
+
+// DeleteLeftovers removes the cluster of a crashed run (called on interrupts).
+func (r *Run) DeleteLeftovers(ctx context.Context) {
+	if r.cluster != nil && !r.Keep {
+		_ = cluster.Delete(ctx, r.cluster.Spec)
+	} else if r.kindBin != "" && !r.Keep {
+		_ = cluster.Delete(ctx, cluster.Spec{Name: r.Cluster, Kind: r.kindBin})
+	}
+}
+
+// ExportLogs writes kind's node logs (kubelet, containerd, pods) under dir.
+func (r *Run) ExportLogs(ctx context.Context, dir string) error {
+	if r.cluster == nil {
+		return nil
+	}
+	return r.cluster.ExportLogs(ctx, dir)
+}

@@ -1,0 +1,134 @@
+// Package gitserver runs a git daemon inside the cluster that serves fixture
+// repositories to ArgoCD over git://. It runs in the ArgoCD image (which has
+// git), so it needs no image of its own, offline or online.
+package gitserver
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gitops-conformance/suite/pkg/kube"
+)
+
+// Namespace is where the server runs.
+const Namespace = "gitops-conformance-git"
+
+// Server is a running in-cluster git server.
+type Server struct {
+	kubectl kube.Kubectl
+}
+
+const manifest = `apiVersion: v1
+kind: Namespace
+metadata:
+  name: %[1]s
+  labels: {app.kubernetes.io/part-of: gitops-conformance}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: gitserver
+  namespace: %[1]s
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: gitserver}}
+  template:
+    metadata: {labels: {app: gitserver}}
+    spec:
+      securityContext: {runAsUser: 999, runAsGroup: 999, fsGroup: 999}
+      containers:
+      - name: git
+        image: %[2]s
+        imagePullPolicy: IfNotPresent
+        command: [git, daemon, --reuseaddr, --export-all, --enable=receive-pack, --base-path=/git, /git]
+        env: [{name: HOME, value: /git}]
+        ports: [{containerPort: 9418, name: git}]
+        readinessProbe: {tcpSocket: {port: 9418}, periodSeconds: 2}
+        volumeMounts: [{name: repos, mountPath: /git}]
+      volumes: [{name: repos, emptyDir: {}}]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: gitserver
+  namespace: %[1]s
+spec:
+  selector: {app: gitserver}
+  ports: [{port: 9418, targetPort: 9418, name: git}]
+`
+
+// Start deploys the server with image (one that has git) and waits for it.
+func Start(ctx context.Context, kubectl kube.Kubectl, image string) (*Server, error) {
+	if err := kubectl.Apply(ctx, fmt.Sprintf(manifest, Namespace, image)); err != nil {
+		return nil, fmt.Errorf("start git server: %w", err)
+	}
+	if _, err := kubectl.Run(ctx, "-n", Namespace, "rollout", "status", "deploy/gitserver", "--timeout=3m"); err != nil {
+		return nil, fmt.Errorf("start git server: %w", err)
+	}
+	return &Server{kubectl: kubectl}, nil
+}
+
+// URL is the clone URL of a repository, as ArgoCD sees it.
+func URL(repo string) string {
+	return fmt.Sprintf("git://gitserver.%s.svc.cluster.local/%s.git", Namespace, repo)
+}
+
+// pushScript replaces a repository's tree with the tar on stdin and commits it
+// on main; it prints the new commit.
+const pushScript = `set -e
+repo=/git/$1.git msg=$2
+[ -d "$repo" ] || git init -q --bare --initial-branch=main "$repo"
+w=$(mktemp -d)
+git init -q --initial-branch=main "$w"
+cd "$w"
+git fetch -q "$repo" main 2>/dev/null && git reset -q --soft FETCH_HEAD || true
+git rm -rqf --cached . >/dev/null 2>&1 || true
+find . -mindepth 1 -maxdepth 1 ! -name .git -exec rm -rf {} +
+tar -x
+git add -A
+git -c user.name=gitops-conformance -c user.email=conformance@localhost commit -q --allow-empty -m "$msg"
+git push -q "$repo" HEAD:main
+git rev-parse HEAD
+rm -rf "$w"
+`
+
+// Push makes files (path -> content) the tree of repo's main branch in a new
+// commit, creating the repository on first use. It returns the commit.
+func (s *Server) Push(ctx context.Context, repo, message string, files map[string]string) (string, error) {
+	archive, err := tarball(files)
+	if err != nil {
+		return "", fmt.Errorf("push %q: %w", repo, err)
+	}
+	out, err := s.kubectl.Exec(ctx, Namespace, "deploy/gitserver", bytes.NewReader(archive), "sh", "-c", pushScript, "push", repo, message)
+	if err != nil {
+		return "", fmt.Errorf("push %q: %w", repo, err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1], nil
+}
+
+func tarball(files map[string]string) ([]byte, error) {
+	var buf bytes.Buffer
+	w := tar.NewWriter(&buf)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if err := w.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Size: int64(len(files[n]))}); err != nil {
+			return nil, err
+		}
+		if _, err := w.Write([]byte(files[n])); err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), w.Close()
+}
+
+// Attach returns the server already running in a reused cluster.
+func Attach(kubectl kube.Kubectl) *Server { return &Server{kubectl: kubectl} }

@@ -1,0 +1,93 @@
+package host
+
+import (
+	"strings"
+	"testing"
+)
+
+const (
+	full        = uint64(0x1ffffffffff)
+	noSysRes    = uint64(0x1fffeffffff) // this machine kind: bit 24 cleared
+	runningWrap = WrapperRuntime
+)
+
+func TestDecide(t *testing.T) {
+	tests := []struct {
+		name    string
+		facts   Facts
+		want    Plan
+		problem string
+	}{
+		{
+			name:  "running engine on a full host is used untouched",
+			facts: Facts{DockerCLI: true, DockerEngine: true, DefaultRuntime: "runc", CapBnd: full},
+			want:  Plan{},
+		},
+		{
+			name:  "running engine with the wrapper on a host without CAP_SYS_RESOURCE",
+			facts: Facts{DockerCLI: true, DockerEngine: true, DefaultRuntime: runningWrap, CapBnd: noSysRes},
+			want:  Plan{NoSysResource: true},
+		},
+		{
+			name:    "running engine without the wrapper where it is needed",
+			facts:   Facts{DockerCLI: true, DockerEngine: true, DefaultRuntime: "runc", CapBnd: noSysRes, Debian: true, Root: true},
+			problem: "lacks CAP_SYS_RESOURCE",
+		},
+		{
+			name:  "fresh Debian machine as root: install and start, with the wrapper",
+			facts: Facts{DockerCLI: true, Debian: true, Root: true, CapBnd: noSysRes},
+			want:  Plan{InstallPackages: []string{"docker.io", "containerd", "runc"}, StartDockerd: true, NoSysResource: true},
+		},
+		{
+			name:  "installed but stopped engine is started",
+			facts: Facts{DockerCLI: true, Dockerd: true, Debian: true, Root: true, CapBnd: full},
+			want:  Plan{StartDockerd: true},
+		},
+		{
+			name:    "no engine and not root",
+			facts:   Facts{Debian: true, CapBnd: full},
+			problem: "Docker is not installed",
+		},
+		{
+			name:    "client only on another distribution",
+			facts:   Facts{DockerCLI: true, Root: true, CapBnd: full},
+			problem: "no Docker engine is running",
+		},
+		{
+			name:  "missing build tools are installed on Debian",
+			facts: Facts{DockerEngine: true, DefaultRuntime: "runc", Debian: true, Root: true, CapBnd: full, MissingTools: []string{"debootstrap", "jq"}},
+			want:  Plan{InstallPackages: []string{"debootstrap", "jq"}},
+		},
+		{
+			name:    "missing build tool elsewhere is one clear line",
+			facts:   Facts{DockerEngine: true, DefaultRuntime: "runc", CapBnd: full, MissingTools: []string{"debootstrap"}},
+			problem: `debootstrap is missing: install it (Debian package "debootstrap")`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Decide(tt.facts)
+			if tt.problem != "" {
+				if !strings.Contains(got.Problem, tt.problem) {
+					t.Fatalf("Decide() problem = %q, want it to contain %q", got.Problem, tt.problem)
+				}
+				if strings.Contains(got.Problem, "\n") {
+					t.Fatalf("problem must be one line: %q", got.Problem)
+				}
+				return
+			}
+			if got.String() != tt.want.String() {
+				t.Fatalf("Decide() = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHasCapSysResource(t *testing.T) {
+	if !HasCapSysResource(full) {
+		t.Error("full mask should hold CAP_SYS_RESOURCE")
+	}
+	if HasCapSysResource(noSysRes) {
+		t.Error("0x1fffeffffff should lack CAP_SYS_RESOURCE")
+	}
+}

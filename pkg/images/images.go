@@ -1,0 +1,147 @@
+// Package images provides the container images a run needs: in online mode
+// the upstream ones, in offline mode images built from pinned sources by the
+// recipes under images/ (shell scripts, one per image family).
+//
+// A built image carries the label gitops-conformance.cache-key: a hash of
+// its recipe files and the versions it was built from. An image whose key
+// matches is reused; a changed recipe or version rebuilds.
+package images
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/shell"
+)
+
+// CacheLabel is the image label holding a build's cache key.
+const CacheLabel = "gitops-conformance.cache-key"
+
+// Builder builds and caches images.
+type Builder struct {
+	Repo          string // the suite's checkout
+	CacheDir      string
+	NoSysResource bool
+	Catalog       *catalog.Catalog
+	Out           io.Writer // progress
+}
+
+// Key hashes recipe files (directories are walked) and versions into a cache key.
+func Key(repo string, recipe []string, versions map[string]string) (string, error) {
+	h := sha256.New()
+	names := make([]string, 0, len(versions))
+	for k := range versions {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		fmt.Fprintf(h, "%s=%s\n", k, versions[k])
+	}
+	for _, r := range recipe {
+		err := filepath.WalkDir(filepath.Join(repo, r), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(repo, path)
+			fmt.Fprintf(h, "%s %d\n", filepath.ToSlash(rel), len(data))
+			h.Write(data)
+			return nil
+		})
+		if err != nil {
+			return "", fmt.Errorf("hash recipe %q: %w", r, err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// nodeRecipe lists the files a node image is built from.
+var nodeRecipe = []string{"images/node", "images/rootfs.sh", "images/build/kubernetes", "images/build/etcd",
+	"images/build/coredns", "cmd/pause", "cmd/runc-nosysresource"}
+
+// NodeImage returns the offline node image, building it when no image with
+// the same cache key exists.
+func (b *Builder) NodeImage(ctx context.Context) (string, error) {
+	k := b.Catalog.Kubernetes
+	versions := map[string]string{"kubernetes": k.Version, "etcd": k.Etcd, "coredns": k.CoreDNS,
+		"kind": b.Catalog.Kind, "nosysresource": fmt.Sprint(b.NoSysResource)}
+	key, err := Key(b.Repo, nodeRecipe, versions)
+	if err != nil {
+		return "", err
+	}
+	image := fmt.Sprintf("gitops-conformance/node:%s-%s", k.Version, key[:12])
+	if b.Cached(ctx, image, key) {
+		fmt.Fprintf(b.Out, "node image %s: cached\n", image)
+		return image, nil
+	}
+	fmt.Fprintf(b.Out, "node image %s: building (Kubernetes %s from source; ~15 min cold on 2 cores)\n", image, k.Version)
+	start := time.Now()
+	_, err = shell.Run(ctx, shell.Cmd{
+		Name: filepath.Join(b.Repo, "images/node/build.sh"), Args: []string{image},
+		Env: []string{"KUBE_VERSION=" + k.Version, "ETCD_VERSION=" + k.Etcd, "COREDNS_VERSION=" + k.CoreDNS,
+			"KIND_VERSION=" + b.Catalog.Kind, "CACHE_DIR=" + b.CacheDir, "CACHE_KEY=" + key,
+			"NOSYSRESOURCE=" + fmt.Sprint(b.NoSysResource)},
+		Progress: b.Out,
+	})
+	if err != nil {
+		return "", fmt.Errorf("build node image %q: %w", image, err)
+	}
+	fmt.Fprintf(b.Out, "node image %s: built in %s\n", image, time.Since(start).Round(time.Second))
+	return image, nil
+}
+
+// ArgoCD builds (or finds cached) the offline images of an ArgoCD release and
+// returns their names, as install.yaml references them.
+func (b *Builder) ArgoCD(ctx context.Context, tag string) ([]string, error) {
+	if _, err := b.Catalog.ArgoCDModule(tag); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	out, err := shell.Run(ctx, shell.Cmd{
+		Name: filepath.Join(b.Repo, "images/argocd/build.sh"), Args: []string{tag},
+		Env: []string{"CACHE_DIR=" + b.CacheDir}, Progress: b.Out,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build argocd %s images: %w", tag, err)
+	}
+	imgs := markedList(out, "IMAGES:")
+	if len(imgs) == 0 {
+		return nil, fmt.Errorf("build argocd %s images: the recipe named no images", tag)
+	}
+	fmt.Fprintf(b.Out, "argocd %s images ready in %s: %s\n", tag, time.Since(start).Round(time.Second), strings.Join(imgs, " "))
+	return imgs, nil
+}
+
+// Cached reports whether image exists with the given cache key.
+func (b *Builder) Cached(ctx context.Context, image, key string) bool {
+	out, err := shell.Output(ctx, "docker", "image", "inspect", "--format", "{{index .Config.Labels \""+CacheLabel+"\"}}", image)
+	return err == nil && strings.TrimSpace(out) == key
+}
+
+// markedList returns the non-empty lines after a marker line.
+func markedList(out, marker string) []string {
+	_, after, ok := strings.Cut(out, marker+"\n")
+	if !ok {
+		return nil
+	}
+	var list []string
+	for _, l := range strings.Split(after, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			list = append(list, l)
+		}
+	}
+	return list
+}

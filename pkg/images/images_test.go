@@ -1,0 +1,77 @@
+package images
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestKeyChangesWithRecipeAndVersion(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, "images/x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(s string) {
+		if err := os.WriteFile(filepath.Join(repo, "images/x/build.sh"), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("echo one")
+	v := map[string]string{"kubernetes": "v1.33.13", "etcd": "v3.5.21"}
+	k1, err := Key(repo, []string{"images/x"}, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1again, _ := Key(repo, []string{"images/x"}, map[string]string{"etcd": "v3.5.21", "kubernetes": "v1.33.13"})
+	if k1 != k1again {
+		t.Fatalf("key depends on map order: %s vs %s", k1, k1again)
+	}
+	k2, _ := Key(repo, []string{"images/x"}, map[string]string{"kubernetes": "v1.33.14", "etcd": "v3.5.21"})
+	if k1 == k2 {
+		t.Fatal("a changed version must change the key")
+	}
+	write("echo two")
+	k3, _ := Key(repo, []string{"images/x"}, v)
+	if k1 == k3 {
+		t.Fatal("a changed recipe must change the key")
+	}
+	if _, err := Key(repo, []string{"images/missing"}, v); err == nil {
+		t.Fatal("a missing recipe file must be an error")
+	}
+}
+
+func TestDetect(t *testing.T) {
+	ctx := context.Background()
+	up := func(context.Context, string) error { return nil }
+	down := func(_ context.Context, url string) error {
+		if url == Registries[1] {
+			return errors.New("dial tcp: i/o timeout")
+		}
+		return nil
+	}
+	if m, _ := Detect(ctx, Auto, up); m != Online {
+		t.Errorf("all registries up: got %s", m)
+	}
+	if m, why := Detect(ctx, Auto, down); m != Offline || why == "" {
+		t.Errorf("one registry down: got %s (%s)", m, why)
+	}
+	if m, _ := Detect(ctx, Offline, up); m != Offline {
+		t.Errorf("forced offline: got %s", m)
+	}
+	if m, _ := Detect(ctx, Online, down); m != Online {
+		t.Errorf("forced online: got %s", m)
+	}
+	if _, err := ParseMode("sometimes"); err == nil {
+		t.Error("unknown mode must be an error")
+	}
+}
+
+func TestMarkedList(t *testing.T) {
+	out := "step 1\nstep 2\nIMAGES:\nquay.io/argoproj/argocd:v2.14.11\n\nredis:7.0.15-alpine\n"
+	got := markedList(out, "IMAGES:")
+	if len(got) != 2 || got[1] != "redis:7.0.15-alpine" {
+		t.Fatalf("markedList = %q", got)
+	}
+}

@@ -1,0 +1,216 @@
+// Package matrix turns a user's selection (scenarios, variants, ArgoCD tags)
+// into the cells to run, and looks up each cell's expected outcome. The data
+// lives in suites/matrix.yaml: which cells exist and what is expected where.
+package matrix
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/report"
+)
+
+// Data is suites/matrix.yaml.
+type Data struct {
+	Scenarios    []Scenario    `json:"scenarios"`
+	Expectations []Expectation `json:"expectations"`
+}
+
+// Scenario is one reproduction and its variants.
+type Scenario struct {
+	Name        string    `json:"name"`
+	Component   string    `json:"component"`
+	Upstream    string    `json:"upstream"`
+	Summary     string    `json:"summary"`
+	ArgoCD      []string  `json:"argocd,omitempty"` // default axis; empty: the catalog's
+	Variants    []Variant `json:"variants"`
+	OfflineSkip string    `json:"offlineSkip,omitempty"` // why the scenario cannot run offline
+}
+
+// Variant is the bug or one mitigation.
+type Variant struct {
+	Name             string `json:"name"`
+	Summary          string `json:"summary"`
+	ComponentVersion string `json:"componentVersion"`
+}
+
+// Expectation says what outcome a set of cells should have; the first match
+// wins. Empty or "*" fields match anything; values may be path.Match globs.
+type Expectation struct {
+	Scenario         string         `json:"scenario"`
+	Variant          string         `json:"variant,omitempty"`
+	ArgoCD           string         `json:"argocd,omitempty"`
+	ComponentVersion string         `json:"componentVersion,omitempty"`
+	Offline          *bool          `json:"offline,omitempty"`
+	Expected         report.Outcome `json:"expected"`
+	Why              string         `json:"why,omitempty"`
+}
+
+// Cell is one thing to run.
+type Cell struct {
+	Scenario         Scenario
+	Variant          Variant
+	ArgoCD           string
+	ComponentVersion string
+}
+
+// Selection is what the user asked for; empty lists mean "all" / "default".
+type Selection struct {
+	Scenarios []string
+	Variants  []string
+	ArgoCD    []string
+}
+
+// Parse reads matrix data.
+func Parse(data []byte) (*Data, error) {
+	var d Data
+	if err := yaml.UnmarshalStrict(data, &d); err != nil {
+		return nil, fmt.Errorf("parse matrix: %w", err)
+	}
+	for _, e := range d.Expectations {
+		if _, err := d.Scenario(e.Scenario); err != nil {
+			return nil, fmt.Errorf("parse matrix: expectation: %w", err)
+		}
+	}
+	return &d, nil
+}
+
+// Names lists the scenario names.
+func (d *Data) Names() []string {
+	var n []string
+	for _, s := range d.Scenarios {
+		n = append(n, s.Name)
+	}
+	return n
+}
+
+// Scenario finds a scenario by name.
+func (d *Data) Scenario(name string) (Scenario, error) {
+	for _, s := range d.Scenarios {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Scenario{}, fmt.Errorf("unknown scenario %q (valid: %s)", name, strings.Join(d.Names(), ", "))
+}
+
+// VariantNames lists a scenario's variants.
+func (s Scenario) VariantNames() []string {
+	var n []string
+	for _, v := range s.Variants {
+		n = append(n, v.Name)
+	}
+	return n
+}
+
+// Plan validates a selection and returns its cells, ArgoCD version outermost
+// (so one installed release serves many cells), then scenario, then variant.
+func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
+	scenarios := d.Scenarios
+	if len(sel.Scenarios) > 0 {
+		scenarios = nil
+		for _, name := range sel.Scenarios {
+			s, err := d.Scenario(name)
+			if err != nil {
+				return nil, err
+			}
+			scenarios = append(scenarios, s)
+		}
+	}
+	for _, v := range sel.Variants {
+		found := false
+		for _, s := range scenarios {
+			found = found || slices.Contains(s.VariantNames(), v)
+		}
+		if !found {
+			var valid []string
+			for _, s := range scenarios {
+				valid = append(valid, s.Name+": "+strings.Join(s.VariantNames(), ", "))
+			}
+			return nil, fmt.Errorf("unknown variant %q (valid: %s)", v, strings.Join(valid, "; "))
+		}
+	}
+	for _, tag := range sel.ArgoCD {
+		if _, err := cat.ArgoCDModule(tag); err != nil {
+			return nil, err
+		}
+	}
+	byVersion := map[string][]Cell{}
+	var versions []string
+	for _, s := range scenarios {
+		axis := sel.ArgoCD
+		if len(axis) == 0 {
+			axis = s.ArgoCD
+		}
+		if len(axis) == 0 {
+			axis = cat.ArgoCD.Default
+		}
+		for _, v := range s.Variants {
+			if len(sel.Variants) > 0 && !slices.Contains(sel.Variants, v.Name) {
+				continue
+			}
+			for _, tag := range axis {
+				if !slices.Contains(versions, tag) {
+					versions = append(versions, tag)
+				}
+				byVersion[tag] = append(byVersion[tag], Cell{Scenario: s, Variant: v, ArgoCD: tag, ComponentVersion: v.ComponentVersion})
+			}
+		}
+	}
+	slices.SortFunc(versions, compareTags)
+	var cells []Cell
+	for _, tag := range versions {
+		cells = append(cells, byVersion[tag]...)
+	}
+	return cells, nil
+}
+
+// Expected returns the expected outcome of a cell and why.
+func (d *Data) Expected(c Cell, offline bool) (report.Outcome, string) {
+	for _, e := range d.Expectations {
+		if e.Scenario == c.Scenario.Name && match(e.Variant, c.Variant.Name) && match(e.ArgoCD, c.ArgoCD) &&
+			match(e.ComponentVersion, c.ComponentVersion) && (e.Offline == nil || *e.Offline == offline) {
+			return e.Expected, e.Why
+		}
+	}
+	return "", "no expectation in suites/matrix.yaml"
+}
+
+func match(pattern, value string) bool {
+	if pattern == "" || pattern == "*" {
+		return true
+	}
+	ok, err := path.Match(pattern, value)
+	return err == nil && ok
+}
+
+// Report returns the report cell for c, before it runs.
+func (c Cell) Report() report.Cell {
+	return report.Cell{Scenario: c.Scenario.Name, Variant: c.Variant.Name, ArgoCD: c.ArgoCD,
+		Component: c.Scenario.Component, ComponentVersion: c.ComponentVersion, Upstream: c.Scenario.Upstream}
+}
+
+// compareTags orders release tags by version number.
+func compareTags(a, b string) int {
+	pa, pb := numbers(a), numbers(b)
+	for i := range 3 {
+		if pa[i] != pb[i] {
+			return pa[i] - pb[i]
+		}
+	}
+	return strings.Compare(a, b)
+}
+
+func numbers(tag string) [3]int {
+	var n [3]int
+	fmt.Sscanf(strings.TrimPrefix(tag, "v"), "%d.%d.%d", &n[0], &n[1], &n[2])
+	return n
+}
+
+// CompareTags is compareTags for other packages (bisect orders tags with it).
+func CompareTags(a, b string) int { return compareTags(a, b) }

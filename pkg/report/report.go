@@ -1,0 +1,153 @@
+// Package report is the run's data model (report.json, per shared/CONTRACT.md)
+// and its renderings: Markdown, HTML and JUnit.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Outcome is a cell's verdict.
+type Outcome string
+
+// The outcomes of shared/CONTRACT.md, plus FLAKY for repeated runs that disagree.
+const (
+	Reproduced    Outcome = "REPRODUCED"
+	NotReproduced Outcome = "NOT_REPRODUCED"
+	Mitigated     Outcome = "MITIGATED"
+	NotMitigated  Outcome = "NOT_MITIGATED"
+	Skipped       Outcome = "SKIPPED"
+	Error         Outcome = "ERROR"
+	Flaky         Outcome = "FLAKY"
+)
+
+// Cell is one scenario x variant x ArgoCD version x component version.
+type Cell struct {
+	Scenario         string   `json:"scenario"`
+	Variant          string   `json:"variant"`
+	ArgoCD           string   `json:"argocd"`
+	Component        string   `json:"component"`
+	ComponentVersion string   `json:"component_version"`
+	Outcome          Outcome  `json:"outcome"`
+	Expected         Outcome  `json:"expected"`
+	Unexpected       bool     `json:"unexpected"`
+	Reason           string   `json:"reason"`
+	Duration         float64  `json:"duration_seconds"`
+	Evidence         string   `json:"evidence,omitempty"`
+	Upstream         string   `json:"upstream,omitempty"`
+	Runs             []Run    `json:"runs,omitempty"`
+	Observations     []string `json:"observations,omitempty"`
+}
+
+// Run is one repetition of a cell (make matrix REPEAT=N).
+type Run struct {
+	Outcome  Outcome `json:"outcome"`
+	Reason   string  `json:"reason"`
+	Duration float64 `json:"duration_seconds"`
+}
+
+// ID names a cell in paths and test names.
+func (c Cell) ID() string {
+	id := c.Scenario + "_" + c.Variant + "_" + c.ArgoCD
+	if c.ComponentVersion != "" {
+		id += "_" + c.ComponentVersion
+	}
+	return id
+}
+
+// Report is one run.
+type Report struct {
+	RunID      string    `json:"run_id"`
+	Started    time.Time `json:"started"`
+	Finished   time.Time `json:"finished"`
+	Offline    bool      `json:"offline"`
+	Kubernetes string    `json:"kubernetes"`
+	Command    string    `json:"command,omitempty"`
+	Notes      []string  `json:"notes,omitempty"`
+	Cells      []Cell    `json:"cells"`
+}
+
+// Failed reports whether any cell is ERROR, FLAKY or differs from its expectation.
+func (r *Report) Failed() bool {
+	for _, c := range r.Cells {
+		if c.Unexpected || c.Outcome == Error || c.Outcome == Flaky {
+			return true
+		}
+	}
+	return false
+}
+
+// Settle fills in Unexpected and folds repeated runs: a cell whose runs
+// disagree is FLAKY with k/N in its reason, never retried into a pass.
+func (c *Cell) Settle() {
+	if len(c.Runs) > 0 {
+		counts := map[Outcome]int{}
+		for _, r := range c.Runs {
+			counts[r.Outcome]++
+		}
+		first := c.Runs[0]
+		c.Outcome, c.Reason = first.Outcome, first.Reason
+		var total float64
+		for _, r := range c.Runs {
+			total += r.Duration
+		}
+		c.Duration = total
+		if len(counts) > 1 {
+			c.Outcome = Flaky
+			c.Reason = fmt.Sprintf("%d/%d %s; %s", counts[first.Outcome], len(c.Runs), first.Outcome, summarize(counts))
+		} else if len(c.Runs) > 1 {
+			c.Reason = fmt.Sprintf("%d/%d %s; %s", len(c.Runs), len(c.Runs), first.Outcome, first.Reason)
+		}
+	}
+	c.Unexpected = c.Expected != "" && c.Outcome != c.Expected
+}
+
+func summarize(counts map[Outcome]int) string {
+	s := ""
+	for _, o := range []Outcome{Reproduced, NotReproduced, Mitigated, NotMitigated, Skipped, Error} {
+		if n := counts[o]; n > 0 {
+			if s != "" {
+				s += ", "
+			}
+			s += fmt.Sprintf("%s %d", o, n)
+		}
+	}
+	return s
+}
+
+// Write writes the report's four files into dir and points latest at it.
+func (r *Report) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	files := map[string][]byte{"report.json": append(data, '\n'), "report.md": []byte(r.Markdown()),
+		"report.html": []byte(r.HTML()), "junit.xml": r.JUnit()}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+	}
+	latest := filepath.Join(filepath.Dir(dir), "latest")
+	_ = os.Remove(latest)
+	return os.Symlink(filepath.Base(dir), latest)
+}
+
+// Load reads a report.json.
+func Load(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load report: %w", err)
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("load report %q: %w", path, err)
+	}
+	return &r, nil
+}

@@ -1,0 +1,82 @@
+package report
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sample() *Report {
+	return &Report{RunID: "20261122-050000", Started: time.Unix(0, 0), Finished: time.Unix(60, 0), Offline: true, Kubernetes: "v1.33.13",
+		Cells: []Cell{
+			{Scenario: "kubeovn-argocd", Variant: "bug", ArgoCD: "v2.14.11", Component: "kube-ovn", ComponentVersion: "v1.14.10",
+				Outcome: Reproduced, Expected: Reproduced, Reason: "OutOfSync | 2 refreshes", Duration: 41.2},
+			{Scenario: "kubeovn-argocd", Variant: "ignore-differences", ArgoCD: "v2.14.11", Component: "kube-ovn", ComponentVersion: "v1.14.10",
+				Outcome: NotMitigated, Expected: Mitigated, Reason: "stayed OutOfSync"},
+			{Scenario: "kargo-argocd", Variant: "bug", ArgoCD: "v2.14.11", Outcome: Skipped, Expected: Skipped, Reason: "offline"},
+		}}
+}
+
+func TestSettle(t *testing.T) {
+	c := Cell{Expected: Reproduced, Runs: []Run{{Outcome: Reproduced, Duration: 1}, {Outcome: Reproduced, Duration: 2}}}
+	c.Settle()
+	if c.Outcome != Reproduced || c.Unexpected || !strings.HasPrefix(c.Reason, "2/2 REPRODUCED") || c.Duration != 3 {
+		t.Fatalf("settled = %+v", c)
+	}
+	f := Cell{Expected: Reproduced, Runs: []Run{{Outcome: Reproduced}, {Outcome: NotReproduced}, {Outcome: Reproduced}}}
+	f.Settle()
+	if f.Outcome != Flaky || !f.Unexpected || !strings.HasPrefix(f.Reason, "2/3 REPRODUCED") {
+		t.Fatalf("flaky = %+v", f)
+	}
+}
+
+func TestWriteAllFormats(t *testing.T) {
+	r := sample()
+	for i := range r.Cells {
+		r.Cells[i].Settle()
+	}
+	if !r.Failed() {
+		t.Fatal("a NOT_MITIGATED cell expected MITIGATED must fail the run")
+	}
+	dir := filepath.Join(t.TempDir(), "reports", r.RunID)
+	if err := r.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generic map[string]any
+	if err := json.Unmarshal(data, &generic); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"run_id", "started", "finished", "offline", "kubernetes", "cells"} {
+		if _, ok := generic[k]; !ok {
+			t.Errorf("report.json lacks %q", k)
+		}
+	}
+	cell := generic["cells"].([]any)[0].(map[string]any)
+	for _, k := range []string{"scenario", "variant", "argocd", "component", "component_version", "outcome", "expected", "reason", "duration_seconds"} {
+		if _, ok := cell[k]; !ok {
+			t.Errorf("cell lacks %q", k)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !strings.Contains(string(md), `OutOfSync \| 2 refreshes`) || !strings.Contains(string(md), "**(unexpected)**") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, "report.html"))
+	if !strings.Contains(string(html), `class="cell not_mitigated unexpected"`) {
+		t.Errorf("html lacks the unexpected cell")
+	}
+	junit, _ := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	if !strings.Contains(string(junit), `failures="1"`) || !strings.Contains(string(junit), `skipped="1"`) {
+		t.Errorf("junit:\n%s", junit)
+	}
+	if target, err := os.Readlink(filepath.Join(filepath.Dir(dir), "latest")); err != nil || target != r.RunID {
+		t.Errorf("latest -> %q, %v", target, err)
+	}
+}
