@@ -71,7 +71,9 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-mktmp() { local d; d=$(mktemp -d "$WORK_DIR/$1.XXXXXX"); TMPS+=("$d"); echo "$d"; }
+# mktmp NAME: a temp dir under $CACHE_DIR/work, in $TMP_D, removed on exit
+# (not used as $(mktmp): TMPS must be set in this shell, not a subshell)
+mktmp() { TMP_D=$(mktemp -d "$WORK_DIR/$1.XXXXXX"); TMPS+=("$TMP_D"); }
 
 # run LOGNAME CMD...: an external command, output to a log, its tail on failure
 run() {
@@ -106,6 +108,10 @@ gomod_version() { # gomod_version GO.MOD PATH: version in effect (replace wins o
     ([.Replace[]? | select(.Old.Path == $p) | .New.Version // empty] | first)
     // ([.Require[]? | select(.Path == $p) | .Version] | first) // empty'
 }
+drop_superseded() { # drop_superseded OLD_ID NAME: remove the image NAME pointed to before a rebuild
+  [ -n "$1" ] && [ "$1" != "$(docker image inspect -f '{{.Id}}' "$2")" ] || return 0
+  docker rmi "$1" >/dev/null 2>&1 || true # still used by a container or another tag: keep it
+}
 image_key() { docker image inspect -f "{{ index .Config.Labels \"$LABEL_KEY\" }}" "$1" 2>/dev/null || true; }
 
 GOVERSION=$(go env GOVERSION)
@@ -130,11 +136,12 @@ build_go_bin() {
   if [ -x "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
     BUILT=$out; progress "$name $ver" "cached $out"; return 0
   fi
-  work=$(mktmp "$name-$ver")
+  mktmp "$name-$ver"; work=$TMP_D
   cp -R "$dir/." "$work/"
   chmod -R u+w "$work"
   PREP_NOTE=""
   [ -z "$prep" ] || "$prep" "$work"
+  TMPS+=("$out.tmp")
   run "go-build-$name" go -C "$work" build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg"
   mv -f "$out.tmp" "$out"
   echo "$stamp" >"$out.stamp"
@@ -156,7 +163,7 @@ ensure_rootfs() {
   if docker image inspect "$ref" >/dev/null 2>&1; then
     ROOTFS=$ref; progress "rootfs $name" "cached $ref"; return 0
   fi
-  root=$(mktmp "rootfs-$name")
+  mktmp "rootfs-$name"; root=$TMP_D
   run "debootstrap-$name" debootstrap --variant=minbase --include="$pkgs" \
     "$DEBIAN_SUITE" "$root/fs" "$DEBIAN_MIRROR"
   rm -rf "$root"/fs/var/cache/apt/archives/*.deb "$root"/fs/var/lib/apt/lists/* \
@@ -245,29 +252,33 @@ else
   ensure_rootfs argocd "$ARGOCD_PACKAGES"
   ARGOCD_BASE=$ROOTFS
 
-  # component names: the tag's Dockerfile symlinks, the argocd-* commands of
-  # install.yaml, and the names every 2.x/3.x release knows
+  # component names: the tag's Dockerfile symlinks, the argocd-* commands and
+  # /usr/local/bin/argocd-* paths of install.yaml, and the names 2.x/3.x share
   LINKS=$( {
     grep -oE 'ln -s /usr/local/bin/argocd /usr/local/bin/argocd-[a-z0-9-]+' "$ARGO_DIR/Dockerfile" | sed 's|.*/||'
-    sed -nE 's@^[[:space:]]*-[[:space:]]+(/usr/local/bin/)?(argocd-[a-z0-9-]+)[[:space:]]*$@\2@p' "$INSTALL_YAML"
+    grep -oE '/usr/local/bin/argocd-[a-z0-9-]+' "$INSTALL_YAML" | sed 's|.*/||'
+    awk 'prev ~ /(command|args):[[:space:]]*$/ && $0 ~ /^[[:space:]]*-[[:space:]]+argocd-[a-z0-9-]+[[:space:]]*$/ { print $2 }
+         { prev = $0 }' "$INSTALL_YAML"
     printf '%s\n' argocd-server argocd-repo-server argocd-application-controller argocd-cmp-server \
       argocd-applicationset-controller argocd-notifications argocd-dex argocd-k8s-auth
   } | LC_ALL=C sort -u | tr '\n' ' ')
   LINKS=${LINKS% }
 
   begin
-  CTX=$(mktmp ctx-argocd)
+  mktmp ctx-argocd; CTX=$TMP_D
   cp "$ARGOCD_BIN" "$CTX/argocd"
   cp "$HELM_BIN" "$CTX/helm"
   cp "$KUSTOMIZE_BIN" "$CTX/kustomize"
   cp "$ARGO_DIR/hack/gpg-wrapper.sh" "$ARGO_DIR/hack/git-verify-wrapper.sh" "$ARGO_DIR/entrypoint.sh" "$CTX/"
   chmod 0755 "$CTX"/*
   cp "$HERE/argocd.Dockerfile" "$CTX/Dockerfile"
+  OLD_ID=$(docker image inspect -f '{{.Id}}' "$ARGOCD_IMAGE" 2>/dev/null || true)
   run docker-build-argocd docker build --force-rm \
     --build-arg BASE_IMAGE="$ARGOCD_BASE" --build-arg ARGOCD_LINKS="$LINKS" \
     --label "$LABEL_KEY=$ARGOCD_KEY" --label gitops-conformance.argocd-tag="$TAG" \
     -t "$ARGOCD_IMAGE" "$CTX"
   safe_rm "$CTX"
+  drop_superseded "$OLD_ID" "$ARGOCD_IMAGE"
   progress "image argocd" "built $ARGOCD_IMAGE (links: $LINKS)"
 fi
 
@@ -278,11 +289,13 @@ if [ "$(image_key "$REDIS_IMAGE")" = "$REDIS_KEY" ]; then
 else
   ensure_rootfs redis "$REDIS_PACKAGES"
   begin
-  CTX=$(mktmp ctx-redis)
+  mktmp ctx-redis; CTX=$TMP_D
   cp "$HERE/redis.Dockerfile" "$CTX/Dockerfile"
+  OLD_ID=$(docker image inspect -f '{{.Id}}' "$REDIS_IMAGE" 2>/dev/null || true)
   run docker-build-redis docker build --force-rm --build-arg BASE_IMAGE="$ROOTFS" \
     --label "$LABEL_KEY=$REDIS_KEY" -t "$REDIS_IMAGE" "$CTX"
   safe_rm "$CTX"
+  drop_superseded "$OLD_ID" "$REDIS_IMAGE"
   progress "image redis" "built $REDIS_IMAGE ($(docker run --rm --entrypoint redis-server "$REDIS_IMAGE" --version | grep -oE 'v=[0-9.]+'))"
 fi
 

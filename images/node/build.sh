@@ -17,6 +17,15 @@ export GOFLAGS=-mod=mod GOSUMDB=off GOTOOLCHAIN=local CGO_ENABLED=0
 
 start=$SECONDS
 step() { echo "[node-image +$((SECONDS - start))s] $*"; }
+# docker build, quiet unless it fails (the legacy builder's deprecation notice is noise here)
+dbuild() {
+  local log
+  if ! log=$(docker build -q "$@" 2>&1); then
+    echo "$log" >&2
+    echo "failed: docker build $*" >&2
+    return 1
+  fi
+}
 
 work=$(mktemp -d "$CACHE_DIR/tmp/node.XXXXXX")
 builder=""
@@ -76,7 +85,7 @@ component() { # name image base binary...
   } >"$ctx/Dockerfile"
   [ "$name" = coredns ] && echo 'ENTRYPOINT ["/usr/local/bin/coredns"]' >>"$ctx/Dockerfile"
   [ "$name" = pause ] && echo 'ENTRYPOINT ["/usr/local/bin/pause"]' >>"$ctx/Dockerfile"
-  docker build -q -t "$ref" "$ctx" >/dev/null
+  dbuild -t "$ref" "$ctx"
   echo "$ref" >>"$work/images.txt"
 }
 step "component images"
@@ -95,10 +104,10 @@ mkdir -p "$ctx"
 cp -r "$kind_dir/images/base/files" "$ctx/files"
 chmod -R u+w "$ctx/files"
 cp "$kube/kubeadm" "$kube/kubelet" "$kube/kubectl" "$work/runc-nosysresource" "$ctx/"
-cp "$here/containerd-patch.sh" "$here/10-kind.conflist" "$ctx/"
+cp "$here/containerd-patch.sh" "$here/10-kind.conflist" "$here/crictl" "$ctx/"
 sed -e "s|@ROOTFS@|$rootfs|" -e "s|@NOSYSRESOURCE@|$nosysresource|" -e "s|@PAUSE_IMAGE@|$pause_image|" \
   -e "s|@KUBE_VERSION@|$KUBE_VERSION|" "$here/Dockerfile" >"$ctx/Dockerfile"
-docker build -q -t "$image-base" "$ctx" >/dev/null
+dbuild -t "$image-base" "$ctx"
 
 step "preload $(wc -l <"$work/images.txt") images into the node's containerd"
 builder=gitops-conformance-build-$$
@@ -109,12 +118,11 @@ while read -r ref; do
   docker save "$ref" | docker exec -i "$builder" ctr --namespace=k8s.io images import \
     --label=io.cri-containerd.pinned=pinned --all-platforms --no-unpack --digests - >/dev/null
 done <"$work/images.txt"
-docker exec "$builder" ctr --namespace=k8s.io images list -q | grep -v '^sha256:' | sed 's/^/  /'
+docker exec "$builder" ctr --namespace=k8s.io images list -q | grep -v -e '^sha256:' -e '^import-' | sed 's/^/  /'
 docker exec "$builder" pkill containerd || true
 sleep 1
 docker commit \
   --change 'ENTRYPOINT [ "/usr/local/bin/entrypoint", "/sbin/init" ]' \
-  --change 'STOPSIGNAL SIGRTMIN+3' --change 'ENV container=docker' \
   --change "LABEL gitops-conformance.cache-key=${CACHE_KEY:-none}" \
   "$builder" "$image" >/dev/null
 docker rmi "$image-base" >/dev/null 2>&1 || true

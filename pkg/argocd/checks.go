@@ -1,9 +1,9 @@
 package argocd
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"context"
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"strings"
 
 	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
@@ -88,4 +88,5 @@ func (a *Apps) Refreshed(name string) assert.Check {
 		return !pending
 	})
 }
+
 var metaGet = metav1.GetOptions{}

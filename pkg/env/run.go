@@ -75,7 +75,9 @@ func (r *Run) Logf(format string, args ...any) {
 }
 
 // Note adds a run-wide note to the report.
-func (r *Run) Note(format string, args ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, args...)) }
+func (r *Run) Note(format string, args ...any) {
+	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))
+}
 
 // Preflight prepares the host (Docker, tools, the runc wrapper) and detects the mode.
 func Preflight() types.EnvFunc {

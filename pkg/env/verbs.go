@@ -22,7 +22,7 @@ type Files func(ctx context.Context) (map[string]string, error)
 // ComponentDocument is one YAML document (by metadata.name) of a component
 // release's file, fetched per the run's mode; the source goes into the report.
 func ComponentDocument(component, version, file, name, path string) Files {
-	return func(ctx context.Context) (map[string]string, error) {
+	return once(func(ctx context.Context) (map[string]string, error) {
 		r := From(ctx)
 		data, src, err := sources.File(ctx, r.Catalog, r.Mode, component, version, file)
 		if err != nil {
@@ -34,6 +34,19 @@ func ComponentDocument(component, version, file, name, path string) Files {
 		}
 		observe(ctx, "source: %s %s from %s", component, name, src)
 		return map[string]string{path: doc}, nil
+	})
+}
+
+// once memoizes a Files: a feature's steps share one fetch.
+func once(f Files) Files {
+	var files map[string]string
+	return func(ctx context.Context) (map[string]string, error) {
+		if files != nil {
+			return files, nil
+		}
+		var err error
+		files, err = f(ctx)
+		return files, err
 	}
 }
 
@@ -147,12 +160,13 @@ func CountInLive(files Files, kind, name, needle string) features.Func {
 		for _, content := range f {
 			desired += strings.Count(content, needle)
 		}
-		live, err := r.Kubectl.Run(ctx, "get", kind, name, "-o", "yaml")
+		// .spec only: the last-applied-configuration annotation holds a copy of the desired manifest
+		live, err := r.Kubectl.Run(ctx, "get", kind, name, "-o", "jsonpath={.spec}")
 		if err != nil {
 			return err
 		}
 		CellFrom(ctx).Watch(kind, "", name)
-		observe(ctx, "%s: the desired manifest has %d %q, the live object %d", name, desired, needle, strings.Count(live, needle))
+		observe(ctx, "%s: the desired manifest has %d %q, the live object's spec %d", name, desired, needle, strings.Count(live, needle))
 		return nil
 	})
 }

@@ -127,7 +127,10 @@ func tarball(files map[string]string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return buf.Bytes(), w.Close()
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // Attach returns the server already running in a reused cluster.
