@@ -117,7 +117,7 @@ func (b *Builder) ArgoCD(ctx context.Context, tag string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build argocd %s images: %w", tag, err)
 	}
-	imgs := markedList(out, "IMAGES:")
+	imgs := MarkedList(out, "IMAGES:")
 	if len(imgs) == 0 {
 		return nil, fmt.Errorf("build argocd %s images: the recipe named no images", tag)
 	}
@@ -131,8 +131,8 @@ func (b *Builder) Cached(ctx context.Context, image, key string) bool {
 	return err == nil && strings.TrimSpace(out) == key
 }
 
-// markedList returns the non-empty lines after a marker line.
-func markedList(out, marker string) []string {
+// MarkedList returns the non-empty lines after a marker line.
+func MarkedList(out, marker string) []string {
 	_, after, ok := strings.Cut(out, marker+"\n")
 	if !ok {
 		return nil

@@ -70,7 +70,7 @@ func TestDetect(t *testing.T) {
 
 func TestMarkedList(t *testing.T) {
 	out := "step 1\nstep 2\nIMAGES:\nquay.io/argoproj/argocd:v2.14.11\n\nredis:7.0.15-alpine\n"
-	got := markedList(out, "IMAGES:")
+	got := MarkedList(out, "IMAGES:")
 	if len(got) != 2 || got[1] != "redis:7.0.15-alpine" {
 		t.Fatalf("markedList = %q", got)
 	}
