@@ -166,3 +166,17 @@ func (s *Suite) writeBundle(dir string, c matrix.Cell, outcome report.Outcome, r
 	b.WriteString("Steps with timestamps: steps.txt. Objects, events and controller logs: the other files here.\nUpstream: " + c.Scenario.Upstream + "\n")
 	_ = os.WriteFile(filepath.Join(dir, "REPRODUCE.md"), []byte(b.String()), 0o644)
 }
+
+// runCheck runs a feature that is not a matrix cell (no verdict, no report
+// cell): it passes or fails the test, and cleans up like a cell.
+func (s *Suite) runCheck(t *testing.T, name string, f features.Feature) {
+	ctx := env.WithRun(context.Background(), s.Run)
+	ctx, _ = assert.WithRecord(ctx, false)
+	ctx, cell := env.WithCell(ctx, filepath.Join(s.Dir, "checks", name))
+	start := time.Now()
+	testenv.WithContext(ctx).Test(t, f)
+	if err := s.Run.End(ctx, cell); err != nil {
+		t.Errorf("%s: %v", name, err)
+	}
+	s.Run.Logf("check %s: done in %.0fs (failed: %v)", name, time.Since(start).Seconds(), t.Failed())
+}

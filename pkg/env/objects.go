@@ -152,3 +152,16 @@ func ComponentImages(component, version string) features.Func {
 		return r.LoadImages(ctx, imgs...)
 	})
 }
+
+// ServiceAnswers holds when a GET through the API server's service proxy
+// (the API server's own path to in-cluster backends) returns a body holding want.
+func ServiceAnswers(namespace, service, port, path, want string) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		url := fmt.Sprintf("/api/v1/namespaces/%s/services/%s:%s/proxy%s", namespace, service, port, path)
+		out, err := From(ctx).Kubectl.Run(ctx, "get", "--raw", url)
+		if err != nil {
+			return false, "GET " + url + ": " + lastLine(err.Error()), nil
+		}
+		return strings.Contains(out, want), "GET " + url + ": " + lastLine(out), nil
+	}
+}

@@ -89,3 +89,14 @@ func Document(manifest []byte, name string) (string, error) {
 	}
 	return "", fmt.Errorf("no document named %q in the manifest", name)
 }
+
+// ModuleInfo asks the module proxy for a version's metadata only (no zip):
+// the cheap way to learn whether a release tag exists.
+func ModuleInfo(ctx context.Context, module, version string) (string, error) {
+	out, err := shell.Run(ctx, shell.Cmd{Name: "go", Args: []string{"list", "-m", "-json", module + "@" + version},
+		Env: []string{"GOFLAGS=-mod=mod", "GOSUMDB=off", "GOTOOLCHAIN=local"}, Dir: os.TempDir()})
+	if err != nil {
+		return "", fmt.Errorf("look up %s@%s: %w", module, version, err)
+	}
+	return out, nil
+}
