@@ -21,12 +21,14 @@ import (
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/scenarios/kargo"
 	"github.com/gitops-conformance/suite/scenarios/kubeovn"
 )
 
 // scenarios maps a scenario name to the function that builds its feature for a cell.
 var scenarios = map[string]func(matrix.Cell) features.Feature{
 	"kubeovn-argocd": kubeovn.Feature,
+	"kargo-argocd":   kargo.Feature,
 }
 
 // Suite is one run of the matrix: the cells, their results and where they go.

@@ -193,7 +193,7 @@ if grep -q -- '--update=none' "$INSTALL_YAML"; then
 fi
 progress "module $MOD@$TAG" "$ARGOCD_IMAGE, $REDIS_IMAGE"
 
-ARGOCD_KEY=$(printf '%s\n' argocd "$TAG" "$ARGOCD_IMAGE" "$RECIPE" "$GOVERSION" "$DEBIAN_SUITE" "$ARGOCD_PACKAGES" | sha256sum | cut -d' ' -f1)
+ARGOCD_KEY=$(printf '%s\n' argocd "$TAG" "${ARGOCD_GIT_COMMIT:-}" "$ARGOCD_IMAGE" "$RECIPE" "$GOVERSION" "$DEBIAN_SUITE" "$ARGOCD_PACKAGES" | sha256sum | cut -d' ' -f1)
 REDIS_KEY=$(printf '%s\n' redis "$REDIS_IMAGE" "$RECIPE" "$DEBIAN_SUITE" "$REDIS_PACKAGES" | sha256sum | cut -d' ' -f1)
 
 # ---------------------------------------------------------------- argocd image

@@ -159,3 +159,10 @@ func verdict(what string, run func(ctx context.Context) error) features.Func {
 		return ctx
 	}
 }
+
+// Occurs is the verdict of a `bug` variant whose symptom is an event (a
+// namespace deleted): REPRODUCED when check comes true within timeout,
+// NOT_REPRODUCED with what was seen when it does not.
+func Occurs(what string, timeout time.Duration, check Check) features.Func {
+	return verdict(what, func(ctx context.Context) error { return Eventually(ctx, what, timeout, check) })
+}

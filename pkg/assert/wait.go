@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -100,5 +101,22 @@ func Consistently(ctx context.Context, what string, hold time.Duration, check Ch
 			return ctx.Err()
 		case <-time.After(Intervals.Poll):
 		}
+	}
+}
+
+// All holds when every check holds; seen joins what each saw.
+func All(checks ...Check) Check {
+	return func(ctx context.Context) (bool, string, error) {
+		ok := true
+		var seen []string
+		for _, c := range checks {
+			o, s, err := c(ctx)
+			if err != nil {
+				return false, s, err
+			}
+			ok = ok && o
+			seen = append(seen, s)
+		}
+		return ok, strings.Join(seen, "; "), nil
 	}
 }

@@ -1,0 +1,47 @@
+package catalog
+
+import "testing"
+
+func TestEmbeddedCatalog(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Kubernetes.Version == "" || len(c.ArgoCD.Default) < 3 {
+		t.Fatalf("catalog incomplete: %+v", c)
+	}
+	for name, comp := range c.Components {
+		if len(comp.Versions) == 0 {
+			t.Errorf("component %s has no versions", name)
+		}
+	}
+}
+
+func TestArgoCDModule(t *testing.T) {
+	c, _ := Load()
+	for tag, want := range map[string]string{
+		"v2.14.5": "github.com/argoproj/argo-cd/v2",
+		"v3.0.0":  "github.com/argoproj/argo-cd/v3",
+	} {
+		if got, err := c.ArgoCDModule(tag); err != nil || got != want {
+			t.Errorf("ArgoCDModule(%s) = %s, %v; want %s", tag, got, err, want)
+		}
+	}
+	for _, bad := range []string{"2.14.5", "v2.14", "latest", "v4.0.0"} {
+		if _, err := c.ArgoCDModule(bad); err == nil {
+			t.Errorf("ArgoCDModule(%q) must be an error", bad)
+		}
+	}
+	if _, err := c.Component("nope"); err == nil {
+		t.Error("an unknown component must be an error")
+	}
+}
+
+func TestParseRejectsIncomplete(t *testing.T) {
+	if _, err := Parse([]byte("kind: v0.27.0\n")); err == nil {
+		t.Fatal("a catalog without kubernetes and argocd must be rejected")
+	}
+	if _, err := Parse([]byte("kind: v0.27.0\nkubernetes: {version: v1}\nargocd: {default: [nonsense]}\n")); err == nil {
+		t.Fatal("a malformed default tag must be rejected")
+	}
+}

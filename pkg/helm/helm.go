@@ -1,0 +1,82 @@
+// Package helm installs and uninstalls charts through the Helm SDK, from a
+// chart repository, an OCI registry or a local directory.
+package helm
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/cli"
+	"helm.sh/helm/v3/pkg/registry"
+)
+
+// Release is what to install.
+type Release struct {
+	Name      string
+	Namespace string
+	Chart     string // oci://..., a repo URL with RepoURL set, or a directory
+	RepoURL   string
+	Version   string
+	Values    map[string]any
+	Timeout   time.Duration
+}
+
+func config(kubeconfig, namespace string, out io.Writer) (*action.Configuration, *cli.EnvSettings, error) {
+	settings := cli.New()
+	settings.KubeConfig = kubeconfig
+	settings.SetNamespace(namespace)
+	cfg := new(action.Configuration)
+	logf := func(format string, v ...any) { fmt.Fprintf(out, "helm: "+format+"\n", v...) }
+	if err := cfg.Init(settings.RESTClientGetter(), namespace, "secret", logf); err != nil {
+		return nil, nil, fmt.Errorf("helm: %w", err)
+	}
+	rc, err := registry.NewClient(registry.ClientOptWriter(out))
+	if err != nil {
+		return nil, nil, fmt.Errorf("helm registry client: %w", err)
+	}
+	cfg.RegistryClient = rc
+	return cfg, settings, nil
+}
+
+// Install installs a release and waits for its resources to be ready.
+func Install(ctx context.Context, kubeconfig string, r Release, out io.Writer) error {
+	cfg, settings, err := config(kubeconfig, r.Namespace, out)
+	if err != nil {
+		return err
+	}
+	install := action.NewInstall(cfg)
+	install.ReleaseName, install.Namespace, install.CreateNamespace = r.Name, r.Namespace, true
+	install.Version, install.RepoURL = r.Version, r.RepoURL
+	install.Wait, install.Timeout = true, r.Timeout
+	path, err := install.ChartPathOptions.LocateChart(r.Chart, settings)
+	if err != nil {
+		return fmt.Errorf("locate chart %q %s: %w", r.Chart, r.Version, err)
+	}
+	chart, err := loader.Load(path)
+	if err != nil {
+		return fmt.Errorf("load chart %q: %w", path, err)
+	}
+	if _, err := install.RunWithContext(ctx, chart, r.Values); err != nil {
+		return fmt.Errorf("install release %s/%s: %w", r.Namespace, r.Name, err)
+	}
+	return nil
+}
+
+// Uninstall removes a release; a missing release is no error.
+func Uninstall(kubeconfig, namespace, name string, out io.Writer) error {
+	cfg, _, err := config(kubeconfig, namespace, out)
+	if err != nil {
+		return err
+	}
+	u := action.NewUninstall(cfg)
+	u.Wait, u.Timeout = true, 3*time.Minute
+	if _, err := u.Run(name); err != nil && !strings.Contains(err.Error(), "not found") {
+		return fmt.Errorf("uninstall release %s/%s: %w", namespace, name, err)
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+// Package kargo reproduces kargo-argocd: a Kargo Project adopts a pre-created
+// namespace (label kargo.akuity.io/project: "true") and deleting the Project
+// deletes the namespace with everything in it. The annotation
+// kargo.akuity.io/keep-namespace: "true" on the Project or the Namespace is
+// meant to keep it; akuity/kargo#4627 reports it failing under foreground
+// deletion, which is how ArgoCD prunes (fixed by akuity/kargo#5763).
+// Upstream: https://github.com/akuity/kargo/issues/2890
+//
+// Steps: install cert-manager and Kargo (OCI chart, Helm SDK, admin
+// credentials generated per run); create the team namespace with a Secret and
+// a ConfigMap, then a Project of the same name; wait until the Project owns
+// the namespace; delete the Project the variant's way (kubectl's default
+// background propagation, or foreground as ArgoCD's prune does). Verdict:
+// `bug` sees the namespace deleted; keep-namespace variants see the Project
+// gone and the namespace with its contents kept.
+//
+// Online only: Kargo's sources and images are not obtainable offline.
+package kargo
+
+import (
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+)
+
+// Feature is the scenario for one cell.
+func Feature(c matrix.Cell) features.Feature {
+	v := VariantOf(c.Variant.Name)
+	f := features.New(c.Report().ID()).
+		Setup(env.ApplyURL("cert-manager", CertManagerURL)).
+		Setup(assert.That("cert-manager rolled out", assert.Intervals.Install, env.RolledOut("cert-manager"))).
+		Setup(env.HelmInstall(Release(c.ComponentVersion), AdminValues)).
+		Setup(env.Apply("team namespace and its contents", TeamNamespace(v.OnNamespace))).
+		Setup(env.Apply("project", Project(v.OnProject))).
+		Assess("project owns the namespace", assert.That("namespace "+Team+" adopted", assert.Intervals.Sync,
+			env.JSONPathIs("namespace", "", Team, "{.metadata.ownerReferences[0].kind}", "Project"))).
+		Assess("delete the project", env.Delete("projects.kargo.akuity.io", "", Team, v.DeleteArgs...))
+	if c.Variant.Name == "bug" {
+		return f.Assess("namespace deleted", assert.Occurs("namespace "+Team+" deleted", assert.Intervals.Sync,
+			env.Missing("namespace", "", Team))).Feature()
+	}
+	return f.Assess("project gone", assert.That("project "+Team+" gone", assert.Intervals.Sync, env.Missing("projects.kargo.akuity.io", "", Team))).
+		Assess("namespace kept", assert.Resolved("namespace "+Team+" and its ConfigMap kept", assert.Intervals.Sync, assert.Intervals.Hold,
+			assert.All(env.JSONPathIs("namespace", "", Team, "{.status.phase}", "Active"), env.Exists("configmap", Team, "team-settings")))).
+		Feature()
+}
