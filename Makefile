@@ -25,7 +25,7 @@ CLI := bin/conformance
 KEEP_FLAG := $(if $(filter 1 true yes,$(KEEP)),-keep,)
 SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -mode "$(MODE)"
 
-.PHONY: help test unit e2e matrix list bisect smoke verify bench clean cluster-delete
+.PHONY: help test unit e2e argocd-check matrix list bisect smoke verify bench clean cluster-delete
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -49,6 +49,11 @@ e2e: $(CLI) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [REPEAT
 	$(GO) test -tags e2e -count=1 -v -timeout $(E2E_TIMEOUT) ./suites -run TestMatrix -args $(SELECTION) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG) \
 	  -command "make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) REPEAT=$(REPEAT)"
+
+argocd-check: $(CLI) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
+	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -mode $(MODE)
+	$(GO) test -tags e2e -count=1 -v -timeout $(E2E_TIMEOUT) ./suites -run 'TestArgoCD' -args \
+	  -argocd "$(ARGOCD)" -mode $(MODE) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make argocd-check ARGOCD=$(ARGOCD)"
 
 matrix: ## every scenario and variant on the default ArgoCD axis (REPEAT=N for k/N)
 	@$(MAKE) --no-print-directory e2e SCENARIO= VARIANT= ARGOCD="$(ARGOCD)"

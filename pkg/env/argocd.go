@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
+
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/gitserver"
 	"github.com/gitops-conformance/suite/pkg/images"
@@ -130,4 +134,21 @@ func (r *Run) noteOnce(format string, args ...any) {
 		}
 	}
 	r.Notes = append(r.Notes, n)
+}
+
+// InstallArgoCDRelease makes tag the installed release inside a feature (a
+// fresh install unless it is installed already); cells get theirs from the runner.
+func InstallArgoCDRelease(tag string) features.Func {
+	return assert.Step("install argocd "+tag, func(ctx context.Context) error {
+		r := From(ctx)
+		if err := r.InstallArgoCD(ctx, tag); err != nil {
+			return err
+		}
+		v, err := r.Installer.RunningVersion(ctx)
+		if err != nil {
+			return err
+		}
+		observe(ctx, "argocd %s running, the API server reports %s", tag, v)
+		return nil
+	})
 }

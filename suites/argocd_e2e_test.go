@@ -1,0 +1,72 @@
+//go:build e2e
+
+package suites
+
+import (
+	"context"
+	"testing"
+
+	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
+	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/env"
+)
+
+const fixtureApp = "fixture"
+
+// fixture is a one-ConfigMap repository: the smallest Application that syncs.
+func fixture(message string) env.Files {
+	return func(context.Context) (map[string]string, error) {
+		return map[string]string{"configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fixture\n  namespace: default\ndata:\n  message: " + message + "\n"}, nil
+	}
+}
+
+func fixtureApplication() *v1alpha1.Application {
+	return &v1alpha1.Application{
+		ObjectMeta: metav1.ObjectMeta{Name: fixtureApp},
+		Spec: v1alpha1.ApplicationSpec{Project: "default",
+			Source:      &v1alpha1.ApplicationSource{RepoURL: env.RepoURL(fixtureApp), TargetRevision: "main", Path: "."},
+			Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc"}},
+	}
+}
+
+// syncs pushes a commit, syncs, and expects Synced/Healthy with the commit's content.
+func syncs(f *features.FeatureBuilder, message string) *features.FeatureBuilder {
+	return f.Assess("push "+message, env.PushRepo(fixtureApp, fixture(message))).
+		Assess("sync "+message, env.Sync(fixtureApp)).
+		Assess("Succeeded "+message, assert.That("application fixture sync Succeeded", assert.Intervals.Sync,
+			env.OperationPhaseIs(fixtureApp, synccommon.OperationSucceeded))).
+		Assess("Synced "+message, assert.That("application fixture Synced and Healthy", assert.Intervals.Sync,
+			assert.All(env.SyncStatusIs(fixtureApp, v1alpha1.SyncStatusCodeSynced), env.HealthIs(fixtureApp, "Healthy")))).
+		Assess("content "+message, assert.That("configmap default/fixture has "+message, assert.Intervals.Sync,
+			env.JSONPathIs("configmap", "default", "fixture", "{.data.message}", message)))
+}
+
+// TestArgoCD installs each release of the ArgoCD axis (ARGOCD=..., default
+// the catalog's), syncs a fixture Application from the in-cluster git server
+// on each, then upgrades the oldest in place to the newest and syncs again.
+// Each install verifies the running version. Run it with make argocd-check.
+func TestArgoCD(t *testing.T) {
+	tags := list(*flagArgoCD)
+	if len(tags) == 0 {
+		tags = suite.Run.Catalog.ArgoCD.Default
+	}
+	for _, tag := range tags {
+		f := features.New("argocd " + tag).
+			Setup(env.InstallArgoCDRelease(tag)).
+			Setup(env.CreateApp(fixtureApplication()))
+		suite.runCheck(t, "argocd-"+tag, syncs(f, "installed-"+tag).Feature())
+	}
+	if len(tags) < 2 {
+		return
+	}
+	oldest, newest := tags[0], tags[len(tags)-1]
+	f := features.New("argocd upgrade "+oldest+" to "+newest).
+		Setup(env.InstallArgoCDRelease(oldest)).
+		Setup(env.CreateApp(fixtureApplication()))
+	f = syncs(f, "before-upgrade").Assess("upgrade in place", env.UpgradeArgoCD(newest))
+	suite.runCheck(t, "argocd-upgrade", syncs(f, "after-upgrade").Feature())
+}
