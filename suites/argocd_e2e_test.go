@@ -13,6 +13,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/matrix"
 )
 
 const fixtureApp = "fixture"
@@ -50,7 +51,7 @@ func syncs(f *features.FeatureBuilder, message string) *features.FeatureBuilder 
 // on each, then upgrades the oldest in place to the newest and syncs again.
 // Each install verifies the running version. Run it with make argocd-check.
 func TestArgoCD(t *testing.T) {
-	tags := list(*flagArgoCD)
+	tags := matrix.ParseList(*flagArgoCD)
 	if len(tags) == 0 {
 		tags = suite.Run.Catalog.ArgoCD.Default
 	}
@@ -64,7 +65,7 @@ func TestArgoCD(t *testing.T) {
 		return
 	}
 	oldest, newest := tags[0], tags[len(tags)-1]
-	f := features.New("argocd upgrade "+oldest+" to "+newest).
+	f := features.New("argocd upgrade " + oldest + " to " + newest).
 		Setup(env.InstallArgoCDRelease(oldest)).
 		Setup(env.CreateApp(fixtureApplication()))
 	f = syncs(f, "before-upgrade").Assess("upgrade in place", env.UpgradeArgoCD(newest))

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -93,7 +92,7 @@ func newSuite() (*Suite, error) {
 	if *flagRepeat < 1 {
 		return nil, fmt.Errorf("repeat %d: must be 1 or more", *flagRepeat)
 	}
-	cells, err := data.Plan(cat, matrix.Selection{Scenarios: list(*flagScenarios), Variants: list(*flagVariants), ArgoCD: list(*flagArgoCD)})
+	cells, err := data.Plan(cat, matrix.Selection{Scenarios: matrix.ParseList(*flagScenarios), Variants: matrix.ParseList(*flagVariants), ArgoCD: matrix.ParseList(*flagArgoCD)})
 	if err != nil {
 		return nil, err
 	}
@@ -120,16 +119,6 @@ func newSuite() (*Suite, error) {
 		Data: data, Cells: cells, Repeat: *flagRepeat, Dir: filepath.Join(reports, runID),
 		Report: &report.Report{RunID: runID, Started: time.Now().UTC(), Kubernetes: cat.Kubernetes.Version, Command: *flagCommand},
 	}, nil
-}
-
-func list(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func TestMatrix(t *testing.T) {

@@ -62,7 +62,7 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	sel := matrix.Selection{Scenarios: split(*scenario), Variants: split(*variant), ArgoCD: split(*argocd)}
+	sel := matrix.Selection{Scenarios: matrix.ParseList(*scenario), Variants: matrix.ParseList(*variant), ArgoCD: matrix.ParseList(*argocd)}
 	switch cmd {
 	case "list":
 		fmt.Print(List(cat, data))
@@ -126,16 +126,6 @@ func List(cat *catalog.Catalog, data *matrix.Data) string {
 		b.WriteString("\n")
 	}
 	return b.String()
-}
-
-func split(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func lastLine(s string) string {

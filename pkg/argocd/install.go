@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/kube"
 	"github.com/gitops-conformance/suite/pkg/shell"
+	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
 // Namespace is where ArgoCD is installed.
@@ -45,10 +45,11 @@ func (i *Installer) Manifest(ctx context.Context, tag string) (string, error) {
 	}
 	if i.Mode == images.Online {
 		url := strings.ReplaceAll(i.Catalog.ArgoCD.InstallURL, "{tag}", tag)
-		if err := download(ctx, url, path); err != nil {
+		data, err := sources.Get(ctx, url)
+		if err != nil {
 			return "", fmt.Errorf("fetch argocd %s install.yaml: %w", tag, err)
 		}
-		return path, nil
+		return path, os.WriteFile(path, data, 0o644)
 	}
 	if _, err := shell.Run(ctx, shell.Cmd{Name: filepath.Join(i.Repo, "images/argocd/install-yaml.sh"),
 		Args: []string{tag, path + ".partial"}, Env: []string{"CACHE_DIR=" + i.CacheDir}}); err != nil {
@@ -157,24 +158,4 @@ func (i *Installer) Uninstall(ctx context.Context, tag string) error {
 		return fmt.Errorf("uninstall argocd %s: %w", tag, err)
 	}
 	return nil
-}
-
-func download(ctx context.Context, url, path string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, data, 0o644)
 }

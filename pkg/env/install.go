@@ -2,9 +2,7 @@ package env
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -12,6 +10,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/helm"
+	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
 // Values produces Helm values when the step runs (e.g. generated credentials).
@@ -52,19 +51,7 @@ func keys(m map[string]any) []string {
 // ApplyURL applies a published manifest (online releases); the cell deletes it at its end.
 func ApplyURL(what, url string) features.Func {
 	return assert.Step("apply "+what+" from "+url, func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return fmt.Errorf("fetch %s: %w", url, err)
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("fetch %s: %s", url, resp.Status)
-		}
-		data, err := io.ReadAll(resp.Body)
+		data, err := sources.Get(ctx, url)
 		if err != nil {
 			return err
 		}

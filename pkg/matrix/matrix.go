@@ -32,11 +32,21 @@ type Scenario struct {
 	OfflineSkip string    `json:"offlineSkip,omitempty"` // why the scenario cannot run offline
 }
 
-// Variant is the bug or one mitigation.
+// Variant is the bug or one mitigation. It runs on ComponentVersion, or on
+// each of ComponentVersions (one cell per version) when that list is given.
 type Variant struct {
-	Name             string `json:"name"`
-	Summary          string `json:"summary"`
-	ComponentVersion string `json:"componentVersion"`
+	Name              string   `json:"name"`
+	Summary           string   `json:"summary"`
+	ComponentVersion  string   `json:"componentVersion,omitempty"`
+	ComponentVersions []string `json:"componentVersions,omitempty"`
+}
+
+// Versions are the component versions the variant runs on.
+func (v Variant) Versions() []string {
+	if len(v.ComponentVersions) > 0 {
+		return v.ComponentVersions
+	}
+	return []string{v.ComponentVersion}
 }
 
 // Expectation says what outcome a set of cells should have; the first match
@@ -158,7 +168,9 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 				if !slices.Contains(versions, tag) {
 					versions = append(versions, tag)
 				}
-				byVersion[tag] = append(byVersion[tag], Cell{Scenario: s, Variant: v, ArgoCD: tag, ComponentVersion: v.ComponentVersion})
+				for _, cv := range v.Versions() {
+					byVersion[tag] = append(byVersion[tag], Cell{Scenario: s, Variant: v, ArgoCD: tag, ComponentVersion: cv})
+				}
 			}
 		}
 	}
@@ -214,3 +226,14 @@ func numbers(tag string) [3]int {
 
 // CompareTags is compareTags for other packages (bisect orders tags with it).
 func CompareTags(a, b string) int { return compareTags(a, b) }
+
+// ParseList splits a comma-separated command-line list, dropping blanks.
+func ParseList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

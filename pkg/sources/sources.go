@@ -30,7 +30,7 @@ func File(ctx context.Context, cat *catalog.Catalog, mode images.Mode, component
 	}
 	if mode == images.Online && comp.OnlineURL != "" {
 		url := strings.NewReplacer("{version}", version, "{file}", rel).Replace(comp.OnlineURL)
-		data, err := get(ctx, url)
+		data, err := Get(ctx, url)
 		if err != nil {
 			return nil, "", fmt.Errorf("fetch %s %s %s: %w", component, version, key, err)
 		}
@@ -63,7 +63,8 @@ func ModuleDir(ctx context.Context, module, version string) (string, error) {
 	return m.Dir, nil
 }
 
-func get(ctx context.Context, url string) ([]byte, error) {
+// Get fetches a URL (online mode: release manifests, charts, files).
+func Get(ctx context.Context, url string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
