@@ -23,12 +23,14 @@ import (
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/scenarios/kargo"
 	"github.com/gitops-conformance/suite/scenarios/kubeovn"
+	"github.com/gitops-conformance/suite/scenarios/openkruise"
 )
 
 // scenarios maps a scenario name to the function that builds its feature for a cell.
 var scenarios = map[string]func(matrix.Cell) features.Feature{
-	"kubeovn-argocd": kubeovn.Feature,
-	"kargo-argocd":   kargo.Feature,
+	"kargo-argocd":       kargo.Feature,
+	"kubeovn-argocd":     kubeovn.Feature,
+	"openkruise-webhook": openkruise.Feature,
 }
 
 // Suite is one run of the matrix: the cells, their results and where they go.
@@ -111,8 +113,11 @@ func (s *Suite) runCell(t *testing.T, c matrix.Cell) {
 			dir = filepath.Join(dir, fmt.Sprintf("run-%d", i+1))
 		}
 		s.Run.Logf("cell %s: start (run %d/%d)", rc.ID(), i+1, s.Repeat)
+		outcome, reason, obs := s.prepare(c)
 		start := time.Now()
-		outcome, reason, obs := s.execute(t, c, dir)
+		if outcome == "" {
+			outcome, reason, obs = s.execute(t, c, dir)
+		}
 		d := time.Since(start).Seconds()
 		s.Run.Logf("cell %s: %s in %.0fs: %s", rc.ID(), outcome, d, reason)
 		rc.Runs = append(rc.Runs, report.Run{Outcome: outcome, Reason: reason, Duration: d})
@@ -132,19 +137,26 @@ func (s *Suite) runCell(t *testing.T, c matrix.Cell) {
 	}
 }
 
-// execute runs a cell's feature once and returns its outcome.
-func (s *Suite) execute(t *testing.T, c matrix.Cell, dir string) (report.Outcome, string, []string) {
+// prepare decides whether a cell can run and installs its ArgoCD release
+// (shared by the cells of one release, so not part of a cell's duration).
+// A non-empty outcome means the cell ends there.
+func (s *Suite) prepare(c matrix.Cell) (report.Outcome, string, []string) {
 	if s.Run.Mode == images.Offline && c.Scenario.OfflineSkip != "" {
 		return report.Skipped, "offline: " + c.Scenario.OfflineSkip, nil
 	}
-	build, ok := scenarios[c.Scenario.Name]
-	if !ok {
+	if _, ok := scenarios[c.Scenario.Name]; !ok {
 		return report.Error, "no scenario function registered for " + c.Scenario.Name, nil
 	}
-	ctx := env.WithRun(context.Background(), s.Run)
-	if err := s.Run.InstallArgoCD(ctx, c.ArgoCD); err != nil {
+	if err := s.Run.InstallArgoCD(env.WithRun(context.Background(), s.Run), c.ArgoCD); err != nil {
 		return report.Error, err.Error(), nil
 	}
+	return "", "", nil
+}
+
+// execute runs a cell's feature once and returns its outcome.
+func (s *Suite) execute(t *testing.T, c matrix.Cell, dir string) (report.Outcome, string, []string) {
+	build := scenarios[c.Scenario.Name]
+	ctx := env.WithRun(context.Background(), s.Run)
 	ctx, rec := assert.WithRecord(ctx, c.Variant.Name != "bug")
 	ctx, cell := env.WithCell(ctx, dir)
 	testenv.WithContext(ctx).Test(t, build(c))
