@@ -78,6 +78,7 @@ func (r *Run) End(ctx context.Context, c *Cell) error {
 		}
 	}
 	if len(errs) > 0 {
+		r.Dirty = true
 		return fmt.Errorf("cleanup: %s", strings.Join(errs, "; "))
 	}
 	return nil

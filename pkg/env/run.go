@@ -45,6 +45,7 @@ type Run struct {
 	Git       *gitserver.Server
 	Installer *argocd.Installer
 	ArgoCD    string // the release installed now, "" for none
+	Dirty     bool   // a cell's cleanup failed: the cluster is not left for reuse
 	Images    *images.Builder
 	NodeImage string
 
@@ -115,15 +116,27 @@ func CreateCluster() types.EnvFunc {
 		if err != nil {
 			return ctx, err
 		}
-		r.cluster, err = cluster.Ensure(ctx, cluster.Spec{Name: r.Cluster, Image: r.NodeImage, Config: config, Kind: r.kindBin}, r.Out)
-		if err != nil {
+		spec := cluster.Spec{Name: r.Cluster, Image: r.NodeImage, Config: config, Kind: r.kindBin}
+		if r.cluster, err = cluster.Ensure(ctx, spec, r.Out); err != nil {
 			return ctx, err
+		}
+		r.Kubectl = kube.Kubectl{Bin: r.kubectlBin(), Kubeconfig: r.cluster.Kubeconfig}
+		if r.cluster.Reused && !r.leftClean(ctx) {
+			// a run that crashed or failed its cleanup may have left webhooks or
+			// finalizers behind: such a cluster is not reused
+			r.Logf("cluster %s: the run that kept it did not finish cleanly; recreating", r.Cluster)
+			if err := cluster.Delete(ctx, spec); err != nil {
+				return ctx, err
+			}
+			if r.cluster, err = cluster.Ensure(ctx, spec, r.Out); err != nil {
+				return ctx, err
+			}
+			r.Kubectl = kube.Kubectl{Bin: r.kubectlBin(), Kubeconfig: r.cluster.Kubeconfig}
 		}
 		if r.REST, err = clientcmd.BuildConfigFromFlags("", r.cluster.Kubeconfig); err != nil {
 			return ctx, fmt.Errorf("read kubeconfig: %w", err)
 		}
 		cfg.WithKubeconfigFile(r.cluster.Kubeconfig)
-		r.Kubectl = kube.Kubectl{Bin: r.kubectlBin(), Kubeconfig: r.cluster.Kubeconfig}
 		if r.Apps, err = argocd.NewApps(r.REST); err != nil {
 			return ctx, err
 		}
@@ -135,7 +148,7 @@ func CreateCluster() types.EnvFunc {
 		if r.cluster.Reused {
 			r.ArgoCD = r.installedArgoCD(ctx)
 		}
-		return ctx, nil
+		return ctx, r.markClean(ctx, false)
 	}
 }
 
@@ -171,7 +184,12 @@ func DestroyCluster() types.EnvFunc {
 			return ctx, nil
 		}
 		if r.Keep {
-			r.Logf("cluster %s: kept (KEEP=1); delete it with: %s delete cluster --name %s", r.Cluster, r.kindBin, r.Cluster)
+			if !r.Dirty {
+				if err := r.markClean(ctx, true); err != nil {
+					return ctx, err
+				}
+			}
+			r.Logf("cluster %s: kept (KEEP=1, clean: %v); delete it with: %s delete cluster --name %s", r.Cluster, !r.Dirty, r.kindBin, r.Cluster)
 			return ctx, nil
 		}
 		r.Logf("cluster %s: deleting", r.Cluster)
@@ -194,4 +212,20 @@ func (r *Run) ExportLogs(ctx context.Context, dir string) error {
 		return nil
 	}
 	return r.cluster.ExportLogs(ctx, dir)
+}
+
+// stateConfigMap records in the cluster whether the run that kept it ended cleanly.
+const stateConfigMap = "gitops-conformance-state"
+
+func (r *Run) leftClean(ctx context.Context) bool {
+	out, err := r.Kubectl.Run(ctx, "-n", "kube-system", "get", "configmap", stateConfigMap, "-o", "jsonpath={.data.clean}")
+	return err == nil && strings.TrimSpace(out) == "true"
+}
+
+func (r *Run) markClean(ctx context.Context, clean bool) error {
+	manifest := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: kube-system}\ndata: {clean: %q}\n", stateConfigMap, fmt.Sprint(clean))
+	if err := r.Kubectl.Apply(ctx, manifest); err != nil {
+		return fmt.Errorf("record cluster state: %w", err)
+	}
+	return nil
 }
