@@ -38,7 +38,11 @@ func bisect(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, scenar
 		return usageError{err}
 	}
 	fmt.Printf("bisect %s/%s over %d releases: %s\n", scenario, variant, len(tags), strings.Join(tags, " "))
-	dir := filepath.Join("reports", "bisect-"+time.Now().UTC().Format("20060102-150405"))
+	// absolute: each step's go test runs in ./suites
+	dir, err := filepath.Abs(filepath.Join("reports", "bisect-"+time.Now().UTC().Format("20060102-150405")))
+	if err != nil {
+		return err
+	}
 	results := map[string]report.Outcome{}
 	eval := func(tag string) (report.Outcome, error) {
 		if o, ok := results[tag]; ok {
