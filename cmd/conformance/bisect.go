@@ -132,7 +132,7 @@ func parse(tag string) [3]int {
 // runCell runs one cell through the e2e suite (keeping the cluster for the
 // next step) and reads its outcome from the report.
 func runCell(ctx context.Context, scenario, variant, tag, reports string) (report.Outcome, error) {
-	cmd := exec.CommandContext(ctx, "go", "test", "-tags", "e2e", "-count=1", "-timeout", "60m", "./suites", "-run", "TestMatrix",
+	cmd := exec.CommandContext(ctx, "go", "test", "-tags", "e2e", "-count=1", "-v", "-timeout", "60m", "./suites", "-run", "TestMatrix",
 		"-args", "-scenario", scenario, "-variant", variant, "-argocd", tag, "-keep", "-reports", reports,
 		"-command", fmt.Sprintf("make bisect step: SCENARIO=%s VARIANT=%s ARGOCD=%s", scenario, variant, tag))
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr

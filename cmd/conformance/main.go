@@ -121,7 +121,7 @@ func List(cat *catalog.Catalog, data *matrix.Data) string {
 			fmt.Fprintf(&b, "  offline: SKIPPED: %s\n", s.OfflineSkip)
 		}
 		for _, v := range s.Variants {
-			fmt.Fprintf(&b, "  - %-20s %s %-9s %s\n", v.Name, s.Component, v.ComponentVersion, v.Summary)
+			fmt.Fprintf(&b, "  - %-20s %s %-9s %s\n", v.Name, s.Component, strings.Join(v.Versions(), ","), v.Summary)
 		}
 		b.WriteString("\n")
 	}

@@ -1,0 +1,60 @@
+package matrix
+
+import (
+	"testing"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
+)
+
+func TestComponentVersionsOneCellEach(t *testing.T) {
+	d, err := Parse([]byte(`
+scenarios:
+  - name: s
+    component: c
+    argocd: [v2.14.11, v2.13.3]
+    variants:
+      - name: bug
+        componentVersions: [v0.42.2, v0.43.0]
+      - name: fix
+        componentVersion: v0.43.0
+expectations:
+  - scenario: s
+    variant: bug
+    componentVersion: v0.42.*
+    expected: NOT_REPRODUCED
+  - scenario: s
+    expected: REPRODUCED
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := d.Plan(&catalog.Catalog{}, Selection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cells {
+		got = append(got, c.Report().ID())
+	}
+	want := []string{
+		"s_bug_v2.13.3_v0.42.2", "s_bug_v2.13.3_v0.43.0", "s_fix_v2.13.3_v0.43.0",
+		"s_bug_v2.14.11_v0.42.2", "s_bug_v2.14.11_v0.43.0", "s_fix_v2.14.11_v0.43.0",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("cells = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("cells = %v, want %v", got, want)
+		}
+	}
+	if e, _ := d.Expected(cells[0], true); e != "NOT_REPRODUCED" {
+		t.Fatalf("expected for %s = %s", cells[0].Report().ID(), e)
+	}
+	if e, _ := d.Expected(cells[1], true); e != "REPRODUCED" {
+		t.Fatalf("expected for %s = %s", cells[1].Report().ID(), e)
+	}
+	if v := (Variant{ComponentVersion: "v1"}).Versions(); len(v) != 1 || v[0] != "v1" {
+		t.Fatalf("a single componentVersion: %v", v)
+	}
+}
