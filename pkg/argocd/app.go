@@ -91,13 +91,18 @@ func (a *Apps) Update(ctx context.Context, name string, mutate func(*v1alpha1.Ap
 }
 
 // Sync starts a sync operation, the way the API server does: by setting the
-// Application's operation field, which the controller picks up.
+// Application's operation field, which the controller picks up. As the API
+// server does, the operation takes the Application's retry policy.
 func (a *Apps) Sync(ctx context.Context, name string, options ...string) error {
 	return a.Update(ctx, name, func(app *v1alpha1.Application) {
-		app.Operation = &v1alpha1.Operation{
+		op := &v1alpha1.Operation{
 			Sync:        &v1alpha1.SyncOperation{Prune: true, SyncOptions: options},
 			InitiatedBy: v1alpha1.OperationInitiator{Username: "gitops-conformance"},
 		}
+		if p := app.Spec.SyncPolicy; p != nil && p.Retry != nil {
+			op.Retry = *p.Retry
+		}
+		app.Operation = op
 	})
 }
 

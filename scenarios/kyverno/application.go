@@ -1,0 +1,61 @@
+package kyverno
+
+import (
+	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gitops-conformance/suite/pkg/env"
+)
+
+// baseValues switch off what the scenario does not use, so that only the
+// admission controller (kyverno, kyvernopre) and the clean-reports hook
+// (kubectl) need images: the background, cleanup and reports controllers,
+// the CRD-migration hook (kyverno-cli) and the webhook-cleanup hooks.
+const baseValues = `admissionController:
+  replicas: 1
+backgroundController:
+  enabled: false
+cleanupController:
+  enabled: false
+reportsController:
+  enabled: false
+crds:
+  migration:
+    enabled: false
+webhooksCleanup:
+  enabled: false
+`
+
+// hookDisabled is the chart value that drops the clean-reports hook.
+const hookDisabled = `policyReportsCleanup:
+  enabled: false
+`
+
+// SyncOptions are the options every sync of the chart uses: Kyverno's CRDs
+// are too large for client-side apply's last-applied annotation.
+var SyncOptions = []string{"ServerSideApply=true"}
+
+// Values are the chart values of a variant.
+func Values(variant string) string {
+	if variant == "hook-disabled" {
+		return baseValues + hookDisabled
+	}
+	return baseValues
+}
+
+// Application installs the chart from the fixture repository as a Helm
+// source with the variant's values.
+func Application(variant string) *v1alpha1.Application {
+	return &v1alpha1.Application{
+		ObjectMeta: metav1.ObjectMeta{Name: app, Labels: map[string]string{"app.kubernetes.io/part-of": "gitops-conformance"}},
+		Spec: v1alpha1.ApplicationSpec{
+			Project: "default",
+			Source: &v1alpha1.ApplicationSource{RepoURL: env.RepoURL(app), TargetRevision: "main", Path: ".",
+				Helm: &v1alpha1.ApplicationSourceHelm{ReleaseName: "kyverno", Values: Values(variant)}},
+			Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: namespace},
+			// a retry, as users configure: ArgoCD 3.x can fail an install sync with
+			// "CRD is not established" on CRDs it created a moment before
+			SyncPolicy: &v1alpha1.SyncPolicy{SyncOptions: SyncOptions, Retry: &v1alpha1.RetryStrategy{Limit: 2}},
+		},
+	}
+}
