@@ -22,6 +22,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/scenarios/kargo"
+	"github.com/gitops-conformance/suite/scenarios/knative"
 	"github.com/gitops-conformance/suite/scenarios/kubeovn"
 	"github.com/gitops-conformance/suite/scenarios/kyverno"
 	"github.com/gitops-conformance/suite/scenarios/openkruise"
@@ -30,6 +31,7 @@ import (
 // scenarios maps a scenario name to the function that builds its feature for a cell.
 var scenarios = map[string]func(matrix.Cell) features.Feature{
 	"kargo-argocd":       kargo.Feature,
+	"knative-argocd":     knative.Feature,
 	"kubeovn-argocd":     kubeovn.Feature,
 	"kyverno-argocd":     kyverno.Feature,
 	"openkruise-webhook": openkruise.Feature,

@@ -21,8 +21,14 @@ VERSION=$1
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 MODDIR=$HERE/modules/$VERSION
-[ -f "$MODDIR/go.mod" ] || { echo "build.sh: no build module for $VERSION; run $HERE/gen-module.sh $VERSION" >&2; exit 2; }
 CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance}
+mkdir -p "$CACHE_DIR/work"
+exec 9>"$CACHE_DIR/work/knative-$VERSION.lock" # one build of a version at a time
+flock 9
+if [ ! -f "$MODDIR/go.mod" ]; then
+  echo "build.sh: no build module modules/$VERSION; generating it (commit it afterwards)" >&2
+  "$HERE/gen-module.sh" "$VERSION" >&2
+fi
 CMDS=(webhook controller activator autoscaler)
 REGISTRY=gcr.io/knative-releases/knative.dev/serving/cmd
 LABEL_KEY=gitops-conformance.cache-key

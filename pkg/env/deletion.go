@@ -66,10 +66,10 @@ func DeleteAtEnd(what, kinds, selector string) features.Func {
 }
 
 // ReleaseAtEnd registers a cleanup that removes the finalizers from every
-// object, in namespace, of the CRDs selected by crdSelector. For custom
-// resources whose controller went with their Application: without it their
-// namespace stays Terminating. Registered after the namespace, it runs before
-// the namespace's deletion.
+// object, in namespace, of the CRDs selected by crdSelector, and deletes the
+// namespace's pods without grace. For resources whose controller went with
+// their Application: without it their namespace stays Terminating for
+// minutes. Registered after the namespace, it runs before its deletion.
 func ReleaseAtEnd(what, crdSelector, namespace string) features.Func {
 	return assert.Step("at the end, release "+what, func(ctx context.Context) error {
 		r, c := From(ctx), CellFrom(ctx)
@@ -92,7 +92,12 @@ func ReleaseAtEnd(what, crdSelector, namespace string) features.Func {
 					}
 				}
 			}
-			r.Logf("cleanup %s: finalizers removed from %d object(s)", what, len(released))
+			// pods that outlive their controllers can hold the namespace for their
+			// whole grace period (Knative's activator: 600 s); cleanup does not wait
+			if _, err := r.Kubectl.Run(ctx, "delete", "pods", "--all", "-n", namespace, "--grace-period=0", "--force", "--wait=false"); err != nil {
+				return err
+			}
+			r.Logf("cleanup %s: finalizers removed from %d object(s); pods in %s deleted without grace", what, len(released), namespace)
 			return nil
 		})
 		return nil

@@ -1,0 +1,112 @@
+// Package knative reproduces knative-argocd: Knative Serving's webhook makes
+// the knative-serving Namespace an owner of its webhook configurations;
+// ArgoCD leaves objects with ownerReferences alone when it deletes an
+// Application, but deletes the webhook's Deployment and Service, so the
+// configurations (failurePolicy: Fail) stay and reject what they match.
+// Upstream: https://github.com/knative/serving/issues/15483; the flag
+// WEBHOOK_DISABLE_NAMESPACE_OWNERSHIP is knative/pkg#3103 (Knative 1.16);
+// knative/pkg#3255 makes the reference controller: false (Knative 1.20).
+//
+// Steps: register, first (so it runs last), the deletion of whatever Knative
+// leaves behind; apply the knative-serving Namespace outside the Application
+// (as a platform team or CreateNamespace=true would: ArgoCD never deletes it);
+// build and load the release's images; push config/core of knative.dev/serving
+// at the cell's version, ko:// references resolved, with the variant's kustomize
+// patch; create, sync, sync again (CRs in their CRDs' wave can fail the first);
+// wait for the webhook to reconcile its configurations and
+// record their ownerReferences; the guarded operation (a labelled ConfigMap in
+// knative-serving) is admitted. `flag-later` then adds the flag to that
+// install and syncs. Delete the Application with background cascade (foreground
+// also waits out the activator's 600 s grace period: minutes per cell); the
+// webhook Deployment and Service are gone; record whether the Application goes
+// (on 1.20 the left validation webhook's DELETE rule on Knative's own
+// Certificate CR blocks it: DeletionError); an unguarded ConfigMap is admitted
+// (negative control). Cleanup removes the left configurations before the
+// Application's own deletion (they block it) and, registered first, once more
+// with the CRDs at the very end. Verdict: `bug` holds the configurations present and the
+// guarded operation rejected by the unreachable webhook; a mitigation sees the
+// configurations gone and the guarded operation admitted.
+package knative
+
+import (
+	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+)
+
+const (
+	app    = "knative-serving"
+	ns     = "knative-serving"
+	vwc    = "validatingwebhookconfiguration"
+	config = "config.webhook.serving.knative.dev"
+	reject = `failed calling webhook "` + config + `"`
+)
+
+// Feature is the scenario for one cell.
+func Feature(c matrix.Cell) features.Feature {
+	v, variant := c.ComponentVersion, c.Variant.Name
+	files := Manifests(v, variant == "env-flag")
+	f := features.New(c.Report().ID()).
+		Setup(env.DeleteAtEnd("Knative webhook configurations and CRDs",
+			"validatingwebhookconfigurations,mutatingwebhookconfigurations,customresourcedefinitions", "app.kubernetes.io/name=knative-serving")).
+		Setup(env.ApplyFiles("namespace "+ns, env.Pick(files, "namespace.yaml"))).
+		// runs before the namespace's deletion: Knative's CRs keep finalizers once their controllers are gone
+		Setup(env.ReleaseAtEnd("Knative custom resources", "app.kubernetes.io/name=knative-serving", ns)).
+		Setup(env.ComponentImages("knative", v)).
+		Setup(env.PushRepo(app, files)).
+		Setup(env.CreateApp(Application())).
+		Setup(env.Sync(app)).
+		// the first sync applies the CRs in the wave of their CRDs and may fail
+		// ("ensure CRDs are installed first"); a user syncs again
+		Assess("first sync done", assert.That("first sync completed", assert.Intervals.Install, env.Any(
+			env.OperationPhaseIs(app, synccommon.OperationSucceeded), env.OperationPhaseIs(app, synccommon.OperationFailed)))).
+		Assess("sync again", env.Sync(app))
+	f = installed(f, "installed")
+	if variant == "flag-later" {
+		f = installed(f.Assess("add the flag", env.PushRepo(app, Manifests(v, true))).Assess("sync the flag", env.Sync(app)),
+			"flag rolled out", env.JSONPathMatches("deployment", ns, "webhook",
+				`{.spec.template.spec.containers[0].env[?(@.name=="`+FlagEnv+`")].value}`, "^true$"),
+			env.JSONPathIs("deployment", ns, "webhook", "{.status.updatedReplicas}/{.status.replicas}", "1/1"))
+	}
+	f = f.Assess("delete the application", env.DeleteApp(app, argocd.Background)).
+		// runs before the Application's own cleanup: configurations left behind
+		// can block its deletion (Knative's DELETE rules on its own resources)
+		Assess("unblock the cleanup", env.DeleteAtEnd("orphaned Knative webhook configurations",
+			"validatingwebhookconfigurations,mutatingwebhookconfigurations", "app.kubernetes.io/name=knative-serving")).
+		Assess("webhook gone", assert.That("webhook Deployment and Service gone", assert.Intervals.Sync,
+			env.All(env.Missing("deployment", ns, "webhook"), env.Missing("service", ns, "webhook")))).
+		Assess("configurations left", env.Observe("configurations after the deletion", env.All(
+			env.Exists(vwc, "", config), env.Exists(vwc, "", "validation.webhook.serving.knative.dev"),
+			env.Exists("mutatingwebhookconfiguration", "", "webhook.serving.knative.dev")))).
+		Assess("application gone?", env.ObserveWithin("application deleted", assert.Intervals.Hold, env.AppGone(app))).
+		Assess("deletion error?", env.Observe("application deletion error", env.JSONPathMatches("applications.argoproj.io", "argocd", app,
+			"{.status.conditions[?(@.type==\"DeletionError\")].message}", "."))).
+		Assess("negative control", assert.That("unguarded ConfigMap admitted", assert.Intervals.Sync, env.Accepted(Unguarded)))
+	if variant == "bug" {
+		return f.Assess("guarded operation rejected", assert.Symptom("configuration left and the guarded ConfigMap rejected",
+			assert.Intervals.Hold, env.All(env.Exists(vwc, "", config), env.Rejected(Guarded, reject)))).Feature()
+	}
+	return f.Assess("guarded operation admitted", assert.Resolved("configuration gone and the guarded ConfigMap admitted",
+		assert.Intervals.Sync, assert.Intervals.HoldShort, env.All(env.Missing(vwc, "", config), env.Accepted(Guarded)))).Feature()
+}
+
+// installed waits for the sync, the webhook's reconciled configuration and
+// the extra checks, records the ownerReferences and the health, and has the
+// running webhook admit the guarded ConfigMap.
+func installed(f *features.FeatureBuilder, what string, extra ...assert.Check) *features.FeatureBuilder {
+	checks := append([]assert.Check{
+		env.OperationPhaseIs(app, synccommon.OperationSucceeded),
+		env.JSONPathIs("deployment", ns, "webhook", "{.status.availableReplicas}", "1"),
+		env.JSONPathMatches(vwc, "", config, "{.webhooks[0].rules[0].resources}", "configmaps"),
+	}, extra...)
+	return f.Assess(what, assert.That(what+": synced, webhook available, configuration reconciled", assert.Intervals.Install, env.All(checks...))).
+		Assess("watch "+config, env.Watch(vwc, "", config)).
+		Assess("ownerReferences", env.Observe(what+": ownerReferences of "+config,
+			env.JSONPathMatches(vwc, "", config, "{.metadata.ownerReferences}", "Namespace"))).
+		Assess("health", env.Observe(what+": application health", env.HealthIs(app, "Healthy"))).
+		Assess("guarded admitted", assert.That(what+": guarded ConfigMap admitted by the running webhook", assert.Intervals.Sync, env.Accepted(Guarded)))
+}
