@@ -17,11 +17,12 @@ const probeNS = "gitops-conformance-probe"
 
 // The etcd image is in every node image (kubeadm needs it), offline or online,
 // and serves plain HTTP on /health: a backend that needs no image of its own.
-const probe = `apiVersion: v1
+const probeNamespace = `apiVersion: v1
 kind: Namespace
-metadata: {name: %[1]s}
----
-apiVersion: v1
+metadata: {name: %s}
+`
+
+const probe = `apiVersion: v1
 kind: Pod
 metadata: {name: probe, namespace: %[1]s, labels: {app: probe}}
 spec:
@@ -46,6 +47,8 @@ spec:
 func TestCluster(t *testing.T) {
 	etcd := "registry.k8s.io/etcd:" + suite.Run.Catalog.Kubernetes.Etcd[1:] + "-0"
 	f := features.New("cluster").
+		Setup(env.Apply("probe namespace", fmt.Sprintf(probeNamespace, probeNS))).
+		Setup(assert.That("serviceaccount "+probeNS+"/default", assert.Intervals.Rollout, env.Exists("serviceaccount", probeNS, "default"))).
 		Setup(env.Apply("probe pod and service", fmt.Sprintf(probe, probeNS, etcd))).
 		Assess("pod Running", assert.That("pod "+probeNS+"/probe Running", assert.Intervals.Rollout,
 			env.JSONPathIs("pod", probeNS, "probe", "{.status.phase}", "Running"))).

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/types"
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/cluster"
 	"github.com/gitops-conformance/suite/pkg/gitserver"
@@ -144,6 +145,17 @@ func CreateCluster() types.EnvFunc {
 		r.loaded = map[string]bool{}
 		if _, err := r.Kubectl.Run(ctx, "wait", "--for=condition=Ready", "node", "--all", "--timeout=3m"); err != nil {
 			return ctx, fmt.Errorf("wait for the node: %w", err)
+		}
+		// a new cluster's controllers start after the node is Ready: until the
+		// ServiceAccount controller runs, Pods in a new namespace are refused
+		if err := assert.Eventually(ctx, "serviceaccount default/default", assert.Intervals.Rollout, func(ctx context.Context) (bool, string, error) {
+			_, err := r.Kubectl.Run(ctx, "-n", "default", "get", "serviceaccount", "default")
+			if err != nil {
+				return false, "not yet", nil
+			}
+			return true, "exists", nil
+		}); err != nil {
+			return ctx, fmt.Errorf("wait for the cluster's controllers: %w", err)
 		}
 		if r.cluster.Reused {
 			r.ArgoCD = r.installedArgoCD(ctx)
