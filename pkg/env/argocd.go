@@ -104,9 +104,17 @@ func (r *Run) startGitServer(ctx context.Context, tag string) error {
 	if r.Git != nil {
 		return nil
 	}
-	var err error
-	r.Git, err = gitserver.Start(ctx, r.Kubectl, r.gitImage)
-	return err
+	git, err := gitserver.Start(ctx, r.Kubectl, r.gitImage)
+	if err != nil {
+		return err
+	}
+	if err := assert.Eventually(ctx, "git server reachable from argocd-repo-server", assert.Intervals.Rollout, func(ctx context.Context) (bool, string, error) {
+		return git.Reachable(ctx, argocd.Namespace, "deploy/argocd-repo-server")
+	}); err != nil {
+		return err
+	}
+	r.Git = git
+	return nil
 }
 
 // installedArgoCD reads the release a reused cluster runs, "" for none.

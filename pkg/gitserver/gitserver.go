@@ -135,3 +135,22 @@ func tarball(files map[string]string) ([]byte, error) {
 
 // Attach returns the server already running in a reused cluster.
 func Attach(kubectl kube.Kubectl) *Server { return &Server{kubectl: kubectl} }
+
+// Reachable reports whether a workload (e.g. argocd/deploy/argocd-repo-server)
+// reaches the server through its Service: on a new cluster kube-proxy may not
+// have programmed the Service yet when the Deployment is Available. A refusal
+// for a repository that does not exist still proves the connection.
+func (s *Server) Reachable(ctx context.Context, namespace, workload string) (bool, string, error) {
+	out, err := s.kubectl.Run(ctx, "-n", namespace, "exec", workload, "--", "git", "ls-remote", URL("reachability-probe"))
+	switch {
+	case err == nil, strings.Contains(out, "remote error"), strings.Contains(out, "not exported"):
+		return true, "reachable", nil
+	default:
+		return false, lastLine(out), nil
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
