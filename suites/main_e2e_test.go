@@ -56,7 +56,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	testenv.Setup(env.Preflight(), env.CreateCluster(), s.start())
+	testenv.Setup(env.Preflight(), env.CreateCluster())
 	testenv.Finish(s.finish(), env.DestroyCluster())
 
 	// An interrupt deletes what the run created (unless -keep) and still
@@ -122,6 +122,7 @@ func newSuite() (*Suite, error) {
 }
 
 func TestMatrix(t *testing.T) {
+	suite.Run.Logf("plan: %d cell(s) x %d run(s); report %s", len(suite.Cells), suite.Repeat, suite.Dir)
 	for _, c := range suite.Cells {
 		t.Run(c.Report().ID(), func(t *testing.T) { suite.runCell(t, c) })
 	}

@@ -50,14 +50,6 @@ type Suite struct {
 	once   sync.Once
 }
 
-// start prints the plan once the cluster is up.
-func (s *Suite) start() types.EnvFunc {
-	return func(ctx context.Context, _ *envconf.Config) (context.Context, error) {
-		s.Run.Logf("plan: %d cell(s) x %d run(s); report %s", len(s.Cells), s.Repeat, s.Dir)
-		return ctx, nil
-	}
-}
-
 // finish writes the report and the summary table before the cluster goes.
 func (s *Suite) finish() types.EnvFunc {
 	return func(ctx context.Context, _ *envconf.Config) (context.Context, error) {
