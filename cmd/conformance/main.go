@@ -14,6 +14,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/shell"
 	"github.com/gitops-conformance/suite/pkg/sources"
 	"github.com/gitops-conformance/suite/suites"
 )
@@ -129,6 +130,5 @@ func List(cat *catalog.Catalog, data *matrix.Data) string {
 }
 
 func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[len(lines)-1]), "server response:"))
+	return strings.TrimSpace(strings.TrimPrefix(shell.LastLine(s), "server response:"))
 }

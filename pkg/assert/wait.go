@@ -105,18 +105,26 @@ func Consistently(ctx context.Context, what string, hold time.Duration, check Ch
 }
 
 // All holds when every check holds; seen joins what each saw.
-func All(checks ...Check) Check {
+func All(checks ...Check) Check { return combine(true, checks) }
+
+// Any holds when at least one check holds; seen joins what each saw.
+func Any(checks ...Check) Check { return combine(false, checks) }
+
+func combine(all bool, checks []Check) Check {
 	return func(ctx context.Context) (bool, string, error) {
-		ok := true
-		var seen []string
-		for _, c := range checks {
-			o, s, err := c(ctx)
+		result, seen := all, make([]string, 0, len(checks))
+		for _, check := range checks {
+			ok, s, err := check(ctx)
 			if err != nil {
-				return false, s, err
+				return false, strings.Join(append(seen, s), "; "), err
 			}
-			ok = ok && o
+			if all {
+				result = result && ok
+			} else {
+				result = result || ok
+			}
 			seen = append(seen, s)
 		}
-		return ok, strings.Join(seen, "; "), nil
+		return result, strings.Join(seen, "; "), nil
 	}
 }

@@ -64,3 +64,14 @@ func TestConsistently(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestAny(t *testing.T) {
+	yes := func(context.Context) (bool, string, error) { return true, "yes", nil }
+	no := func(context.Context) (bool, string, error) { return false, "no", nil }
+	if ok, seen, _ := Any(no, yes)(context.Background()); !ok || seen != "no; yes" {
+		t.Fatalf("Any(no, yes) = %v %q", ok, seen)
+	}
+	if ok, _, _ := Any(no, no)(context.Background()); ok {
+		t.Fatal("Any(no, no) must not hold")
+	}
+}

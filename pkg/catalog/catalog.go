@@ -85,6 +85,20 @@ func (c *Catalog) ArgoCDModule(tag string) (string, error) {
 	return mod, nil
 }
 
+// File returns a component and the path, inside its module, of the file or
+// directory the catalog names under key.
+func (c *Catalog) File(component, key string) (Component, string, error) {
+	comp, err := c.Component(component)
+	if err != nil {
+		return Component{}, "", err
+	}
+	rel, ok := comp.Files[key]
+	if !ok {
+		return Component{}, "", fmt.Errorf("component %q has no file %q in the catalog", component, key)
+	}
+	return comp, rel, nil
+}
+
 // Component returns a component by name.
 func (c *Catalog) Component(name string) (Component, error) {
 	comp, ok := c.Components[name]

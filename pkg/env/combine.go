@@ -2,30 +2,12 @@ package env
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 )
-
-// Any holds when at least one check holds (All is its pair); seen joins
-// what each saw.
-func Any(checks ...assert.Check) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
-		anyOK, seen := false, make([]string, 0, len(checks))
-		for _, check := range checks {
-			ok, s, err := check(ctx)
-			if err != nil {
-				return false, strings.Join(append(seen, s), "; "), err
-			}
-			anyOK = anyOK || ok
-			seen = append(seen, s)
-		}
-		return anyOK, strings.Join(seen, "; "), nil
-	}
-}
 
 // ObserveWithin waits up to timeout for check and records the outcome as an
 // observation either way: evidence for the report, never a verdict or an error.

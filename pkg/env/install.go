@@ -10,6 +10,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/helm"
+	"github.com/gitops-conformance/suite/pkg/shell"
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
@@ -73,7 +74,7 @@ func RolledOut(namespace string) assert.Check {
 		out, err := From(ctx).Kubectl.Run(ctx, "-n", namespace, "get", "deploy", "-o",
 			`jsonpath={range .items[*]}{.metadata.name}={.status.availableReplicas}/{.spec.replicas} {end}`)
 		if err != nil {
-			return false, lastLine(err.Error()), nil
+			return false, shell.LastLine(err.Error()), nil
 		}
 		ready := out != ""
 		for _, f := range strings.Fields(out) {

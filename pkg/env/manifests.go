@@ -38,13 +38,9 @@ func ByMode(offline, online Files) Files {
 func KustomizeBuild(component, version, key string) Files {
 	return once(func(ctx context.Context) (map[string]string, error) {
 		r := From(ctx)
-		comp, err := r.Catalog.Component(component)
+		comp, rel, err := r.Catalog.File(component, key)
 		if err != nil {
 			return nil, err
-		}
-		rel, ok := comp.Files[key]
-		if !ok {
-			return nil, fmt.Errorf("component %q has no file %q in the catalog", component, key)
 		}
 		kz, err := r.Catalog.Component("kustomize")
 		if err != nil || len(kz.Versions) == 0 {

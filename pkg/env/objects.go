@@ -87,7 +87,7 @@ func Accepted(manifest string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
 		_, err := dryRun(ctx, manifest)
 		if err != nil {
-			return false, "rejected: " + lastLine(err.Error()), nil
+			return false, "rejected: " + shell.LastLine(err.Error()), nil
 		}
 		return true, "accepted", nil
 	}
@@ -101,7 +101,7 @@ func Rejected(manifest, substr string) assert.Check {
 		if err == nil {
 			return false, "accepted", nil
 		}
-		msg := lastLine(err.Error())
+		msg := shell.LastLine(err.Error())
 		return strings.Contains(err.Error(), substr), "rejected: " + msg, nil
 	}
 }
@@ -126,11 +126,6 @@ func ref(kind, namespace, name string) string {
 		return kind + " " + name
 	}
 	return kind + " " + namespace + "/" + name
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
 }
 
 // ComponentImages builds (offline) a component's images with its recipe,
@@ -160,8 +155,8 @@ func ServiceAnswers(namespace, service, port, path, want string) assert.Check {
 		url := fmt.Sprintf("/api/v1/namespaces/%s/services/%s:%s/proxy%s", namespace, service, port, path)
 		out, err := From(ctx).Kubectl.Run(ctx, "get", "--raw", url)
 		if err != nil {
-			return false, "GET " + url + ": " + lastLine(err.Error()), nil
+			return false, "GET " + url + ": " + shell.LastLine(err.Error()), nil
 		}
-		return strings.Contains(out, want), "GET " + url + ": " + lastLine(out), nil
+		return strings.Contains(out, want), "GET " + url + ": " + shell.LastLine(out), nil
 	}
 }

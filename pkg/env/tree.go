@@ -18,13 +18,9 @@ import (
 func ComponentTree(component, version, dirKey string) Files {
 	return once(func(ctx context.Context) (map[string]string, error) {
 		r := From(ctx)
-		comp, err := r.Catalog.Component(component)
+		comp, rel, err := r.Catalog.File(component, dirKey)
 		if err != nil {
 			return nil, err
-		}
-		rel, ok := comp.Files[dirKey]
-		if !ok {
-			return nil, fmt.Errorf("component %q has no file %q in the catalog", component, dirKey)
 		}
 		mod, err := sources.ModuleDir(ctx, comp.Module, version)
 		if err != nil {

@@ -1,7 +1,6 @@
 package env
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,16 +23,5 @@ func TestReadTree(t *testing.T) {
 	}
 	if _, err := ReadTree(t.TempDir()); err == nil {
 		t.Fatal("an empty tree must be an error")
-	}
-}
-
-func TestAny(t *testing.T) {
-	yes := func(context.Context) (bool, string, error) { return true, "yes", nil }
-	no := func(context.Context) (bool, string, error) { return false, "no", nil }
-	if ok, seen, _ := Any(no, yes)(context.Background()); !ok || seen != "no; yes" {
-		t.Fatalf("Any(no, yes) = %v %q", ok, seen)
-	}
-	if ok, _, _ := Any(no, no)(context.Background()); ok {
-		t.Fatal("Any(no, no) must not hold")
 	}
 }

@@ -50,22 +50,6 @@ func Observe(what string, check assert.Check) features.Func {
 	})
 }
 
-// All holds when every check holds; seen joins what each saw.
-func All(checks ...assert.Check) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
-		all, seen := true, make([]string, 0, len(checks))
-		for _, check := range checks {
-			ok, s, err := check(ctx)
-			if err != nil {
-				return false, strings.Join(append(seen, s), "; "), err
-			}
-			all = all && ok
-			seen = append(seen, s)
-		}
-		return all, strings.Join(seen, "; "), nil
-	}
-}
-
 // JSONPathMatches holds when a kubectl jsonpath over the object matches the
 // regular expression re (e.g. "." for non-empty).
 func JSONPathMatches(kind, namespace, name, jsonpath, re string) assert.Check {

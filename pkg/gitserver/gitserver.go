@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/kube"
+	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
 // Namespace is where the server runs.
@@ -146,11 +147,6 @@ func (s *Server) Reachable(ctx context.Context, namespace, workload string) (boo
 	case err == nil, strings.Contains(out, "remote error"), strings.Contains(out, "not exported"):
 		return true, "reachable", nil
 	default:
-		return false, lastLine(out), nil
+		return false, shell.LastLine(out), nil
 	}
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
 }

@@ -20,13 +20,9 @@ import (
 
 // File returns one file of a component release and where it came from.
 func File(ctx context.Context, cat *catalog.Catalog, mode images.Mode, component, version, key string) ([]byte, string, error) {
-	comp, err := cat.Component(component)
+	comp, rel, err := cat.File(component, key)
 	if err != nil {
 		return nil, "", err
-	}
-	rel, ok := comp.Files[key]
-	if !ok {
-		return nil, "", fmt.Errorf("component %q has no file %q in the catalog", component, key)
 	}
 	if mode == images.Online && comp.OnlineURL != "" {
 		url := strings.NewReplacer("{version}", version, "{file}", rel).Replace(comp.OnlineURL)

@@ -62,7 +62,7 @@ func Feature(c matrix.Cell) features.Feature {
 		Setup(env.Sync(app)).
 		// the first sync applies the CRs in the wave of their CRDs and may fail
 		// ("ensure CRDs are installed first"); a user syncs again
-		Assess("first sync done", assert.That("first sync completed", assert.Intervals.Install, env.Any(
+		Assess("first sync done", assert.That("first sync completed", assert.Intervals.Install, assert.Any(
 			env.OperationPhaseIs(app, synccommon.OperationSucceeded), env.OperationPhaseIs(app, synccommon.OperationFailed)))).
 		Assess("sync again", env.Sync(app))
 	f = installed(f, "installed")
@@ -78,8 +78,8 @@ func Feature(c matrix.Cell) features.Feature {
 		Assess("unblock the cleanup", env.DeleteAtEnd("orphaned Knative webhook configurations",
 			"validatingwebhookconfigurations,mutatingwebhookconfigurations", "app.kubernetes.io/name=knative-serving")).
 		Assess("webhook gone", assert.That("webhook Deployment and Service gone", assert.Intervals.Sync,
-			env.All(env.Missing("deployment", ns, "webhook"), env.Missing("service", ns, "webhook")))).
-		Assess("configurations left", env.Observe("configurations after the deletion", env.All(
+			assert.All(env.Missing("deployment", ns, "webhook"), env.Missing("service", ns, "webhook")))).
+		Assess("configurations left", env.Observe("configurations after the deletion", assert.All(
 			env.Exists(vwc, "", config), env.Exists(vwc, "", "validation.webhook.serving.knative.dev"),
 			env.Exists("mutatingwebhookconfiguration", "", "webhook.serving.knative.dev")))).
 		Assess("application gone?", env.ObserveWithin("application deleted", assert.Intervals.Hold, env.AppGone(app))).
@@ -88,10 +88,10 @@ func Feature(c matrix.Cell) features.Feature {
 		Assess("negative control", assert.That("unguarded ConfigMap admitted", assert.Intervals.Sync, env.Accepted(Unguarded)))
 	if variant == "bug" {
 		return f.Assess("guarded operation rejected", assert.Symptom("configuration left and the guarded ConfigMap rejected",
-			assert.Intervals.Hold, env.All(env.Exists(vwc, "", config), env.Rejected(Guarded, reject)))).Feature()
+			assert.Intervals.Hold, assert.All(env.Exists(vwc, "", config), env.Rejected(Guarded, reject)))).Feature()
 	}
 	return f.Assess("guarded operation admitted", assert.Resolved("configuration gone and the guarded ConfigMap admitted",
-		assert.Intervals.Sync, assert.Intervals.HoldShort, env.All(env.Missing(vwc, "", config), env.Accepted(Guarded)))).Feature()
+		assert.Intervals.Sync, assert.Intervals.HoldShort, assert.All(env.Missing(vwc, "", config), env.Accepted(Guarded)))).Feature()
 }
 
 // installed waits for the sync, the webhook's reconciled configuration and
@@ -103,7 +103,7 @@ func installed(f *features.FeatureBuilder, what string, extra ...assert.Check) *
 		env.JSONPathIs("deployment", ns, "webhook", "{.status.availableReplicas}", "1"),
 		env.JSONPathMatches(vwc, "", config, "{.webhooks[0].rules[0].resources}", "configmaps"),
 	}, extra...)
-	return f.Assess(what, assert.That(what+": synced, webhook available, configuration reconciled", assert.Intervals.Install, env.All(checks...))).
+	return f.Assess(what, assert.That(what+": synced, webhook available, configuration reconciled", assert.Intervals.Install, assert.All(checks...))).
 		Assess("watch "+config, env.Watch(vwc, "", config)).
 		Assess("ownerReferences", env.Observe(what+": ownerReferences of "+config,
 			env.JSONPathMatches(vwc, "", config, "{.metadata.ownerReferences}", "Namespace"))).

@@ -37,7 +37,7 @@ const (
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) features.Feature {
 	synced := env.OperationPhaseIs(app, synccommon.OperationSucceeded)
-	stuck := env.All(env.FinalizerPending("job", namespace, job, finalizer),
+	stuck := assert.All(env.FinalizerPending("job", namespace, job, finalizer),
 		env.OperationPhaseIs(app, synccommon.OperationRunning), env.OperationMessageContains(app, job))
 	hookPhase := func(want string) assert.Check { // the hook's phase in the last sync's result, "" if it had none
 		return env.JSONPathIs("applications.argoproj.io", "argocd", app,
@@ -53,10 +53,10 @@ func Feature(c matrix.Cell) features.Feature {
 		Assess("install", env.Sync(app, SyncOptions...)).
 		Assess("install Succeeded", assert.That("application "+app+" sync Succeeded", assert.Intervals.Install, synced)).
 		Assess("upgrade", env.Sync(app, SyncOptions...)).
-		Assess("hook created", env.ObserveWithin("hook Job "+job+" created (or the sync done first)", assert.Intervals.Sync, env.Any(env.Exists("job", namespace, job), synced))).
+		Assess("hook created", env.ObserveWithin("hook Job "+job+" created (or the sync done first)", assert.Intervals.Sync, assert.Any(env.Exists("job", namespace, job), synced))).
 		Assess("hook finalizers", env.Observe("hook Job carries "+finalizer, env.JSONPathMatches("job", namespace, job, "{.metadata.finalizers}", finalizer))).
 		Assess("hook done or held", assert.That("sync completed or hook held", assert.Intervals.Sync,
-			env.Any(synced, env.OperationPhaseIs(app, synccommon.OperationFailed), env.FinalizerPending("job", namespace, job, finalizer))))
+			assert.Any(synced, env.OperationPhaseIs(app, synccommon.OperationFailed), env.FinalizerPending("job", namespace, job, finalizer))))
 	switch c.Variant.Name {
 	case "bug":
 		f = f.Assess("hook result", env.Observe("hook "+job+" Succeeded in the sync result", hookPhase("Succeeded"))).
@@ -65,10 +65,10 @@ func Feature(c matrix.Cell) features.Feature {
 			Assess("after the unblock", env.ObserveWithin("sync Succeeded after the unblock", assert.Intervals.Sync, synced))
 	case "hook-disabled":
 		f = f.Assess("no hook", assert.Resolved("sync Succeeded without "+job, assert.Intervals.Sync, assert.Intervals.HoldShort,
-			env.All(synced, env.Missing("job", namespace, job), hookPhase(""))))
+			assert.All(synced, env.Missing("job", namespace, job), hookPhase(""))))
 	default:
 		f = f.Assess("hook completes", assert.Resolved("sync Succeeded, hook "+job+" Succeeded and deleted", assert.Intervals.Sync,
-			assert.Intervals.HoldShort, env.All(synced, hookPhase("Succeeded"), env.Missing("job", namespace, job))))
+			assert.Intervals.HoldShort, assert.All(synced, hookPhase("Succeeded"), env.Missing("job", namespace, job))))
 	}
 	return f.Feature()
 }

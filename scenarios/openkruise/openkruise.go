@@ -51,7 +51,7 @@ func Feature(c matrix.Cell) features.Feature {
 
 	available := env.JSONPathIs("deployment", namespace, manager, `{.status.conditions[?(@.type=="Available")].status}`, "True")
 	caBundle := env.JSONPathMatches("mutatingwebhookconfiguration", "", mutating, `{.webhooks[?(@.name=="mpod.kb.io")].clientConfig.caBundle}`, ".")
-	stuck := env.All(
+	stuck := assert.All(
 		env.JSONPathIs("deployment", namespace, manager, `{.status.conditions[?(@.type=="ReplicaFailure")].reason}`, "FailedCreate"),
 		env.JSONPathMatches("deployment", namespace, manager, `{.status.conditions[?(@.type=="Available")].status}`, "^(False)?$"),
 		env.EventSeen(namespace, "ReplicaSet", "FailedCreate", podHook),
@@ -59,7 +59,7 @@ func Feature(c matrix.Cell) features.Feature {
 
 	if variant == "namespace-label" {
 		f = f.Assess("manager Available", assert.Resolved("deployment "+namespace+"/"+manager+" Available with a CA bundle",
-			assert.Intervals.Rollout, assert.Intervals.HoldShort, env.All(available, caBundle, env.ReadyEndpoints(namespace, service, 1))))
+			assert.Intervals.Rollout, assert.Intervals.HoldShort, assert.All(available, caBundle, env.ReadyEndpoints(namespace, service, 1))))
 		for _, ns := range probed {
 			f = f.Assess("probe "+ns, env.Observe("a Pod in "+ns+" is admitted", env.Accepted(ProbePod(ns))))
 		}
@@ -77,6 +77,6 @@ func Feature(c matrix.Cell) features.Feature {
 	// label-after-stuck: the write-up's workaround on an install already stuck
 	return f.Assess("label", env.Label("namespace", "", namespace, label)).
 		Assess("recovers", assert.Resolved("deployment "+namespace+"/"+manager+" Available after labelling",
-			assert.Intervals.Install, assert.Intervals.HoldShort, env.All(available, caBundle))).
+			assert.Intervals.Install, assert.Intervals.HoldShort, assert.All(available, caBundle))).
 		Feature()
 }
