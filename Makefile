@@ -9,6 +9,7 @@ export GOSUMDB := off
 SCENARIO ?=
 VARIANT ?=
 ARGOCD ?=
+COMPONENT_VERSION ?=
 MODE ?= auto
 REPEAT ?= 1
 KEEP ?= 0
@@ -23,7 +24,7 @@ SMOKE_ARGOCD ?= $(shell sed -n 's/^  smoke: //p' pkg/catalog/catalog.yaml)
 
 CLI := bin/conformance
 KEEP_FLAG := $(if $(filter 1 true yes,$(KEEP)),-keep,)
-SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -mode "$(MODE)"
+SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -mode "$(MODE)"
 
 .PHONY: help test unit e2e argocd-check matrix list bisect smoke verify bench clean cluster-delete
 
@@ -44,11 +45,11 @@ smoke: $(CLI) ## the end-to-end smoke: cluster checks and kubeovn-argocd on one 
 	  -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -mode $(MODE) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make smoke"
 
-e2e: $(CLI) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [REPEAT=N] [KEEP=1] [MODE=offline|online]
+e2e: $(CLI) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [COMPONENT_VERSION=v[,v]] [REPEAT=N] [KEEP=1] [MODE=offline|online]
 	@$(CLI) check $(SELECTION)
 	$(GO) test -tags e2e -count=1 -v -timeout $(E2E_TIMEOUT) ./suites -run TestMatrix -args $(SELECTION) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG) \
-	  -command "make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) REPEAT=$(REPEAT)"
+	  -command "make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION) REPEAT=$(REPEAT)"
 
 argocd-check: $(CLI) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
 	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -mode $(MODE)
@@ -56,7 +57,7 @@ argocd-check: $(CLI) ## install each ArgoCD release of the axis, sync a fixture,
 	  -argocd "$(ARGOCD)" -mode $(MODE) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make argocd-check ARGOCD=$(ARGOCD)"
 
 matrix: ## every scenario and variant on the default ArgoCD axis (REPEAT=N for k/N)
-	@$(MAKE) --no-print-directory e2e SCENARIO= VARIANT= ARGOCD="$(ARGOCD)"
+	@$(MAKE) --no-print-directory e2e SCENARIO= VARIANT= COMPONENT_VERSION= ARGOCD="$(ARGOCD)"
 
 list: $(CLI) ## scenarios, variants, ArgoCD and component versions
 	@$(CLI) list

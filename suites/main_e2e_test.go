@@ -34,6 +34,7 @@ var (
 	flagScenarios = flag.String("scenario", "", "scenarios, comma-separated (default: all)")
 	flagVariants  = flag.String("variant", "", "variants, comma-separated (default: all)")
 	flagArgoCD    = flag.String("argocd", "", "ArgoCD tags, comma-separated (default: each scenario's axis)")
+	flagVersions  = flag.String("version", "", "component versions, comma-separated (replace the variants')")
 	flagMode      = flag.String("mode", "auto", "image source: auto, online or offline")
 	flagRepeat    = flag.Int("repeat", 1, "run each cell N times and report k/N")
 	flagKeep      = flag.Bool("keep", false, "keep the cluster at the end")
@@ -92,7 +93,7 @@ func newSuite() (*Suite, error) {
 	if *flagRepeat < 1 {
 		return nil, fmt.Errorf("repeat %d: must be 1 or more", *flagRepeat)
 	}
-	cells, err := data.Plan(cat, matrix.Selection{Scenarios: matrix.ParseList(*flagScenarios), Variants: matrix.ParseList(*flagVariants), ArgoCD: matrix.ParseList(*flagArgoCD)})
+	cells, err := data.Plan(cat, matrix.Selection{Scenarios: matrix.ParseList(*flagScenarios), Variants: matrix.ParseList(*flagVariants), ArgoCD: matrix.ParseList(*flagArgoCD), Versions: matrix.ParseList(*flagVersions)})
 	if err != nil {
 		return nil, err
 	}

@@ -57,13 +57,14 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 	scenario := fs.String("scenario", "", "scenarios, comma-separated")
 	variant := fs.String("variant", "", "variants, comma-separated")
 	argocd := fs.String("argocd", "", "ArgoCD tags, comma-separated")
+	version := fs.String("version", "", "component versions, comma-separated (replace the variants')")
 	mode := fs.String("mode", "auto", "auto, online or offline")
 	from := fs.String("from", "", "bisect: first tag")
 	to := fs.String("to", "", "bisect: last tag")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	sel := matrix.Selection{Scenarios: matrix.ParseList(*scenario), Variants: matrix.ParseList(*variant), ArgoCD: matrix.ParseList(*argocd)}
+	sel := matrix.Selection{Scenarios: matrix.ParseList(*scenario), Variants: matrix.ParseList(*variant), ArgoCD: matrix.ParseList(*argocd), Versions: matrix.ParseList(*version)}
 	switch cmd {
 	case "list":
 		fmt.Print(List(cat, data))

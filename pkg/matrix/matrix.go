@@ -30,6 +30,8 @@ type Scenario struct {
 	ArgoCD      []string  `json:"argocd,omitempty"` // default axis; empty: the catalog's
 	Variants    []Variant `json:"variants"`
 	OfflineSkip string    `json:"offlineSkip,omitempty"` // why the scenario cannot run offline
+
+	versions []string // the selection's component versions this scenario runs, if any
 }
 
 // Variant is the bug or one mitigation. It runs on ComponentVersion, or on
@@ -70,10 +72,13 @@ type Cell struct {
 }
 
 // Selection is what the user asked for; empty lists mean "all" / "default".
+// Versions (component versions) replace the variants' own: a scenario runs
+// those of them its component has in the catalog, and is left out if none.
 type Selection struct {
 	Scenarios []string
 	Variants  []string
 	ArgoCD    []string
+	Versions  []string
 }
 
 // Parse reads matrix data.
@@ -150,6 +155,10 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 			return nil, err
 		}
 	}
+	scenarios, err := withVersions(cat, scenarios, sel.Versions)
+	if err != nil {
+		return nil, err
+	}
 	byVersion := map[string][]Cell{}
 	var versions []string
 	for _, s := range scenarios {
@@ -168,7 +177,11 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 				if !slices.Contains(versions, tag) {
 					versions = append(versions, tag)
 				}
-				for _, cv := range v.Versions() {
+				componentVersions := v.Versions()
+				if len(sel.Versions) > 0 {
+					componentVersions = s.versions
+				}
+				for _, cv := range componentVersions {
 					byVersion[tag] = append(byVersion[tag], Cell{Scenario: s, Variant: v, ArgoCD: tag, ComponentVersion: cv})
 				}
 			}
@@ -180,6 +193,39 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 		cells = append(cells, byVersion[tag]...)
 	}
 	return cells, nil
+}
+
+// withVersions keeps the scenarios whose component has any of versions and
+// records which (all of them when versions is empty).
+func withVersions(cat *catalog.Catalog, scenarios []Scenario, versions []string) ([]Scenario, error) {
+	if len(versions) == 0 {
+		return scenarios, nil
+	}
+	var kept []Scenario
+	used := map[string]bool{}
+	var known []string
+	for _, s := range scenarios {
+		comp, err := cat.Component(s.Component)
+		if err != nil {
+			return nil, err
+		}
+		known = append(known, s.Component+": "+strings.Join(comp.Versions, ", "))
+		s.versions = nil
+		for _, v := range versions {
+			if slices.Contains(comp.Versions, v) {
+				s.versions, used[v] = append(s.versions, v), true
+			}
+		}
+		if len(s.versions) > 0 {
+			kept = append(kept, s)
+		}
+	}
+	for _, v := range versions {
+		if !used[v] {
+			return nil, fmt.Errorf("unknown component version %q (valid: %s)", v, strings.Join(known, "; "))
+		}
+	}
+	return kept, nil
 }
 
 // Expected returns the expected outcome of a cell and why.

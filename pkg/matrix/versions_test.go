@@ -1,6 +1,8 @@
 package matrix
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
@@ -56,5 +58,46 @@ expectations:
 	}
 	if v := (Variant{ComponentVersion: "v1"}).Versions(); len(v) != 1 || v[0] != "v1" {
 		t.Fatalf("a single componentVersion: %v", v)
+	}
+}
+
+func TestSelectedVersionsReplaceTheVariants(t *testing.T) {
+	d, err := Parse([]byte(`
+scenarios:
+  - name: s
+    component: c
+    argocd: [v2.14.11]
+    variants:
+      - name: bug
+        componentVersions: [v0.42.2, v0.43.0]
+      - name: fix
+        componentVersion: v0.43.0
+  - name: other
+    component: o
+    argocd: [v2.14.11]
+    variants:
+      - name: bug
+        componentVersion: v1.0.0
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := &catalog.Catalog{Components: map[string]catalog.Component{
+		"c": {Versions: []string{"v0.42.2", "v0.43.0", "v0.47.1"}},
+		"o": {Versions: []string{"v1.0.0"}},
+	}}
+	cells, err := d.Plan(cat, Selection{Versions: []string{"v0.47.1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cells {
+		got = append(got, c.Report().ID())
+	}
+	if want := "[s_bug_v2.14.11_v0.47.1 s_fix_v2.14.11_v0.47.1]"; fmt.Sprint(got) != want {
+		t.Fatalf("cells = %v, want %s", got, want)
+	}
+	if _, err := d.Plan(cat, Selection{Versions: []string{"v9.9.9"}}); err == nil || !strings.Contains(err.Error(), `unknown component version "v9.9.9" (valid: c: v0.42.2, v0.43.0, v0.47.1; o: v1.0.0)`) {
+		t.Fatalf("unknown version: %v", err)
 	}
 }
