@@ -18,6 +18,9 @@ const Team = "kargo-team-a"
 
 const keepAnnotation = "kargo.akuity.io/keep-namespace"
 
+// Finalizer is what Kargo puts on a namespace its Project adopted (every release).
+const Finalizer = "kargo.akuity.io/finalizer"
+
 // Where the online path installs from: the catalog's kargo and cert-manager entries.
 var (
 	Chart          = component("kargo").OnlineURL
