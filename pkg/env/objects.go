@@ -27,12 +27,17 @@ func Apply(what, manifest string) features.Func {
 	})
 }
 
-// Delete deletes an object; extra kubectl arguments choose the propagation
+// Delete deletes an object (or, with an empty name, what args select); extra
+// kubectl arguments choose the propagation
 // (e.g. "--cascade=foreground").
 func Delete(kind, namespace, name string, args ...string) features.Func {
 	return assert.Step("delete "+ref(kind, namespace, name), func(ctx context.Context) error {
 		CellFrom(ctx).Step("delete %s %v", ref(kind, namespace, name), args)
-		a := append([]string{"delete", kind, name, "--wait=false"}, args...)
+		a := []string{"delete", kind}
+		if name != "" { // else args select, e.g. -l app=x
+			a = append(a, name)
+		}
+		a = append(append(a, "--wait=false"), args...)
 		if namespace != "" {
 			a = append(a, "-n", namespace)
 		}
@@ -68,6 +73,26 @@ func Missing(kind, namespace, name string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
 		ok, seen, err := Exists(kind, namespace, name)(ctx)
 		return !ok, seen, err
+	}
+}
+
+// NoneLeft holds when nothing of kind in namespace matches the label selector.
+func NoneLeft(kind, namespace, selector string) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		out, err := From(ctx).Kubectl.Run(ctx, "get", kind, "-n", namespace, "-l", selector, "-o", "name")
+		if err != nil {
+			return false, "", err
+		}
+		var left []string // kind/name lines; "No resources found" is not one
+		for _, f := range strings.Fields(out) {
+			if strings.Contains(f, "/") {
+				left = append(left, f)
+			}
+		}
+		if len(left) > 0 {
+			return false, strings.Join(left, " ") + " left", nil
+		}
+		return true, "none left", nil
 	}
 }
 
