@@ -37,10 +37,14 @@ func (a *Apps) HealthIs(name string, h string) assert.Check {
 	return a.check(name, func(app *v1alpha1.Application) bool { return string(app.Status.Health.Status) == h })
 }
 
-// OperationPhaseIs holds when the last operation is in phase p and no new one is pending.
+// OperationPhaseIs holds when the last operation is in phase p: Running while
+// it runs, a finished phase once no new request is pending.
 func (a *Apps) OperationPhaseIs(name string, p synccommon.OperationPhase) assert.Check {
 	return a.check(name, func(app *v1alpha1.Application) bool {
-		return app.Operation == nil && app.Status.OperationState != nil && app.Status.OperationState.Phase == p
+		// a finished phase counts once the request is consumed (else it may be the
+		// previous operation's); a running operation keeps its request until it ends
+		settled := app.Operation == nil || p == synccommon.OperationRunning
+		return settled && app.Status.OperationState != nil && app.Status.OperationState.Phase == p
 	})
 }
 

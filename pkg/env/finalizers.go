@@ -58,28 +58,46 @@ func FinalizerPending(kind, namespace, name, finalizer string) assert.Check {
 // by hand (kubectl patch); an object that is gone or lacks it is left alone.
 // What it found goes into the cell's observations.
 func RemoveFinalizer(kind, namespace, name, finalizer string) features.Func {
-	what := "remove finalizer " + finalizer + " from " + ref(kind, namespace, name)
-	return assert.Step(what, func(ctx context.Context) error {
-		m, err := getMeta(ctx, kind, namespace, name)
-		if err != nil {
-			observe(ctx, "%s: not found, nothing to remove", ref(kind, namespace, name))
-			return nil
-		}
-		i := slices.Index(m.Metadata.Finalizers, finalizer)
-		if i < 0 {
-			observe(ctx, "%s: %s; no %s to remove", ref(kind, namespace, name), m.describe(), finalizer)
-			return nil
-		}
-		// test-then-remove: the patch fails instead of removing another finalizer if the list moved
-		patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`, i, finalizer, i)
-		args := []string{"patch", kind, name, "--type=json", "-p", patch}
-		if namespace != "" {
-			args = append(args, "-n", namespace)
-		}
-		if _, err := From(ctx).Kubectl.Run(ctx, args...); err != nil {
-			return err
-		}
-		observe(ctx, "%s: was %s; removed %s by hand (kubectl %s)", ref(kind, namespace, name), m.describe(), finalizer, strings.Join(args, " "))
+	return assert.Step("remove finalizer "+finalizer+" from "+ref(kind, namespace, name), func(ctx context.Context) error {
+		return removeFinalizer(ctx, kind, namespace, name, finalizer)
+	})
+}
+
+// RemoveFinalizerAtEnd removes finalizer from the object, if it is there, when
+// the cell ends: registered after the Application, it runs before the
+// Application's deletion, which the finalizer would hold.
+func RemoveFinalizerAtEnd(kind, namespace, name, finalizer string) features.Func {
+	what := "finalizer " + finalizer + " of " + ref(kind, namespace, name)
+	return assert.Step("at the end, remove "+what, func(ctx context.Context) error {
+		c := CellFrom(ctx)
+		c.Step("at the end, remove %s", what)
+		c.Defer("remove "+what, func(ctx context.Context) error {
+			return removeFinalizer(ctx, kind, namespace, name, finalizer)
+		})
 		return nil
 	})
+}
+
+func removeFinalizer(ctx context.Context, kind, namespace, name, finalizer string) error {
+	m, err := getMeta(ctx, kind, namespace, name)
+	if err != nil {
+		observe(ctx, "%s: not found, nothing to remove", ref(kind, namespace, name))
+		return nil
+	}
+	i := slices.Index(m.Metadata.Finalizers, finalizer)
+	if i < 0 {
+		observe(ctx, "%s: %s; no %s to remove", ref(kind, namespace, name), m.describe(), finalizer)
+		return nil
+	}
+	// test-then-remove: the patch fails instead of removing another finalizer if the list moved
+	patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`, i, finalizer, i)
+	args := []string{"patch", kind, name, "--type=json", "-p", patch}
+	if namespace != "" {
+		args = append(args, "-n", namespace)
+	}
+	if _, err := From(ctx).Kubectl.Run(ctx, args...); err != nil {
+		return err
+	}
+	observe(ctx, "%s: was %s; removed %s by hand (kubectl %s)", ref(kind, namespace, name), m.describe(), finalizer, strings.Join(args, " "))
+	return nil
 }
