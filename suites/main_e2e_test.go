@@ -51,6 +51,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	suite = s
+	s.Run.NeedsCluster = s.needsCluster
 	ctx := env.WithRun(context.Background(), s.Run)
 	testenv, err = e2eenv.NewWithContext(ctx, envconf.New())
 	if err != nil {

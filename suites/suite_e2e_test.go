@@ -86,13 +86,13 @@ func (s *Suite) writeReport(note string) {
 
 func summary(r *report.Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-22s %-20s %-9s %-16s %-16s %6s\n", "SCENARIO", "VARIANT", "ARGOCD", "OUTCOME", "EXPECTED", "TIME")
+	fmt.Fprintf(&b, "\n%-22s %-28s %-9s %-16s %-16s %-16s %6s\n", "SCENARIO", "VARIANT", "ARGOCD", "COMPONENT", "OUTCOME", "EXPECTED", "TIME")
 	for _, c := range r.Cells {
 		mark := ""
 		if c.Unexpected {
 			mark = "  <- unexpected"
 		}
-		fmt.Fprintf(&b, "%-22s %-20s %-9s %-16s %-16s %5.0fs%s\n", c.Scenario, c.Variant, c.ArgoCD, c.Outcome, c.Expected, c.Duration, mark)
+		fmt.Fprintf(&b, "%-22s %-28s %-9s %-16s %-16s %-16s %5.0fs%s\n", c.Scenario, c.Variant, c.ArgoCD, c.ComponentVersion, c.Outcome, c.Expected, c.Duration, mark)
 	}
 	return b.String()
 }
@@ -133,12 +133,30 @@ func (s *Suite) runCell(t *testing.T, c matrix.Cell) {
 	}
 }
 
+// skipped says why a cell cannot run in mode, or "".
+func skipped(c matrix.Cell, mode images.Mode) string {
+	if mode == images.Offline && c.Scenario.OfflineSkip != "" {
+		return "offline: " + c.Scenario.OfflineSkip
+	}
+	return ""
+}
+
+// needsCluster is false when every cell of the plan is skipped in mode.
+func (s *Suite) needsCluster(mode images.Mode) bool {
+	for _, c := range s.Cells {
+		if skipped(c, mode) == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // prepare decides whether a cell can run and installs its ArgoCD release
 // (shared by the cells of one release, so not part of a cell's duration).
 // A non-empty outcome means the cell ends there.
 func (s *Suite) prepare(c matrix.Cell) (report.Outcome, string, []string) {
-	if s.Run.Mode == images.Offline && c.Scenario.OfflineSkip != "" {
-		return report.Skipped, "offline: " + c.Scenario.OfflineSkip, nil
+	if why := skipped(c, s.Run.Mode); why != "" {
+		return report.Skipped, why, nil
 	}
 	if _, ok := scenarios[c.Scenario.Name]; !ok {
 		return report.Error, "no scenario function registered for " + c.Scenario.Name, nil

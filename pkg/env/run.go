@@ -49,6 +49,9 @@ type Run struct {
 	Dirty     bool   // a cell's cleanup failed: the cluster is not left for reuse
 	Images    *images.Builder
 	NodeImage string
+	// NeedsCluster, when set, tells CreateCluster whether the run needs one
+	// once the mode is known (a run whose every cell is skipped does not).
+	NeedsCluster func(images.Mode) bool
 
 	plan     host.Plan
 	cluster  *cluster.Cluster
@@ -103,6 +106,10 @@ func Preflight() types.EnvFunc {
 func CreateCluster() types.EnvFunc {
 	return func(ctx context.Context, cfg *envconf.Config) (context.Context, error) {
 		r := From(ctx)
+		if r.NeedsCluster != nil && !r.NeedsCluster(r.Mode) {
+			r.Logf("cluster %s: not created, every cell is skipped %s", r.Cluster, r.Mode)
+			return ctx, nil
+		}
 		var err error
 		r.NodeImage = r.Catalog.Kubernetes.OnlineNodeImage
 		if r.Mode == images.Offline {
