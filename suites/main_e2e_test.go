@@ -114,7 +114,10 @@ func newSuite() (*Suite, error) {
 	if reports == "" {
 		reports = filepath.Join(repo, "reports")
 	}
-	runID := time.Now().UTC().Format("20060102-150405")
+	runID, err := reserveRunDir(reports, time.Now().UTC().Format("20060102-150405"))
+	if err != nil {
+		return nil, err
+	}
 	return &Suite{
 		Run: &env.Run{Repo: repo, CacheDir: cache, Catalog: cat, Mode: mode, Keep: *flagKeep,
 			Cluster: *flagCluster, Out: os.Stdout},
@@ -127,5 +130,26 @@ func TestMatrix(t *testing.T) {
 	suite.Run.Logf("plan: %d cell(s) x %d run(s); report %s", len(suite.Cells), suite.Repeat, suite.Dir)
 	for _, c := range suite.Cells {
 		t.Run(c.Report().ID(), func(t *testing.T) { suite.runCell(t, c) })
+	}
+}
+
+// reserveRunDir creates reports/<id>, or <id>-2, -3... when a run started in
+// the same second (two clusters side by side) took it.
+func reserveRunDir(reports, id string) (string, error) {
+	if err := os.MkdirAll(reports, 0o755); err != nil {
+		return "", err
+	}
+	for n := 1; ; n++ {
+		try := id
+		if n > 1 {
+			try = fmt.Sprintf("%s-%d", id, n)
+		}
+		err := os.Mkdir(filepath.Join(reports, try), 0o755)
+		if err == nil {
+			return try, nil
+		}
+		if !os.IsExist(err) {
+			return "", err
+		}
 	}
 }
