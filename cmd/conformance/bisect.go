@@ -95,7 +95,7 @@ func bisect(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, scenar
 // Releases lists the release tags from..to (inclusive), in order, probing each
 // minor line's patch releases with exists (the proxy's version lists are partial).
 func Releases(ctx context.Context, from, to string, exists func(string) bool) ([]string, error) {
-	f, t := parse(from), parse(to)
+	f, t := matrix.Numbers(from), matrix.Numbers(to)
 	if f[0] != t[0] || matrix.CompareTags(from, to) >= 0 {
 		return nil, fmt.Errorf("bisect range %s..%s: FROM must be before TO, same major version", from, to)
 	}
@@ -121,12 +121,6 @@ func Releases(ctx context.Context, from, to string, exists func(string) bool) ([
 	}
 	slices.SortFunc(tags, matrix.CompareTags)
 	return tags, nil
-}
-
-func parse(tag string) [3]int {
-	var n [3]int
-	fmt.Sscanf(strings.TrimPrefix(tag, "v"), "%d.%d.%d", &n[0], &n[1], &n[2])
-	return n
 }
 
 // runCell runs one cell through the e2e suite (keeping the cluster for the

@@ -255,7 +255,7 @@ func (c Cell) Report() report.Cell {
 
 // compareTags orders release tags by version number.
 func compareTags(a, b string) int {
-	pa, pb := numbers(a), numbers(b)
+	pa, pb := Numbers(a), Numbers(b)
 	for i := range 3 {
 		if pa[i] != pb[i] {
 			return pa[i] - pb[i]
@@ -264,9 +264,11 @@ func compareTags(a, b string) int {
 	return strings.Compare(a, b)
 }
 
-func numbers(tag string) [3]int {
+// Numbers are a release tag's major, minor and patch numbers; what does not
+// parse (a suffix, a missing part) counts as 0.
+func Numbers(tag string) [3]int {
 	var n [3]int
-	fmt.Sscanf(strings.TrimPrefix(tag, "v"), "%d.%d.%d", &n[0], &n[1], &n[2])
+	_, _ = fmt.Sscanf(strings.TrimPrefix(tag, "v"), "%d.%d.%d", &n[0], &n[1], &n[2])
 	return n
 }
 
