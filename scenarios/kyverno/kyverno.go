@@ -25,11 +25,7 @@
 package kyverno
 
 import (
-	"context"
-	"testing"
-
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
-	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
@@ -71,7 +67,8 @@ func Feature(c matrix.Cell) features.Feature {
 		Assess("install", env.Sync(app, SyncOptions...)).
 		Assess("install done or held", assert.That("install sync completed or held on the hook", assert.Intervals.Install, done)).
 		Assess("install held?", env.Observe("install sync held on hook "+job+" (deleting, finalizer kept, operation Running)", held)).
-		Assess("upgrade", unlessHeld(held, "sync again (the upgrade)", env.Sync(app, SyncOptions...))).
+		// ArgoCD starts no sync while one runs: a user whose install is held cannot sync again
+		Assess("upgrade", env.Unless(held, "sync again (the upgrade)", env.Sync(app, SyncOptions...))).
 		Assess("hook created", env.ObserveWithin("hook Job "+job+" created (or the sync done first)", assert.Intervals.Sync, assert.Any(env.Exists("job", namespace, job), synced))).
 		Assess("hook finalizers", env.Observe("hook Job carries "+finalizer, env.JSONPathMatches("job", namespace, job, "{.metadata.finalizers}", finalizer))).
 		Assess("hook done or held", assert.That("sync completed or hook held", assert.Intervals.Sync, done))
@@ -82,11 +79,11 @@ func Feature(c matrix.Cell) features.Feature {
 		for _, tag := range UpgradeTargets {
 			if matrix.CompareTags(tag, c.ArgoCD) > 0 {
 				// the new controller resumes the operation at once: a hold tells
-				f = f.Assess("upgrade to "+tag, onlyIfHeld(held, "upgrade argocd in place to "+tag, inOrder(env.UpgradeArgoCD(tag),
+				f = f.Assess("upgrade to "+tag, env.If(held, "upgrade argocd in place to "+tag, env.InOrder(env.UpgradeArgoCD(tag),
 					env.ObserveWithin("held sync Succeeded after the upgrade to "+tag, assert.Intervals.Hold, synced))))
 			}
 		}
-		f = f.Assess("unblock by hand", onlyIfHeld(held, "remove the finalizer by hand", env.RemoveFinalizer("job", namespace, job, finalizer))).
+		f = f.Assess("unblock by hand", env.If(held, "remove the finalizer by hand", env.RemoveFinalizer("job", namespace, job, finalizer))).
 			Assess("after the unblock", env.ObserveWithin("sync Succeeded (after the unblock, if one was needed)", assert.Intervals.Sync, synced))
 	case "hook-disabled":
 		f = f.Assess("no hook", assert.Resolved("sync Succeeded without "+job, assert.Intervals.Sync, assert.Intervals.HoldShort,
@@ -96,35 +93,4 @@ func Feature(c matrix.Cell) features.Feature {
 			assert.Intervals.HoldShort, assert.All(synced, hookPhase("Succeeded"), env.Missing("job", namespace, job))))
 	}
 	return f.Feature()
-}
-
-// unlessHeld runs step unless held holds: ArgoCD starts no sync while one is
-// running, so a user whose install is held cannot sync again either.
-func unlessHeld(held assert.Check, what string, step features.Func) features.Func {
-	return when(held, false, what, step)
-}
-
-// onlyIfHeld runs step only while held holds.
-func onlyIfHeld(held assert.Check, what string, step features.Func) features.Func {
-	return when(held, true, what, step)
-}
-
-// inOrder runs steps one after the other as one step.
-func inOrder(steps ...features.Func) features.Func {
-	return func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
-		for _, step := range steps {
-			ctx = step(ctx, t, cfg)
-		}
-		return ctx
-	}
-}
-
-func when(held assert.Check, want bool, what string, step features.Func) features.Func {
-	return func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
-		if ok, seen, _ := held(ctx); ok != want {
-			env.CellFrom(ctx).Step("%s: skipped (held: %v, %s)", what, ok, seen)
-			return ctx
-		}
-		return step(ctx, t, cfg)
-	}
 }
