@@ -27,17 +27,12 @@ func Apply(what, manifest string) features.Func {
 	})
 }
 
-// Delete deletes an object (or, with an empty name, what args select); extra
-// kubectl arguments choose the propagation
+// Delete deletes an object; extra kubectl arguments choose the propagation
 // (e.g. "--cascade=foreground").
 func Delete(kind, namespace, name string, args ...string) features.Func {
 	return assert.Step("delete "+ref(kind, namespace, name), func(ctx context.Context) error {
 		CellFrom(ctx).Step("delete %s %v", ref(kind, namespace, name), args)
-		a := []string{"delete", kind}
-		if name != "" { // else args select, e.g. -l app=x
-			a = append(a, name)
-		}
-		a = append(append(a, "--wait=false"), args...)
+		a := append([]string{"delete", kind, name, "--wait=false"}, args...)
 		if namespace != "" {
 			a = append(a, "-n", namespace)
 		}
