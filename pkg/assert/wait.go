@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -123,7 +124,9 @@ func combine(all bool, checks []Check) Check {
 			} else {
 				result = result || ok
 			}
-			seen = append(seen, s)
+			if !slices.Contains(seen, s) { // checks on one object see the same state
+				seen = append(seen, s)
+			}
 		}
 		return result, strings.Join(seen, "; "), nil
 	}

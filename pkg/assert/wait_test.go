@@ -71,7 +71,10 @@ func TestAny(t *testing.T) {
 	if ok, seen, _ := Any(no, yes)(context.Background()); !ok || seen != "no; yes" {
 		t.Fatalf("Any(no, yes) = %v %q", ok, seen)
 	}
-	if ok, _, _ := Any(no, no)(context.Background()); ok {
-		t.Fatal("Any(no, no) must not hold")
+	if ok, seen, _ := Any(no, no)(context.Background()); ok || seen != "no" {
+		t.Fatalf("Any(no, no) = %v %q, want false and one \"no\"", ok, seen)
+	}
+	if ok, seen, _ := All(yes, no, yes)(context.Background()); ok || seen != "yes; no" {
+		t.Fatalf("All(yes, no, yes) = %v %q", ok, seen)
 	}
 }
