@@ -32,10 +32,16 @@ func (r *Report) Markdown() string {
 			c.Component, c.ComponentVersion, c.Outcome, mark, c.Expected, c.Duration, mdEscape(c.Reason))
 	}
 	for _, c := range r.Cells {
-		if len(c.Observations) == 0 {
+		if len(c.Observations) == 0 && len(c.Runs) == 0 {
 			continue
 		}
 		fmt.Fprintf(&b, "\n### %s\n\n", c.ID())
+		for i, run := range c.Runs {
+			fmt.Fprintf(&b, "- run %d: %s in %.0fs: %s (`%s/run-%d`)\n", i+1, run.Outcome, run.Duration, mdEscape(run.Reason), c.Evidence, i+1)
+		}
+		if len(c.Runs) > 0 && len(c.Observations) > 0 {
+			fmt.Fprintf(&b, "\nRun %d, step by step:\n\n", len(c.Runs))
+		}
 		for _, o := range c.Observations {
 			fmt.Fprintf(&b, "- %s\n", mdEscape(o))
 		}

@@ -33,6 +33,27 @@ func TestSettle(t *testing.T) {
 	}
 }
 
+// A repeated cell's section lists every run with its evidence directory, so
+// "5/5" can be checked run by run.
+func TestMarkdownListsRuns(t *testing.T) {
+	r := sample()
+	r.Cells = []Cell{{Scenario: "kyverno-argocd", Variant: "bug", ArgoCD: "v2.14.3", Expected: Reproduced, Evidence: "cells/x",
+		Runs:         []Run{{Outcome: Reproduced, Reason: "held", Duration: 200}, {Outcome: NotReproduced, Reason: "Job | gone", Duration: 90}},
+		Observations: []string{"hook Job carries the finalizer: true"}}}
+	r.Cells[0].Settle()
+	md := r.Markdown()
+	for _, want := range []string{
+		"- run 1: REPRODUCED in 200s: held (`cells/x/run-1`)",
+		"- run 2: NOT_REPRODUCED in 90s: Job \\| gone (`cells/x/run-2`)",
+		"Run 2, step by step:",
+		"- hook Job carries the finalizer: true",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+}
+
 func TestWriteAllFormats(t *testing.T) {
 	r := sample()
 	for i := range r.Cells {
