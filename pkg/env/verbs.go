@@ -9,6 +9,7 @@ import (
 	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 	"sigs.k8s.io/e2e-framework/pkg/features"
+	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
@@ -82,6 +83,14 @@ func CreateApp(app *v1alpha1.Application) features.Func {
 		})
 		spec, _ := json.Marshal(app.Spec)
 		c.Step("create application %s: %s", app.Name, spec)
+		if h := app.Spec.GetSource().Helm; h != nil && h.Values != "" {
+			// a report says which chart values a cell chose (what it switches off)
+			values, err := yaml.YAMLToJSON([]byte(h.Values))
+			if err != nil {
+				return fmt.Errorf("application %s: Helm values: %w", app.Name, err)
+			}
+			observe(ctx, "application %s: Helm values %s", app.Name, values)
+		}
 		return r.Apps.Create(ctx, app.DeepCopy())
 	})
 }
