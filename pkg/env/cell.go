@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 )
@@ -69,7 +71,8 @@ func (c *Cell) Step(format string, args ...any) {
 // whatever happened in the cell, so the next cell starts clean.
 func (r *Run) End(ctx context.Context, c *Cell) error {
 	ctx = context.WithoutCancel(ctx)
-	r.dumpEvidence(ctx, c)
+	r.dumpEvidence(ctx, c, c.Dir)
+	c.writeSteps()
 	var errs []string
 	for i := len(c.cleanups) - 1; i >= 0; i-- {
 		cl := c.cleanups[i]
@@ -84,14 +87,14 @@ func (r *Run) End(ctx context.Context, c *Cell) error {
 	return nil
 }
 
-// dumpEvidence writes what the cell's assertions looked at. Secrets are never
-// dumped (kubectl get of a Secret is not among the evidence kinds).
-func (r *Run) dumpEvidence(ctx context.Context, c *Cell) {
-	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+// dumpEvidence writes what the cell's assertions looked at into dir. Secrets
+// are never dumped (kubectl get of a Secret is not among the evidence kinds).
+func (r *Run) dumpEvidence(ctx context.Context, c *Cell, dir string) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return
 	}
 	write := func(name, content string) {
-		_ = os.WriteFile(filepath.Join(c.Dir, name), []byte(content), 0o644)
+		_ = os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
 	}
 	get := func(args ...string) string {
 		out, err := r.Kubectl.Run(ctx, args...)
@@ -116,7 +119,25 @@ func (r *Run) dumpEvidence(ctx context.Context, c *Cell) {
 		}
 		write(strings.ToLower(o.kind)+"-"+o.name+".yaml", get(args...))
 	}
-	write("steps.txt", strings.Join(c.steps, "\n")+"\n")
+}
+
+func (c *Cell) writeSteps() {
+	if err := os.MkdirAll(c.Dir, 0o755); err == nil {
+		_ = os.WriteFile(filepath.Join(c.Dir, "steps.txt"), []byte(strings.Join(c.steps, "\n")+"\n"), 0o644)
+	}
+}
+
+// Snapshot dumps the cell's evidence as it is now into the subdirectory name
+// of the cell's evidence: what a later step changes (an ArgoCD upgrade
+// replaces the controller and its log; an unblock deletes the held object)
+// stays on record as it was at the verdict.
+func Snapshot(name string) features.Func {
+	return assert.Step("snapshot evidence "+name, func(ctx context.Context) error {
+		r, c := From(ctx), CellFrom(ctx)
+		r.dumpEvidence(ctx, c, filepath.Join(c.Dir, name))
+		observe(ctx, "evidence as of this step (objects, events, controller logs): %s/", name)
+		return nil
+	})
 }
 
 // observe adds an observation to the cell's record and its step log.

@@ -16,7 +16,8 @@
 // the hook finalizer, operation Running on the hook); then, while it is held,
 // upgrades ArgoCD in place to each of UpgradeTargets newer than the cell's and
 // records whether the held sync completes, and last removes the finalizer by
-// hand. `argocd-upgrade` (the cell's ArgoCD) and `hook-disabled`
+// hand; the evidence as it was at the verdict is kept in at-verdict/.
+// `argocd-upgrade` (the cell's ArgoCD) and `hook-disabled`
 // (policyReportsCleanup.enabled=false) must end Succeeded with no Job left.
 //
 // Measured: ArgoCD v2.14.3 (the one 2.14 release whose gitops-engine has the
@@ -75,7 +76,9 @@ func Feature(c matrix.Cell) features.Feature {
 	switch c.Variant.Name {
 	case "bug":
 		f = f.Assess("hook result", env.Observe("hook "+job+" Succeeded in the sync result", hookPhase("Succeeded"))).
-			Assess("stuck on the hook", assert.Symptom("sync stuck on hook "+job, assert.Intervals.Hold, held))
+			Assess("stuck on the hook", assert.Symptom("sync stuck on hook "+job, assert.Intervals.Hold, held)).
+			// the upgrades below replace the controller (and its log); the unblock deletes the Job
+			Assess("evidence of the verdict", env.Snapshot("at-verdict"))
 		for _, tag := range UpgradeTargets {
 			if matrix.CompareTags(tag, c.ArgoCD) > 0 {
 				// the new controller resumes the operation at once: a hold tells
