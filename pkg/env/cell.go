@@ -23,6 +23,7 @@ type Cell struct {
 	evidence   []object
 	namespaces []string
 	steps      []string
+	started    time.Time
 }
 
 type cleanup struct {
@@ -36,7 +37,7 @@ type cellKey struct{}
 
 // WithCell starts a cell whose evidence goes to dir.
 func WithCell(ctx context.Context, dir string) (context.Context, *Cell) {
-	c := &Cell{Dir: dir, namespaces: []string{argocd.Namespace}}
+	c := &Cell{Dir: dir, namespaces: []string{argocd.Namespace}, started: time.Now()}
 	return context.WithValue(ctx, cellKey{}, c), c
 }
 
@@ -107,8 +108,11 @@ func (r *Run) dumpEvidence(ctx context.Context, c *Cell, dir string) {
 	for _, ns := range c.namespaces {
 		write("events-"+ns+".txt", get("-n", ns, "get", "events", "--sort-by=.lastTimestamp"))
 	}
-	write("argocd-application-controller.log", get("-n", argocd.Namespace, "logs", "statefulset/argocd-application-controller", "--tail=400"))
-	write("argocd-repo-server.log", get("-n", argocd.Namespace, "logs", "deploy/argocd-repo-server", "--tail=200"))
+	// the cell's whole span (a held sync logs several lines a second: a tail
+	// would keep only the last seconds, not the moment it got held)
+	since := "--since-time=" + c.started.UTC().Format(time.RFC3339)
+	write("argocd-application-controller.log", get("-n", argocd.Namespace, "logs", "statefulset/argocd-application-controller", since))
+	write("argocd-repo-server.log", get("-n", argocd.Namespace, "logs", "deploy/argocd-repo-server", since))
 	for _, o := range c.evidence {
 		if strings.EqualFold(o.kind, "secret") {
 			continue
