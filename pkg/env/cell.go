@@ -73,7 +73,7 @@ func (c *Cell) Step(format string, args ...any) {
 func (r *Run) End(ctx context.Context, c *Cell) error {
 	ctx = context.WithoutCancel(ctx)
 	r.dumpEvidence(ctx, c, c.Dir)
-	c.writeSteps()
+	_ = os.WriteFile(filepath.Join(c.Dir, "steps.txt"), []byte(strings.Join(c.steps, "\n")+"\n"), 0o644)
 	var errs []string
 	for i := len(c.cleanups) - 1; i >= 0; i-- {
 		cl := c.cleanups[i]
@@ -122,12 +122,6 @@ func (r *Run) dumpEvidence(ctx context.Context, c *Cell, dir string) {
 			args = append(args, "-n", o.namespace)
 		}
 		write(strings.ToLower(o.kind)+"-"+o.name+".yaml", get(args...))
-	}
-}
-
-func (c *Cell) writeSteps() {
-	if err := os.MkdirAll(c.Dir, 0o755); err == nil {
-		_ = os.WriteFile(filepath.Join(c.Dir, "steps.txt"), []byte(strings.Join(c.steps, "\n")+"\n"), 0o644)
 	}
 }
 
