@@ -104,10 +104,11 @@ func (s *Suite) runCell(t *testing.T, c matrix.Cell) {
 	rc.Expected = expected
 	rc.Evidence = filepath.Join("cells", rc.ID())
 	for i := range s.Repeat {
-		dir := filepath.Join(s.Dir, rc.Evidence)
+		evidence := rc.Evidence
 		if s.Repeat > 1 {
-			dir = filepath.Join(dir, fmt.Sprintf("run-%d", i+1))
+			evidence = filepath.Join(evidence, fmt.Sprintf("run-%d", i+1))
 		}
+		dir := filepath.Join(s.Dir, evidence)
 		s.Run.Logf("cell %s: start (run %d/%d)", rc.ID(), i+1, s.Repeat)
 		outcome, reason, obs := s.prepare(c)
 		start := time.Now()
@@ -116,7 +117,7 @@ func (s *Suite) runCell(t *testing.T, c matrix.Cell) {
 		}
 		d := time.Since(start).Seconds()
 		s.Run.Logf("cell %s: %s in %.0fs: %s", rc.ID(), outcome, d, reason)
-		rc.Runs = append(rc.Runs, report.Run{Outcome: outcome, Reason: reason, Duration: d})
+		rc.Runs = append(rc.Runs, report.Run{Outcome: outcome, Reason: reason, Duration: d, Evidence: evidence})
 		rc.Observations = obs
 		s.writeBundle(dir, c, outcome, reason)
 	}

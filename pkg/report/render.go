@@ -37,7 +37,7 @@ func (r *Report) Markdown() string {
 		}
 		fmt.Fprintf(&b, "\n### %s\n\n", c.ID())
 		for i, run := range c.Runs {
-			fmt.Fprintf(&b, "- run %d: %s in %.0fs: %s (`%s/run-%d`)\n", i+1, run.Outcome, run.Duration, mdEscape(run.Reason), c.Evidence, i+1)
+			fmt.Fprintf(&b, "- run %d: %s in %.0fs: %s (`%s`)\n", i+1, run.Outcome, run.Duration, mdEscape(run.Reason), run.Evidence)
 		}
 		if len(c.Runs) > 0 && len(c.Observations) > 0 {
 			fmt.Fprintf(&b, "\nRun %d, step by step:\n\n", len(c.Runs))

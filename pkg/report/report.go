@@ -47,6 +47,7 @@ type Run struct {
 	Outcome  Outcome `json:"outcome"`
 	Reason   string  `json:"reason"`
 	Duration float64 `json:"duration_seconds"`
+	Evidence string  `json:"evidence,omitempty"` // the run's own evidence directory, relative to the report
 }
 
 // ID names a cell in paths and test names.

@@ -38,7 +38,8 @@ func TestSettle(t *testing.T) {
 func TestMarkdownListsRuns(t *testing.T) {
 	r := sample()
 	r.Cells = []Cell{{Scenario: "kyverno-argocd", Variant: "bug", ArgoCD: "v2.14.3", Expected: Reproduced, Evidence: "cells/x",
-		Runs:         []Run{{Outcome: Reproduced, Reason: "held", Duration: 200}, {Outcome: NotReproduced, Reason: "Job | gone", Duration: 90}},
+		Runs: []Run{{Outcome: Reproduced, Reason: "held", Duration: 200, Evidence: "cells/x/run-1"},
+			{Outcome: NotReproduced, Reason: "Job | gone", Duration: 90, Evidence: "cells/x/run-2"}},
 		Observations: []string{"hook Job carries the finalizer: true"}}}
 	r.Cells[0].Settle()
 	md := r.Markdown()
