@@ -19,20 +19,32 @@ type ModuleReader func(module, version, rel string) (map[string]string, error)
 // module read goes into the report as a source; the result is memoized.
 func FromModules(what string, render func(read ModuleReader) (map[string]string, error)) Files {
 	return once(func(ctx context.Context) (map[string]string, error) {
-		read := func(module, version, rel string) (map[string]string, error) {
-			dir, err := sources.ModuleDir(ctx, module, version)
-			if err != nil {
-				return nil, err
+		read := ReadModules(ctx)
+		return render(func(module, version, rel string) (map[string]string, error) {
+			files, err := read(module, version, rel)
+			if err == nil {
+				observe(ctx, "source: %s: %s@%s/%s (%d file(s), Go module zip)", what, module, version, rel, len(files))
 			}
-			files, err := readModulePath(dir, rel)
-			if err != nil {
-				return nil, fmt.Errorf("read %s@%s/%s: %w", module, version, rel, err)
-			}
-			observe(ctx, "source: %s: %s@%s/%s (%d file(s), Go module zip)", what, module, version, rel, len(files))
-			return files, nil
-		}
-		return render(read)
+			return files, err
+		})
 	})
+}
+
+// ReadModules is the ModuleReader the suite uses: each module is downloaded
+// at its exact version through the module proxy (sources.ModuleDir), so it
+// works on an empty module cache.
+func ReadModules(ctx context.Context) ModuleReader {
+	return func(module, version, rel string) (map[string]string, error) {
+		dir, err := sources.ModuleDir(ctx, module, version)
+		if err != nil {
+			return nil, err
+		}
+		files, err := readModulePath(dir, rel)
+		if err != nil {
+			return nil, fmt.Errorf("read %s@%s/%s: %w", module, version, rel, err)
+		}
+		return files, nil
+	}
 }
 
 func readModulePath(dir, rel string) (map[string]string, error) {
