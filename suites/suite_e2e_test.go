@@ -191,7 +191,7 @@ func (s *Suite) writeBundle(dir string, c matrix.Cell, outcome report.Outcome, r
 	fmt.Fprintf(&b, "Outcome: **%s**: %s\n\n", outcome, reason)
 	fmt.Fprintf(&b, "| what | version |\n|---|---|\n| ArgoCD | %s |\n| %s | %s |\n| Kubernetes | %s (kind %s) |\n| images | %s |\n\n",
 		c.ArgoCD, c.Scenario.Component, c.ComponentVersion, s.Run.Catalog.Kubernetes.Version, s.Run.Catalog.Kind, s.Run.Mode)
-	fmt.Fprintf(&b, "Replay with this suite (github.com/gitops-conformance/suite):\n\n    make e2e SCENARIO=%s VARIANT=%s ARGOCD=%s\n\n", c.Scenario.Name, c.Variant.Name, c.ArgoCD)
+	fmt.Fprintf(&b, "Replay exactly this cell with this suite (github.com/gitops-conformance/suite):\n\n    %s\n\n", c.Replay())
 	b.WriteString("Steps with timestamps: steps.txt. Objects, events and controller logs: the other files here.\nUpstream: " + c.Scenario.Upstream + "\n")
 	_ = os.WriteFile(filepath.Join(dir, "REPRODUCE.md"), []byte(b.String()), 0o644)
 }

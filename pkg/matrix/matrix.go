@@ -71,6 +71,16 @@ type Cell struct {
 	ComponentVersion string
 }
 
+// Replay is the command that runs exactly this cell again: its scenario,
+// variant, ArgoCD release and component version, nothing more.
+func (c Cell) Replay() string {
+	cmd := fmt.Sprintf("make e2e SCENARIO=%s VARIANT=%s ARGOCD=%s", c.Scenario.Name, c.Variant.Name, c.ArgoCD)
+	if c.ComponentVersion != "" {
+		cmd += " COMPONENT_VERSION=" + c.ComponentVersion
+	}
+	return cmd
+}
+
 // Selection is what the user asked for; empty lists mean "all" / "default".
 // Versions (component versions) replace the variants' own: a scenario runs
 // those of them its component has in the catalog, and is left out if none.

@@ -101,3 +101,11 @@ scenarios:
 		t.Fatalf("unknown version: %v", err)
 	}
 }
+
+func TestReplayNamesTheCell(t *testing.T) {
+	c := Cell{Scenario: Scenario{Name: "knative-argocd"}, Variant: Variant{Name: "bug"}, ArgoCD: "v2.14.11", ComponentVersion: "v0.42.2"}
+	want := "make e2e SCENARIO=knative-argocd VARIANT=bug ARGOCD=v2.14.11 COMPONENT_VERSION=v0.42.2"
+	if got := c.Replay(); got != want {
+		t.Errorf("Replay() = %q, want %q", got, want)
+	}
+}
