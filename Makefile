@@ -23,37 +23,49 @@ SMOKE_VARIANT ?= bug,ignore-differences
 SMOKE_ARGOCD ?= $(shell sed -n 's/^  smoke: //p' pkg/catalog/catalog.yaml)
 
 CLI := bin/conformance
+# The e2e test binary (go test -c -tags e2e ./suites): make runs it directly so
+# its exit status reaches the caller's script unchanged (go test folds every
+# failure into 1): 0 every cell as expected, 1 a cell ERROR, FLAKY or
+# unexpected, 2 bad input (nothing started), 130 interrupted. make itself turns
+# any failure into 2: run $(E2E) directly (same flags) where the status matters.
+E2E := bin/e2e.test
+GO_SOURCES := $(shell find cmd pkg suites scenarios -name '*.go' -o -name '*.yaml' 2>/dev/null) go.mod
 KEEP_FLAG := $(if $(filter 1 true yes,$(KEEP)),-keep,)
 SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -mode "$(MODE)"
+RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
-.PHONY: help test unit e2e argocd-check matrix list bisect smoke verify bench clean cluster-delete
+.PHONY: help test unit e2e argocd-check matrix list bisect sweep smoke verify bench clean cluster-delete
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-$(CLI): $(shell find cmd pkg suites -name '*.go' -o -name '*.yaml' 2>/dev/null) go.mod
+$(CLI): $(GO_SOURCES)
 	@$(GO) build -o $(CLI) ./cmd/conformance
+
+$(E2E): $(GO_SOURCES)
+	@echo "building the e2e test binary (a few minutes on a cold machine)"
+	@$(GO) test -c -tags e2e -o $(E2E) ./suites
 
 test: unit smoke ## unit tests, then one real end-to-end scenario on kind (what .ci/run calls)
 
 unit: ## unit tests: seconds, no Docker
 	$(GO) test -count=1 ./...
 
-smoke: $(CLI) ## the end-to-end smoke: cluster checks and kubeovn-argocd on one ArgoCD release
+smoke: $(CLI) $(E2E) ## the end-to-end smoke: cluster checks and kubeovn-argocd on one ArgoCD release
 	@$(CLI) check -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -mode $(MODE)
-	$(GO) test -tags e2e -count=1 -v -timeout $(E2E_TIMEOUT) ./suites -run 'TestCluster|TestMatrix' -args \
+	$(RUN_E2E) -test.run 'TestCluster|TestMatrix' \
 	  -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -mode $(MODE) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make smoke"
 
-e2e: $(CLI) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [COMPONENT_VERSION=v[,v]] [REPEAT=N] [KEEP=1] [MODE=offline|online]
+e2e: $(CLI) $(E2E) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [COMPONENT_VERSION=v[,v]] [REPEAT=N] [KEEP=1] [MODE=offline|online]
 	@$(CLI) check $(SELECTION)
-	$(GO) test -tags e2e -count=1 -v -timeout $(E2E_TIMEOUT) ./suites -run TestMatrix -args $(SELECTION) \
+	$(RUN_E2E) -test.run TestMatrix $(SELECTION) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG) \
 	  -command "make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION) REPEAT=$(REPEAT)"
 
-argocd-check: $(CLI) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
+argocd-check: $(CLI) $(E2E) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
 	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -mode $(MODE)
-	$(GO) test -tags e2e -count=1 -v -timeout $(E2E_TIMEOUT) ./suites -run 'TestArgoCD' -args \
+	$(RUN_E2E) -test.run 'TestArgoCD' \
 	  -argocd "$(ARGOCD)" -mode $(MODE) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make argocd-check ARGOCD=$(ARGOCD)"
 
 matrix: ## every scenario and variant on the default ArgoCD axis (REPEAT=N for k/N)
@@ -62,9 +74,15 @@ matrix: ## every scenario and variant on the default ArgoCD axis (REPEAT=N for k
 list: $(CLI) ## scenarios, variants, ArgoCD and component versions
 	@$(CLI) list
 
-bisect: $(CLI) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: where the outcome changes
-	@$(CLI) bisect -scenario "$(SCENARIO)" -variant "$(VARIANT)" -from "$(FROM)" -to "$(TO)"
-	@$(if $(KEEP_FLAG),,$(MAKE) --no-print-directory cluster-delete)
+BISECT = @$(CLI) check -scenario "$(SCENARIO)" -variant "$(VARIANT)" -version "$(COMPONENT_VERSION)" -argocd "$(FROM),$(TO)" -mode $(MODE) && \
+	$(RUN_E2E) -test.run TestBisect -scenario "$(SCENARIO)" -variant "$(VARIANT)" -version "$(COMPONENT_VERSION)" \
+	  -argocd "$(FROM),$(TO)" -from "$(FROM)" -to "$(TO)" -mode $(MODE) -cluster $(CLUSTER) $(KEEP_FLAG)
+
+bisect: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: where the outcome changes (says which releases it did not run)
+	$(BISECT) -command "make bisect SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) FROM=$(FROM) TO=$(TO)"
+
+sweep: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: run every release between, report every change
+	$(BISECT) -sweep -command "make sweep SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) FROM=$(FROM) TO=$(TO)"
 
 bench: ## benchmarks: node image, cluster create, ArgoCD image and install, cluster reuse
 	./hack/bench.sh
@@ -77,8 +95,10 @@ verify: ## gofmt, go vet, golangci-lint, go mod tidy check
 	  if ! diff -q go.mod /tmp/go.mod.verify >/dev/null || ! diff -q go.sum /tmp/go.sum.verify >/dev/null; then \
 	    echo "go mod tidy changed go.mod/go.sum: commit the result"; exit 1; fi
 
-cluster-delete: ## delete the suite's kind cluster
-	-@$(shell ls -1 $${XDG_CACHE_HOME:-$$HOME/.cache}/gitops-conformance/bin/kind-* 2>/dev/null | head -1) delete cluster --name $(CLUSTER)
+cluster-delete: ## delete the suite's kind cluster (CLUSTER=name)
+	@kind=$$(ls -1 $${XDG_CACHE_HOME:-$$HOME/.cache}/gitops-conformance/bin/kind-* 2>/dev/null | head -1); \
+	  if [ -z "$$kind" ]; then echo "no kind binary in the suite's cache: the suite never made a cluster here"; \
+	  else "$$kind" delete cluster --name $(CLUSTER); fi
 
 clean: cluster-delete ## delete the cluster and local build outputs (image caches stay)
 	rm -rf bin

@@ -65,7 +65,8 @@ cleanup
 
 # Cluster reuse: the same cells both ways.
 cells=${BENCH_CELLS:-bug,ignore-differences}
-run() { go test -tags e2e -count=1 -timeout 60m ./suites -run TestMatrix -args -scenario kubeovn-argocd -argocd "${tags%%,*}" "$@" >/dev/null 2>&1; }
+make -s bin/e2e.test
+run() { (cd suites && ../bin/e2e.test -test.count=1 -test.timeout 60m -test.run TestMatrix -scenario kubeovn-argocd -argocd "${tags%%,*}" "$@" >/dev/null 2>&1); }
 t=$(now)
 for v in ${cells//,/ }; do run -variant "$v" -cluster bench -reports /tmp/bench-reports; done
 fresh=$(echo "$(now) - $t" | bc)

@@ -45,7 +45,7 @@ spec:
 // TestCluster checks the cluster a run stands on: a Pod runs, and a ClusterIP
 // Service answers the API server (the path admission webhooks take).
 func TestCluster(t *testing.T) {
-	etcd := "registry.k8s.io/etcd:" + suite.Run.Catalog.Kubernetes.Etcd[1:] + "-0"
+	etcd := "registry.k8s.io/etcd:" + run.Run.Catalog.Kubernetes.Etcd[1:] + "-0"
 	f := features.New("cluster").
 		Setup(env.Apply("probe namespace", fmt.Sprintf(probeNamespace, probeNS))).
 		Setup(assert.That("serviceaccount "+probeNS+"/default", assert.Intervals.Rollout, env.Exists("serviceaccount", probeNS, "default"))).
@@ -55,5 +55,5 @@ func TestCluster(t *testing.T) {
 		Assess("service answers the API server", assert.That("service "+probeNS+"/probe answers", assert.Intervals.Rollout,
 			env.ServiceAnswers(probeNS, "probe", "2379", "/health", `"health":"true"`))).
 		Feature()
-	suite.runCheck(t, "cluster", f)
+	check(t, "cluster", f)
 }

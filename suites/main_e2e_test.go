@@ -4,6 +4,7 @@ package suites
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -15,70 +16,69 @@ import (
 
 	e2eenv "sigs.k8s.io/e2e-framework/pkg/env"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
+	"sigs.k8s.io/e2e-framework/pkg/features"
 	"sigs.k8s.io/e2e-framework/pkg/types"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/env"
-	"github.com/gitops-conformance/suite/pkg/images"
-	"github.com/gitops-conformance/suite/pkg/matrix"
-	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/runner"
+	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
-// The suite's state: e2e-framework's environment, and the run it carries.
+// Exit statuses of the test binary (`make e2e` runs it; make itself turns
+// every failure into 2, so scripts that need these run bin/e2e.test).
+const (
+	exitFailed      = 1   // a cell is ERROR, FLAKY or not as expected; a check failed
+	exitBadInput    = 2   // an unknown scenario, variant or version: nothing started
+	exitInterrupted = 130 // SIGINT, SIGTERM or the -test.timeout margin stopped the run
+)
+
+// timeoutMargin is the time a run keeps, before go test's -timeout would
+// kill it, to stop the current cell, write the report and delete the cluster.
+const timeoutMargin = 3 * time.Minute
+
+// The suite's state: e2e-framework's environment and the runner behind it.
 var (
 	testenv types.Environment
-	suite   *Suite
+	run     *runner.Runner
+	opts    runner.Options
+	runCtx  context.Context // cancelled by an interrupt
 )
 
-var (
-	flagScenarios = flag.String("scenario", "", "scenarios, comma-separated (default: all)")
-	flagVariants  = flag.String("variant", "", "variants, comma-separated (default: all)")
-	flagArgoCD    = flag.String("argocd", "", "ArgoCD tags, comma-separated (default: each scenario's axis)")
-	flagVersions  = flag.String("version", "", "component versions, comma-separated (replace the variants')")
-	flagMode      = flag.String("mode", "auto", "image source: auto, online or offline")
-	flagRepeat    = flag.Int("repeat", 1, "run each cell N times and report k/N")
-	flagKeep      = flag.Bool("keep", false, "keep the cluster at the end")
-	flagCluster   = flag.String("cluster", "gitops-conformance", "kind cluster name")
-	flagReports   = flag.String("reports", "", "reports directory (default: <repo>/reports)")
-	flagCommand   = flag.String("command", "", "the command line that started the run, for the report")
-)
+func init() { opts.Register(flag.CommandLine) }
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	s, err := newSuite()
+	ctx := interruptible()
+	runCtx = ctx
+	r, err := newRunner(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
+		if runner.IsBadInput(err) {
+			os.Exit(exitBadInput)
+		}
+		os.Exit(exitFailed)
 	}
-	suite = s
-	s.Run.NeedsCluster = s.needsCluster
-	ctx := env.WithRun(context.Background(), s.Run)
-	testenv, err = e2eenv.NewWithContext(ctx, envconf.New())
+	run = r
+	testenv, err = e2eenv.NewWithContext(r.Context(ctx), envconf.New())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		os.Exit(exitFailed)
 	}
-	testenv.Setup(env.Preflight(), env.CreateCluster())
-	testenv.Finish(s.finish(), env.DestroyCluster())
-
-	// An interrupt deletes what the run created (unless -keep) and still
-	// writes the report of the cells that finished.
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		sig := <-sigs
-		s.Run.Logf("%s: cleaning up (a second signal kills at once)", sig)
-		signal.Reset()
-		cleanup, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		s.writeReport("interrupted by " + sig.String())
-		s.Run.DeleteLeftovers(cleanup)
-		os.Exit(130)
-	}()
-	os.Exit(testenv.Run(m))
+	testenv.Setup(recordSetup(env.Preflight()), recordSetup(env.CreateCluster()))
+	testenv.Finish(finish(ctx), env.DestroyCluster())
+	code := testenv.Run(m)
+	rep := r.Finish(stopped(ctx)) // written by finish already, unless the setup failed
+	switch {
+	case ctx.Err() != nil:
+		code = exitInterrupted
+	case code == 0 && rep.Failed():
+		code = exitFailed
+	}
+	os.Exit(code)
 }
 
-func newSuite() (*Suite, error) {
+func newRunner(ctx context.Context) (*runner.Runner, error) {
 	cat, err := catalog.Load()
 	if err != nil {
 		return nil, err
@@ -87,69 +87,93 @@ func newSuite() (*Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	mode, err := images.ParseMode(*flagMode)
-	if err != nil {
-		return nil, err
-	}
-	if *flagRepeat < 1 {
-		return nil, fmt.Errorf("repeat %d: must be 1 or more", *flagRepeat)
-	}
-	cells, err := data.Plan(cat, matrix.Selection{Scenarios: matrix.ParseList(*flagScenarios), Variants: matrix.ParseList(*flagVariants), ArgoCD: matrix.ParseList(*flagArgoCD), Versions: matrix.ParseList(*flagVersions)})
-	if err != nil {
-		return nil, err
-	}
 	repo, err := filepath.Abs("..")
 	if err != nil {
 		return nil, err
 	}
-	cache := os.Getenv("GITOPS_CONFORMANCE_CACHE")
-	if cache == "" {
-		base, err := os.UserCacheDir()
+	return runner.New(ctx, opts, cat, data, Scenarios(), repo)
+}
+
+// interruptible is the run's context: cancelled by the first SIGINT or
+// SIGTERM, and timeoutMargin before go test's -timeout, with the reason as its
+// cause. A second signal leaves at once: it ends every process the run started
+// and says what was being waited for and what is left.
+func interruptible() context.Context {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	if t := flag.Lookup("test.timeout"); t != nil {
+		if d, ok := t.Value.(flag.Getter).Get().(time.Duration); ok && d > 2*timeoutMargin {
+			var stopTimer context.CancelFunc
+			ctx, stopTimer = context.WithTimeoutCause(ctx, d-timeoutMargin,
+				fmt.Errorf("interrupted: the run's time limit (-timeout %s) is %s away", d, timeoutMargin))
+			_ = stopTimer // released with the process
+		}
+	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		fmt.Fprintf(os.Stderr, "\n%s %s: stopping: the current step is cancelled, no further cell starts; the report is written and the cluster deleted (unless KEEP=1). Press Ctrl-C again to leave at once.\n",
+			time.Now().Format("15:04:05"), sig)
+		cancel(fmt.Errorf("interrupted by %s", sig))
+		sig = <-sigs
+		n := shell.KillAll()
+		waiting := "nothing"
+		if run != nil {
+			waiting = run.Waiting()
+		}
+		fmt.Fprintf(os.Stderr, "%s %s again: leaving now (was waiting for: %s; %d command(s) ended). The cluster may be left: %s\n",
+			time.Now().Format("15:04:05"), sig, waiting, n, "make cluster-delete CLUSTER="+opts.Cluster)
+		os.Exit(exitInterrupted)
+	}()
+	return ctx
+}
+
+// setupErr is the error of a setup env func that failed.
+var setupErr error
+
+// recordSetup keeps the error of a setup step for the report.
+func recordSetup(f types.EnvFunc) types.EnvFunc {
+	return func(ctx context.Context, cfg *envconf.Config) (context.Context, error) {
+		ctx, err := f(ctx, cfg)
 		if err != nil {
-			return nil, err
+			setupErr = err
 		}
-		cache = filepath.Join(base, "gitops-conformance")
-	}
-	reports := *flagReports
-	if reports == "" {
-		reports = filepath.Join(repo, "reports")
-	}
-	runID, err := reserveRunDir(reports, time.Now().UTC().Format("20060102-150405"))
-	if err != nil {
-		return nil, err
-	}
-	return &Suite{
-		Run: &env.Run{Repo: repo, CacheDir: cache, Catalog: cat, Mode: mode, Keep: *flagKeep,
-			Cluster: *flagCluster, Out: os.Stdout},
-		Data: data, Cells: cells, Repeat: *flagRepeat, Dir: filepath.Join(reports, runID),
-		Report: &report.Report{RunID: runID, Started: time.Now().UTC(), Kubernetes: cat.Kubernetes.Version, Command: *flagCommand},
-	}, nil
-}
-
-func TestMatrix(t *testing.T) {
-	suite.Run.Logf("plan: %d cell(s) x %d run(s); report %s", len(suite.Cells), suite.Repeat, suite.Dir)
-	for _, c := range suite.Cells {
-		t.Run(c.Report().ID(), func(t *testing.T) { suite.runCell(t, c) })
+		return ctx, err
 	}
 }
 
-// reserveRunDir creates reports/<id>, or <id>-2, -3... when a run started in
-// the same second (two clusters side by side) took it.
-func reserveRunDir(reports, id string) (string, error) {
-	if err := os.MkdirAll(reports, 0o755); err != nil {
-		return "", err
+// stopped is why the run stopped before its end, or "" when it did not.
+func stopped(ctx context.Context) string {
+	if ctx.Err() == nil {
+		if setupErr != nil {
+			return "setup failed: " + setupErr.Error()
+		}
+		return ""
 	}
-	for n := 1; ; n++ {
-		try := id
-		if n > 1 {
-			try = fmt.Sprintf("%s-%d", id, n)
-		}
-		err := os.Mkdir(filepath.Join(reports, try), 0o755)
-		if err == nil {
-			return try, nil
-		}
-		if !os.IsExist(err) {
-			return "", err
-		}
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause.Error()
 	}
+	return "interrupted"
+}
+
+// finish exports the cluster's logs (not after an interrupt: the user asked
+// to stop) and writes the report before the cluster goes.
+func finish(run0 context.Context) types.EnvFunc {
+	return func(ctx context.Context, _ *envconf.Config) (context.Context, error) {
+		if run0.Err() == nil {
+			run.SetWaiting("export the cluster's logs")
+			if err := run.Run.ExportLogs(ctx, filepath.Join(run.Dir, "cluster-logs")); err != nil {
+				run.Run.Logf("export cluster logs: %v", err)
+			}
+		}
+		run.SetWaiting("write the report")
+		run.Finish(stopped(run0))
+		run.SetWaiting("delete the cluster " + opts.Cluster)
+		return ctx, nil
+	}
+}
+
+// exec runs a feature on t with e2e-framework.
+func exec(t *testing.T) runner.Exec {
+	return func(ctx context.Context, f features.Feature) { testenv.WithContext(ctx).Test(t, f) }
 }

@@ -1,7 +1,8 @@
 // Command conformance is the suite's front end for what needs no cluster:
-// listing the matrix, validating a selection before anything starts, and
-// finding where an outcome changes between two ArgoCD tags (bisect).
-// `make e2e` runs the cells themselves through `go test -tags e2e ./suites`.
+// listing the matrix and validating a selection before anything starts (the
+// same validation the e2e test binary runs, pkg/runner.Validate). `make e2e`,
+// `make bisect` and `make sweep` run cells through the e2e test binary
+// (`go test -tags e2e ./suites`), which hands them to pkg/runner.
 package main
 
 import (
@@ -12,10 +13,8 @@ import (
 	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/matrix"
-	"github.com/gitops-conformance/suite/pkg/shell"
-	"github.com/gitops-conformance/suite/pkg/sources"
+	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/suites"
 )
 
@@ -24,8 +23,9 @@ const usage = `usage: conformance <command> [flags]
 commands:
   list                         scenarios, variants, ArgoCD and component versions
   check  [selection flags]     validate a selection; exit 2 with one line if invalid
-  bisect -scenario S -variant V -from TAG -to TAG
-                               find the last tag with one outcome and the first with another
+
+The cells themselves, bisect and sweep run in the e2e test binary
+(make e2e, make bisect, make sweep), which takes the same flags.
 `
 
 func main() {
@@ -42,70 +42,29 @@ func main() {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		if _, ok := err.(usageError); ok {
+		if runner.IsBadInput(err) {
 			os.Exit(2)
 		}
 		os.Exit(1)
 	}
 }
 
-// usageError is bad input: one line, exit 2, nothing started.
-type usageError struct{ error }
-
 func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd string, args []string) error {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	scenario := fs.String("scenario", "", "scenarios, comma-separated")
-	variant := fs.String("variant", "", "variants, comma-separated")
-	argocd := fs.String("argocd", "", "ArgoCD tags, comma-separated")
-	version := fs.String("version", "", "component versions, comma-separated (replace the variants')")
-	mode := fs.String("mode", "auto", "auto, online or offline")
-	from := fs.String("from", "", "bisect: first tag")
-	to := fs.String("to", "", "bisect: last tag")
+	var o runner.Options
+	o.Register(fs)
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return &runner.BadInput{Err: err}
 	}
-	sel := matrix.Selection{Scenarios: matrix.ParseList(*scenario), Variants: matrix.ParseList(*variant), ArgoCD: matrix.ParseList(*argocd), Versions: matrix.ParseList(*version)}
 	switch cmd {
 	case "list":
 		fmt.Print(List(cat, data))
 		return nil
 	case "check":
-		return check(ctx, cat, data, sel, *mode)
-	case "bisect":
-		return bisect(ctx, cat, data, *scenario, *variant, *from, *to)
-	}
-	return usageError{fmt.Errorf("unknown command %q (valid: list, check, bisect)", cmd)}
-}
-
-func check(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, sel matrix.Selection, mode string) error {
-	if _, err := images.ParseMode(mode); err != nil {
-		return usageError{err}
-	}
-	cells, err := data.Plan(cat, sel)
-	if err != nil {
-		return usageError{err}
-	}
-	if len(cells) == 0 {
-		return usageError{fmt.Errorf("the selection has no cells (scenarios: %s)", strings.Join(data.Names(), ", "))}
-	}
-	for _, tag := range sel.ArgoCD {
-		if err := releaseExists(ctx, cat, tag); err != nil {
-			return usageError{err}
-		}
-	}
-	return nil
-}
-
-// releaseExists asks the module proxy whether an ArgoCD tag exists.
-func releaseExists(ctx context.Context, cat *catalog.Catalog, tag string) error {
-	mod, err := cat.ArgoCDModule(tag)
-	if err != nil {
+		_, err := runner.Validate(ctx, cat, data, o)
 		return err
 	}
-	if _, err := sources.ModuleInfo(ctx, mod, tag); err != nil {
-		return fmt.Errorf("argocd version %s: no such release (%s); the default axis is %s", tag, lastLine(err.Error()), strings.Join(cat.ArgoCD.Default, ", "))
-	}
-	return nil
+	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check)", cmd)}
 }
 
 // List renders the matrix for `make list`.
@@ -128,8 +87,4 @@ func List(cat *catalog.Catalog, data *matrix.Data) string {
 		b.WriteString("\n")
 	}
 	return b.String()
-}
-
-func lastLine(s string) string {
-	return strings.TrimSpace(strings.TrimPrefix(shell.LastLine(s), "server response:"))
 }

@@ -2,28 +2,13 @@ package main
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/suites"
 )
-
-func TestReleases(t *testing.T) {
-	published := map[string]bool{"v2.13.3": true, "v2.13.4": true, "v2.14.0": true, "v2.14.1": true, "v2.14.2": true}
-	got, err := Releases(context.Background(), "v2.13.3", "v2.14.2", func(tag string) bool { return published[tag] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"v2.13.3", "v2.13.4", "v2.14.0", "v2.14.1", "v2.14.2"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("Releases = %v, want %v", got, want)
-	}
-	if _, err := Releases(context.Background(), "v2.14.2", "v2.13.3", nil); err == nil {
-		t.Fatal("a reversed range must be an error")
-	}
-}
 
 func TestCheckRejectsBadInputWithOneLine(t *testing.T) {
 	cat, err := catalog.Load()
@@ -41,7 +26,7 @@ func TestCheckRejectsBadInputWithOneLine(t *testing.T) {
 		{"-mode", "sometimes"},
 	} {
 		err := run(context.Background(), cat, data, "check", args)
-		if _, ok := err.(usageError); !ok {
+		if !runner.IsBadInput(err) {
 			t.Fatalf("check %v: want a usage error, got %v", args, err)
 		}
 		if strings.Contains(err.Error(), "\n") {

@@ -1,6 +1,7 @@
 // Package cluster owns kind clusters: create (or reuse one whose node image
-// matches), export logs, destroy. Creation goes through e2e-framework's kind
-// support with the repository's kind-config.yaml.
+// matches), load images, export logs, destroy, with the pinned kind CLI and
+// the repository's kind-config.yaml. kind runs as a child process the run's
+// context can end (see shell.Run).
 package cluster
 
 import (
@@ -11,8 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"sigs.k8s.io/e2e-framework/support/kind"
 
 	"github.com/gitops-conformance/suite/pkg/shell"
 )
@@ -30,7 +29,6 @@ type Cluster struct {
 	Spec
 	Kubeconfig string
 	Reused     bool
-	provider   *kind.Cluster
 }
 
 // KindBinary builds the pinned kind CLI into dir once and returns its path.
@@ -78,47 +76,40 @@ func imageID(ctx context.Context, image string) (string, error) {
 // Ensure returns a running cluster for spec: a running one whose node image
 // matches is reused; any other cluster of that name is deleted first. When
 // creation fails or ctx is cancelled, the half-made cluster is deleted.
+// kind runs as a child process in its own process group, so a cancelled
+// creation ends with it.
 func Ensure(ctx context.Context, spec Spec, out io.Writer) (*Cluster, error) {
 	want, err := imageID(ctx, spec.Image)
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{Spec: spec, provider: kind.NewCluster(spec.Name)}
-	c.provider.WithOpts(kind.WithImage(spec.Image), kind.WithPath(spec.Kind))
+	c := &Cluster{Spec: spec, Kubeconfig: kubeconfig(spec.Name)}
 	switch have := Fingerprint(ctx, spec.Name); {
 	case have == want:
 		c.Reused = true
 		fmt.Fprintf(out, "cluster %s: reusing (node image %s)\n", spec.Name, spec.Image)
+		kc, err := shell.Output(ctx, spec.Kind, "get", "kubeconfig", "--name", spec.Name)
+		if err != nil {
+			return nil, fmt.Errorf("read kubeconfig of cluster %q: %w", spec.Name, err)
+		}
+		return c, os.WriteFile(c.Kubeconfig, []byte(kc), 0o600)
 	case have != "":
 		fmt.Fprintf(out, "cluster %s: node image differs (%s), recreating\n", spec.Name, short(have))
 		if err := Delete(ctx, spec); err != nil {
 			return nil, err
 		}
 	}
-	if !c.Reused {
-		fmt.Fprintf(out, "cluster %s: creating from %s\n", spec.Name, spec.Image)
-	}
+	fmt.Fprintf(out, "cluster %s: creating from %s\n", spec.Name, spec.Image)
 	start := time.Now()
-	done := make(chan error, 1)
-	go func() {
-		kc, err := c.provider.CreateWithConfig(ctx, spec.Config)
-		c.Kubeconfig = kc
-		done <- err
-	}()
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
+	_, err = shell.Run(ctx, shell.Cmd{Name: spec.Kind, Args: []string{"create", "cluster", "--name", spec.Name,
+		"--image", spec.Image, "--config", spec.Config, "--kubeconfig", c.Kubeconfig}})
 	if err != nil {
-		if !c.Reused {
-			_ = Delete(context.WithoutCancel(ctx), spec)
+		if derr := Delete(context.WithoutCancel(ctx), spec); derr != nil {
+			err = fmt.Errorf("%w; and deleting what was made: %v", err, derr)
 		}
 		return nil, fmt.Errorf("create cluster %q: %w", spec.Name, err)
 	}
-	if !c.Reused {
-		fmt.Fprintf(out, "cluster %s: created in %s\n", spec.Name, time.Since(start).Round(time.Second))
-	}
+	fmt.Fprintf(out, "cluster %s: created in %s\n", spec.Name, time.Since(start).Round(time.Second))
 	return c, nil
 }
 
@@ -127,12 +118,19 @@ func Delete(ctx context.Context, spec Spec) error {
 	if _, err := shell.Output(ctx, spec.Kind, "delete", "cluster", "--name", spec.Name); err != nil {
 		return fmt.Errorf("delete cluster %q: %w", spec.Name, err)
 	}
+	_ = os.Remove(kubeconfig(spec.Name))
 	return nil
+}
+
+// kubeconfig is where the suite keeps a cluster's kubeconfig.
+func kubeconfig(name string) string {
+	return filepath.Join(os.TempDir(), "gitops-conformance-"+name+".kubeconfig")
 }
 
 // ExportLogs writes kind's node logs under dir.
 func (c *Cluster) ExportLogs(ctx context.Context, dir string) error {
-	return c.provider.ExportLogs(ctx, dir)
+	_, err := shell.Output(ctx, c.Kind, "export", "logs", dir, "--name", c.Name)
+	return err
 }
 
 func short(id string) string {
@@ -145,5 +143,6 @@ func short(id string) string {
 
 // LoadImage loads a local image into the cluster's node.
 func (c *Cluster) LoadImage(ctx context.Context, image string) error {
-	return c.provider.LoadImage(ctx, image)
+	_, err := shell.Output(ctx, c.Kind, "load", "docker-image", image, "--name", c.Name)
+	return err
 }

@@ -68,9 +68,25 @@ func (c *Cell) Step(format string, args ...any) {
 	c.steps = append(c.steps, time.Now().UTC().Format(time.RFC3339)+" "+fmt.Sprintf(format, args...))
 }
 
+// evidenceAfterInterrupt bounds the evidence dump of an interrupted cell: the
+// user asked to stop, and the dump is a handful of kubectl reads.
+const evidenceAfterInterrupt = 20 * time.Second
+
 // End dumps the evidence, then runs the cleanups in reverse order. It runs
-// whatever happened in the cell, so the next cell starts clean.
+// whatever happened in the cell, so the next cell starts clean. When the run
+// was interrupted (ctx cancelled) it dumps the evidence within
+// evidenceAfterInterrupt and runs no cleanup: no next cell will use the
+// cluster, which is deleted or, kept, marked as not clean.
 func (r *Run) End(ctx context.Context, c *Cell) error {
+	if ctx.Err() != nil {
+		dump, cancel := context.WithTimeout(context.WithoutCancel(ctx), evidenceAfterInterrupt)
+		defer cancel()
+		r.dumpEvidence(dump, c, c.Dir)
+		c.Step("interrupted: %d cleanup(s) not run", len(c.cleanups))
+		_ = os.WriteFile(filepath.Join(c.Dir, "steps.txt"), []byte(strings.Join(c.steps, "\n")+"\n"), 0o644)
+		r.Dirty = true
+		return nil
+	}
 	ctx = context.WithoutCancel(ctx)
 	r.dumpEvidence(ctx, c, c.Dir)
 	_ = os.WriteFile(filepath.Join(c.Dir, "steps.txt"), []byte(strings.Join(c.steps, "\n")+"\n"), 0o644)

@@ -195,34 +195,42 @@ func (r *Run) kubectlBin() string {
 	return "kubectl"
 }
 
-// DestroyCluster deletes the cluster unless the run keeps it.
+// destroyTimeout bounds the deletion of the cluster at the end of a run.
+const destroyTimeout = 3 * time.Minute
+
+// DestroyCluster deletes the cluster unless the run keeps it. It runs after
+// an interrupt too (ctx cancelled), so it is not cancelled with the run.
 func DestroyCluster() types.EnvFunc {
 	return func(ctx context.Context, _ *envconf.Config) (context.Context, error) {
 		r := From(ctx)
 		if r.cluster == nil {
 			return ctx, nil
 		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), destroyTimeout)
+		defer cancel()
 		if r.Keep {
 			if !r.Dirty {
 				if err := r.markClean(ctx, true); err != nil {
 					return ctx, err
 				}
 			}
-			r.Logf("cluster %s: kept (KEEP=1, clean: %v); delete it with: %s delete cluster --name %s", r.Cluster, !r.Dirty, r.kindBin, r.Cluster)
+			r.Logf("cluster %s: kept (KEEP=1, clean: %v); delete it with: %s", r.Cluster, !r.Dirty, r.DeleteCommand())
 			return ctx, nil
 		}
 		r.Logf("cluster %s: deleting", r.Cluster)
-		return ctx, cluster.Delete(ctx, r.cluster.Spec)
+		start := time.Now()
+		if err := cluster.Delete(ctx, r.cluster.Spec); err != nil {
+			r.Logf("cluster %s: %v; delete it with: %s", r.Cluster, err, r.DeleteCommand())
+			return ctx, err
+		}
+		r.Logf("cluster %s: deleted in %s", r.Cluster, time.Since(start).Round(time.Second))
+		return ctx, nil
 	}
 }
 
-// DeleteLeftovers removes the cluster of a crashed run (called on interrupts).
-func (r *Run) DeleteLeftovers(ctx context.Context) {
-	if r.cluster != nil && !r.Keep {
-		_ = cluster.Delete(ctx, r.cluster.Spec)
-	} else if r.kindBin != "" && !r.Keep {
-		_ = cluster.Delete(ctx, cluster.Spec{Name: r.Cluster, Kind: r.kindBin})
-	}
+// DeleteCommand is the command that deletes the run's cluster by hand.
+func (r *Run) DeleteCommand() string {
+	return "make cluster-delete CLUSTER=" + r.Cluster
 }
 
 // ExportLogs writes kind's node logs (kubelet, containerd, pods) under dir.

@@ -43,6 +43,10 @@ type Variant struct {
 	ComponentVersions []string `json:"componentVersions,omitempty"`
 }
 
+// Mitigation reports whether the variant applies a mitigation; `bug`, the
+// one variant that runs without, is judged REPRODUCED or NOT_REPRODUCED.
+func (v Variant) Mitigation() bool { return v.Name != "bug" }
+
 // Versions are the component versions the variant runs on.
 func (v Variant) Versions() []string {
 	if len(v.ComponentVersions) > 0 {

@@ -49,6 +49,15 @@ func (r *Report) Markdown() string {
 			fmt.Fprintf(&b, "\nEvidence: `%s`\n", c.Evidence)
 		}
 	}
+	if r.Stopped != "" {
+		fmt.Fprintf(&b, "\n## Stopped before its end\n\n%s\n", mdEscape(r.Stopped))
+		if len(r.NotRun) > 0 {
+			b.WriteString("\nNot run:\n\n")
+			for _, c := range r.NotRun {
+				fmt.Fprintf(&b, "- %s\n", c.ID())
+			}
+		}
+	}
 	if len(r.Notes) > 0 {
 		b.WriteString("\n## Notes\n\n")
 		for _, n := range r.Notes {

@@ -33,6 +33,7 @@ type Cell struct {
 	ComponentVersion string   `json:"component_version"`
 	Outcome          Outcome  `json:"outcome"`
 	Expected         Outcome  `json:"expected"`
+	ExpectedWhy      string   `json:"expected_why,omitempty"` // the measurement the expectation rests on
 	Unexpected       bool     `json:"unexpected"`
 	Reason           string   `json:"reason"`
 	Duration         float64  `json:"duration_seconds"`
@@ -69,10 +70,18 @@ type Report struct {
 	Command    string    `json:"command,omitempty"`
 	Notes      []string  `json:"notes,omitempty"`
 	Cells      []Cell    `json:"cells"`
+	// Stopped says why the run stopped before its end (a signal, the time
+	// limit, a setup that failed); NotRun lists the cells it never started.
+	Stopped string `json:"stopped,omitempty"`
+	NotRun  []Cell `json:"not_run,omitempty"`
 }
 
-// Failed reports whether any cell is ERROR, FLAKY or differs from its expectation.
+// Failed reports whether the run was interrupted or any cell is ERROR, FLAKY
+// or differs from its expectation.
 func (r *Report) Failed() bool {
+	if r.Stopped != "" {
+		return true
+	}
 	for _, c := range r.Cells {
 		if c.Unexpected || c.Outcome == Error || c.Outcome == Flaky {
 			return true

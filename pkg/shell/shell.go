@@ -10,6 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
+	"syscall"
+	"time"
 )
 
 // Cmd is one command to run.
@@ -43,9 +46,19 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Run runs c and returns its combined output.
+// waitDelay is how long a cancelled command's process group has between
+// SIGTERM and SIGKILL.
+const waitDelay = 5 * time.Second
+
+// Run runs c and returns its combined output. The command runs in a process
+// group of its own: when ctx is cancelled the whole group is ended (SIGTERM,
+// then SIGKILL after waitDelay), so a build script's compiler or docker client
+// does not outlive the run that started it.
 func Run(ctx context.Context, c Cmd) (string, error) {
 	cmd := exec.CommandContext(ctx, c.Name, c.Args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = waitDelay
 	cmd.Dir = c.Dir
 	cmd.Stdin = c.Stdin
 	if len(c.Env) > 0 {
@@ -57,10 +70,46 @@ func Run(ctx context.Context, c Cmd) (string, error) {
 		w = io.MultiWriter(&buf, c.Progress)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
+		return "", &Error{Command: c.String(), Err: err}
+	}
+	groups.add(cmd.Process.Pid)
+	err := cmd.Wait()
+	groups.remove(cmd.Process.Pid)
+	if ctx.Err() != nil {
+		// whatever of the group ignored SIGTERM goes now
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w (%v)", context.Cause(ctx), err)
+		}
 		return buf.String(), &Error{Command: c.String(), Output: buf.String(), Err: err}
 	}
 	return buf.String(), nil
+}
+
+// groups are the process groups of the commands running now.
+var groups = &running{pids: map[int]bool{}}
+
+type running struct {
+	mu   sync.Mutex
+	pids map[int]bool
+}
+
+func (r *running) add(pid int)    { r.mu.Lock(); r.pids[pid] = true; r.mu.Unlock() }
+func (r *running) remove(pid int) { r.mu.Lock(); delete(r.pids, pid); r.mu.Unlock() }
+
+// KillAll ends the process group of every command running now (SIGKILL) and
+// returns how many there were: for a process about to exit without waiting
+// for them (a second Ctrl-C), so none is left running behind it.
+func KillAll() int {
+	groups.mu.Lock()
+	defer groups.mu.Unlock()
+	for pid := range groups.pids {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	return len(groups.pids)
 }
 
 // Output runs a command and returns its combined output.

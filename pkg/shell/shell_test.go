@@ -3,8 +3,13 @@ package shell
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestCmdString(t *testing.T) {
@@ -23,5 +28,39 @@ func TestRunErrorIsPasteable(t *testing.T) {
 	}
 	if !strings.HasPrefix(err.Error(), "sh -c 'echo boom; exit 3': exit status 3") || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("error = %q", err)
+	}
+}
+
+// A cancelled command ends with its whole process group: a build script's
+// compiler must not outlive the run (Ctrl-C, SIGTERM, a timeout).
+func TestCancelEndsTheProcessGroup(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pid")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		for {
+			if _, err := os.Stat(pidfile); err == nil {
+				cancel(errors.New("interrupted by test"))
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	start := time.Now()
+	// the grandchild ignores SIGTERM, as a busy build step may
+	_, err := Run(ctx, Cmd{Name: "sh", Args: []string{"-c", `sh -c 'trap "" TERM; sleep 300' & echo $! > ` + pidfile + `; wait`}})
+	if err == nil || !strings.Contains(err.Error(), "interrupted by test") {
+		t.Fatalf("err = %v, want the cancellation's cause", err)
+	}
+	if d := time.Since(start); d > waitDelay+3*time.Second {
+		t.Errorf("Run returned after %s", d)
+	}
+	data, _ := os.ReadFile(pidfile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	deadline := time.Now().Add(2 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("grandchild %d survived the cancellation", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -1,0 +1,111 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/shell"
+	"github.com/gitops-conformance/suite/pkg/sources"
+)
+
+// Options is what a user asks of a run: the one flag set the CLI and the
+// e2e test binary share.
+type Options struct {
+	Scenarios string // comma-separated; empty: all
+	Variants  string
+	ArgoCD    string // tags; empty: each scenario's axis
+	Versions  string // component versions; replace the variants' own
+	Mode      string // auto, online, offline
+	Repeat    int
+	Keep      bool
+	Cluster   string
+	Reports   string // reports directory; empty: <repo>/reports
+	Command   string // the command line that started the run, for the report
+	From, To  string // bisect's range
+	Sweep     bool   // bisect runs every release of the range
+}
+
+// Register defines the options' flags on fs.
+func (o *Options) Register(fs *flag.FlagSet) {
+	fs.StringVar(&o.Scenarios, "scenario", "", "scenarios, comma-separated (default: all)")
+	fs.StringVar(&o.Variants, "variant", "", "variants, comma-separated (default: all)")
+	fs.StringVar(&o.ArgoCD, "argocd", "", "ArgoCD tags, comma-separated (default: each scenario's axis)")
+	fs.StringVar(&o.Versions, "version", "", "component versions, comma-separated (replace the variants')")
+	fs.StringVar(&o.Mode, "mode", "auto", "image source: auto, online or offline")
+	fs.IntVar(&o.Repeat, "repeat", 1, "run each cell N times and report k/N")
+	fs.BoolVar(&o.Keep, "keep", false, "keep the cluster at the end")
+	fs.StringVar(&o.Cluster, "cluster", "gitops-conformance", "kind cluster name")
+	fs.StringVar(&o.Reports, "reports", "", "reports directory (default: <repo>/reports)")
+	fs.StringVar(&o.Command, "command", "", "the command line that started the run, for the report")
+	fs.StringVar(&o.From, "from", "", "bisect: first ArgoCD tag")
+	fs.StringVar(&o.To, "to", "", "bisect: last ArgoCD tag")
+	fs.BoolVar(&o.Sweep, "sweep", false, "bisect: run every release from..to, not only the ones a bisection needs")
+}
+
+// Selection is the cells the options select.
+func (o *Options) Selection() matrix.Selection {
+	return matrix.Selection{Scenarios: matrix.ParseList(o.Scenarios), Variants: matrix.ParseList(o.Variants),
+		ArgoCD: matrix.ParseList(o.ArgoCD), Versions: matrix.ParseList(o.Versions)}
+}
+
+// BadInput is a selection that names nothing valid: one line, exit status 2,
+// nothing started.
+type BadInput struct{ Err error }
+
+func (e *BadInput) Error() string { return e.Err.Error() }
+func (e *BadInput) Unwrap() error { return e.Err }
+
+// IsBadInput reports whether err is bad input.
+func IsBadInput(err error) bool {
+	var b *BadInput
+	return errors.As(err, &b)
+}
+
+// Validate checks the options against the catalog and the matrix and returns
+// the planned cells. It is the one place a selection is checked: the CLI's
+// `check` and the test binary both call it. Every ArgoCD tag named is asked
+// of the module proxy once (a tag that parses may still not exist).
+func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Options) ([]matrix.Cell, error) {
+	if _, err := images.ParseMode(o.Mode); err != nil {
+		return nil, &BadInput{err}
+	}
+	if o.Repeat < 1 {
+		return nil, &BadInput{fmt.Errorf("repeat %d: must be 1 or more", o.Repeat)}
+	}
+	sel := o.Selection()
+	cells, err := data.Plan(cat, sel)
+	if err != nil {
+		return nil, &BadInput{err}
+	}
+	if len(cells) == 0 {
+		return nil, &BadInput{fmt.Errorf("the selection has no cells (scenarios: %s)", strings.Join(data.Names(), ", "))}
+	}
+	for _, tag := range sel.ArgoCD {
+		if err := ReleaseExists(ctx, cat, tag); err != nil {
+			return nil, &BadInput{err}
+		}
+	}
+	return cells, nil
+}
+
+// ReleaseExists asks the module proxy whether an ArgoCD tag exists.
+func ReleaseExists(ctx context.Context, cat *catalog.Catalog, tag string) error {
+	mod, err := cat.ArgoCDModule(tag)
+	if err != nil {
+		return err
+	}
+	if _, err := sources.ModuleInfo(ctx, mod, tag); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		msg := strings.TrimSpace(strings.TrimPrefix(shell.LastLine(err.Error()), "server response:"))
+		return fmt.Errorf("argocd version %s: no such release (%s); the default axis is %s", tag, msg, strings.Join(cat.ArgoCD.Default, ", "))
+	}
+	return nil
+}

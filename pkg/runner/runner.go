@@ -1,0 +1,319 @@
+// Package runner plans, prepares, executes and settles the cells of a run and
+// writes its report. It is an ordinary package: the e2e test binary (the
+// e2e-framework entry point, `go test -tags e2e ./suites`) and bisect call it;
+// what it needs of the test framework is one Exec, which runs a feature.
+//
+// A run stops when its context is cancelled (Ctrl-C, SIGTERM, go test's
+// -timeout): the running step is cancelled with every process it started, no
+// further cell starts, the interrupted cell is ERROR "interrupted" and the
+// cells not started are listed as not run.
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/report"
+)
+
+// Scenarios maps a scenario name to the function that builds its feature for a cell.
+type Scenarios map[string]func(matrix.Cell) features.Feature
+
+// Exec runs one feature to its end (its teardowns included). The test binary
+// runs it with e2e-framework on the current test.
+type Exec func(ctx context.Context, f features.Feature)
+
+// Runner is one run of the matrix: the cells, their results and where they go.
+type Runner struct {
+	Run       *env.Run
+	Data      *matrix.Data
+	Cells     []matrix.Cell
+	Repeat    int
+	Dir       string // this run's report directory
+	Scenarios Scenarios
+
+	mu      sync.Mutex
+	report  *report.Report
+	done    map[string]bool // cells started (by ID)
+	waiting string          // what the run is doing now, for a second Ctrl-C
+	once    sync.Once
+}
+
+// SetWaiting records what the run is doing now.
+func (r *Runner) SetWaiting(what string) {
+	r.mu.Lock()
+	r.waiting = what
+	r.mu.Unlock()
+}
+
+// Waiting says what the run is doing now (a second interrupt prints it).
+func (r *Runner) Waiting() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.waiting == "" {
+		return "setup (preflight, images, the cluster)"
+	}
+	return r.waiting
+}
+
+// New validates the options and reserves the run's report directory.
+func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data, scenarios Scenarios, repo string) (*Runner, error) {
+	cells, err := Validate(ctx, cat, data, o)
+	if err != nil {
+		return nil, err
+	}
+	mode, _ := images.ParseMode(o.Mode)
+	cache, err := CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	reports := o.Reports
+	if reports == "" {
+		reports = filepath.Join(repo, "reports")
+	}
+	runID, err := reserveRunDir(reports, time.Now().UTC().Format("20060102-150405"))
+	if err != nil {
+		return nil, err
+	}
+	r := &Runner{
+		Run: &env.Run{Repo: repo, CacheDir: cache, Catalog: cat, Mode: mode, Keep: o.Keep,
+			Cluster: o.Cluster, Out: os.Stdout},
+		Data: data, Cells: cells, Repeat: o.Repeat, Dir: filepath.Join(reports, runID), Scenarios: scenarios,
+		report: &report.Report{RunID: runID, Started: time.Now().UTC(), Kubernetes: cat.Kubernetes.Version, Command: o.Command},
+		done:   map[string]bool{},
+	}
+	r.Run.NeedsCluster = r.needsCluster
+	return r, nil
+}
+
+// CacheDir is where builds, binaries and images' work files are kept:
+// $GITOPS_CONFORMANCE_CACHE, or gitops-conformance under the user's cache directory.
+func CacheDir() (string, error) {
+	if dir := os.Getenv("GITOPS_CONFORMANCE_CACHE"); dir != "" {
+		return dir, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(base, "gitops-conformance"), nil
+}
+
+// reserveRunDir creates reports/<id>, or <id>-2, -3... when a run started in
+// the same second (two clusters side by side) took it.
+func reserveRunDir(reports, id string) (string, error) {
+	if err := os.MkdirAll(reports, 0o755); err != nil {
+		return "", err
+	}
+	for n := 1; ; n++ {
+		try := id
+		if n > 1 {
+			try = fmt.Sprintf("%s-%d", id, n)
+		}
+		err := os.Mkdir(filepath.Join(reports, try), 0o755)
+		if err == nil {
+			return try, nil
+		}
+		if !os.IsExist(err) {
+			return "", err
+		}
+	}
+}
+
+// Context is ctx carrying the run, as steps and env funcs expect it.
+func (r *Runner) Context(ctx context.Context) context.Context { return env.WithRun(ctx, r.Run) }
+
+// Plan logs the plan.
+func (r *Runner) Plan() {
+	r.Run.Logf("plan: %d cell(s) x %d run(s); report %s", len(r.Cells), r.Repeat, r.Dir)
+}
+
+// Cell runs one cell Repeat times and records it. It returns the report
+// cell, or false when the run was interrupted before the cell started.
+func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cell, bool) {
+	rc := c.Report()
+	if ctx.Err() != nil {
+		return rc, false
+	}
+	r.mu.Lock()
+	r.done[rc.ID()] = true
+	r.mu.Unlock()
+	expected, why := r.Data.Expected(c, r.Run.Mode == images.Offline)
+	rc.Expected, rc.ExpectedWhy = expected, why
+	rc.Evidence = filepath.Join("cells", rc.ID())
+	for i := range r.Repeat {
+		if i > 0 && ctx.Err() != nil {
+			break // the runs done so far stand; the report says the run was interrupted
+		}
+		evidence := rc.Evidence
+		if r.Repeat > 1 {
+			evidence = filepath.Join(evidence, fmt.Sprintf("run-%d", i+1))
+		}
+		dir := filepath.Join(r.Dir, evidence)
+		r.Run.Logf("cell %s: start (run %d/%d)", rc.ID(), i+1, r.Repeat)
+		r.SetWaiting("cell " + rc.ID())
+		start := time.Now()
+		outcome, reason, obs := r.prepare(ctx, c)
+		if outcome == "" {
+			outcome, reason, obs = r.execute(ctx, c, dir, exec)
+		}
+		if ctx.Err() != nil && outcome != report.Skipped {
+			outcome, reason = report.Error, interrupted(ctx, reason)
+		}
+		d := time.Since(start).Seconds()
+		r.Run.Logf("cell %s: %s in %.0fs: %s", rc.ID(), outcome, d, reason)
+		rc.Runs = append(rc.Runs, report.Run{Outcome: outcome, Reason: reason, Duration: d, Evidence: evidence})
+		rc.Observations = obs
+		writeBundle(dir, r.Run.Catalog, r.Run.Mode, c, outcome, reason)
+	}
+	if len(rc.Runs) == 1 {
+		rc.Outcome, rc.Reason, rc.Duration = rc.Runs[0].Outcome, rc.Runs[0].Reason, rc.Runs[0].Duration
+		rc.Runs = nil
+	}
+	rc.Settle()
+	r.mu.Lock()
+	r.report.Cells = append(r.report.Cells, rc)
+	r.mu.Unlock()
+	return rc, true
+}
+
+// interrupted is the reason of a cell the run's cancellation cut short.
+func interrupted(ctx context.Context, during string) string {
+	why := "interrupted"
+	if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
+		why = cause.Error()
+	}
+	if during != "" {
+		why += " (the step then: " + firstLine(during) + ")"
+	}
+	return why
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
+
+// skipped says why a cell cannot run in mode, or "".
+func skipped(c matrix.Cell, mode images.Mode) string {
+	if mode == images.Offline && c.Scenario.OfflineSkip != "" {
+		return "offline: " + c.Scenario.OfflineSkip
+	}
+	return ""
+}
+
+// needsCluster is false when every cell of the plan is skipped in mode.
+func (r *Runner) needsCluster(mode images.Mode) bool {
+	for _, c := range r.Cells {
+		if skipped(c, mode) == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// prepare decides whether a cell can run and installs its ArgoCD release
+// (shared by the cells of one release). A non-empty outcome ends the cell there.
+func (r *Runner) prepare(ctx context.Context, c matrix.Cell) (report.Outcome, string, []string) {
+	if why := skipped(c, r.Run.Mode); why != "" {
+		return report.Skipped, why, nil
+	}
+	if _, ok := r.Scenarios[c.Scenario.Name]; !ok {
+		return report.Error, "no scenario function registered for " + c.Scenario.Name, nil
+	}
+	if err := r.Run.InstallArgoCD(r.Context(ctx), c.ArgoCD); err != nil {
+		return report.Error, err.Error(), nil
+	}
+	return "", "", nil
+}
+
+// execute runs a cell's feature once and returns its outcome.
+func (r *Runner) execute(ctx context.Context, c matrix.Cell, dir string, exec Exec) (report.Outcome, string, []string) {
+	ctx = r.Context(ctx)
+	ctx, rec := assert.WithRecord(ctx, c.Variant.Mitigation())
+	ctx, cell := env.WithCell(ctx, dir)
+	exec(ctx, r.Scenarios[c.Scenario.Name](c))
+	outcome, reason := rec.Outcome()
+	r.SetWaiting("the evidence and cleanup of cell " + c.Report().ID())
+	if err := r.Run.End(ctx, cell); err != nil {
+		outcome, reason = report.Error, fmt.Sprintf("%s (verdict before cleanup: %s %s)", err, outcome, reason)
+	}
+	return outcome, reason, rec.Observations
+}
+
+// Check runs a feature that is not a matrix cell (no verdict, no report
+// cell): exec fails the test, and it cleans up like a cell.
+func (r *Runner) Check(ctx context.Context, name string, f features.Feature, exec Exec) error {
+	ctx = r.Context(ctx)
+	ctx, _ = assert.WithRecord(ctx, false)
+	ctx, cell := env.WithCell(ctx, filepath.Join(r.Dir, "checks", name))
+	start := time.Now()
+	exec(ctx, f)
+	err := r.Run.End(ctx, cell)
+	r.Run.Logf("check %s: done in %.0fs", name, time.Since(start).Seconds())
+	return err
+}
+
+// Finish writes the report (once) and prints the summary. stopped, when not
+// empty, says why the run ended early (an interrupt, a setup that failed);
+// the cells it never started are then listed as not run.
+func (r *Runner) Finish(stopped string) *report.Report {
+	r.once.Do(func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		rep := r.report
+		rep.Finished = time.Now().UTC()
+		rep.Offline = r.Run.Mode == images.Offline
+		rep.Notes = append(rep.Notes, r.Run.Notes...)
+		if r.Run.ModeWhy != "" {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("mode %s: %s", r.Run.Mode, r.Run.ModeWhy))
+		}
+		if stopped != "" {
+			rep.Stopped = stopped
+			for _, c := range r.Cells {
+				if rc := c.Report(); !r.done[rc.ID()] {
+					rep.NotRun = append(rep.NotRun, rc)
+				}
+			}
+		}
+		if err := rep.Write(r.Dir); err != nil {
+			r.Run.Logf("write report: %v", err)
+			return
+		}
+		r.Run.Logf("report: %s/report.{json,md,html} and junit.xml", r.Dir)
+		fmt.Fprint(r.Run.Out, Summary(rep))
+	})
+	return r.report
+}
+
+// Summary is the console table of a report.
+func Summary(rep *report.Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-22s %-28s %-9s %-16s %-16s %-16s %6s\n", "SCENARIO", "VARIANT", "ARGOCD", "COMPONENT", "OUTCOME", "EXPECTED", "TIME")
+	for _, c := range rep.Cells {
+		mark := ""
+		if c.Unexpected {
+			mark = "  <- unexpected"
+		}
+		fmt.Fprintf(&b, "%-22s %-28s %-9s %-16s %-16s %-16s %5.0fs%s\n", c.Scenario, c.Variant, c.ArgoCD, c.ComponentVersion, c.Outcome, c.Expected, c.Duration, mark)
+	}
+	for _, c := range rep.NotRun {
+		fmt.Fprintf(&b, "%-22s %-28s %-9s %-16s %-16s\n", c.Scenario, c.Variant, c.ArgoCD, c.ComponentVersion, "not run")
+	}
+	if rep.Stopped != "" {
+		fmt.Fprintf(&b, "\nthe run stopped before its end: %s\n", rep.Stopped)
+	}
+	return b.String()
+}

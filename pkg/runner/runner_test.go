@@ -1,0 +1,58 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/report"
+)
+
+func testRunner(t *testing.T, cells ...matrix.Cell) *Runner {
+	dir := t.TempDir()
+	return &Runner{Run: &env.Run{Out: io.Discard}, Data: &matrix.Data{}, Cells: cells, Repeat: 1,
+		Dir: filepath.Join(dir, "run"), report: &report.Report{RunID: "run"}, done: map[string]bool{}}
+}
+
+func cell(variant string) matrix.Cell {
+	return matrix.Cell{Scenario: matrix.Scenario{Name: "kubeovn-argocd"}, Variant: matrix.Variant{Name: variant}, ArgoCD: "v2.14.11"}
+}
+
+// After an interrupt no cell starts, and the report lists those not run
+// apart from those that ran, with why the run stopped.
+func TestInterruptedRunStartsNoCellAndListsTheRest(t *testing.T) {
+	r := testRunner(t, cell("bug"), cell("ignore-differences"))
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("interrupted by interrupt"))
+	ran := false
+	if _, ok := r.Cell(ctx, r.Cells[0], func(context.Context, features.Feature) { ran = true }); ok || ran {
+		t.Fatalf("a cell started after the interrupt (ok %v, ran %v)", ok, ran)
+	}
+	rep := r.Finish("interrupted by interrupt")
+	if len(rep.NotRun) != 2 || len(rep.Cells) != 0 || !rep.Failed() {
+		t.Fatalf("not run %d, cells %d, failed %v", len(rep.NotRun), len(rep.Cells), rep.Failed())
+	}
+	loaded, err := report.Load(filepath.Join(r.Dir, "report.json"))
+	if err != nil || loaded.Stopped != "interrupted by interrupt" {
+		t.Fatalf("report.json: %v, stopped %q", err, loaded.Stopped)
+	}
+	if s := Summary(rep); !strings.Contains(s, "not run") || !strings.Contains(s, "interrupted by interrupt") {
+		t.Errorf("summary does not say what was not run and why:\n%s", s)
+	}
+}
+
+func TestInterruptedReasonNamesTheCause(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("interrupted by terminated"))
+	got := interrupted(ctx, "wait application argocd/x Synced: context canceled\nmore")
+	if !strings.HasPrefix(got, "interrupted by terminated") || strings.Contains(got, "more") {
+		t.Errorf("interrupted() = %q", got)
+	}
+}
