@@ -34,7 +34,7 @@ KEEP_FLAG := $(if $(filter 1 true yes,$(KEEP)),-keep,)
 SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -mode "$(MODE)"
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
-.PHONY: help test unit e2e argocd-check matrix list bisect sweep smoke verify bench clean cluster-delete
+.PHONY: help test unit e2e argocd-check matrix list bisect sweep smoke interrupt-test verify bench clean cluster-delete
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -46,7 +46,7 @@ $(E2E): $(GO_SOURCES)
 	@echo "building the e2e test binary (a few minutes on a cold machine)"
 	@$(GO) test -c -tags e2e -o $(E2E) ./suites
 
-test: unit smoke ## unit tests, then one real end-to-end scenario on kind (what .ci/run calls)
+test: unit smoke interrupt-test ## unit tests, one real end-to-end scenario on kind, the interrupt test (what .ci/run calls)
 
 unit: ## unit tests: seconds, no Docker
 	$(GO) test -count=1 ./...
@@ -83,6 +83,9 @@ bisect: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: where the outcome
 
 sweep: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: run every release between, report every change
 	$(BISECT) -sweep -command "make sweep SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) FROM=$(FROM) TO=$(TO)"
+
+interrupt-test: $(E2E) ## Ctrl-C a real run at a build and at a cell: exit 130, no process or container left, the report says so
+	./hack/interrupt-test.sh
 
 bench: ## benchmarks: node image, cluster create, ArgoCD image and install, cluster reuse
 	./hack/bench.sh
