@@ -7,7 +7,6 @@ import (
 
 	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
 	appclient "github.com/argoproj/argo-cd/v2/pkg/client/clientset/versioned"
-	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -117,15 +116,6 @@ func (a *Apps) Refresh(ctx context.Context, name string, hard bool) error {
 			app.Annotations = map[string]string{}
 		}
 		app.Annotations[v1alpha1.AnnotationKeyRefresh] = kind
-	})
-}
-
-// Terminate stops a running operation, as `argocd app terminate-op` does.
-func (a *Apps) Terminate(ctx context.Context, name string) error {
-	return a.Update(ctx, name, func(app *v1alpha1.Application) {
-		if app.Status.OperationState != nil && !app.Status.OperationState.Phase.Completed() {
-			app.Status.OperationState.Phase = synccommon.OperationTerminating
-		}
 	})
 }
 

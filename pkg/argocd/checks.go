@@ -55,22 +55,6 @@ func (a *Apps) OperationMessageContains(name, s string) assert.Check {
 	})
 }
 
-// ResourceStatusIs holds when the Application lists the resource kind/name with sync status s.
-func (a *Apps) ResourceStatusIs(name, kind, resource string, s v1alpha1.SyncStatusCode) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
-		app, err := a.api().Get(ctx, name, metaGet)
-		if err != nil {
-			return false, err.Error(), nil
-		}
-		for _, r := range app.Status.Resources {
-			if r.Kind == kind && r.Name == resource {
-				return r.Status == s, fmt.Sprintf("%s %s %s; %s", kind, resource, r.Status, Describe(app)), nil
-			}
-		}
-		return false, fmt.Sprintf("%s %s not among the resources; %s", kind, resource, Describe(app)), nil
-	}
-}
-
 // Gone holds when the Application no longer exists.
 func (a *Apps) Gone(name string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {

@@ -106,11 +106,6 @@ func That(what string, timeout time.Duration, check Check) features.Func {
 	return Step(what, func(ctx context.Context) error { return Eventually(ctx, what, timeout, check) })
 }
 
-// Holds requires check to hold for hold; breaking is an ERROR of the run.
-func Holds(what string, hold time.Duration, check Check) features.Func {
-	return Step(what, func(ctx context.Context) error { return Consistently(ctx, what, hold, check) })
-}
-
 // Symptom is the verdict of a `bug` variant: the symptom must hold for the
 // whole hold. Holding: REPRODUCED; breaking: NOT_REPRODUCED with what was seen.
 func Symptom(what string, hold time.Duration, check Check) features.Func {
@@ -125,15 +120,6 @@ func Resolved(what string, timeout, hold time.Duration, check Check) features.Fu
 			return err
 		}
 		return Consistently(ctx, what, hold, check)
-	})
-}
-
-// Absent is the verdict of a `bug` variant whose symptom is that something
-// never happens: check must stay false for the hold.
-func Absent(what string, hold time.Duration, check Check) features.Func {
-	return Symptom(what, hold, func(ctx context.Context) (bool, string, error) {
-		ok, seen, err := check(ctx)
-		return !ok, seen, err
 	})
 }
 

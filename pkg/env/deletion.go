@@ -11,9 +11,16 @@ import (
 	"github.com/gitops-conformance/suite/pkg/assert"
 )
 
+// Deletion modes of DeleteApp: the finalizer that decides what happens to the
+// Application's resources.
+const (
+	Foreground = argocd.Foreground
+	Background = argocd.Background
+	NonCascade = argocd.NonCascade
+)
+
 // DeleteApp deletes an Application the way a user does, with the deletion
-// mode's finalizer (argocd.Foreground, argocd.Background: cascading; or
-// argocd.NonCascade), without waiting: whether it goes is for AppGone to tell.
+// mode's finalizer (Foreground, Background: cascading; or NonCascade), without waiting: whether it goes is for AppGone to tell.
 // The cell's deletion of it (registered by CreateApp) becomes one that
 // tolerates the Application being gone already.
 func DeleteApp(name string, mode argocd.Deletion) features.Func {

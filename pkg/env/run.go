@@ -1,8 +1,11 @@
-// Package env is the suite's lifecycle: named e2e-framework env funcs in
-// symmetric pairs (Preflight, CreateCluster/DestroyCluster,
-// InstallArgoCD/UninstallArgoCD, StartGitServer) and the verbs scenarios are
-// written in (PushRepo, CreateApp, Sync, Refresh, DeleteApp ...). The state of
-// a run travels in ctx as one *Run under an unexported key.
+// Package env is the suite's lifecycle and the verbs scenarios are written in.
+// Lifecycle: named e2e-framework env funcs in symmetric pairs (Preflight,
+// CreateCluster/DestroyCluster) and the Run's methods the runner calls
+// (InstallArgoCD/UninstallArgoCD, UpgradeArgoCD, End; the git server starts
+// with the first ArgoCD install). Verbs: steps (PushRepo, CreateApp, Sync,
+// Apply, DeleteApp ...) and checks (SyncStatusIs, Exists, JSONPathIs ...). The
+// state of a run travels in ctx as one *Run, and a cell's as one *Cell, under
+// unexported keys.
 package env
 
 import (
@@ -77,11 +80,6 @@ func From(ctx context.Context) *Run {
 // Logf prints one progress line with a timestamp.
 func (r *Run) Logf(format string, args ...any) {
 	fmt.Fprintf(r.Out, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
-}
-
-// Note adds a run-wide note to the report.
-func (r *Run) Note(format string, args ...any) {
-	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))
 }
 
 // Preflight prepares the host (Docker, tools, the runc wrapper) and detects the mode.

@@ -203,10 +203,3 @@ func OperationMessageContains(name, s string) assert.Check {
 		return From(ctx).Apps.OperationMessageContains(name, s)(ctx)
 	}
 }
-
-// ResourceStatusIs holds when the Application's resource kind/res has sync status s.
-func ResourceStatusIs(name, kind, res string, s v1alpha1.SyncStatusCode) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
-		return From(ctx).Apps.ResourceStatusIs(name, kind, res, s)(ctx)
-	}
-}

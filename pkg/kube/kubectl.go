@@ -1,6 +1,7 @@
-// Package kube talks to a cluster: typed clients for reads and waits, and the
-// pinned kubectl (built with the node image) for server-side apply of whole
-// manifests and exec, where kubectl is the tool users would reach for.
+// Package kube runs the pinned kubectl (built with the node image) against one
+// cluster: server-side apply of whole manifests, exec, and the reads the
+// evidence quotes. Application reads and waits use the typed ArgoCD client
+// (pkg/argocd).
 package kube
 
 import (

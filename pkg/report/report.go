@@ -1,5 +1,5 @@
-// Package report is the run's data model (report.json, per shared/CONTRACT.md)
-// and its renderings: Markdown, HTML and JUnit.
+// Package report is the run's data model (report.json, the format the README's
+// Reports section documents) and its renderings: Markdown, HTML and JUnit.
 package report
 
 import (
@@ -13,7 +13,7 @@ import (
 // Outcome is a cell's verdict.
 type Outcome string
 
-// The outcomes of shared/CONTRACT.md, plus FLAKY for repeated runs that disagree.
+// The outcomes a cell can have; FLAKY is for repeated runs that disagree.
 const (
 	Reproduced    Outcome = "REPRODUCED"
 	NotReproduced Outcome = "NOT_REPRODUCED"

@@ -34,7 +34,6 @@ import (
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
-	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/matrix"
@@ -74,7 +73,7 @@ func Feature(c matrix.Cell) features.Feature {
 				`{.spec.template.spec.containers[0].env[?(@.name=="`+FlagEnv+`")].value}`, "^true$"),
 			env.JSONPathIs("deployment", ns, "webhook", "{.status.updatedReplicas}/{.status.replicas}", "1/1"))
 	}
-	f = f.Assess("delete the application", env.DeleteApp(app, argocd.Background)).
+	f = f.Assess("delete the application", env.DeleteApp(app, env.Background)).
 		// runs before the Application's own cleanup: configurations left behind
 		// can block its deletion (Knative's DELETE rules on its own resources)
 		Assess("unblock the cleanup", env.DeleteAtEnd("orphaned Knative webhook configurations",
