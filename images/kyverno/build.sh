@@ -95,6 +95,7 @@ if [ "$(image_key "$KYVERNO_IMAGE")" = "$KEY" ] && [ "$(image_key "$KYVERNOPRE_I
 else
   STAMP=$(printf '%s\n' "$MOD@$VERSION" "$GOVERSION" "$GOFLAGS" | sha256sum | cut -d' ' -f1)
   if [ "$(cat "$BIN_DIR/stamp" 2>/dev/null)" != "$STAMP" ]; then
+    rm -f "$BIN_DIR/stamp" # an interrupted rebuild must not leave an old stamp over new binaries
     W=$(mktemp -d "$WORK_DIR/kyverno-$VERSION.XXXXXX"); TMPS+=("$W")
     cp -R "$SRC/." "$W/"; chmod -R u+w "$W"
     # ldflags as the release Makefile sets them (LD_FLAGS, PACKAGE=github.com/kyverno/kyverno)
