@@ -12,14 +12,16 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 )
 
 const fixtureApp = "fixture"
 
-// fixture is a one-ConfigMap repository: the smallest Application that syncs.
-func fixture(message string) env.Files {
+// fixtureFiles is a one-ConfigMap repository: the smallest Application that syncs.
+func fixtureFiles(message string) fixture.Files {
 	return func(context.Context) (map[string]string, error) {
 		return map[string]string{"configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fixture\n  namespace: default\ndata:\n  message: " + message + "\n"}, nil
 	}
@@ -36,14 +38,14 @@ func fixtureApplication() *v1alpha1.Application {
 
 // syncs pushes a commit, syncs, and expects Synced/Healthy with the commit's content.
 func syncs(f *features.FeatureBuilder, message string) *features.FeatureBuilder {
-	return f.Assess("push "+message, env.PushRepo(fixtureApp, fixture(message))).
+	return f.Assess("push "+message, env.PushRepo(fixtureApp, fixtureFiles(message))).
 		Assess("sync "+message, env.Sync(fixtureApp)).
 		Assess("Succeeded "+message, assert.That("application fixture sync Succeeded", assert.Intervals.Sync,
-			env.OperationPhaseIs(fixtureApp, synccommon.OperationSucceeded))).
+			check.OperationPhaseIs(fixtureApp, synccommon.OperationSucceeded))).
 		Assess("Synced "+message, assert.That("application fixture Synced and Healthy", assert.Intervals.Sync,
-			assert.All(env.SyncStatusIs(fixtureApp, v1alpha1.SyncStatusCodeSynced), env.HealthIs(fixtureApp, "Healthy")))).
+			assert.All(check.SyncStatusIs(fixtureApp, v1alpha1.SyncStatusCodeSynced), check.HealthIs(fixtureApp, "Healthy")))).
 		Assess("content "+message, assert.That("configmap default/fixture has "+message, assert.Intervals.Sync,
-			env.JSONPathIs("configmap", "default", "fixture", "{.data.message}", message)))
+			check.JSONPathIs("configmap", "default", "fixture", "{.data.message}", message)))
 }
 
 // TestArgoCD installs each release of the ArgoCD axis (ARGOCD=..., default
@@ -59,7 +61,7 @@ func TestArgoCD(t *testing.T) {
 		f := features.New("argocd " + tag).
 			Setup(env.InstallArgoCDRelease(tag)).
 			Setup(env.CreateApp(fixtureApplication()))
-		check(t, "argocd-"+tag, syncs(f, "installed-"+tag).Feature())
+		runCheck(t, "argocd-"+tag, syncs(f, "installed-"+tag).Feature())
 	}
 	if len(tags) < 2 {
 		return
@@ -69,11 +71,11 @@ func TestArgoCD(t *testing.T) {
 		Setup(env.InstallArgoCDRelease(oldest)).
 		Setup(env.CreateApp(fixtureApplication()))
 	f = syncs(f, "before-upgrade").Assess("upgrade in place", env.UpgradeArgoCD(newest))
-	check(t, "argocd-upgrade", syncs(f, "after-upgrade").Feature())
+	runCheck(t, "argocd-upgrade", syncs(f, "after-upgrade").Feature())
 }
 
-// check runs a feature that is not a matrix cell and fails t if its cleanup fails.
-func check(t *testing.T, name string, f features.Feature) {
+// runCheck runs a feature that is not a matrix cell and fails t if its cleanup fails.
+func runCheck(t *testing.T, name string, f features.Feature) {
 	if err := run.Check(runCtx, name, f, exec(t)); err != nil {
 		t.Errorf("%s: %v", name, err)
 	}

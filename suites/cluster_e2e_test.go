@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 )
 
@@ -48,12 +49,12 @@ func TestCluster(t *testing.T) {
 	etcd := "registry.k8s.io/etcd:" + run.Run.Catalog.Kubernetes.Etcd[1:] + "-0"
 	f := features.New("cluster").
 		Setup(env.Apply("probe namespace", fmt.Sprintf(probeNamespace, probeNS))).
-		Setup(assert.That("serviceaccount "+probeNS+"/default", assert.Intervals.Rollout, env.Exists("serviceaccount", probeNS, "default"))).
+		Setup(assert.That("serviceaccount "+probeNS+"/default", assert.Intervals.Rollout, check.Exists("serviceaccount", probeNS, "default"))).
 		Setup(env.Apply("probe pod and service", fmt.Sprintf(probe, probeNS, etcd))).
 		Assess("pod Running", assert.That("pod "+probeNS+"/probe Running", assert.Intervals.Rollout,
-			env.JSONPathIs("pod", probeNS, "probe", "{.status.phase}", "Running"))).
+			check.JSONPathIs("pod", probeNS, "probe", "{.status.phase}", "Running"))).
 		Assess("service answers the API server", assert.That("service "+probeNS+"/probe answers", assert.Intervals.Rollout,
-			env.ServiceAnswers(probeNS, "probe", "2379", "/health", `"health":"true"`))).
+			check.ServiceAnswers(probeNS, "probe", "2379", "/health", `"health":"true"`))).
 		Feature()
-	check(t, "cluster", f)
+	runCheck(t, "cluster", f)
 }

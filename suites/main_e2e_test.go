@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/types"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/pkg/shell"
 )
@@ -65,8 +65,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(exitFailed)
 	}
-	testenv.Setup(recordSetup(env.Preflight()), recordSetup(env.CreateCluster()))
-	testenv.Finish(finish(ctx), env.DestroyCluster())
+	testenv.Setup(recordSetup(lifecycle.Preflight()), recordSetup(lifecycle.CreateCluster()))
+	testenv.Finish(finish(ctx), lifecycle.DestroyCluster())
 	code := testenv.Run(m)
 	rep := r.Finish(stopped(ctx)) // written by finish already, unless the setup failed
 	switch {

@@ -2,7 +2,9 @@ package env
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -10,6 +12,8 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/helm"
+	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/shell"
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
@@ -22,7 +26,7 @@ type Values func(ctx context.Context) (map[string]any, error)
 // the values (they may hold credentials).
 func HelmInstall(r helm.Release, values Values) features.Func {
 	return assert.Step("helm install "+r.Namespace+"/"+r.Name, func(ctx context.Context) error {
-		run, c := From(ctx), CellFrom(ctx)
+		run, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		v, err := values(ctx)
 		if err != nil {
 			return err
@@ -35,7 +39,7 @@ func HelmInstall(r helm.Release, values Values) features.Func {
 		c.Defer("helm uninstall "+r.Name, func(context.Context) error {
 			return helm.Uninstall(run.Kubectl.Kubeconfig, r.Namespace, r.Name, io.Discard)
 		})
-		observe(ctx, "installed %s %s from %s with the Helm SDK", r.Name, r.Version, r.Chart)
+		lifecycle.Note(ctx, "installed %s %s from %s with the Helm SDK", r.Name, r.Version, r.Chart)
 		return helm.Install(ctx, run.Kubectl.Kubeconfig, r, run.Out)
 	})
 }
@@ -56,34 +60,34 @@ func ApplyURL(what, url string) features.Func {
 		if err != nil {
 			return err
 		}
-		r, c := From(ctx), CellFrom(ctx)
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		manifest := string(data)
 		c.Step("apply %s from %s (%d bytes)", what, url, len(data))
 		c.Defer("delete "+what, func(ctx context.Context) error {
 			_, err := r.Kubectl.Run(ctx, "delete", "--ignore-not-found", "--wait=false", "-f", url)
 			return err
 		})
-		observe(ctx, "applied %s from %s", what, url)
+		lifecycle.Note(ctx, "applied %s from %s", what, url)
 		return r.Kubectl.Apply(ctx, manifest)
 	})
 }
 
-// RolledOut holds when every Deployment in namespace is Available.
-func RolledOut(namespace string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
-		out, err := From(ctx).Kubectl.Run(ctx, "-n", namespace, "get", "deploy", "-o",
-			`jsonpath={range .items[*]}{.metadata.name}={.status.availableReplicas}/{.spec.replicas} {end}`)
+// ComponentImages builds (offline) a component's images with its recipe,
+// images/<component>/build.sh VERSION, and loads them into the cluster.
+// Online, the cluster pulls the upstream images itself.
+func ComponentImages(component, version string) features.Func {
+	return assert.Step("images for "+component+" "+version, func(ctx context.Context) error {
+		r := lifecycle.From(ctx)
+		if r.Mode != images.Offline {
+			return nil
+		}
+		out, err := shell.Run(ctx, shell.Cmd{Name: filepath.Join(r.Repo, "images", component, "build.sh"), Args: []string{version},
+			Env: []string{"CACHE_DIR=" + r.CacheDir}, Progress: r.Out})
 		if err != nil {
-			return false, shell.LastLine(err.Error()), nil
+			return fmt.Errorf("build %s %s images: %w", component, version, err)
 		}
-		ready := out != ""
-		for _, f := range strings.Fields(out) {
-			name, counts, _ := strings.Cut(f, "=")
-			have, want, _ := strings.Cut(counts, "/")
-			if have != want || name == "" {
-				ready = false
-			}
-		}
-		return ready, "deployments " + out, nil
-	}
+		imgs := images.MarkedList(out, "IMAGES:")
+		lifecycle.Note(ctx, "offline images for %s %s: %s", component, version, strings.Join(imgs, " "))
+		return r.LoadImages(ctx, imgs...)
+	})
 }

@@ -3,20 +3,23 @@ package env
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
-	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
 // Apply applies a manifest server-side; the cell deletes it at its end.
 func Apply(what, manifest string) features.Func {
 	return assert.Step("apply "+what, func(ctx context.Context) error {
-		r, c := From(ctx), CellFrom(ctx)
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Step("apply %s:\n%s", what, manifest)
 		c.Defer("delete "+what, func(ctx context.Context) error {
 			_, err := shell.Run(ctx, shell.Cmd{Name: r.Kubectl.Bin, Stdin: strings.NewReader(manifest),
@@ -27,156 +30,154 @@ func Apply(what, manifest string) features.Func {
 	})
 }
 
+// ApplyFiles applies produced manifests server-side, in the files' name
+// order; the cell deletes them at its end (cleanups run in reverse order of
+// registration, so what is applied last goes first).
+func ApplyFiles(what string, files fixture.Files) features.Func {
+	return assert.Step("apply "+what, func(ctx context.Context) error {
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		f, err := files(ctx)
+		if err != nil {
+			return err
+		}
+		var b strings.Builder
+		for _, name := range fileOrder(f) {
+			b.WriteString("---\n" + strings.TrimSpace(f[name]) + "\n")
+		}
+		manifest := b.String()
+		_ = os.MkdirAll(c.Dir, 0o755)
+		_ = os.WriteFile(filepath.Join(c.Dir, "applied-"+fileName(what)+".yaml"), []byte(manifest), 0o644)
+		c.Step("apply %s: %d bytes (applied-%s.yaml)", what, len(manifest), fileName(what))
+		c.Defer("delete "+what, func(ctx context.Context) error {
+			_, err := shell.Run(ctx, shell.Cmd{Name: r.Kubectl.Bin, Stdin: strings.NewReader(manifest),
+				Args: []string{"--kubeconfig", r.Kubectl.Kubeconfig, "delete", "--ignore-not-found", "--wait=true", "--timeout=2m", "-f", "-"}})
+			return err
+		})
+		return r.Kubectl.Apply(ctx, manifest)
+	})
+}
+
+func fileOrder(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func fileName(what string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(what))
+}
+
 // Delete deletes an object; extra kubectl arguments choose the propagation
 // (e.g. "--cascade=foreground").
 func Delete(kind, namespace, name string, args ...string) features.Func {
-	return assert.Step("delete "+ref(kind, namespace, name), func(ctx context.Context) error {
-		CellFrom(ctx).Step("delete %s %v", ref(kind, namespace, name), args)
+	return assert.Step("delete "+lifecycle.Ref(kind, namespace, name), func(ctx context.Context) error {
+		lifecycle.CellFrom(ctx).Step("delete %s %v", lifecycle.Ref(kind, namespace, name), args)
 		a := append([]string{"delete", kind, name, "--wait=false"}, args...)
 		if namespace != "" {
 			a = append(a, "-n", namespace)
 		}
-		_, err := From(ctx).Kubectl.Run(ctx, a...)
+		_, err := lifecycle.From(ctx).Kubectl.Run(ctx, a...)
 		return err
 	})
 }
 
 // Watch adds an object to the cell's evidence.
 func Watch(kind, namespace, name string) features.Func {
-	return assert.Step("watch "+ref(kind, namespace, name), func(ctx context.Context) error {
-		CellFrom(ctx).Watch(kind, namespace, name)
+	return assert.Step("watch "+lifecycle.Ref(kind, namespace, name), func(ctx context.Context) error {
+		lifecycle.CellFrom(ctx).Watch(kind, namespace, name)
 		return nil
 	})
 }
 
-// Exists holds when the object exists.
-func Exists(kind, namespace, name string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
-		out, err := get(ctx, kind, namespace, name, "jsonpath={.metadata.deletionTimestamp}")
-		if err != nil {
-			return false, "not found", nil
-		}
-		if out != "" {
-			return true, "exists, deleting since " + out, nil
-		}
-		return true, "exists", nil
-	}
-}
-
-// Missing holds when the object does not exist.
-func Missing(kind, namespace, name string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
-		ok, seen, err := Exists(kind, namespace, name)(ctx)
-		return !ok, seen, err
-	}
-}
-
-// NoneLeft holds when nothing of kind in namespace matches the label selector.
-func NoneLeft(kind, namespace, selector string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
-		out, err := From(ctx).Kubectl.Run(ctx, "get", kind, "-n", namespace, "-l", selector, "-o", "name")
-		if err != nil {
-			return false, "", err
-		}
-		var left []string // kind/name lines; "No resources found" is not one
-		for _, f := range strings.Fields(out) {
-			if strings.Contains(f, "/") {
-				left = append(left, f)
-			}
-		}
-		if len(left) > 0 {
-			return false, strings.Join(left, " ") + " left", nil
-		}
-		return true, "none left", nil
-	}
-}
-
-// JSONPathIs holds when a kubectl jsonpath over the object prints want.
-func JSONPathIs(kind, namespace, name, jsonpath, want string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
-		out, err := get(ctx, kind, namespace, name, "jsonpath="+jsonpath)
-		if err != nil {
-			return false, "not found", nil
-		}
-		return out == want, fmt.Sprintf("%s %s = %q", ref(kind, namespace, name), jsonpath, out), nil
-	}
-}
-
-// Accepted holds when the API server accepts the manifest (server-side dry run).
-func Accepted(manifest string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
-		_, err := dryRun(ctx, manifest)
-		if err != nil {
-			return false, "rejected: " + shell.LastLine(err.Error()), nil
-		}
-		return true, "accepted", nil
-	}
-}
-
-// Rejected holds when the API server rejects the manifest with a message
-// containing substr (server-side dry run: nothing is created).
-func Rejected(manifest, substr string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
-		_, err := dryRun(ctx, manifest)
-		if err == nil {
-			return false, "accepted", nil
-		}
-		msg := shell.LastLine(err.Error())
-		return strings.Contains(err.Error(), substr), "rejected: " + msg, nil
-	}
-}
-
-func dryRun(ctx context.Context, manifest string) (string, error) {
-	r := From(ctx)
-	return shell.Run(ctx, shell.Cmd{Name: r.Kubectl.Bin, Stdin: strings.NewReader(manifest),
-		Args: []string{"--kubeconfig", r.Kubectl.Kubeconfig, "create", "--dry-run=server", "-f", "-"}})
-}
-
-func get(ctx context.Context, kind, namespace, name, output string) (string, error) {
-	args := []string{"get", kind, name, "-o", output}
-	if namespace != "" {
-		args = append(args, "-n", namespace)
-	}
-	out, err := From(ctx).Kubectl.Run(ctx, args...)
-	return strings.TrimSpace(out), err
-}
-
-func ref(kind, namespace, name string) string {
-	if namespace == "" {
-		return kind + " " + name
-	}
-	return kind + " " + namespace + "/" + name
-}
-
-// ComponentImages builds (offline) a component's images with its recipe,
-// images/<component>/build.sh VERSION, and loads them into the cluster.
-// Online, the cluster pulls the upstream images itself.
-func ComponentImages(component, version string) features.Func {
-	return assert.Step("images for "+component+" "+version, func(ctx context.Context) error {
-		r := From(ctx)
-		if r.Mode != images.Offline {
-			return nil
-		}
-		out, err := shell.Run(ctx, shell.Cmd{Name: filepath.Join(r.Repo, "images", component, "build.sh"), Args: []string{version},
-			Env: []string{"CACHE_DIR=" + r.CacheDir}, Progress: r.Out})
-		if err != nil {
-			return fmt.Errorf("build %s %s images: %w", component, version, err)
-		}
-		imgs := images.MarkedList(out, "IMAGES:")
-		observe(ctx, "offline images for %s %s: %s", component, version, strings.Join(imgs, " "))
-		return r.LoadImages(ctx, imgs...)
+// Scale sets a workload's replicas (kubectl scale), the way an operator does.
+func Scale(kind, namespace, name string, replicas int) features.Func {
+	return assert.Step(fmt.Sprintf("scale %s to %d", lifecycle.Ref(kind, namespace, name), replicas), func(ctx context.Context) error {
+		c := lifecycle.CellFrom(ctx)
+		c.Step("scale %s to %d", lifecycle.Ref(kind, namespace, name), replicas)
+		c.Watch(kind, namespace, name)
+		_, err := lifecycle.From(ctx).Kubectl.Run(ctx, "scale", kind, name, "-n", namespace, fmt.Sprintf("--replicas=%d", replicas))
+		return err
 	})
 }
 
-// ServiceAnswers holds when a GET through the API server's service proxy
-// (the API server's own path to in-cluster backends) returns a body holding want.
-func ServiceAnswers(namespace, service, port, path, want string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
-		url := fmt.Sprintf("/api/v1/namespaces/%s/services/%s:%s/proxy%s", namespace, service, port, path)
-		out, err := From(ctx).Kubectl.Run(ctx, "get", "--raw", url)
-		if err != nil {
-			return false, "GET " + url + ": " + shell.LastLine(err.Error()), nil
+// Label sets labels (key=value, or key- to remove) on an object (kubectl label --overwrite).
+func Label(kind, namespace, name string, labels ...string) features.Func {
+	return assert.Step(fmt.Sprintf("label %s %s", lifecycle.Ref(kind, namespace, name), strings.Join(labels, " ")), func(ctx context.Context) error {
+		c := lifecycle.CellFrom(ctx)
+		c.Step("label %s %v", lifecycle.Ref(kind, namespace, name), labels)
+		c.Watch(kind, namespace, name)
+		args := append([]string{"label", "--overwrite", kind, name}, labels...)
+		if namespace != "" {
+			args = append(args, "-n", namespace)
 		}
-		return strings.Contains(out, want), "GET " + url + ": " + shell.LastLine(out), nil
-	}
+		_, err := lifecycle.From(ctx).Kubectl.Run(ctx, args...)
+		return err
+	})
+}
+
+// DeleteAtEnd registers a cleanup that deletes, when the cell ends, every
+// object of kinds (comma-separated, as kubectl takes them) matching the label
+// selector: for what a component leaves behind outside its Application
+// (orphans, CRDs). Cleanups run in reverse order, so a DeleteAtEnd registered
+// first runs last, after the Application and the namespaces are gone.
+func DeleteAtEnd(what, kinds, selector string) features.Func {
+	return assert.Step("at the end, delete "+what, func(ctx context.Context) error {
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		c.Step("at the end, delete %s (%s -l %s)", what, kinds, selector)
+		c.Defer("delete "+what, func(ctx context.Context) error {
+			out, err := r.Kubectl.Run(ctx, "delete", kinds, "-l", selector, "--ignore-not-found", "--wait=true", "--timeout=2m")
+			if out = strings.TrimSpace(out); out != "" {
+				r.Logf("cleanup %s: %s", what, strings.ReplaceAll(out, "\n", "; "))
+			}
+			return err
+		})
+		return nil
+	})
+}
+
+// ReleaseAtEnd registers a cleanup that removes the finalizers from every
+// object, in namespace, of the CRDs selected by crdSelector, and deletes the
+// namespace's pods without grace. For resources whose controller went with
+// their Application: without it their namespace stays Terminating for
+// minutes. Registered after the namespace, it runs before its deletion.
+func ReleaseAtEnd(what, crdSelector, namespace string) features.Func {
+	return assert.Step("at the end, release "+what, func(ctx context.Context) error {
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		c.Step("at the end, remove finalizers from %s in %s (CRDs %s)", what, namespace, crdSelector)
+		c.Defer("release "+what, func(ctx context.Context) error {
+			crds, err := r.Kubectl.Run(ctx, "get", "customresourcedefinitions", "-l", crdSelector, "-o", "name")
+			if err != nil {
+				return err
+			}
+			var released []string
+			for _, crd := range strings.Fields(crds) {
+				kind := strings.TrimPrefix(crd, "customresourcedefinition.apiextensions.k8s.io/")
+				objs, err := r.Kubectl.Run(ctx, "get", kind, "-n", namespace, "-o", "name", "--ignore-not-found")
+				if err != nil {
+					continue // a CRD already gone
+				}
+				for _, o := range strings.Fields(objs) {
+					if _, err := r.Kubectl.Run(ctx, "patch", o, "-n", namespace, "--type=merge", "-p", `{"metadata":{"finalizers":null}}`); err == nil {
+						released = append(released, o)
+					}
+				}
+			}
+			// pods that outlive their controllers can hold the namespace for their
+			// whole grace period (Knative's activator: 600 s); cleanup does not wait
+			if _, err := r.Kubectl.Run(ctx, "delete", "pods", "--all", "-n", namespace, "--grace-period=0", "--force", "--wait=false"); err != nil {
+				return err
+			}
+			r.Logf("cleanup %s: finalizers removed from %d object(s); pods in %s deleted without grace", what, len(released), namespace)
+			return nil
+		})
+		return nil
+	})
 }

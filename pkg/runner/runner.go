@@ -22,8 +22,8 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
@@ -37,7 +37,7 @@ type Exec func(ctx context.Context, f features.Feature)
 
 // Runner is one run of the matrix: the cells, their results and where they go.
 type Runner struct {
-	Run       *env.Run
+	Run       *lifecycle.Run
 	Data      *matrix.Data
 	Cells     []matrix.Cell
 	Repeat    int
@@ -88,7 +88,7 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 		return nil, err
 	}
 	r := &Runner{
-		Run: &env.Run{Repo: repo, CacheDir: cache, Catalog: cat, Mode: mode, Keep: o.Keep,
+		Run: &lifecycle.Run{Repo: repo, CacheDir: cache, Catalog: cat, Mode: mode, Keep: o.Keep,
 			Cluster: o.Cluster, Out: os.Stdout},
 		Data: data, Cells: cells, Repeat: o.Repeat, Dir: filepath.Join(reports, runID), Scenarios: scenarios,
 		report: &report.Report{RunID: runID, Started: time.Now().UTC(), Kubernetes: cat.Kubernetes.Version, Command: o.Command},
@@ -133,7 +133,7 @@ func reserveRunDir(reports, id string) (string, error) {
 }
 
 // Context is ctx carrying the run, as steps and env funcs expect it.
-func (r *Runner) Context(ctx context.Context) context.Context { return env.WithRun(ctx, r.Run) }
+func (r *Runner) Context(ctx context.Context) context.Context { return lifecycle.WithRun(ctx, r.Run) }
 
 // Plan logs the plan.
 func (r *Runner) Plan() {
@@ -243,7 +243,7 @@ func (r *Runner) prepare(ctx context.Context, c matrix.Cell) (report.Outcome, st
 func (r *Runner) execute(ctx context.Context, c matrix.Cell, dir string, exec Exec) (report.Outcome, string, []string) {
 	ctx = r.Context(ctx)
 	ctx, rec := assert.WithRecord(ctx, c.Variant.Mitigation())
-	ctx, cell := env.WithCell(ctx, dir)
+	ctx, cell := lifecycle.WithCell(ctx, dir)
 	exec(ctx, r.Scenarios[c.Scenario.Name](c))
 	outcome, reason := rec.Outcome()
 	r.SetWaiting("the evidence and cleanup of cell " + c.Report().ID())
@@ -258,7 +258,7 @@ func (r *Runner) execute(ctx context.Context, c matrix.Cell, dir string, exec Ex
 func (r *Runner) Check(ctx context.Context, name string, f features.Feature, exec Exec) error {
 	ctx = r.Context(ctx)
 	ctx, _ = assert.WithRecord(ctx, false)
-	ctx, cell := env.WithCell(ctx, filepath.Join(r.Dir, "checks", name))
+	ctx, cell := lifecycle.WithCell(ctx, filepath.Join(r.Dir, "checks", name))
 	start := time.Now()
 	exec(ctx, f)
 	err := r.Run.End(ctx, cell)

@@ -10,14 +10,14 @@ import (
 
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
-	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
 
 func testRunner(t *testing.T, cells ...matrix.Cell) *Runner {
 	dir := t.TempDir()
-	return &Runner{Run: &env.Run{Out: io.Discard}, Data: &matrix.Data{}, Cells: cells, Repeat: 1,
+	return &Runner{Run: &lifecycle.Run{Out: io.Discard}, Data: &matrix.Data{}, Cells: cells, Repeat: 1,
 		Dir: filepath.Join(dir, "run"), report: &report.Report{RunID: "run"}, done: map[string]bool{}}
 }
 

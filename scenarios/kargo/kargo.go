@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 )
@@ -36,21 +37,21 @@ func Feature(c matrix.Cell) features.Feature {
 	v := VariantOf(c.Variant.Name)
 	f := features.New(c.Report().ID()).
 		Setup(env.ApplyURL("cert-manager", CertManagerURL)).
-		Setup(assert.That("cert-manager rolled out", assert.Intervals.Install, env.RolledOut("cert-manager"))).
+		Setup(assert.That("cert-manager rolled out", assert.Intervals.Install, check.RolledOut("cert-manager"))).
 		Setup(env.HelmInstall(Release(c.ComponentVersion), AdminValues)).
 		Setup(env.Apply("team namespace and its contents", TeamNamespace(v.OnNamespace))).
 		Setup(env.Apply("project", Project(v.OnProject))).
 		Assess("project adopted the namespace", assert.That("namespace "+Team+" adopted (Kargo's finalizer)", assert.Intervals.Sync,
-			env.JSONPathMatches("namespace", "", Team, "{.metadata.finalizers}", Finalizer))).
+			check.JSONPathMatches("namespace", "", Team, "{.metadata.finalizers}", Finalizer))).
 		Assess("ownerReferences", env.Observe("ownerReferences of namespace "+Team,
-			env.JSONPathMatches("namespace", "", Team, "{.metadata.ownerReferences}", "Project"))).
+			check.JSONPathMatches("namespace", "", Team, "{.metadata.ownerReferences}", "Project"))).
 		Assess("delete the project", env.Delete("projects.kargo.akuity.io", "", Team, v.DeleteArgs...))
 	if c.Variant.Name == "bug" {
 		return f.Assess("namespace deleted", assert.Occurs("namespace "+Team+" deleted", assert.Intervals.Sync,
-			env.Missing("namespace", "", Team))).Feature()
+			check.Missing("namespace", "", Team))).Feature()
 	}
-	return f.Assess("project gone", assert.That("project "+Team+" gone", assert.Intervals.Sync, env.Missing("projects.kargo.akuity.io", "", Team))).
+	return f.Assess("project gone", assert.That("project "+Team+" gone", assert.Intervals.Sync, check.Missing("projects.kargo.akuity.io", "", Team))).
 		Assess("namespace kept", assert.Resolved("namespace "+Team+" and its ConfigMap kept", assert.Intervals.Sync, assert.Intervals.Hold,
-			assert.All(env.JSONPathIs("namespace", "", Team, "{.status.phase}", "Active"), env.Exists("configmap", Team, "team-settings")))).
+			assert.All(check.JSONPathIs("namespace", "", Team, "{.status.phase}", "Active"), check.Exists("configmap", Team, "team-settings")))).
 		Feature()
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/fixture"
 )
 
 const (
@@ -35,14 +35,14 @@ var linked = map[string][2]string{
 // the release's serving-core.yaml holds, CRDs included, without the Namespace),
 // kustomization.yaml (with the flag patch when flag), and namespace.yaml, which
 // the kustomization leaves out: the scenario applies it outside the Application.
-func Manifests(version string, flag bool) env.Files {
-	return env.FromModules("knative-serving "+version, func(read env.ModuleReader) (map[string]string, error) {
+func Manifests(version string, flag bool) fixture.Files {
+	return fixture.FromModules("knative-serving "+version, func(read fixture.ModuleReader) (map[string]string, error) {
 		return Render(read, version, flag)
 	})
 }
 
 // Render is Manifests over a module reader (a pure function of the modules).
-func Render(read env.ModuleReader, version string, flag bool) (map[string]string, error) {
+func Render(read fixture.ModuleReader, version string, flag bool) (map[string]string, error) {
 	release, err := Release(version)
 	if err != nil {
 		return nil, err

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
@@ -20,7 +20,7 @@ func TestRenderRealModules(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	read := env.ReadModules(ctx)
+	read := fixture.ReadModules(ctx)
 	for _, v := range []string{"v0.42.2", "v0.43.0", "v0.47.1"} {
 		t.Run(v, func(t *testing.T) {
 			if _, err := sources.ModuleDir(ctx, servingModule, v); err != nil {

@@ -16,7 +16,9 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 )
 
@@ -27,7 +29,7 @@ const (
 
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) features.Feature {
-	files := env.ComponentDocument("kube-ovn", c.ComponentVersion, "crds", crd, "crd.yaml")
+	files := fixture.ComponentDocument("kube-ovn", c.ComponentVersion, "crds", crd, "crd.yaml")
 	f := features.New(c.Report().ID()).Setup(env.PushRepo(app, files))
 	if c.Variant.Name == "argocd-cm" {
 		f = f.Setup(env.SetArgoCDConfig(map[string]string{
@@ -36,16 +38,16 @@ func Feature(c matrix.Cell) features.Feature {
 	f = f.Setup(env.CreateApp(Application(c.Variant.Name))).
 		Setup(env.Sync(app)).
 		Assess("sync Succeeded", assert.That("application "+app+" sync Succeeded", assert.Intervals.Sync,
-			env.OperationPhaseIs(app, synccommon.OperationSucceeded))).
+			check.OperationPhaseIs(app, synccommon.OperationSucceeded))).
 		Assess("count patch keys", env.CountInLive(files, "customresourcedefinition", crd, "x-kubernetes-patch-"))
 	for _, hard := range []bool{false, true} {
 		f = f.Assess("refresh", env.Refresh(app, hard))
 		if c.Variant.Name == "bug" {
 			f = f.Assess("stays OutOfSync", assert.Symptom("application "+app+" OutOfSync", assert.Intervals.HoldShort,
-				env.SyncStatusIs(app, v1alpha1.SyncStatusCodeOutOfSync)))
+				check.SyncStatusIs(app, v1alpha1.SyncStatusCodeOutOfSync)))
 		} else {
 			f = f.Assess("Synced", assert.Resolved("application "+app+" Synced", assert.Intervals.Sync, assert.Intervals.HoldShort,
-				env.SyncStatusIs(app, v1alpha1.SyncStatusCodeSynced)))
+				check.SyncStatusIs(app, v1alpha1.SyncStatusCodeSynced)))
 		}
 	}
 	return f.Feature()

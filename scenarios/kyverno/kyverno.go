@@ -30,7 +30,9 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 )
 
@@ -47,18 +49,18 @@ var UpgradeTargets = []string{"v2.14.21", "v3.1.4"}
 
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) features.Feature {
-	synced := env.OperationPhaseIs(app, synccommon.OperationSucceeded)
-	held := assert.All(env.FinalizerPending("job", namespace, job, finalizer),
-		env.OperationPhaseIs(app, synccommon.OperationRunning), env.OperationMessageContains(app, job))
-	done := assert.Any(synced, env.OperationPhaseIs(app, synccommon.OperationFailed), held)
+	synced := check.OperationPhaseIs(app, synccommon.OperationSucceeded)
+	held := assert.All(check.FinalizerPending("job", namespace, job, finalizer),
+		check.OperationPhaseIs(app, synccommon.OperationRunning), check.OperationMessageContains(app, job))
+	done := assert.Any(synced, check.OperationPhaseIs(app, synccommon.OperationFailed), held)
 	hookPhase := func(want string) assert.Check { // the hook's phase in the last sync's result, "" if it had none
-		return env.JSONPathIs("applications.argoproj.io", "argocd", app,
+		return check.JSONPathIs("applications.argoproj.io", "argocd", app,
 			`{.status.operationState.syncResult.resources[?(@.name=="`+job+`")].hookPhase}`, want)
 	}
 	f := features.New(c.Report().ID()).
 		Setup(env.ComponentImages("kyverno", c.ComponentVersion)).
 		Setup(env.Apply("namespace "+namespace, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: "+namespace+"\n")).
-		Setup(env.PushRepo(app, env.ComponentTree("kyverno", c.ComponentVersion, "chart"))).
+		Setup(env.PushRepo(app, fixture.ComponentTree("kyverno", c.ComponentVersion, "chart"))).
 		Setup(env.DeleteAtEnd("the webhook configurations kyverno registered", "validatingwebhookconfigurations,mutatingwebhookconfigurations", "webhook.kyverno.io/managed-by=kyverno")).
 		Setup(env.CreateApp(Application(c.Variant.Name))).
 		// a held hook also holds the Application's cascade deletion
@@ -70,8 +72,8 @@ func Feature(c matrix.Cell) features.Feature {
 		Assess("install held?", env.Observe("install sync held on hook "+job+" (deleting, finalizer kept, operation Running)", held)).
 		// ArgoCD starts no sync while one runs: a user whose install is held cannot sync again
 		Assess("upgrade", env.Unless(held, "sync again (the upgrade)", env.Sync(app, SyncOptions...))).
-		Assess("hook created", env.ObserveWithin("hook Job "+job+" created (or the sync done first)", assert.Intervals.Sync, assert.Any(env.Exists("job", namespace, job), synced))).
-		Assess("hook finalizers", env.Observe("hook Job carries "+finalizer, env.JSONPathMatches("job", namespace, job, "{.metadata.finalizers}", finalizer))).
+		Assess("hook created", env.ObserveWithin("hook Job "+job+" created (or the sync done first)", assert.Intervals.Sync, assert.Any(check.Exists("job", namespace, job), synced))).
+		Assess("hook finalizers", env.Observe("hook Job carries "+finalizer, check.JSONPathMatches("job", namespace, job, "{.metadata.finalizers}", finalizer))).
 		Assess("hook done or held", assert.That("sync completed or hook held", assert.Intervals.Sync, done))
 	switch c.Variant.Name {
 	case "bug":
@@ -90,10 +92,10 @@ func Feature(c matrix.Cell) features.Feature {
 			Assess("after the unblock", env.ObserveWithin("sync Succeeded (after the unblock, if one was needed)", assert.Intervals.Sync, synced))
 	case "hook-disabled":
 		f = f.Assess("no hook", assert.Resolved("sync Succeeded without "+job, assert.Intervals.Sync, assert.Intervals.HoldShort,
-			assert.All(synced, env.Missing("job", namespace, job), hookPhase(""))))
+			assert.All(synced, check.Missing("job", namespace, job), hookPhase(""))))
 	default:
 		f = f.Assess("hook completes", assert.Resolved("sync Succeeded, hook "+job+" Succeeded and deleted", assert.Intervals.Sync,
-			assert.Intervals.HoldShort, assert.All(synced, hookPhase("Succeeded"), env.Missing("job", namespace, job))))
+			assert.Intervals.HoldShort, assert.All(synced, hookPhase("Succeeded"), check.Missing("job", namespace, job))))
 	}
 	return f.Feature()
 }

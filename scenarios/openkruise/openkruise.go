@@ -25,7 +25,9 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 )
 
@@ -35,41 +37,41 @@ var probed = []string{"default", "argocd", "gitops-conformance-git", "kube-syste
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) features.Feature {
 	v, variant := c.ComponentVersion, c.Variant.Name
-	rendered := env.ByMode(
-		env.Transform(env.KustomizeBuild("openkruise", v, "kustomize"), AsChart(v)),
-		env.HelmTemplate("openkruise", "kruise", strings.TrimPrefix(v, "v"), "kruise", namespace,
+	rendered := fixture.ByMode(
+		fixture.Transform(fixture.KustomizeBuild("openkruise", v, "kustomize"), AsChart(v)),
+		fixture.HelmTemplate("openkruise", "kruise", strings.TrimPrefix(v, "v"), "kruise", namespace,
 			map[string]any{"installation": map[string]any{"createNamespace": false}, "manager": map[string]any{"replicas": 1}}))
-	parts := env.Transform(rendered, Split)
+	parts := fixture.Transform(rendered, Split)
 
 	f := features.New(c.Report().ID()).
 		Setup(env.Apply("namespace "+namespace, Namespace(variant == "namespace-label"))).
 		Setup(env.ComponentImages("openkruise", v)).
-		Setup(env.ApplyFiles("openkruise "+v+" with the manager at 0 replicas", env.Pick(parts, "install.yaml"))).
-		Setup(env.ApplyFiles("openkruise "+v+" webhook configurations", env.Pick(parts, "webhooks.yaml"))).
+		Setup(env.ApplyFiles("openkruise "+v+" with the manager at 0 replicas", fixture.Pick(parts, "install.yaml"))).
+		Setup(env.ApplyFiles("openkruise "+v+" webhook configurations", fixture.Pick(parts, "webhooks.yaml"))).
 		Setup(env.Watch("mutatingwebhookconfiguration", "", mutating)).
 		Setup(env.Scale("deployment", namespace, manager, 1))
 
-	available := env.JSONPathIs("deployment", namespace, manager, `{.status.conditions[?(@.type=="Available")].status}`, "True")
-	caBundle := env.JSONPathMatches("mutatingwebhookconfiguration", "", mutating, `{.webhooks[?(@.name=="mpod.kb.io")].clientConfig.caBundle}`, ".")
+	available := check.JSONPathIs("deployment", namespace, manager, `{.status.conditions[?(@.type=="Available")].status}`, "True")
+	caBundle := check.JSONPathMatches("mutatingwebhookconfiguration", "", mutating, `{.webhooks[?(@.name=="mpod.kb.io")].clientConfig.caBundle}`, ".")
 	stuck := assert.All(
-		env.JSONPathIs("deployment", namespace, manager, `{.status.conditions[?(@.type=="ReplicaFailure")].reason}`, "FailedCreate"),
-		env.JSONPathMatches("deployment", namespace, manager, `{.status.conditions[?(@.type=="Available")].status}`, "^(False)?$"),
-		env.EventSeen(namespace, "ReplicaSet", "FailedCreate", podHook),
-		env.ReadyEndpoints(namespace, service, 0))
+		check.JSONPathIs("deployment", namespace, manager, `{.status.conditions[?(@.type=="ReplicaFailure")].reason}`, "FailedCreate"),
+		check.JSONPathMatches("deployment", namespace, manager, `{.status.conditions[?(@.type=="Available")].status}`, "^(False)?$"),
+		check.EventSeen(namespace, "ReplicaSet", "FailedCreate", podHook),
+		check.ReadyEndpoints(namespace, service, 0))
 
 	if variant == "namespace-label" {
 		f = f.Assess("manager Available", assert.Resolved("deployment "+namespace+"/"+manager+" Available with a CA bundle",
-			assert.Intervals.Rollout, assert.Intervals.HoldShort, assert.All(available, caBundle, env.ReadyEndpoints(namespace, service, 1))))
+			assert.Intervals.Rollout, assert.Intervals.HoldShort, assert.All(available, caBundle, check.ReadyEndpoints(namespace, service, 1))))
 		for _, ns := range probed {
-			f = f.Assess("probe "+ns, env.Observe("a Pod in "+ns+" is admitted", env.Accepted(ProbePod(ns))))
+			f = f.Assess("probe "+ns, env.Observe("a Pod in "+ns+" is admitted", check.Accepted(ProbePod(ns))))
 		}
 		return f.Feature()
 	}
 	f = f.Assess("ReplicaFailure", assert.That("deployment "+namespace+"/"+manager+" ReplicaFailure FailedCreate by "+podHook,
 		assert.Intervals.Rollout, stuck)).
-		Assess("event", env.Observe("the ReplicaSet's FailedCreate event names "+podHook, env.EventSeen(namespace, "ReplicaSet", "FailedCreate", podHook)))
+		Assess("event", env.Observe("the ReplicaSet's FailedCreate event names "+podHook, check.EventSeen(namespace, "ReplicaSet", "FailedCreate", podHook)))
 	for _, ns := range probed {
-		f = f.Assess("probe "+ns, env.Observe("a Pod in "+ns+" is admitted", env.Accepted(ProbePod(ns))))
+		f = f.Assess("probe "+ns, env.Observe("a Pod in "+ns+" is admitted", check.Accepted(ProbePod(ns))))
 	}
 	if variant == "bug" {
 		return f.Assess("stays stuck", assert.Symptom("deployment "+namespace+"/"+manager+" stuck in ReplicaFailure", assert.Intervals.Hold, stuck)).Feature()

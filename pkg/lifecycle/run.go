@@ -1,12 +1,11 @@
-// Package env is the suite's lifecycle and the verbs scenarios are written in.
-// Lifecycle: named e2e-framework env funcs in symmetric pairs (Preflight,
-// CreateCluster/DestroyCluster) and the Run's methods the runner calls
-// (InstallArgoCD/UninstallArgoCD, UpgradeArgoCD, End; the git server starts
-// with the first ArgoCD install). Verbs: steps (PushRepo, CreateApp, Sync,
-// Apply, DeleteApp ...) and checks (SyncStatusIs, Exists, JSONPathIs ...). The
-// state of a run travels in ctx as one *Run, and a cell's as one *Cell, under
-// unexported keys.
-package env
+// Package lifecycle is the life of a run and of its cells: the state of a run
+// (*Run: mode, images, the cluster, the installed ArgoCD release, the git
+// server) and of a cell (*Cell: evidence, steps, cleanups), carried in ctx
+// under unexported keys; the e2e-framework env funcs in symmetric pairs
+// (Preflight, CreateCluster/DestroyCluster) and the Run's methods the runner
+// calls (InstallArgoCD/UninstallArgoCD, UpgradeArgoCD, End). Scenarios do not
+// import it: they use pkg/env, pkg/check, pkg/fixture and pkg/assert.
+package lifecycle
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package env
+package lifecycle
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
@@ -68,6 +66,17 @@ func (c *Cell) Step(format string, args ...any) {
 	c.steps = append(c.steps, time.Now().UTC().Format(time.RFC3339)+" "+fmt.Sprintf(format, args...))
 }
 
+// Drop removes the pending cleanups named what (their work was done by a step).
+func (c *Cell) Drop(what string) {
+	c.cleanups = slices.DeleteFunc(c.cleanups, func(cl cleanup) bool { return cl.what == what })
+}
+
+// observe adds an observation to the cell's record and its step log.
+func Note(ctx context.Context, format string, args ...any) {
+	assert.RecordFrom(ctx).Observe(format, args...)
+	CellFrom(ctx).Step(format, args...)
+}
+
 // evidenceAfterInterrupt bounds the evidence dump of an interrupted cell: the
 // user asked to stop, and the dump is a handful of kubectl reads.
 const evidenceAfterInterrupt = 20 * time.Second
@@ -81,14 +90,14 @@ func (r *Run) End(ctx context.Context, c *Cell) error {
 	if ctx.Err() != nil {
 		dump, cancel := context.WithTimeout(context.WithoutCancel(ctx), evidenceAfterInterrupt)
 		defer cancel()
-		r.dumpEvidence(dump, c, c.Dir)
+		r.DumpEvidence(dump, c, c.Dir)
 		c.Step("interrupted: %d cleanup(s) not run", len(c.cleanups))
 		_ = os.WriteFile(filepath.Join(c.Dir, "steps.txt"), []byte(strings.Join(c.steps, "\n")+"\n"), 0o644)
 		r.Dirty = true
 		return nil
 	}
 	ctx = context.WithoutCancel(ctx)
-	r.dumpEvidence(ctx, c, c.Dir)
+	r.DumpEvidence(ctx, c, c.Dir)
 	_ = os.WriteFile(filepath.Join(c.Dir, "steps.txt"), []byte(strings.Join(c.steps, "\n")+"\n"), 0o644)
 	var errs []string
 	for i := len(c.cleanups) - 1; i >= 0; i-- {
@@ -104,31 +113,31 @@ func (r *Run) End(ctx context.Context, c *Cell) error {
 	return nil
 }
 
-// dumpEvidence writes what the cell's assertions looked at into dir. Secrets
+// DumpEvidence writes what the cell's assertions looked at into dir. Secrets
 // are never dumped (kubectl get of a Secret is not among the evidence kinds).
-func (r *Run) dumpEvidence(ctx context.Context, c *Cell, dir string) {
+func (r *Run) DumpEvidence(ctx context.Context, c *Cell, dir string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return
 	}
 	write := func(name, content string) {
 		_ = os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
 	}
-	get := func(args ...string) string {
+	read := func(args ...string) string {
 		out, err := r.Kubectl.Run(ctx, args...)
 		if err != nil {
 			return fmt.Sprintf("# %v\n", err)
 		}
 		return out
 	}
-	write("applications.yaml", get("-n", argocd.Namespace, "get", "applications.argoproj.io", "-o", "yaml"))
+	write("applications.yaml", read("-n", argocd.Namespace, "get", "applications.argoproj.io", "-o", "yaml"))
 	for _, ns := range c.namespaces {
-		write("events-"+ns+".txt", get("-n", ns, "get", "events", "--sort-by=.lastTimestamp"))
+		write("events-"+ns+".txt", read("-n", ns, "get", "events", "--sort-by=.lastTimestamp"))
 	}
 	// the cell's whole span (a held sync logs several lines a second: a tail
 	// would keep only the last seconds, not the moment it got held)
 	since := "--since-time=" + c.started.UTC().Format(time.RFC3339)
-	write("argocd-application-controller.log", get("-n", argocd.Namespace, "logs", "statefulset/argocd-application-controller", since))
-	write("argocd-repo-server.log", get("-n", argocd.Namespace, "logs", "deploy/argocd-repo-server", since))
+	write("argocd-application-controller.log", read("-n", argocd.Namespace, "logs", "statefulset/argocd-application-controller", since))
+	write("argocd-repo-server.log", read("-n", argocd.Namespace, "logs", "deploy/argocd-repo-server", since))
 	for _, o := range c.evidence {
 		if strings.EqualFold(o.kind, "secret") {
 			continue
@@ -137,25 +146,6 @@ func (r *Run) dumpEvidence(ctx context.Context, c *Cell, dir string) {
 		if o.namespace != "" {
 			args = append(args, "-n", o.namespace)
 		}
-		write(strings.ToLower(o.kind)+"-"+o.name+".yaml", get(args...))
+		write(strings.ToLower(o.kind)+"-"+o.name+".yaml", read(args...))
 	}
-}
-
-// Snapshot dumps the cell's evidence as it is now into the subdirectory name
-// of the cell's evidence: what a later step changes (an ArgoCD upgrade
-// replaces the controller and its log; an unblock deletes the held object)
-// stays on record as it was at the verdict.
-func Snapshot(name string) features.Func {
-	return assert.Step("snapshot evidence "+name, func(ctx context.Context) error {
-		r, c := From(ctx), CellFrom(ctx)
-		r.dumpEvidence(ctx, c, filepath.Join(c.Dir, name))
-		observe(ctx, "evidence as of this step (objects, events, controller logs): %s/", name)
-		return nil
-	})
-}
-
-// observe adds an observation to the cell's record and its step log.
-func observe(ctx context.Context, format string, args ...any) {
-	assert.RecordFrom(ctx).Observe(format, args...)
-	CellFrom(ctx).Step(format, args...)
 }

@@ -3,28 +3,13 @@ package env
 import (
 	"context"
 	"testing"
-	"time"
 
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
-
-// ObserveWithin waits up to timeout for check and records the outcome as an
-// observation either way: evidence for the report, never a verdict or an error.
-func ObserveWithin(what string, timeout time.Duration, check assert.Check) features.Func {
-	return assert.Step("observe "+what, func(ctx context.Context) error {
-		start := time.Now()
-		if err := assert.Eventually(ctx, what, timeout, check); err != nil {
-			observe(ctx, "observed: %s: no: %v", what, err)
-			return nil
-		}
-		_, seen, _ := check(ctx)
-		observe(ctx, "observed: %s: yes, after %s: %s", what, time.Since(start).Round(time.Second), seen)
-		return nil
-	})
-}
 
 // If runs step only when check holds at that moment; otherwise the cell
 // records that it skipped it and what it saw.
@@ -40,7 +25,7 @@ func Unless(check assert.Check, what string, step features.Func) features.Func {
 func when(check assert.Check, want bool, what string, step features.Func) features.Func {
 	return func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 		if ok, seen, _ := check(ctx); ok != want {
-			CellFrom(ctx).Step("%s: skipped (%v: %s)", what, ok, seen)
+			lifecycle.CellFrom(ctx).Step("%s: skipped (%v: %s)", what, ok, seen)
 			return ctx
 		}
 		return step(ctx, t, cfg)

@@ -1,3 +1,10 @@
+// Package env is the verbs scenarios are written in: steps (features.Func)
+// that act on the cluster the way a user or ArgoCD would (PushRepo,
+// CreateApp, Sync, Apply, DeleteApp, Label, RemoveFinalizer ...), record what
+// they did in the cell's steps and register their cleanup, plus the
+// observation and flow steps (Observe, ObserveWithin, Snapshot, If, Unless,
+// InOrder). Checks are in pkg/check, fixtures in pkg/fixture, waits and
+// verdicts in pkg/assert; the run's lifecycle is pkg/lifecycle.
 package env
 
 import (
@@ -7,62 +14,28 @@ import (
 	"strings"
 
 	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
-	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/gitserver"
-	"github.com/gitops-conformance/suite/pkg/sources"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
-// Files produces a fixture repository's files when the step runs.
-type Files func(ctx context.Context) (map[string]string, error)
-
-// ComponentDocument is one YAML document (by metadata.name) of a component
-// release's file, fetched per the run's mode; the source goes into the report.
-func ComponentDocument(component, version, file, name, path string) Files {
-	return once(func(ctx context.Context) (map[string]string, error) {
-		r := From(ctx)
-		data, src, err := sources.File(ctx, r.Catalog, r.Mode, component, version, file)
-		if err != nil {
-			return nil, err
-		}
-		doc, err := sources.Document(data, name)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", src, err)
-		}
-		observe(ctx, "source: %s %s from %s", component, name, src)
-		return map[string]string{path: doc}, nil
-	})
-}
-
-// once memoizes a Files: a feature's steps share one fetch.
-func once(f Files) Files {
-	var files map[string]string
-	return func(ctx context.Context) (map[string]string, error) {
-		if files != nil {
-			return files, nil
-		}
-		var err error
-		files, err = f(ctx)
-		return files, err
-	}
-}
-
 // PushRepo commits files to a fixture repository on the in-cluster git server.
-func PushRepo(repo string, files Files) features.Func {
+func PushRepo(repo string, files fixture.Files) features.Func {
 	return assert.Step("push repository "+repo, func(ctx context.Context) error {
 		f, err := files(ctx)
 		if err != nil {
 			return err
 		}
-		commit, err := From(ctx).Git.Push(ctx, repo, "gitops-conformance fixture", f)
+		commit, err := lifecycle.From(ctx).Git.Push(ctx, repo, "gitops-conformance fixture", f)
 		if err != nil {
 			return err
 		}
-		observe(ctx, "pushed %d file(s) to %s at %s", len(f), gitserver.URL(repo), commit[:min(12, len(commit))])
+		lifecycle.Note(ctx, "pushed %d file(s) to %s at %s", len(f), gitserver.URL(repo), commit[:min(12, len(commit))])
 		return nil
 	})
 }
@@ -73,7 +46,7 @@ func RepoURL(repo string) string { return gitserver.URL(repo) }
 // CreateApp creates an Application; the cell deletes it (cascading) at its end.
 func CreateApp(app *v1alpha1.Application) features.Func {
 	return assert.Step("create application "+argocd.Namespace+"/"+app.Name, func(ctx context.Context) error {
-		r, c := From(ctx), CellFrom(ctx)
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Watch("applications.argoproj.io", argocd.Namespace, app.Name)
 		c.Defer("delete application "+app.Name, func(ctx context.Context) error {
 			if err := r.Apps.Delete(ctx, app.Name, argocd.Foreground); err != nil {
@@ -89,7 +62,7 @@ func CreateApp(app *v1alpha1.Application) features.Func {
 			if err != nil {
 				return fmt.Errorf("application %s: Helm values: %w", app.Name, err)
 			}
-			observe(ctx, "application %s: Helm values %s", app.Name, values)
+			lifecycle.Note(ctx, "application %s: Helm values %s", app.Name, values)
 		}
 		return r.Apps.Create(ctx, app.DeepCopy())
 	})
@@ -98,8 +71,8 @@ func CreateApp(app *v1alpha1.Application) features.Func {
 // Sync starts a sync operation.
 func Sync(name string, options ...string) features.Func {
 	return assert.Step("sync application "+name, func(ctx context.Context) error {
-		CellFrom(ctx).Step("sync application %s %v", name, options)
-		return From(ctx).Apps.Sync(ctx, name, options...)
+		lifecycle.CellFrom(ctx).Step("sync application %s %v", name, options)
+		return lifecycle.From(ctx).Apps.Sync(ctx, name, options...)
 	})
 }
 
@@ -110,8 +83,8 @@ func Refresh(name string, hard bool) features.Func {
 		what = "hard " + what
 	}
 	return assert.Step(what, func(ctx context.Context) error {
-		r := From(ctx)
-		CellFrom(ctx).Step("%s", what)
+		r := lifecycle.From(ctx)
+		lifecycle.CellFrom(ctx).Step("%s", what)
 		if err := r.Apps.Refresh(ctx, name, hard); err != nil {
 			return err
 		}
@@ -122,7 +95,7 @@ func Refresh(name string, hard bool) features.Func {
 // SetArgoCDConfig sets keys in argocd-cm; the cell restores the old values.
 func SetArgoCDConfig(data map[string]string) features.Func {
 	return assert.Step("configure argocd-cm", func(ctx context.Context) error {
-		r, c := From(ctx), CellFrom(ctx)
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		old := map[string]*string{}
 		for k := range data {
 			out, err := r.Kubectl.Run(ctx, "-n", argocd.Namespace, "get", "configmap", "argocd-cm", "-o", "json")
@@ -150,7 +123,7 @@ func SetArgoCDConfig(data map[string]string) features.Func {
 	})
 }
 
-func patchConfig(ctx context.Context, r *Run, data map[string]*string) error {
+func patchConfig(ctx context.Context, r *lifecycle.Run, data map[string]*string) error {
 	patch, _ := json.Marshal(map[string]any{"data": data})
 	_, err := r.Kubectl.Run(ctx, "-n", argocd.Namespace, "patch", "configmap", "argocd-cm", "--type", "merge", "-p", string(patch))
 	return err
@@ -158,9 +131,9 @@ func patchConfig(ctx context.Context, r *Run, data map[string]*string) error {
 
 // CountInLive records how often needle occurs in the desired files and in the
 // live object: evidence of what the API server kept.
-func CountInLive(files Files, kind, name, needle string) features.Func {
+func CountInLive(files fixture.Files, kind, name, needle string) features.Func {
 	return assert.Step("count "+needle+" in "+kind+" "+name, func(ctx context.Context) error {
-		r := From(ctx)
+		r := lifecycle.From(ctx)
 		f, err := files(ctx)
 		if err != nil {
 			return err
@@ -174,32 +147,39 @@ func CountInLive(files Files, kind, name, needle string) features.Func {
 		if err != nil {
 			return err
 		}
-		CellFrom(ctx).Watch(kind, "", name)
-		observe(ctx, "%s: the desired manifest has %d %q, the live object's spec %d", name, desired, needle, strings.Count(live, needle))
+		lifecycle.CellFrom(ctx).Watch(kind, "", name)
+		lifecycle.Note(ctx, "%s: the desired manifest has %d %q, the live object's spec %d", name, desired, needle, strings.Count(live, needle))
 		return nil
 	})
 }
 
-// Checks over Applications, resolved against the run in ctx when they run.
+// Deletion modes of DeleteApp: the finalizer that decides what happens to the
+// Application's resources.
+const (
+	Foreground = argocd.Foreground
+	Background = argocd.Background
+	NonCascade = argocd.NonCascade
+)
 
-// SyncStatusIs holds when the Application's sync status is s.
-func SyncStatusIs(name string, s v1alpha1.SyncStatusCode) assert.Check {
-	return func(ctx context.Context) (bool, string, error) { return From(ctx).Apps.SyncStatusIs(name, s)(ctx) }
-}
-
-// HealthIs holds when the Application's health is h.
-func HealthIs(name, h string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) { return From(ctx).Apps.HealthIs(name, h)(ctx) }
-}
-
-// OperationPhaseIs holds when the Application's last operation is in phase p.
-func OperationPhaseIs(name string, p synccommon.OperationPhase) assert.Check {
-	return func(ctx context.Context) (bool, string, error) { return From(ctx).Apps.OperationPhaseIs(name, p)(ctx) }
-}
-
-// OperationMessageContains holds when the operation's message contains s.
-func OperationMessageContains(name, s string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
-		return From(ctx).Apps.OperationMessageContains(name, s)(ctx)
-	}
+// DeleteApp deletes an Application the way a user does, with the deletion
+// mode's finalizer (Foreground, Background: cascading; or NonCascade),
+// without waiting: whether it goes is for check.AppGone to tell. The cell's deletion of it (registered by CreateApp) becomes one that
+// tolerates the Application being gone already.
+func DeleteApp(name string, mode argocd.Deletion) features.Func {
+	what := "delete application " + name + " (" + string(mode) + ")"
+	return assert.Step(what, func(ctx context.Context) error {
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		c.Step("%s", what)
+		c.Drop("delete application " + name)
+		c.Defer("delete application "+name+" if still there", func(ctx context.Context) error {
+			if gone, _, err := r.Apps.Gone(name)(ctx); err != nil || gone {
+				return err
+			}
+			if err := r.Apps.Delete(ctx, name, mode); err != nil {
+				return err
+			}
+			return assert.Eventually(ctx, "application "+name+" gone", assert.Intervals.Install, r.Apps.Gone(name))
+		})
+		return r.Apps.Delete(ctx, name, mode)
+	})
 }

@@ -1,0 +1,133 @@
+// Package check holds the looks at the cluster scenarios judge by: each an
+// assert.Check (ok, what it saw, error), resolved against the run in ctx when
+// it runs. Objects (Exists, JSONPathIs, Accepted ...), workloads (RolledOut,
+// ReadyEndpoints, EventSeen, FinalizerPending) and Applications
+// (SyncStatusIs, HealthIs, OperationPhaseIs ...).
+package check
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/shell"
+)
+
+// Exists holds when the object exists.
+func Exists(kind, namespace, name string) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		out, err := lifecycle.Get(ctx, kind, namespace, name, "jsonpath={.metadata.deletionTimestamp}")
+		if err != nil {
+			return false, "not found", nil
+		}
+		if out != "" {
+			return true, "exists, deleting since " + out, nil
+		}
+		return true, "exists", nil
+	}
+}
+
+// Missing holds when the object does not exist.
+func Missing(kind, namespace, name string) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		ok, seen, err := Exists(kind, namespace, name)(ctx)
+		return !ok, seen, err
+	}
+}
+
+// NoneLeft holds when nothing of kind in namespace matches the label selector.
+func NoneLeft(kind, namespace, selector string) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		out, err := lifecycle.From(ctx).Kubectl.Run(ctx, "get", kind, "-n", namespace, "-l", selector, "-o", "name")
+		if err != nil {
+			return false, "", err
+		}
+		var left []string // kind/name lines; "No resources found" is not one
+		for _, f := range strings.Fields(out) {
+			if strings.Contains(f, "/") {
+				left = append(left, f)
+			}
+		}
+		if len(left) > 0 {
+			return false, strings.Join(left, " ") + " left", nil
+		}
+		return true, "none left", nil
+	}
+}
+
+// JSONPathIs holds when a kubectl jsonpath over the object prints want.
+func JSONPathIs(kind, namespace, name, jsonpath, want string) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		out, err := lifecycle.Get(ctx, kind, namespace, name, "jsonpath="+jsonpath)
+		if err != nil {
+			return false, "not found", nil
+		}
+		return out == want, fmt.Sprintf("%s %s = %q", lifecycle.Ref(kind, namespace, name), jsonpath, out), nil
+	}
+}
+
+// JSONPathMatches holds when a kubectl jsonpath over the object matches the
+// regular expression re (e.g. "." for non-empty).
+func JSONPathMatches(kind, namespace, name, jsonpath, re string) assert.Check {
+	rx := regexp.MustCompile(re)
+	return func(ctx context.Context) (bool, string, error) {
+		out, err := lifecycle.Get(ctx, kind, namespace, name, "jsonpath="+jsonpath)
+		if err != nil {
+			return false, lifecycle.Ref(kind, namespace, name) + " not found", nil
+		}
+		return rx.MatchString(out), fmt.Sprintf("%s %s = %q", lifecycle.Ref(kind, namespace, name), jsonpath, clip(out, 300)), nil
+	}
+}
+
+// Accepted holds when the API server accepts the manifest (server-side dry run).
+func Accepted(manifest string) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		_, err := dryRun(ctx, manifest)
+		if err != nil {
+			return false, "rejected: " + shell.LastLine(err.Error()), nil
+		}
+		return true, "accepted", nil
+	}
+}
+
+// Rejected holds when the API server rejects the manifest with a message
+// containing substr (server-side dry run: nothing is created).
+func Rejected(manifest, substr string) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		_, err := dryRun(ctx, manifest)
+		if err == nil {
+			return false, "accepted", nil
+		}
+		msg := shell.LastLine(err.Error())
+		return strings.Contains(err.Error(), substr), "rejected: " + msg, nil
+	}
+}
+
+func dryRun(ctx context.Context, manifest string) (string, error) {
+	r := lifecycle.From(ctx)
+	return shell.Run(ctx, shell.Cmd{Name: r.Kubectl.Bin, Stdin: strings.NewReader(manifest),
+		Args: []string{"--kubeconfig", r.Kubectl.Kubeconfig, "create", "--dry-run=server", "-f", "-"}})
+}
+
+// ServiceAnswers holds when a GET through the API server's service proxy
+// (the API server's own path to in-cluster backends) returns a body holding want.
+func ServiceAnswers(namespace, service, port, path, want string) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		url := fmt.Sprintf("/api/v1/namespaces/%s/services/%s:%s/proxy%s", namespace, service, port, path)
+		out, err := lifecycle.From(ctx).Kubectl.Run(ctx, "get", "--raw", url)
+		if err != nil {
+			return false, "GET " + url + ": " + shell.LastLine(err.Error()), nil
+		}
+		return strings.Contains(out, want), "GET " + url + ": " + shell.LastLine(out), nil
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,93 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/shell"
+)
+
+// RolledOut holds when every Deployment in namespace is Available.
+func RolledOut(namespace string) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		out, err := lifecycle.From(ctx).Kubectl.Run(ctx, "-n", namespace, "get", "deploy", "-o",
+			`jsonpath={range .items[*]}{.metadata.name}={.status.availableReplicas}/{.spec.replicas} {end}`)
+		if err != nil {
+			return false, shell.LastLine(err.Error()), nil
+		}
+		ready := out != ""
+		for _, f := range strings.Fields(out) {
+			name, counts, _ := strings.Cut(f, "=")
+			have, want, _ := strings.Cut(counts, "/")
+			if have != want || name == "" {
+				ready = false
+			}
+		}
+		return ready, "deployments " + out, nil
+	}
+}
+
+// EventSeen holds when an event in namespace about an object of kind has
+// the reason and a message containing substr.
+func EventSeen(namespace, kind, reason, substr string) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		out, err := lifecycle.From(ctx).Kubectl.Run(ctx, "get", "events", "-n", namespace,
+			"--field-selector", "involvedObject.kind="+kind+",reason="+reason,
+			"-o", `jsonpath={range .items[*]}{.involvedObject.name}: {.message}{"\n"}{end}`)
+		if err != nil {
+			return false, "", fmt.Errorf("list events in %q: %w", namespace, err)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		for _, l := range lines {
+			if strings.Contains(l, substr) {
+				return true, fmt.Sprintf("%s event %s: %s", kind, reason, clip(l, 400)), nil
+			}
+		}
+		return false, fmt.Sprintf("%d %s %s event(s) in %s, none containing %q", len(lines)-countEmpty(lines), kind, reason, namespace, substr), nil
+	}
+}
+
+// ReadyEndpoints holds when the Service has n ready endpoints (EndpointSlices).
+func ReadyEndpoints(namespace, service string, n int) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		out, err := lifecycle.From(ctx).Kubectl.Run(ctx, "get", "endpointslices", "-n", namespace, "-l", "kubernetes.io/service-name="+service,
+			"-o", `jsonpath={range .items[*].endpoints[*]}{.conditions.ready}{" "}{.addresses[0]}{"\n"}{end}`)
+		if err != nil {
+			return false, "", fmt.Errorf("list endpointslices of %s/%s: %w", namespace, service, err)
+		}
+		ready := 0
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "true ") {
+				ready++
+			}
+		}
+		return ready == n, fmt.Sprintf("service %s/%s: %d ready endpoint(s)", namespace, service, ready), nil
+	}
+}
+
+func countEmpty(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// FinalizerPending holds when the object is being deleted (it has a
+// deletionTimestamp) and still carries finalizer: a deletion held up by it.
+func FinalizerPending(kind, namespace, name, finalizer string) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		m, err := lifecycle.GetMeta(ctx, kind, namespace, name)
+		if err != nil {
+			return false, lifecycle.Ref(kind, namespace, name) + " not found", nil
+		}
+		ok := m.Metadata.DeletionTimestamp != "" && slices.Contains(m.Metadata.Finalizers, finalizer)
+		return ok, lifecycle.Ref(kind, namespace, name) + " " + m.Describe(), nil
+	}
+}

@@ -1,0 +1,53 @@
+package env
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+)
+
+// Observe looks once with check and records what it saw as an observation
+// of the report; it never fails the cell (a measurement, not a verdict).
+func Observe(what string, check assert.Check) features.Func {
+	return assert.Step("observe "+what, func(ctx context.Context) error {
+		ok, seen, err := check(ctx)
+		if err != nil {
+			seen = "error: " + err.Error()
+		}
+		lifecycle.Note(ctx, "%s: %v (%s)", what, ok, seen)
+		return nil
+	})
+}
+
+// ObserveWithin waits up to timeout for check and records the outcome as an
+// observation either way: evidence for the report, never a verdict or an error.
+func ObserveWithin(what string, timeout time.Duration, check assert.Check) features.Func {
+	return assert.Step("observe "+what, func(ctx context.Context) error {
+		start := time.Now()
+		if err := assert.Eventually(ctx, what, timeout, check); err != nil {
+			lifecycle.Note(ctx, "observed: %s: no: %v", what, err)
+			return nil
+		}
+		_, seen, _ := check(ctx)
+		lifecycle.Note(ctx, "observed: %s: yes, after %s: %s", what, time.Since(start).Round(time.Second), seen)
+		return nil
+	})
+}
+
+// Snapshot dumps the cell's evidence as it is now into the subdirectory name
+// of the cell's evidence: what a later step changes (an ArgoCD upgrade
+// replaces the controller and its log; an unblock deletes the held object)
+// stays on record as it was at the verdict.
+func Snapshot(name string) features.Func {
+	return assert.Step("snapshot evidence "+name, func(ctx context.Context) error {
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		r.DumpEvidence(ctx, c, filepath.Join(c.Dir, name))
+		lifecycle.Note(ctx, "evidence as of this step (objects, events, controller logs): %s/", name)
+		return nil
+	})
+}

@@ -1,0 +1,142 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/gitserver"
+	"github.com/gitops-conformance/suite/pkg/images"
+)
+
+// InstallArgoCD makes tag the installed release: a fresh install, after
+// removing any other release (cells of one version share it).
+func (r *Run) InstallArgoCD(ctx context.Context, tag string) error {
+	if r.ArgoCD == tag {
+		return nil
+	}
+	if err := r.provideArgoCDImages(ctx, tag); err != nil {
+		return err
+	}
+	if r.ArgoCD != "" {
+		if err := r.UninstallArgoCD(ctx); err != nil {
+			return err
+		}
+	}
+	r.Logf("argocd %s: installing", tag)
+	if err := r.Installer.Install(ctx, tag); err != nil {
+		return err
+	}
+	r.ArgoCD = tag
+	return r.startGitServer(ctx, tag)
+}
+
+// UpgradeArgoCD applies tag over the installed release, in place, the way a
+// user upgrades: Applications and their operations stay.
+func (r *Run) UpgradeArgoCD(ctx context.Context, tag string) error {
+	if err := r.provideArgoCDImages(ctx, tag); err != nil {
+		return err
+	}
+	r.Logf("argocd %s -> %s: upgrading in place", r.ArgoCD, tag)
+	if err := r.Installer.Install(ctx, tag); err != nil {
+		return err
+	}
+	r.ArgoCD = tag
+	return nil
+}
+
+// UninstallArgoCD removes the installed release.
+func (r *Run) UninstallArgoCD(ctx context.Context) error {
+	if r.ArgoCD == "" {
+		return nil
+	}
+	r.Logf("argocd %s: uninstalling", r.ArgoCD)
+	if err := r.Installer.Uninstall(ctx, r.ArgoCD); err != nil {
+		return err
+	}
+	r.ArgoCD = ""
+	return nil
+}
+
+// provideArgoCDImages builds (offline) and loads a release's images into the node.
+func (r *Run) provideArgoCDImages(ctx context.Context, tag string) error {
+	if r.Mode != images.Offline {
+		r.gitImage = "quay.io/argoproj/argocd:" + tag
+		return nil
+	}
+	imgs, err := r.Images.ArgoCD(ctx, tag)
+	if err != nil {
+		return err
+	}
+	for _, img := range imgs {
+		if strings.Contains(img, "argoproj/argocd:") && r.gitImage == "" {
+			r.gitImage = img
+		}
+	}
+	if err := r.LoadImages(ctx, imgs...); err != nil {
+		return err
+	}
+	r.noteOnce("offline: ArgoCD images built from %s at each tag; argocd-dex-server is left out (dex is not obtainable offline)",
+		r.Catalog.ArgoCD.Modules["v2"])
+	return nil
+}
+
+// LoadImages loads local images into the cluster's node, once each.
+func (r *Run) LoadImages(ctx context.Context, imgs ...string) error {
+	for _, img := range imgs {
+		if r.loaded[img] {
+			continue
+		}
+		if err := r.cluster.LoadImage(ctx, img); err != nil {
+			return fmt.Errorf("load image %q: %w", img, err)
+		}
+		r.loaded[img] = true
+	}
+	return nil
+}
+
+func (r *Run) startGitServer(ctx context.Context, tag string) error {
+	if r.Git != nil {
+		return nil
+	}
+	git, err := gitserver.Start(ctx, r.Kubectl, r.gitImage)
+	if err != nil {
+		return err
+	}
+	if err := assert.Eventually(ctx, "git server reachable from argocd-repo-server", assert.Intervals.Rollout, func(ctx context.Context) (bool, string, error) {
+		return git.Reachable(ctx, argocd.Namespace, "deploy/argocd-repo-server")
+	}); err != nil {
+		return err
+	}
+	r.Git = git
+	return nil
+}
+
+// installedArgoCD reads the release a reused cluster runs, "" for none.
+func (r *Run) installedArgoCD(ctx context.Context) string {
+	if _, err := r.Kubectl.Run(ctx, "get", "namespace", argocd.Namespace); err != nil {
+		return ""
+	}
+	v, err := r.Installer.RunningVersion(ctx)
+	if err != nil {
+		return ""
+	}
+	tag, _, _ := strings.Cut(v, "+")
+	r.Logf("argocd %s: found installed in the reused cluster", tag)
+	if _, err := r.Kubectl.Run(ctx, "get", "namespace", gitserver.Namespace); err == nil {
+		r.Git = gitserver.Attach(r.Kubectl)
+	}
+	return tag
+}
+
+func (r *Run) noteOnce(format string, args ...any) {
+	n := fmt.Sprintf(format, args...)
+	for _, have := range r.Notes {
+		if have == n {
+			return
+		}
+	}
+	r.Notes = append(r.Notes, n)
+}
