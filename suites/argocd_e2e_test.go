@@ -3,12 +3,10 @@
 package suites
 
 import (
-	"context"
 	"testing"
 
 	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
@@ -22,19 +20,11 @@ const fixtureApp = "fixture"
 
 // fixtureFiles is a one-ConfigMap repository: the smallest Application that syncs.
 func fixtureFiles(message string) fixture.Files {
-	return func(context.Context) (map[string]string, error) {
-		return map[string]string{"configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fixture\n  namespace: default\ndata:\n  message: " + message + "\n"}, nil
-	}
+	return fixture.Chart("probes", map[string]any{"configMap": map[string]any{
+		"name": "fixture", "namespace": "default", "data": map[string]string{"message": message}}})
 }
 
-func fixtureApplication() *v1alpha1.Application {
-	return &v1alpha1.Application{
-		ObjectMeta: metav1.ObjectMeta{Name: fixtureApp},
-		Spec: v1alpha1.ApplicationSpec{Project: "default",
-			Source:      &v1alpha1.ApplicationSource{RepoURL: env.RepoURL(fixtureApp), TargetRevision: "main", Path: "."},
-			Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc"}},
-	}
-}
+func fixtureApplication() fixture.App { return fixture.Application(map[string]any{"name": fixtureApp}) }
 
 // syncs pushes a commit, syncs, and expects Synced/Healthy with the commit's content.
 func syncs(f *features.FeatureBuilder, message string) *features.FeatureBuilder {

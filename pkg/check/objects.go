@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/shell"
 )
@@ -83,9 +84,13 @@ func JSONPathMatches(kind, namespace, name, jsonpath, re string) assert.Check {
 }
 
 // Accepted holds when the API server accepts the manifest (server-side dry run).
-func Accepted(manifest string) assert.Check {
+func Accepted(files fixture.Files) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		_, err := dryRun(ctx, manifest)
+		manifest, err := fixture.Manifest(ctx, files)
+		if err != nil {
+			return false, "", err
+		}
+		_, err = dryRun(ctx, manifest)
 		if err != nil {
 			return false, "rejected: " + shell.LastLine(err.Error()), nil
 		}
@@ -95,9 +100,13 @@ func Accepted(manifest string) assert.Check {
 
 // Rejected holds when the API server rejects the manifest with a message
 // containing substr (server-side dry run: nothing is created).
-func Rejected(manifest, substr string) assert.Check {
+func Rejected(files fixture.Files, substr string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		_, err := dryRun(ctx, manifest)
+		manifest, err := fixture.Manifest(ctx, files)
+		if err != nil {
+			return false, "", err
+		}
+		_, err = dryRun(ctx, manifest)
 		if err == nil {
 			return false, "accepted", nil
 		}

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 	"sigs.k8s.io/yaml"
 
@@ -40,12 +39,13 @@ func PushRepo(repo string, files fixture.Files) features.Func {
 	})
 }
 
-// RepoURL is a fixture repository's URL as ArgoCD sees it.
-func RepoURL(repo string) string { return gitserver.URL(repo) }
-
 // CreateApp creates an Application; the cell deletes it (cascading) at its end.
-func CreateApp(app *v1alpha1.Application) features.Func {
-	return assert.Step("create application "+argocd.Namespace+"/"+app.Name, func(ctx context.Context) error {
+func CreateApp(fix fixture.App) features.Func {
+	return assert.Step("create application "+argocd.Namespace+"/"+fix.Name, func(ctx context.Context) error {
+		app, err := fix.Render()
+		if err != nil {
+			return err
+		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Watch("applications.argoproj.io", argocd.Namespace, app.Name)
 		c.Defer("delete application "+app.Name, func(ctx context.Context) error {
@@ -64,7 +64,7 @@ func CreateApp(app *v1alpha1.Application) features.Func {
 			}
 			lifecycle.Note(ctx, "application %s: Helm values %s", app.Name, values)
 		}
-		return r.Apps.Create(ctx, app.DeepCopy())
+		return r.Apps.Create(ctx, app)
 	})
 }
 

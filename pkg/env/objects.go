@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"sigs.k8s.io/e2e-framework/pkg/features"
@@ -36,15 +35,10 @@ func Apply(what, manifest string) features.Func {
 func ApplyFiles(what string, files fixture.Files) features.Func {
 	return assert.Step("apply "+what, func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
-		f, err := files(ctx)
+		manifest, err := fixture.Manifest(ctx, files)
 		if err != nil {
 			return err
 		}
-		var b strings.Builder
-		for _, name := range fileOrder(f) {
-			b.WriteString("---\n" + strings.TrimSpace(f[name]) + "\n")
-		}
-		manifest := b.String()
 		_ = os.MkdirAll(c.Dir, 0o755)
 		_ = os.WriteFile(filepath.Join(c.Dir, "applied-"+fileName(what)+".yaml"), []byte(manifest), 0o644)
 		c.Step("apply %s: %d bytes (applied-%s.yaml)", what, len(manifest), fileName(what))
@@ -55,15 +49,6 @@ func ApplyFiles(what string, files fixture.Files) features.Func {
 		})
 		return r.Kubectl.Apply(ctx, manifest)
 	})
-}
-
-func fileOrder(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func fileName(what string) string {

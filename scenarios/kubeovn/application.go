@@ -1,11 +1,6 @@
 package kubeovn
 
-import (
-	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/gitops-conformance/suite/pkg/env"
-)
+import "github.com/gitops-conformance/suite/pkg/fixture"
 
 // ignorePaths drop the two keys wherever they stand in the CRD's schema.
 var ignorePaths = []string{
@@ -16,22 +11,15 @@ var ignorePaths = []string{
 // IgnoreYAML is the argocd-cm form of the same ignore rule.
 var IgnoreYAML = "jqPathExpressions:\n- '" + ignorePaths[0] + "'\n- '" + ignorePaths[1] + "'\n"
 
-// Application is the Application for a variant.
-func Application(variant string) *v1alpha1.Application {
-	a := &v1alpha1.Application{
-		ObjectMeta: metav1.ObjectMeta{Name: app, Labels: map[string]string{"app.kubernetes.io/part-of": "gitops-conformance"}},
-		Spec: v1alpha1.ApplicationSpec{
-			Project:     "default",
-			Source:      &v1alpha1.ApplicationSource{RepoURL: env.RepoURL(app), TargetRevision: "main", Path: "."},
-			Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc"},
-		},
-	}
+// Application is the Application for a variant (fixtures/charts/application).
+func Application(variant string) fixture.App {
+	values := map[string]any{"name": app}
 	switch variant {
 	case "ignore-differences":
-		a.Spec.IgnoreDifferences = []v1alpha1.ResourceIgnoreDifferences{{
-			Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition", Name: crd, JQPathExpressions: ignorePaths}}
+		values["ignoreDifferences"] = []map[string]any{{"group": "apiextensions.k8s.io", "kind": "CustomResourceDefinition",
+			"name": crd, "jqPathExpressions": ignorePaths}}
 	case "server-side-diff":
-		a.Annotations = map[string]string{"argocd.argoproj.io/compare-options": "ServerSideDiff=true"}
+		values["annotations"] = map[string]string{"argocd.argoproj.io/compare-options": "ServerSideDiff=true"}
 	}
-	return a
+	return fixture.Application(values)
 }

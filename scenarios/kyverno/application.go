@@ -1,11 +1,6 @@
 package kyverno
 
-import (
-	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/gitops-conformance/suite/pkg/env"
-)
+import "github.com/gitops-conformance/suite/pkg/fixture"
 
 // baseValues switch off what the scenario does not use, so that only the
 // admission controller (kyverno, kyvernopre) and the clean-reports hook
@@ -45,17 +40,11 @@ func Values(variant string) string {
 
 // Application installs the chart from the fixture repository as a Helm
 // source with the variant's values.
-func Application(variant string) *v1alpha1.Application {
-	return &v1alpha1.Application{
-		ObjectMeta: metav1.ObjectMeta{Name: app, Labels: map[string]string{"app.kubernetes.io/part-of": "gitops-conformance"}},
-		Spec: v1alpha1.ApplicationSpec{
-			Project: "default",
-			Source: &v1alpha1.ApplicationSource{RepoURL: env.RepoURL(app), TargetRevision: "main", Path: ".",
-				Helm: &v1alpha1.ApplicationSourceHelm{ReleaseName: "kyverno", Values: Values(variant)}},
-			Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: namespace},
-			// a retry, as users configure: ArgoCD 3.x can fail an install sync with
-			// "CRD is not established" on CRDs it created a moment before
-			SyncPolicy: &v1alpha1.SyncPolicy{SyncOptions: SyncOptions, Retry: &v1alpha1.RetryStrategy{Limit: 2}},
-		},
-	}
+func Application(variant string) fixture.App {
+	return fixture.Application(map[string]any{"name": app, "namespace": namespace,
+		"helm":        map[string]any{"releaseName": "kyverno", "values": Values(variant)},
+		"syncOptions": SyncOptions,
+		// a retry, as users configure: ArgoCD 3.x can fail an install sync with
+		// "CRD is not established" on CRDs it created a moment before
+		"retryLimit": 2})
 }

@@ -59,7 +59,7 @@ func Feature(c matrix.Cell) features.Feature {
 	}
 	f := features.New(c.Report().ID()).
 		Setup(env.ComponentImages("kyverno", c.ComponentVersion)).
-		Setup(env.Apply("namespace "+namespace, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: "+namespace+"\n")).
+		Setup(env.ApplyFiles("namespace "+namespace, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": namespace}}))).
 		Setup(env.PushRepo(app, fixture.ComponentTree("kyverno", c.ComponentVersion, "chart"))).
 		Setup(env.DeleteAtEnd("the webhook configurations kyverno registered", "validatingwebhookconfigurations,mutatingwebhookconfigurations", "webhook.kyverno.io/managed-by=kyverno")).
 		Setup(env.CreateApp(Application(c.Variant.Name))).

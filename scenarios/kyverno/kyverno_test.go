@@ -9,7 +9,10 @@ import (
 
 func values(t *testing.T, variant string) map[string]map[string]any {
 	t.Helper()
-	a := Application(variant)
+	a, err := Application(variant).Render()
+	if err != nil {
+		t.Fatalf("%s: %v", variant, err)
+	}
 	if a.Spec.Source.Helm == nil || a.Spec.Source.Helm.ReleaseName != "kyverno" || a.Spec.Destination.Namespace != namespace {
 		t.Fatalf("%s: want a Helm source, release kyverno, namespace %s: %+v", variant, namespace, a.Spec)
 	}
@@ -39,7 +42,13 @@ func TestValuesPerVariant(t *testing.T) {
 }
 
 func TestSyncOptions(t *testing.T) {
-	a := Application("bug")
+	a, err := Application("bug").Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Spec.SyncPolicy.Retry == nil || a.Spec.SyncPolicy.Retry.Limit != 2 {
+		t.Errorf("want a retry of 2: %+v", a.Spec.SyncPolicy)
+	}
 	if !slices.Contains(a.Spec.SyncPolicy.SyncOptions, "ServerSideApply=true") || a.Spec.SyncPolicy.Automated != nil {
 		t.Fatalf("want manual syncs with ServerSideApply: %+v", a.Spec.SyncPolicy)
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/pkg/fixture"
 )
 
 const (
@@ -152,9 +154,9 @@ func Namespace(labelled bool) string {
 
 // ProbePod is a Pod a server-side dry run creates in ns: admitted or not
 // tells whether that namespace can still create Pods.
-func ProbePod(ns string) string {
-	return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: gitops-conformance-probe\n  namespace: " + ns +
-		"\nspec:\n  containers:\n  - name: pause\n    image: registry.k8s.io/pause:3.10\n"
+func ProbePod(ns string) fixture.Files {
+	return fixture.Chart("probes", map[string]any{"pod": map[string]any{
+		"name": "gitops-conformance-probe", "namespace": ns, "container": "pause", "image": "registry.k8s.io/pause:3.10"}})
 }
 
 func parse(manifest string) ([]map[string]any, error) {

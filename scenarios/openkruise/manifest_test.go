@@ -1,11 +1,14 @@
 package openkruise
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/pkg/fixture"
 )
 
 // A reduced config/default rendering: the documents AsChart and Split touch.
@@ -141,7 +144,11 @@ func TestNamespaceAndProbe(t *testing.T) {
 		t.Fatalf("namespace:\n%s\n%s", Namespace(false), Namespace(true))
 	}
 	var pod map[string]any
-	if err := yaml.Unmarshal([]byte(ProbePod("default")), &pod); err != nil || str(pod["metadata"], "namespace") != "default" {
+	probe, err := fixture.Manifest(context.Background(), ProbePod("default"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(strings.TrimPrefix(probe, "---\n")), &pod); err != nil || str(pod["metadata"], "namespace") != "default" {
 		t.Fatalf("probe pod: %v %v", pod, err)
 	}
 }
