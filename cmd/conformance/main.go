@@ -26,6 +26,7 @@ commands:
   check  [selection flags]     validate a selection; exit 2 with one line if invalid
   bisect -scenario S -variant V -from TAG -to TAG
                                find the last tag with one outcome and the first with another
+  ` + reportUsage + `
 `
 
 func main() {
@@ -73,8 +74,10 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 		return check(ctx, cat, data, sel, *mode)
 	case "bisect":
 		return bisect(ctx, cat, data, *scenario, *variant, *from, *to)
+	case "report":
+		return reportCommand(fs.Args(), os.Stdout)
 	}
-	return usageError{fmt.Errorf("unknown command %q (valid: list, check, bisect)", cmd)}
+	return usageError{fmt.Errorf("unknown command %q (valid: list, check, bisect, report)", cmd)}
 }
 
 func check(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, sel matrix.Selection, mode string) error {

@@ -192,7 +192,11 @@ func (m *Report) agree() (kubernetes string, offline bool) {
 func listed(values []string, runs map[string][]string) string {
 	var parts []string
 	for _, v := range values {
-		parts = append(parts, fmt.Sprintf("%s (run %s)", v, strings.Join(runs[v], ", ")))
+		label := "run"
+		if len(runs[v]) > 1 {
+			label = "runs"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s %s)", v, label, strings.Join(runs[v], ", ")))
 	}
 	return strings.Join(parts, ", ")
 }
