@@ -86,7 +86,7 @@ func mergeReports(out string, dirs []string, stdout io.Writer) error {
 	if err := merged.WriteFiles(out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "merged %d runs, %d cells: %s/report.{json,md,html} and junit.xml\n", len(merged.Sources), len(merged.Cells), out)
+	fmt.Fprintf(stdout, "runs merged: %d, cells: %d; wrote %s/report.{json,md,html} and junit.xml\n", len(merged.Sources), len(merged.Cells), out)
 	return nil
 }
 

@@ -31,7 +31,7 @@ func TestReportMerge(t *testing.T) {
 	if err := reportCommand(append([]string{"merge", "-o", out}, testRuns(t)...), &stdout); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(stdout.String(), "merged 6 runs, 13 cells") {
+	if !strings.HasPrefix(stdout.String(), "runs merged: 6, cells: 13") {
 		t.Errorf("stdout = %q", stdout.String())
 	}
 	for _, f := range []string{"report.json", "report.md", "report.html", "junit.xml"} {

@@ -187,7 +187,7 @@ td.cell{min-width:11em;max-width:20em}
 .legend span{display:inline-block;padding:.2em .6em;margin-right:.4em;border:1px solid #ccd}
 </style></head><body>
 <h1>GitOps compatibility matrix</h1>
-<p class="meta">Run {{.R.RunID}} · Kubernetes {{.R.Kubernetes}} · {{.Mode}} · {{.Span}}{{if .R.Sources}} · merged from {{len .R.Sources}} runs{{end}}</p>
+<p class="meta">Run {{.R.RunID}} · Kubernetes {{.R.Kubernetes}} · {{.Mode}} · {{.Span}}{{if .R.Sources}} · runs merged: {{len .R.Sources}}{{end}}</p>
 <p class="legend"><span class="reproduced">REPRODUCED</span><span class="not_reproduced">NOT_REPRODUCED</span><span class="mitigated">MITIGATED</span><span class="not_mitigated">NOT_MITIGATED</span><span class="skipped">SKIPPED</span><span class="error">ERROR</span><span class="flaky">FLAKY</span> red outline: differs from the expectation</p>
 {{range .Tables}}<h2>{{.Scenario}}{{if .Upstream}}<a href="{{.Upstream}}">upstream</a>{{end}}</h2>
 <table><tr><th>variant</th><th>component</th>{{range .Versions}}<th>ArgoCD {{.}}</th>{{end}}</tr>

@@ -34,7 +34,7 @@ func (r *Report) Summary() string {
 	}
 	fmt.Fprintf(&b, "%s. Run %s, Kubernetes %s, %s, %s", strings.Join(parts, " · "), r.RunID, r.Kubernetes, r.mode(), r.span())
 	if len(r.Sources) > 0 {
-		fmt.Fprintf(&b, ", merged from %d runs", len(r.Sources))
+		fmt.Fprintf(&b, ", runs merged: %d", len(r.Sources))
 	}
 	b.WriteString(".\n\n")
 
