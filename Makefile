@@ -27,6 +27,7 @@ KEEP_FLAG := $(if $(filter 1 true yes,$(KEEP)),-keep,)
 SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -mode "$(MODE)"
 
 .PHONY: help test unit e2e argocd-check matrix list bisect smoke verify bench clean cluster-delete
+.PHONY: report-merge report-render lint-workflows
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -69,10 +70,11 @@ bisect: $(CLI) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: where the outcome change
 bench: ## benchmarks: node image, cluster create, ArgoCD image and install, cluster reuse
 	./hack/bench.sh
 
-verify: ## gofmt, go vet, golangci-lint, go mod tidy check
+verify: ## gofmt, go vet, golangci-lint, go mod tidy check, actionlint
 	@test -z "$$(gofmt -l cmd pkg suites scenarios)" || { gofmt -l cmd pkg suites scenarios; echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./... && $(GO) vet -tags e2e ./suites
 	./hack/golangci-lint.sh
+	./hack/actionlint.sh
 	@cp go.mod /tmp/go.mod.verify && cp go.sum /tmp/go.sum.verify && $(GO) mod tidy && \
 	  if ! diff -q go.mod /tmp/go.mod.verify >/dev/null || ! diff -q go.sum /tmp/go.sum.verify >/dev/null; then \
 	    echo "go mod tidy changed go.mod/go.sum: commit the result"; exit 1; fi
@@ -82,3 +84,16 @@ cluster-delete: ## delete the suite's kind cluster
 
 clean: cluster-delete ## delete the cluster and local build outputs (image caches stay)
 	rm -rf bin
+
+OUT ?=
+DIRS ?=
+DIR ?=
+
+report-merge: $(CLI) ## OUT=dir DIRS="a b": merge report directories into one report (evidence links point into each)
+	@$(CLI) report merge -o "$(OUT)" $(DIRS)
+
+report-render: $(CLI) ## DIR=reports/<run-id>: render report.md, report.html and junit.xml again from its report.json
+	@$(CLI) report render "$(DIR)"
+
+lint-workflows: ## actionlint (and shellcheck, if installed) on .github/workflows
+	./hack/actionlint.sh
