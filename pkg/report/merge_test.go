@@ -219,15 +219,23 @@ func TestRenderRewritesOnlyTheRenderings(t *testing.T) {
 	}
 }
 
-// Each scenario gets its own table whose columns are its ArgoCD releases, by version.
+// Cells that need a look come first; then each scenario gets its own table
+// whose columns are its ArgoCD releases, by version.
 func TestHTMLTablePerScenarioColumnsByVersion(t *testing.T) {
 	r := sample()
 	r.Cells = append(r.Cells, kyverno("v2.14.21", NotReproduced), kyverno("v2.14.3", Reproduced), kyverno("v3.1.4", NotReproduced))
+	for i := range r.Cells {
+		r.Cells[i].Settle()
+	}
 	html := r.HTML()
 	kyv := html[strings.Index(html, "<h2>kyverno-argocd"):]
 	kyv = kyv[:strings.Index(kyv, "</table>")]
 	if i, j, k := strings.Index(kyv, "ArgoCD v2.14.3"), strings.Index(kyv, "ArgoCD v2.14.21"), strings.Index(kyv, "ArgoCD v3.1.4"); i < 0 || i > j || j > k {
 		t.Errorf("kyverno columns out of version order:\n%s", kyv)
+	}
+	look := strings.Index(html, `<h2>Needs a look</h2><ul class="look"><li><span class="not_mitigated">NOT_MITIGATED</span> kubeovn-argocd ignore-differences`)
+	if look < 0 || look > strings.Index(html, "<h2>kubeovn-argocd") {
+		t.Errorf("the unexpected cell is not listed before the tables:\n%s", html)
 	}
 	kube := html[strings.Index(html, "<h2>kubeovn-argocd"):]
 	kube = kube[:strings.Index(kube, "</table>")]

@@ -153,11 +153,18 @@ func (r *Report) tables() []*table {
 	return tables
 }
 
-// HTML renders the matrix at a glance: a table per scenario, rows variant x
-// component version, columns the scenario's ArgoCD releases.
+// HTML renders the matrix at a glance: the cells that need a look first, then
+// a table per scenario, rows variant x component version, columns the
+// scenario's ArgoCD releases.
 func (r *Report) HTML() string {
 	var buf bytes.Buffer
-	err := htmlPage.Execute(&buf, map[string]any{"R": r, "Mode": r.mode(), "Span": r.span(), "Tables": r.tables()})
+	var look []*Cell
+	for i := range r.Cells {
+		if needsLook(&r.Cells[i]) {
+			look = append(look, &r.Cells[i])
+		}
+	}
+	err := htmlPage.Execute(&buf, map[string]any{"R": r, "Mode": r.mode(), "Span": r.span(), "Look": look, "Tables": r.tables()})
 	if err != nil {
 		return "<pre>" + template.HTMLEscapeString(err.Error()) + "</pre>"
 	}
@@ -167,6 +174,7 @@ func (r *Report) HTML() string {
 var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"lower": func(o Outcome) string { return strings.ToLower(string(o)) },
 	"mode":  modeOf,
+	"inc":   func(i int) int { return i + 1 },
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>GitOps compatibility matrix {{.R.RunID}}</title>
 <style>
@@ -176,7 +184,7 @@ h2 a{font-size:13px;font-weight:400;margin-left:.6em}
 table{border-collapse:collapse;margin-top:.5em}
 th,td{border:1px solid #ccd;padding:.45em .7em;vertical-align:top;font-size:14px}
 th{background:#f0f2f5;text-align:left;white-space:nowrap}
-td.cell{min-width:11em;max-width:20em}
+td.cell{min-width:9em;max-width:18em;overflow-wrap:anywhere}
 .o{font-weight:700}
 .reason{display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden}
 .reproduced{background:#fde2e1}.not_reproduced{background:#e3f1ff}
@@ -184,19 +192,22 @@ td.cell{min-width:11em;max-width:20em}
 .skipped{background:#eeeeee;color:#555}.error{background:#f7c6f0}.flaky{background:#fff3a8}
 .unexpected{outline:3px solid #d00;outline-offset:-3px}
 .meta{color:#555;font-size:13px}
+.nowrap{white-space:nowrap}
 .legend span{display:inline-block;padding:.2em .6em;margin-right:.4em;border:1px solid #ccd}
+.look li{margin:.3em 0}.look li>span:first-child{font-weight:700;padding:0 .4em}
 </style></head><body>
 <h1>GitOps compatibility matrix</h1>
 <p class="meta">Run {{.R.RunID}} · Kubernetes {{.R.Kubernetes}} · {{.Mode}} · {{.Span}}{{if .R.Sources}} · runs merged: {{len .R.Sources}}{{end}}</p>
 <p class="legend"><span class="reproduced">REPRODUCED</span><span class="not_reproduced">NOT_REPRODUCED</span><span class="mitigated">MITIGATED</span><span class="not_mitigated">NOT_MITIGATED</span><span class="skipped">SKIPPED</span><span class="error">ERROR</span><span class="flaky">FLAKY</span> red outline: differs from the expectation</p>
+{{if .Look}}<h2>Needs a look</h2><ul class="look">{{range .Look}}<li><span class="{{lower .Outcome}}">{{.Outcome}}</span> {{.Scenario}} {{.Variant}} · {{.Component}} {{.ComponentVersion}} · ArgoCD {{.ArgoCD}}{{if .Expected}} · expected {{.Expected}}{{end}}: <span class="meta">{{.Reason}}</span></li>{{end}}</ul>{{end}}
 {{range .Tables}}<h2>{{.Scenario}}{{if .Upstream}}<a href="{{.Upstream}}">upstream</a>{{end}}</h2>
-<table><tr><th>variant</th><th>component</th>{{range .Versions}}<th>ArgoCD {{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td>{{.Variant}}</td><td>{{.Component}}</td>{{range .Cells}}{{if .}}<td class="cell {{lower .Outcome}}{{if .Unexpected}} unexpected{{end}}" title="{{.Reason}}"><div class="o">{{.Outcome}}</div><div class="meta">expected {{or .Expected "nothing yet"}} · {{printf "%.0f" .Duration}}s</div><div class="meta reason">{{.Reason}}</div>{{if .Evidence}}<div class="meta"><a href="{{.Evidence}}/">evidence</a></div>{{end}}</td>{{else}}<td></td>{{end}}{{end}}</tr>
+<table><tr><th>variant / component</th>{{range .Versions}}<th>ArgoCD {{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr><td class="nowrap">{{.Variant}}<div class="meta">{{.Component}}</div></td>{{range .Cells}}{{if .}}<td class="cell {{lower .Outcome}}{{if .Unexpected}} unexpected{{end}}" title="{{.Reason}}"><div class="o">{{.Outcome}}</div><div class="meta">expected {{or .Expected "nothing yet"}} · {{printf "%.0f" .Duration}}s</div><div class="meta reason">{{.Reason}}</div>{{if .Runs}}<div class="meta">runs:{{range $i, $run := .Runs}} <a href="{{$run.Evidence}}/" title="{{$run.Outcome}}: {{$run.Reason}}">{{inc $i}}</a>{{end}}</div>{{else if .Evidence}}<div class="meta"><a href="{{.Evidence}}/">evidence</a></div>{{end}}</td>{{else}}<td></td>{{end}}{{end}}</tr>
 {{end}}</table>
 {{end}}
 {{if .R.Sources}}<h2>Runs merged</h2>
 <table><tr><th>run</th><th>started</th><th>mode</th><th>Kubernetes</th><th>cells</th><th>command</th></tr>
-{{range .R.Sources}}<tr><td>{{if .Dir}}<a href="{{.Dir}}/report.html">{{.RunID}}</a>{{else}}{{.RunID}}{{end}}</td><td>{{.Started.UTC.Format "2006-01-02 15:04Z"}}</td><td>{{mode .Offline}}</td><td>{{.Kubernetes}}</td><td>{{.Cells}}</td><td><code>{{.Command}}</code></td></tr>
+{{range .R.Sources}}<tr><td class="nowrap">{{if .Dir}}<a href="{{.Dir}}/report.html">{{.RunID}}</a>{{else}}{{.RunID}}{{end}}</td><td class="nowrap">{{.Started.UTC.Format "2006-01-02 15:04Z"}}</td><td>{{mode .Offline}}</td><td>{{.Kubernetes}}</td><td>{{.Cells}}</td><td><code>{{.Command}}</code></td></tr>
 {{end}}</table>{{end}}
 {{if .R.Notes}}<h2>Notes</h2><ul>{{range .R.Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 </body></html>
