@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/suites"
 )
 
@@ -25,7 +26,9 @@ func TestReleases(t *testing.T) {
 	}
 }
 
-func TestCheckRejectsBadInputWithOneLine(t *testing.T) {
+// loadMatrix is what main loads before it runs a command.
+func loadMatrix(t *testing.T) (*catalog.Catalog, *matrix.Data) {
+	t.Helper()
 	cat, err := catalog.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -34,6 +37,11 @@ func TestCheckRejectsBadInputWithOneLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cat, data
+}
+
+func TestCheckRejectsBadInputWithOneLine(t *testing.T) {
+	cat, data := loadMatrix(t)
 	for _, args := range [][]string{
 		{"-scenario", "nope"},
 		{"-scenario", "kubeovn-argocd", "-variant", "nope"},

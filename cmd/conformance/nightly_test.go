@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/suites"
 	"sigs.k8s.io/yaml"
 )
 
@@ -47,14 +45,7 @@ func TestNightlyShardsAreTheMatrixAxes(t *testing.T) {
 	for _, shard := range wf.Jobs["shard"].Strategy.Matrix.Include {
 		got = append(got, fmt.Sprintf("%v@%v", shard["scenario"], shard["argocd"]))
 	}
-	cat, err := catalog.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := suites.Matrix()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, data := loadMatrix(t)
 	var want []string
 	for _, s := range data.Scenarios {
 		axis := s.ArgoCD

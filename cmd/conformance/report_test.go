@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/report"
-	"github.com/gitops-conformance/suite/suites"
 )
 
 // testdata/reports holds six runs as a nightly leaves them: shards of one
@@ -113,14 +111,7 @@ func TestReportRenderAndSummary(t *testing.T) {
 
 // Bad input is one line and exit status 2 (a usageError), through run as main calls it.
 func TestReportRejectsBadInputWithOneLine(t *testing.T) {
-	cat, err := catalog.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := suites.Matrix()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, data := loadMatrix(t)
 	out := t.TempDir()
 	run1 := "testdata/reports/20261122-021700"
 	for _, args := range [][]string{
