@@ -35,6 +35,7 @@ SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -v
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
 .PHONY: help test unit e2e argocd-check matrix list bisect sweep smoke interrupt-test verify bench clean cluster-delete
+.PHONY: report-merge report-render lint-workflows merge-check
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -46,7 +47,7 @@ $(E2E): $(GO_SOURCES)
 	@echo "building the e2e test binary (a few minutes on a cold machine)"
 	@$(GO) test -c -tags e2e -o $(E2E) ./suites
 
-test: unit smoke interrupt-test ## unit tests, one real end-to-end scenario on kind, the interrupt test (what .ci/run calls)
+test: unit lint-workflows smoke merge-check interrupt-test ## unit tests, workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, the interrupt test (what .ci/run calls)
 
 unit: ## unit tests: seconds, no Docker
 	$(GO) test -count=1 ./...
@@ -90,10 +91,11 @@ interrupt-test: $(E2E) ## Ctrl-C a real run at a build and at a cell: exit 130, 
 bench: ## benchmarks: node image, cluster create, ArgoCD image and install, cluster reuse
 	./hack/bench.sh
 
-verify: ## gofmt, go vet, golangci-lint, go mod tidy check
+verify: ## gofmt, go vet, golangci-lint, go mod tidy check, actionlint
 	@test -z "$$(gofmt -l cmd pkg suites scenarios)" || { gofmt -l cmd pkg suites scenarios; echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./... && $(GO) vet -tags e2e ./suites
 	./hack/golangci-lint.sh
+	./hack/actionlint.sh
 	@cp go.mod /tmp/go.mod.verify && cp go.sum /tmp/go.sum.verify && $(GO) mod tidy && \
 	  if ! diff -q go.mod /tmp/go.mod.verify >/dev/null || ! diff -q go.sum /tmp/go.sum.verify >/dev/null; then \
 	    echo "go mod tidy changed go.mod/go.sum: commit the result"; exit 1; fi
@@ -105,3 +107,23 @@ cluster-delete: ## delete the suite's kind cluster (CLUSTER=name)
 
 clean: cluster-delete ## delete the cluster and local build outputs (image caches stay)
 	rm -rf bin
+
+OUT ?=
+DIRS ?=
+DIR ?=
+
+report-merge: $(CLI) ## OUT=dir DIRS="a b": merge report directories into one report (evidence links point into each)
+	@$(CLI) report merge -o "$(OUT)" $(DIRS)
+
+report-render: $(CLI) ## DIR=reports/<run-id>: render report.md, report.html and junit.xml again from its report.json
+	@$(CLI) report render "$(DIR)"
+
+lint-workflows: ## actionlint (and shellcheck, if installed) on .github/workflows
+	./hack/actionlint.sh
+
+merge-check: $(CLI) ## the nightly's merge and job-summary step (hack/nightly-merge.sh) on the newest report under reports/
+	@test -e reports/latest || { echo "merge-check: no reports/latest: run make smoke first"; exit 2; }
+	@out=$$(mktemp -d -t merge-check.XXXXXX) && trap 'rm -rf "$$out"' EXIT && mkdir -p "$$out/shards/latest" && \
+	  cp -r "reports/$$(readlink reports/latest)" "$$out/shards/latest/" && \
+	  CONFORMANCE=$(CLI) GITHUB_STEP_SUMMARY=$$out/summary.md ./hack/nightly-merge.sh "$$out" && \
+	  test -s "$$out/report.html" && echo "merge-check: merged $$(readlink reports/latest) into report.json/md/html/junit.xml; summary: $$(head -1 "$$out/summary.md")"

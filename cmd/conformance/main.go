@@ -23,6 +23,7 @@ const usage = `usage: conformance <command> [flags]
 commands:
   list                         scenarios, variants, ArgoCD and component versions
   check  [selection flags]     validate a selection; exit 2 with one line if invalid
+  ` + reportUsage + `
 
 The cells themselves, bisect and sweep run in the e2e test binary
 (make e2e, make bisect, make sweep), which takes the same flags.
@@ -63,8 +64,10 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 	case "check":
 		_, err := runner.Validate(ctx, cat, data, o)
 		return err
+	case "report":
+		return reportCommand(fs.Args(), os.Stdout)
 	}
-	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check)", cmd)}
+	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, report)", cmd)}
 }
 
 // List renders the matrix for `make list`.

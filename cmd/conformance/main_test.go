@@ -6,11 +6,14 @@ import (
 	"testing"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/suites"
 )
 
-func TestCheckRejectsBadInputWithOneLine(t *testing.T) {
+// loadMatrix is what main loads before it runs a command.
+func loadMatrix(t *testing.T) (*catalog.Catalog, *matrix.Data) {
+	t.Helper()
 	cat, err := catalog.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -19,6 +22,11 @@ func TestCheckRejectsBadInputWithOneLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cat, data
+}
+
+func TestCheckRejectsBadInputWithOneLine(t *testing.T) {
+	cat, data := loadMatrix(t)
 	for _, args := range [][]string{
 		{"-scenario", "nope"},
 		{"-scenario", "kubeovn-argocd", "-variant", "nope"},

@@ -201,7 +201,7 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 			}
 		}
 	}
-	slices.SortFunc(versions, compareTags)
+	slices.SortFunc(versions, catalog.CompareTags)
 	var cells []Cell
 	for _, tag := range versions {
 		cells = append(cells, byVersion[tag]...)
@@ -267,27 +267,11 @@ func (c Cell) Report() report.Cell {
 		Component: c.Scenario.Component, ComponentVersion: c.ComponentVersion, Upstream: c.Scenario.Upstream}
 }
 
-// compareTags orders release tags by version number.
-func compareTags(a, b string) int {
-	pa, pb := Numbers(a), Numbers(b)
-	for i := range 3 {
-		if pa[i] != pb[i] {
-			return pa[i] - pb[i]
-		}
-	}
-	return strings.Compare(a, b)
-}
+// Numbers is catalog.TagNumbers, kept for bisect.
+func Numbers(tag string) [3]int { return catalog.TagNumbers(tag) }
 
-// Numbers are a release tag's major, minor and patch numbers; what does not
-// parse (a suffix, a missing part) counts as 0.
-func Numbers(tag string) [3]int {
-	var n [3]int
-	_, _ = fmt.Sscanf(strings.TrimPrefix(tag, "v"), "%d.%d.%d", &n[0], &n[1], &n[2])
-	return n
-}
-
-// CompareTags is compareTags for other packages (bisect orders tags with it).
-func CompareTags(a, b string) int { return compareTags(a, b) }
+// CompareTags is catalog.CompareTags, kept for bisect and scenarios.
+func CompareTags(a, b string) int { return catalog.CompareTags(a, b) }
 
 // ParseList splits a comma-separated command-line list, dropping blanks.
 func ParseList(s string) []string {

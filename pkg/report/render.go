@@ -7,18 +7,15 @@ import (
 	"html/template"
 	"slices"
 	"strings"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
 )
 
 // Markdown renders the report for PR comments and upstream bug reports.
 func (r *Report) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Compatibility report %s\n\n", r.RunID)
-	mode := "online (upstream images)"
-	if r.Offline {
-		mode = "offline (images built from pinned sources)"
-	}
-	fmt.Fprintf(&b, "Kubernetes %s, %s, %s to %s.\n\n", r.Kubernetes, mode,
-		r.Started.UTC().Format("2006-01-02 15:04:05Z"), r.Finished.UTC().Format("15:04:05Z"))
+	fmt.Fprintf(&b, "Kubernetes %s, %s, %s.\n\n", r.Kubernetes, r.mode(), r.span())
 	if r.Command != "" {
 		fmt.Fprintf(&b, "Command: `%s`\n\n", r.Command)
 	}
@@ -58,6 +55,20 @@ func (r *Report) Markdown() string {
 			}
 		}
 	}
+	if len(r.Sources) > 0 {
+		fmt.Fprintf(&b, "\n## Runs merged\n\n")
+		for _, src := range r.Sources {
+			fmt.Fprintf(&b, "- %s: %s, Kubernetes %s, %d cells, %s", src.RunID, modeOf(src.Offline), src.Kubernetes, src.Cells,
+				src.Started.UTC().Format("2006-01-02 15:04Z"))
+			if src.Command != "" {
+				fmt.Fprintf(&b, ", `%s`", src.Command)
+			}
+			if src.Dir != "" {
+				fmt.Fprintf(&b, " (`%s`)", src.Dir)
+			}
+			b.WriteString("\n")
+		}
+	}
 	if len(r.Notes) > 0 {
 		b.WriteString("\n## Notes\n\n")
 		for _, n := range r.Notes {
@@ -71,35 +82,98 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
-// HTML renders the matrix at a glance: rows scenario x variant, columns ArgoCD versions.
-func (r *Report) HTML() string {
-	type row struct {
-		Scenario, Variant string
-		Cells             []*Cell
-	}
-	var versions []string
-	var rows []*row
-	index := map[string]*row{}
-	for i := range r.Cells {
-		c := &r.Cells[i]
-		if !slices.Contains(versions, c.ArgoCD) {
-			versions = append(versions, c.ArgoCD)
+// mode says how the report's runs got their images.
+func (r *Report) mode() string {
+	for _, src := range r.Sources {
+		if src.Offline != r.Sources[0].Offline {
+			return "mixed: offline and online runs"
 		}
 	}
-	slices.Sort(versions)
+	return modeOf(r.Offline)
+}
+
+func modeOf(offline bool) string {
+	if offline {
+		return "offline (images built from pinned sources)"
+	}
+	return "online (upstream images)"
+}
+
+// span is when the report's runs started and finished.
+func (r *Report) span() string {
+	start, end := r.Started.UTC(), r.Finished.UTC()
+	if start.Format("20060102") == end.Format("20060102") {
+		return start.Format("2006-01-02 15:04:05Z") + " to " + end.Format("15:04:05Z")
+	}
+	return start.Format("2006-01-02 15:04:05Z") + " to " + end.Format("2006-01-02 15:04:05Z")
+}
+
+// table is one scenario's matrix: a row per variant and component version, a
+// column per ArgoCD release the scenario ran on (each scenario has its own
+// axis, so one table for all would be mostly empty columns).
+type table struct {
+	Scenario, Upstream string
+	Versions           []string
+	Rows               []*row
+}
+
+type row struct {
+	Variant, Component string
+	Cells              []*Cell // one per Versions entry, nil where the cell did not run
+}
+
+// tables groups the cells by scenario, in the order they appear.
+func (r *Report) tables() []*table {
+	var tables []*table
+	byScenario := map[string]*table{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		key := c.Scenario + "/" + c.Variant + "/" + c.ComponentVersion
-		rw, ok := index[key]
+		t, ok := byScenario[c.Scenario]
 		if !ok {
-			rw = &row{Scenario: c.Scenario, Variant: c.Variant + " " + c.Component + " " + c.ComponentVersion, Cells: make([]*Cell, len(versions))}
-			index[key] = rw
-			rows = append(rows, rw)
+			t = &table{Scenario: c.Scenario}
+			byScenario[c.Scenario] = t
+			tables = append(tables, t)
 		}
-		rw.Cells[slices.Index(versions, c.ArgoCD)] = c
+		if t.Upstream == "" {
+			t.Upstream = c.Upstream
+		}
+		if !slices.Contains(t.Versions, c.ArgoCD) {
+			t.Versions = append(t.Versions, c.ArgoCD)
+		}
 	}
+	for _, t := range tables {
+		slices.SortFunc(t.Versions, catalog.CompareTags)
+		index := map[string]*row{}
+		for i := range r.Cells {
+			c := &r.Cells[i]
+			if c.Scenario != t.Scenario {
+				continue
+			}
+			key := c.Variant + "/" + c.ComponentVersion
+			rw, ok := index[key]
+			if !ok {
+				rw = &row{Variant: c.Variant, Component: strings.TrimSpace(c.Component + " " + c.ComponentVersion), Cells: make([]*Cell, len(t.Versions))}
+				index[key] = rw
+				t.Rows = append(t.Rows, rw)
+			}
+			rw.Cells[slices.Index(t.Versions, c.ArgoCD)] = c
+		}
+	}
+	return tables
+}
+
+// HTML renders the matrix at a glance: the cells that need a look first, then
+// a table per scenario, rows variant x component version, columns the
+// scenario's ArgoCD releases.
+func (r *Report) HTML() string {
 	var buf bytes.Buffer
-	err := htmlPage.Execute(&buf, map[string]any{"R": r, "Versions": versions, "Rows": rows})
+	var look []*Cell
+	for i := range r.Cells {
+		if needsLook(&r.Cells[i]) {
+			look = append(look, &r.Cells[i])
+		}
+	}
+	err := htmlPage.Execute(&buf, map[string]any{"R": r, "Mode": r.mode(), "Span": r.span(), "Look": look, "Tables": r.tables()})
 	if err != nil {
 		return "<pre>" + template.HTMLEscapeString(err.Error()) + "</pre>"
 	}
@@ -108,28 +182,42 @@ func (r *Report) HTML() string {
 
 var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"lower": func(o Outcome) string { return strings.ToLower(string(o)) },
+	"mode":  modeOf,
+	"inc":   func(i int) int { return i + 1 },
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>GitOps compatibility matrix {{.R.RunID}}</title>
 <style>
 body{font-family:system-ui,sans-serif;margin:2em;color:#1b1f24}
-table{border-collapse:collapse;margin-top:1em}
+h2{font-size:18px;margin:1.6em 0 .2em}
+h2 a{font-size:13px;font-weight:400;margin-left:.6em}
+table{border-collapse:collapse;margin-top:.5em}
 th,td{border:1px solid #ccd;padding:.45em .7em;vertical-align:top;font-size:14px}
-th{background:#f0f2f5;text-align:left}
-td.cell{min-width:11em}
+th{background:#f0f2f5;text-align:left;white-space:nowrap}
+td.cell{min-width:9em;max-width:18em;overflow-wrap:anywhere}
 .o{font-weight:700}
+.reason{display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden}
 .reproduced{background:#fde2e1}.not_reproduced{background:#e3f1ff}
 .mitigated{background:#dcf5e3}.not_mitigated{background:#ffe9c7}
 .skipped{background:#eeeeee;color:#555}.error{background:#f7c6f0}.flaky{background:#fff3a8}
 .unexpected{outline:3px solid #d00;outline-offset:-3px}
 .meta{color:#555;font-size:13px}
+.nowrap{white-space:nowrap}
 .legend span{display:inline-block;padding:.2em .6em;margin-right:.4em;border:1px solid #ccd}
+.look li{margin:.3em 0}.look li>span:first-child{font-weight:700;padding:0 .4em}
 </style></head><body>
 <h1>GitOps compatibility matrix</h1>
-<p class="meta">Run {{.R.RunID}} · Kubernetes {{.R.Kubernetes}} · {{if .R.Offline}}offline: images built from pinned sources{{else}}online: upstream images{{end}} · {{.R.Started.UTC.Format "2006-01-02 15:04Z"}}</p>
+<p class="meta">Run {{.R.RunID}} · Kubernetes {{.R.Kubernetes}} · {{.Mode}} · {{.Span}}{{if .R.Sources}} · runs merged: {{len .R.Sources}}{{end}}</p>
 <p class="legend"><span class="reproduced">REPRODUCED</span><span class="not_reproduced">NOT_REPRODUCED</span><span class="mitigated">MITIGATED</span><span class="not_mitigated">NOT_MITIGATED</span><span class="skipped">SKIPPED</span><span class="error">ERROR</span><span class="flaky">FLAKY</span> red outline: differs from the expectation</p>
-<table><tr><th>scenario</th><th>variant / component</th>{{range .Versions}}<th>ArgoCD {{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td>{{.Scenario}}</td><td>{{.Variant}}</td>{{range .Cells}}{{if .}}<td class="cell {{lower .Outcome}}{{if .Unexpected}} unexpected{{end}}" title="{{.Reason}}"><div class="o">{{.Outcome}}</div><div class="meta">expected {{.Expected}} · {{printf "%.0f" .Duration}}s</div><div class="meta">{{.Reason}}</div>{{if .Evidence}}<div class="meta"><a href="{{.Evidence}}/">evidence</a>{{if .Upstream}} · <a href="{{.Upstream}}">upstream</a>{{end}}</div>{{end}}</td>{{else}}<td></td>{{end}}{{end}}</tr>
+{{if .Look}}<h2>Needs a look</h2><ul class="look">{{range .Look}}<li><span class="{{lower .Outcome}}">{{.Outcome}}</span> {{.Scenario}} {{.Variant}} · {{.Component}} {{.ComponentVersion}} · ArgoCD {{.ArgoCD}}{{if .Expected}} · expected {{.Expected}}{{end}}: <span class="meta">{{.Reason}}</span></li>{{end}}</ul>{{end}}
+{{range .Tables}}<h2>{{.Scenario}}{{if .Upstream}}<a href="{{.Upstream}}">upstream</a>{{end}}</h2>
+<table><tr><th>variant / component</th>{{range .Versions}}<th>ArgoCD {{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr><td class="nowrap">{{.Variant}}<div class="meta">{{.Component}}</div></td>{{range .Cells}}{{if .}}<td class="cell {{lower .Outcome}}{{if .Unexpected}} unexpected{{end}}" title="{{.Reason}}"><div class="o">{{.Outcome}}</div><div class="meta">expected {{or .Expected "nothing yet"}} · {{printf "%.0f" .Duration}}s</div><div class="meta reason">{{.Reason}}</div>{{if .Runs}}<div class="meta">runs:{{range $i, $run := .Runs}} <a href="{{$run.Evidence}}/" title="{{$run.Outcome}}: {{$run.Reason}}">{{inc $i}}</a>{{end}}</div>{{else if .Evidence}}<div class="meta"><a href="{{.Evidence}}/">evidence</a></div>{{end}}</td>{{else}}<td></td>{{end}}{{end}}</tr>
 {{end}}</table>
+{{end}}
+{{if .R.Sources}}<h2>Runs merged</h2>
+<table><tr><th>run</th><th>started</th><th>mode</th><th>Kubernetes</th><th>cells</th><th>command</th></tr>
+{{range .R.Sources}}<tr><td class="nowrap">{{if .Dir}}<a href="{{.Dir}}/report.html">{{.RunID}}</a>{{else}}{{.RunID}}{{end}}</td><td class="nowrap">{{.Started.UTC.Format "2006-01-02 15:04Z"}}</td><td>{{mode .Offline}}</td><td>{{.Kubernetes}}</td><td>{{.Cells}}</td><td><code>{{.Command}}</code></td></tr>
+{{end}}</table>{{end}}
 {{if .R.Notes}}<h2>Notes</h2><ul>{{range .R.Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 </body></html>
 `))

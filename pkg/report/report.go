@@ -74,6 +74,12 @@ type Report struct {
 	// limit, a setup that failed); NotRun lists the cells it never started.
 	Stopped string `json:"stopped,omitempty"`
 	NotRun  []Cell `json:"not_run,omitempty"`
+	// Sources are the runs a merged report was made from (see Merge); empty for a run.
+	Sources []Source `json:"sources,omitempty"`
+
+	// Dir is the directory the report was loaded from (LoadDir); cells'
+	// evidence paths are relative to it. Not part of report.json.
+	Dir string `json:"-"`
 }
 
 // Failed reports whether the run was interrupted or any cell is ERROR, FLAKY
@@ -128,8 +134,20 @@ func summarize(counts map[Outcome]int) string {
 	return s
 }
 
-// Write writes the report's four files into dir and points latest at it.
+// Write writes the report's four files into dir and points latest, next to
+// dir, at it: what a run does.
 func (r *Report) Write(dir string) error {
+	if err := r.WriteFiles(dir); err != nil {
+		return err
+	}
+	latest := filepath.Join(filepath.Dir(dir), "latest")
+	_ = os.Remove(latest)
+	return os.Symlink(filepath.Base(dir), latest)
+}
+
+// WriteFiles writes report.json and its renderings into dir, leaving latest
+// alone: a merged report is not the latest run.
+func (r *Report) WriteFiles(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
@@ -137,16 +155,22 @@ func (r *Report) Write(dir string) error {
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	files := map[string][]byte{"report.json": append(data, '\n'), "report.md": []byte(r.Markdown()),
-		"report.html": []byte(r.HTML()), "junit.xml": r.JUnit()}
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return r.Render(dir)
+}
+
+// Render writes report.md, report.html and junit.xml into dir from r, and
+// nothing else: re-rendering a run's report.json keeps its data as it was.
+func (r *Report) Render(dir string) error {
+	files := map[string][]byte{"report.md": []byte(r.Markdown()), "report.html": []byte(r.HTML()), "junit.xml": r.JUnit()}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
-			return fmt.Errorf("write report: %w", err)
+			return fmt.Errorf("render report: %w", err)
 		}
 	}
-	latest := filepath.Join(filepath.Dir(dir), "latest")
-	_ = os.Remove(latest)
-	return os.Symlink(filepath.Base(dir), latest)
+	return nil
 }
 
 // Load reads a report.json.
@@ -160,4 +184,19 @@ func Load(path string) (*Report, error) {
 		return nil, fmt.Errorf("load report %q: %w", path, err)
 	}
 	return &r, nil
+}
+
+// LoadDir reads dir/report.json and remembers dir (made absolute) as the
+// report's Dir, which its evidence paths are relative to.
+func LoadDir(dir string) (*Report, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load report: %w", err)
+	}
+	r, err := Load(filepath.Join(abs, "report.json"))
+	if err != nil {
+		return nil, err
+	}
+	r.Dir = abs
+	return r, nil
 }

@@ -42,15 +42,19 @@ func TestMarkdownListsRuns(t *testing.T) {
 			{Outcome: NotReproduced, Reason: "Job | gone", Duration: 90, Evidence: "cells/x/run-2"}},
 		Observations: []string{"hook Job carries the finalizer: true"}}}
 	r.Cells[0].Settle()
-	md := r.Markdown()
-	for _, want := range []string{
+	wantAll(t, "report.md", r.Markdown(),
 		"- run 1: REPRODUCED in 200s: held (`cells/x/run-1`)",
 		"- run 2: NOT_REPRODUCED in 90s: Job \\| gone (`cells/x/run-2`)",
 		"Run 2, step by step:",
-		"- hook Job carries the finalizer: true",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("report.md lacks %q:\n%s", want, md)
+		"- hook Job carries the finalizer: true")
+}
+
+// wantAll fails the test for each of wants that the rendering got lacks.
+func wantAll(t *testing.T, what, got string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(got, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, got)
 		}
 	}
 }

@@ -1,0 +1,110 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Summary renders the report as a short Markdown page for a CI job summary
+// ($GITHUB_STEP_SUMMARY): the counts, the cells that need a look (unexpected,
+// ERROR, FLAKY) first, then a compact matrix per scenario, scenarios with
+// such cells first.
+func (r *Report) Summary() string {
+	var b strings.Builder
+	var flagged []*Cell
+	counts := map[Outcome]int{}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		counts[c.Outcome]++
+		if needsLook(c) {
+			flagged = append(flagged, c)
+		}
+	}
+	verdict := "as expected"
+	if len(flagged) > 0 {
+		verdict = fmt.Sprintf("%d need a look", len(flagged))
+	}
+	fmt.Fprintf(&b, "## Conformance: %d cells, %s\n\n", len(r.Cells), verdict)
+	var parts []string
+	for _, o := range []Outcome{Reproduced, NotReproduced, Mitigated, NotMitigated, Skipped, Error, Flaky} {
+		if counts[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", o, counts[o]))
+		}
+	}
+	fmt.Fprintf(&b, "%s. Run %s, Kubernetes %s, %s, %s", strings.Join(parts, " · "), r.RunID, r.Kubernetes, r.mode(), r.span())
+	if len(r.Sources) > 0 {
+		fmt.Fprintf(&b, ", runs merged: %d", len(r.Sources))
+	}
+	b.WriteString(".\n\n")
+
+	if len(flagged) > 0 {
+		b.WriteString("### Needs a look\n\n| scenario | variant | component | ArgoCD | outcome | expected | reason |\n|---|---|---|---|---|---|---|\n")
+		for _, c := range flagged {
+			fmt.Fprintf(&b, "| %s | %s | %s %s | %s | **%s** | %s | %s |\n", c.Scenario, c.Variant, c.Component, c.ComponentVersion,
+				c.ArgoCD, c.Outcome, c.Expected, mdEscape(shorten(c.Reason, 240)))
+		}
+		b.WriteString("\n")
+	}
+
+	tables := r.tables()
+	slices.SortStableFunc(tables, func(a, b *table) int { return flaggedIn(b) - flaggedIn(a) })
+	for _, t := range tables {
+		fmt.Fprintf(&b, "### %s\n\n| variant | component |", t.Scenario)
+		for _, v := range t.Versions {
+			fmt.Fprintf(&b, " %s |", v)
+		}
+		b.WriteString("\n|---|---|" + strings.Repeat("---|", len(t.Versions)) + "\n")
+		for _, rw := range t.Rows {
+			fmt.Fprintf(&b, "| %s | %s |", rw.Variant, rw.Component)
+			for _, c := range rw.Cells {
+				fmt.Fprintf(&b, " %s |", summaryCell(c))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Notes) > 0 {
+		b.WriteString("### Notes\n\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(&b, "- %s\n", mdEscape(n))
+		}
+	}
+	return b.String()
+}
+
+// needsLook is a cell that fails the run: unexpected, ERROR or FLAKY.
+func needsLook(c *Cell) bool {
+	return c.Unexpected || c.Outcome == Error || c.Outcome == Flaky
+}
+
+func flaggedIn(t *table) int {
+	n := 0
+	for _, rw := range t.Rows {
+		for _, c := range rw.Cells {
+			if c != nil && needsLook(c) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func summaryCell(c *Cell) string {
+	switch {
+	case c == nil:
+		return ""
+	case c.Unexpected:
+		return fmt.Sprintf("**%s** (expected %s)", c.Outcome, c.Expected)
+	case needsLook(c):
+		return "**" + string(c.Outcome) + "**"
+	}
+	return string(c.Outcome)
+}
+
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
