@@ -3,12 +3,12 @@ package argocd
 import (
 	"context"
 	"fmt"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"strings"
 
 	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 	"k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 )
@@ -21,7 +21,7 @@ func (a *Apps) check(name string, cond func(*v1alpha1.Application) bool) assert.
 			return false, "application not found", nil
 		}
 		if err != nil {
-			return false, err.Error(), nil
+			return false, "", assert.Unknown(fmt.Errorf("get application %s: %w", name, err))
 		}
 		return cond(app), Describe(app), nil
 	}
@@ -63,7 +63,7 @@ func (a *Apps) Gone(name string) assert.Check {
 			return true, "gone", nil
 		}
 		if err != nil {
-			return false, err.Error(), nil
+			return false, "", assert.Unknown(fmt.Errorf("get application %s: %w", name, err))
 		}
 		return false, fmt.Sprintf("still there (deletion %v, finalizers %v); %s", app.DeletionTimestamp != nil, app.Finalizers, Describe(app)), nil
 	}

@@ -8,6 +8,11 @@ import (
 	"github.com/argoproj/argo-cd/v2/pkg/client/clientset/versioned/fake"
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
 )
 
 func TestOperationPhaseIs(t *testing.T) {
@@ -36,5 +41,30 @@ func TestOperationPhaseIs(t *testing.T) {
 		if err != nil || ok != tc.ok {
 			t.Errorf("%s: OperationPhaseIs(%s) = %v (%s, %v), want %v", tc.name, tc.want, ok, seen, err, tc.ok)
 		}
+	}
+}
+
+// A read that fails for any reason but NotFound could not tell: no check on
+// an Application (nor Gone) may answer yes or no from it.
+func TestChecksOnAFailedReadCouldNotTell(t *testing.T) {
+	client := fake.NewSimpleClientset()
+	client.PrependReactor("get", "applications", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewServiceUnavailable("etcdserver: request timed out")
+	})
+	a := &Apps{client: client}
+	for name, check := range map[string]assert.Check{
+		"SyncStatusIs":     a.SyncStatusIs("a", v1alpha1.SyncStatusCodeOutOfSync),
+		"HealthIs":         a.HealthIs("a", "Healthy"),
+		"OperationPhaseIs": a.OperationPhaseIs("a", synccommon.OperationRunning),
+		"Gone":             a.Gone("a"),
+	} {
+		ok, _, err := check(context.Background())
+		if ok || !assert.IsUnknown(err) {
+			t.Errorf("%s on a failed read = %v, %v; want could not tell", name, ok, err)
+		}
+	}
+	gone, _, err := (&Apps{client: fake.NewSimpleClientset()}).Gone("a")(context.Background())
+	if !gone || err != nil {
+		t.Errorf("Gone on NotFound = %v, %v", gone, err)
 	}
 }

@@ -31,8 +31,26 @@ var Intervals = struct {
 }
 
 // Check looks once: ok when the condition holds; seen describes what it saw.
-// An error ends the wait at once (it is not a "not yet").
+// A look has three answers: yes, no, or could not tell (an error). A check
+// whose read failed (an API error, a timeout) returns Unknown(err): Eventually
+// keeps looking, and a wait that ends on it, or a hold it breaks, is an error
+// of the run, never a verdict. Any other error ends the wait at once.
 type Check func(ctx context.Context) (ok bool, seen string, err error)
+
+// UnknownError is a look that could not tell: the read failed.
+type UnknownError struct{ Err error }
+
+func (e *UnknownError) Error() string { return "could not tell: " + e.Err.Error() }
+func (e *UnknownError) Unwrap() error { return e.Err }
+
+// Unknown marks err as a failed read: the check could not tell.
+func Unknown(err error) error { return &UnknownError{Err: err} }
+
+// IsUnknown reports whether err is a look that could not tell.
+func IsUnknown(err error) bool {
+	var u *UnknownError
+	return errors.As(err, &u)
+}
 
 // TimeoutError is a wait that ran out; Seen is the last observation.
 type TimeoutError struct {
@@ -50,19 +68,27 @@ func Eventually(ctx context.Context, what string, timeout time.Duration, check C
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	seen := "nothing yet"
+	var unknown error // the last look could not tell
 	for {
 		ok, s, err := check(ctx)
 		if s != "" {
 			seen = s
 		}
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		unknown = nil
+		switch {
+		case IsUnknown(err):
+			unknown, seen = err, err.Error()
+		case err != nil && !errors.Is(err, context.DeadlineExceeded):
 			return fmt.Errorf("wait %s: %w", what, err)
-		}
-		if ok {
+		case ok:
 			return nil
 		}
 		select {
 		case <-ctx.Done():
+			if unknown != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				// not a "no": the wait ended on a look that could not tell
+				return fmt.Errorf("wait %s (<=%s): %w", what, timeout, unknown)
+			}
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return &TimeoutError{What: what, Timeout: timeout, Seen: seen}
 			}

@@ -78,3 +78,39 @@ func TestAny(t *testing.T) {
 		t.Fatalf("All(yes, no, yes) = %v %q", ok, seen)
 	}
 }
+
+// A look that could not tell keeps an Eventually looking (the API server may
+// come back) but never satisfies it, and a wait that ends on one is an error
+// of the run, not a "no" a verdict could rest on.
+func TestEventuallyWaitsOutUnknownButNeverTakesIt(t *testing.T) {
+	fastIntervals(t)
+	n := 0
+	err := Eventually(context.Background(), "namespace x gone", time.Second, func(context.Context) (bool, string, error) {
+		n++
+		if n < 4 {
+			return false, "", Unknown(errors.New("connection refused"))
+		}
+		return true, "not found", nil
+	})
+	if err != nil || n != 4 {
+		t.Fatalf("an API hiccup must be waited out: err %v after %d looks", err, n)
+	}
+	err = Eventually(context.Background(), "namespace x gone", 20*time.Millisecond, func(context.Context) (bool, string, error) {
+		return false, "", Unknown(errors.New("connection refused"))
+	})
+	var te *TimeoutError
+	if err == nil || errors.As(err, &te) || !IsUnknown(err) || !strings.Contains(err.Error(), "could not tell: connection refused") {
+		t.Fatalf("a wait ending on a failed read must be could-not-tell, not a timeout: %v", err)
+	}
+}
+
+func TestConsistentlyBrokenByUnknownIsNoVerdict(t *testing.T) {
+	fastIntervals(t)
+	err := Consistently(context.Background(), "OutOfSync", time.Second, func(context.Context) (bool, string, error) {
+		return false, "", Unknown(errors.New("etcdserver: request timed out"))
+	})
+	var be *BrokenError
+	if err == nil || errors.As(err, &be) || !IsUnknown(err) {
+		t.Fatalf("a failed read must not break a hold as a verdict: %v", err)
+	}
+}

@@ -21,8 +21,11 @@ import (
 func Exists(kind, namespace, name string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
 		out, err := lifecycle.Get(ctx, kind, namespace, name, "jsonpath={.metadata.deletionTimestamp}")
-		if err != nil {
+		if lifecycle.NotFound(err) {
 			return false, "not found", nil
+		}
+		if err != nil {
+			return false, "", assert.Unknown(err)
 		}
 		if out != "" {
 			return true, "exists, deleting since " + out, nil
@@ -31,7 +34,8 @@ func Exists(kind, namespace, name string) assert.Check {
 	}
 }
 
-// Missing holds when the object does not exist.
+// Missing holds when the object does not exist (the API server said so: a
+// read that failed could not tell, see assert.Check).
 func Missing(kind, namespace, name string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
 		ok, seen, err := Exists(kind, namespace, name)(ctx)
@@ -43,8 +47,11 @@ func Missing(kind, namespace, name string) assert.Check {
 func NoneLeft(kind, namespace, selector string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
 		out, err := lifecycle.From(ctx).Kubectl.Run(ctx, "get", kind, "-n", namespace, "-l", selector, "-o", "name")
+		if lifecycle.NotFound(err) {
+			return true, "none left (no such resource type)", nil
+		}
 		if err != nil {
-			return false, "", err
+			return false, "", assert.Unknown(err)
 		}
 		var left []string // kind/name lines; "No resources found" is not one
 		for _, f := range strings.Fields(out) {
@@ -63,8 +70,11 @@ func NoneLeft(kind, namespace, selector string) assert.Check {
 func JSONPathIs(kind, namespace, name, jsonpath, want string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
 		out, err := lifecycle.Get(ctx, kind, namespace, name, "jsonpath="+jsonpath)
+		if lifecycle.NotFound(err) {
+			return false, lifecycle.Ref(kind, namespace, name) + " not found", nil
+		}
 		if err != nil {
-			return false, "not found", nil
+			return false, "", assert.Unknown(err)
 		}
 		return out == want, fmt.Sprintf("%s %s = %q", lifecycle.Ref(kind, namespace, name), jsonpath, out), nil
 	}
@@ -76,14 +86,18 @@ func JSONPathMatches(kind, namespace, name, jsonpath, re string) assert.Check {
 	rx := regexp.MustCompile(re)
 	return func(ctx context.Context) (bool, string, error) {
 		out, err := lifecycle.Get(ctx, kind, namespace, name, "jsonpath="+jsonpath)
-		if err != nil {
+		if lifecycle.NotFound(err) {
 			return false, lifecycle.Ref(kind, namespace, name) + " not found", nil
+		}
+		if err != nil {
+			return false, "", assert.Unknown(err)
 		}
 		return rx.MatchString(out), fmt.Sprintf("%s %s = %q", lifecycle.Ref(kind, namespace, name), jsonpath, clip(out, 300)), nil
 	}
 }
 
-// Accepted holds when the API server accepts the manifest (server-side dry run).
+// Accepted holds when the API server accepts the manifest (server-side dry
+// run). A call the API server did not answer could not tell.
 func Accepted(files fixture.Files) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
 		manifest, err := fixture.Manifest(ctx, files)
@@ -91,6 +105,9 @@ func Accepted(files fixture.Files) assert.Check {
 			return false, "", err
 		}
 		_, err = dryRun(ctx, manifest)
+		if !lifecycle.Answered(err) {
+			return false, "", assert.Unknown(err)
+		}
 		if err != nil {
 			return false, "rejected: " + shell.LastLine(err.Error()), nil
 		}
@@ -109,6 +126,9 @@ func Rejected(files fixture.Files, substr string) assert.Check {
 		_, err = dryRun(ctx, manifest)
 		if err == nil {
 			return false, "accepted", nil
+		}
+		if !lifecycle.Answered(err) {
+			return false, "", assert.Unknown(err)
 		}
 		msg := shell.LastLine(err.Error())
 		return strings.Contains(err.Error(), substr), "rejected: " + msg, nil

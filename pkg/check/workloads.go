@@ -8,7 +8,6 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
-	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
 // RolledOut holds when every Deployment in namespace is Available.
@@ -17,7 +16,7 @@ func RolledOut(namespace string) assert.Check {
 		out, err := lifecycle.From(ctx).Kubectl.Run(ctx, "-n", namespace, "get", "deploy", "-o",
 			`jsonpath={range .items[*]}{.metadata.name}={.status.availableReplicas}/{.spec.replicas} {end}`)
 		if err != nil {
-			return false, shell.LastLine(err.Error()), nil
+			return false, "", assert.Unknown(err)
 		}
 		ready := out != ""
 		for _, f := range strings.Fields(out) {
@@ -39,7 +38,7 @@ func EventSeen(namespace, kind, reason, substr string) assert.Check {
 			"--field-selector", "involvedObject.kind="+kind+",reason="+reason,
 			"-o", `jsonpath={range .items[*]}{.involvedObject.name}: {.message}{"\n"}{end}`)
 		if err != nil {
-			return false, "", fmt.Errorf("list events in %q: %w", namespace, err)
+			return false, "", assert.Unknown(fmt.Errorf("list events in %q: %w", namespace, err))
 		}
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		for _, l := range lines {
@@ -57,7 +56,7 @@ func ReadyEndpoints(namespace, service string, n int) assert.Check {
 		out, err := lifecycle.From(ctx).Kubectl.Run(ctx, "get", "endpointslices", "-n", namespace, "-l", "kubernetes.io/service-name="+service,
 			"-o", `jsonpath={range .items[*].endpoints[*]}{.conditions.ready}{" "}{.addresses[0]}{"\n"}{end}`)
 		if err != nil {
-			return false, "", fmt.Errorf("list endpointslices of %s/%s: %w", namespace, service, err)
+			return false, "", assert.Unknown(fmt.Errorf("list endpointslices of %s/%s: %w", namespace, service, err))
 		}
 		ready := 0
 		for _, l := range strings.Split(out, "\n") {
@@ -84,8 +83,11 @@ func countEmpty(lines []string) int {
 func FinalizerPending(kind, namespace, name, finalizer string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
 		m, err := lifecycle.GetMeta(ctx, kind, namespace, name)
-		if err != nil {
+		if lifecycle.NotFound(err) {
 			return false, lifecycle.Ref(kind, namespace, name) + " not found", nil
+		}
+		if err != nil {
+			return false, "", assert.Unknown(err)
 		}
 		ok := m.Metadata.DeletionTimestamp != "" && slices.Contains(m.Metadata.Finalizers, finalizer)
 		return ok, lifecycle.Ref(kind, namespace, name) + " " + m.Describe(), nil

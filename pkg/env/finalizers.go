@@ -38,9 +38,12 @@ func RemoveFinalizerAtEnd(kind, namespace, name, finalizer string) features.Func
 
 func removeFinalizer(ctx context.Context, kind, namespace, name, finalizer string) error {
 	m, err := lifecycle.GetMeta(ctx, kind, namespace, name)
-	if err != nil {
+	if lifecycle.NotFound(err) {
 		lifecycle.Note(ctx, "%s: not found, nothing to remove", lifecycle.Ref(kind, namespace, name))
 		return nil
+	}
+	if err != nil {
+		return err
 	}
 	i := slices.Index(m.Metadata.Finalizers, finalizer)
 	if i < 0 {

@@ -24,7 +24,12 @@ func Unless(check assert.Check, what string, step features.Func) features.Func {
 
 func when(check assert.Check, want bool, what string, step features.Func) features.Func {
 	return func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
-		if ok, seen, _ := check(ctx); ok != want {
+		ok, seen, err := check(ctx)
+		if err != nil {
+			// neither run nor skip on a guess: the cell ends ERROR with the error
+			return assert.Step(what, func(context.Context) error { return err })(ctx, t, cfg)
+		}
+		if ok != want {
 			lifecycle.CellFrom(ctx).Step("%s: skipped (%v: %s)", what, ok, seen)
 			return ctx
 		}

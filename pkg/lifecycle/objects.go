@@ -56,3 +56,34 @@ func (m *Meta) Describe() string {
 	}
 	return fmt.Sprintf("%s, finalizers [%s]", s, strings.Join(m.Metadata.Finalizers, " "))
 }
+
+// NotFound reports whether a failed kubectl read says the object is not there:
+// the API server answered NotFound, or serves no such resource type (a CRD
+// not installed, or gone). Any other failure is a read that could not tell.
+func NotFound(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "(NotFound)") || strings.Contains(msg, "doesn't have a resource type")
+}
+
+// Answered reports whether a failed kubectl call carries the API server's
+// answer (a rejection: an admission webhook's denial or its failure under
+// failurePolicy Fail, a validation error), as opposed to a call that never got
+// one (no connection, a timeout, the server or etcd unavailable).
+func Answered(err error) bool {
+	if err == nil {
+		return true
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "Error from server") {
+		return false
+	}
+	for _, unanswered := range []string{"(Timeout)", "(ServiceUnavailable)", "(TooManyRequests)", "etcdserver:", "context deadline exceeded"} {
+		if strings.Contains(msg, unanswered) {
+			return false
+		}
+	}
+	return true
+}
