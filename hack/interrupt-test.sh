@@ -84,7 +84,7 @@ interrupt() {
 }
 
 build_running() { pgrep -f "argocd/build.sh $BUILD_TAG" >/dev/null && grep -q "build argocd\|argocd $BUILD_TAG\|$BUILD_TAG" "$1"; }
-cell_started() { grep -q "cell kubeovn-argocd_bug_.*: start" "$1"; }
+cell_started() { grep -q "sync application kube-ovn-crd" "$1"; } # a step of the cell's feature, past its preparation
 
 [ -x "$E2E" ] || { echo "interrupt-test: $E2E missing: run make $E2E" >&2; exit 2; }
 docker info >/dev/null 2>&1 || { echo "interrupt-test: no Docker engine: run make smoke first (it installs and starts one)" >&2; exit 2; }
@@ -92,7 +92,7 @@ if [ -n "$(containers)" ]; then log "removing cluster $CLUSTER left by an earlie
 
 EXPECT_CELL_ERROR=1 interrupt at-build "the $BUILD_TAG build running" build_running \
   -scenario kubeovn-argocd -variant bug,ignore-differences -argocd "$BUILD_TAG"
-EXPECT_CELL_ERROR=1 interrupt at-cell "the first cell started" cell_started \
+EXPECT_CELL_ERROR=1 interrupt at-cell "the first cell's sync" cell_started \
   -scenario kubeovn-argocd -variant bug,ignore-differences -argocd "$SMOKE_TAG"
 
 log "reports and logs: $REPORTS"
