@@ -39,7 +39,10 @@ func Exists(kind, namespace, name string) assert.Check {
 func Missing(kind, namespace, name string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
 		ok, seen, err := Exists(kind, namespace, name)(ctx)
-		return !ok, seen, err
+		if err != nil {
+			return false, seen, err
+		}
+		return !ok, seen, nil
 	}
 }
 

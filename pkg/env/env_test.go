@@ -1,0 +1,55 @@
+package env
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/kube"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+)
+
+// cell is a cell whose kubectl is a stand-in: it records its arguments in
+// args.txt and answers with out and exit code code.
+func cell(t *testing.T, out string, code string) (context.Context, *assert.Record, string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin, args := filepath.Join(dir, "kubectl"), filepath.Join(dir, "args.txt")
+	script := "#!/bin/sh\necho \"$@\" >> " + args + "\nprintf '%s' '" + out + "'\nexit " + code + "\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := lifecycle.WithRun(context.Background(), &lifecycle.Run{Kubectl: kube.Kubectl{Bin: bin, Kubeconfig: "kc"}})
+	ctx, rec := assert.WithRecord(ctx, false)
+	ctx, _ = lifecycle.WithCell(ctx, dir)
+	return ctx, rec, args
+}
+
+func TestRemoveFinalizerPatchesOnlyWhatItRead(t *testing.T) {
+	ctx, rec, args := cell(t, `{"metadata":{"deletionTimestamp":"2026-11-22T12:19:37Z","finalizers":["other","argocd.argoproj.io/hook-finalizer"]}}`, "0")
+	if err := removeFinalizer(ctx, "job", "kyverno", "kyverno-clean-reports", "argocd.argoproj.io/hook-finalizer"); err != nil {
+		t.Fatal(err)
+	}
+	calls, _ := os.ReadFile(args)
+	// test-then-remove at the index read: never another finalizer if the list moved
+	if !strings.Contains(string(calls), `[{"op":"test","path":"/metadata/finalizers/1","value":"argocd.argoproj.io/hook-finalizer"},{"op":"remove","path":"/metadata/finalizers/1"}]`) {
+		t.Errorf("kubectl calls:\n%s", calls)
+	}
+	if len(rec.Observations) != 1 || !strings.Contains(rec.Observations[0], "removed argocd.argoproj.io/hook-finalizer by hand") {
+		t.Errorf("observations: %v", rec.Observations)
+	}
+}
+
+func TestRemoveFinalizerTellsGoneFromNoAnswer(t *testing.T) {
+	ctx, rec, _ := cell(t, `Error from server (NotFound): jobs.batch "kyverno-clean-reports" not found`, "1")
+	if err := removeFinalizer(ctx, "job", "kyverno", "kyverno-clean-reports", "f"); err != nil || !strings.Contains(strings.Join(rec.Observations, ""), "not found, nothing to remove") {
+		t.Fatalf("a job that is gone: err %v, observations %v", err, rec.Observations)
+	}
+	ctx, rec, _ = cell(t, `Unable to connect to the server: net/http: TLS handshake timeout`, "1")
+	if err := removeFinalizer(ctx, "job", "kyverno", "kyverno-clean-reports", "f"); err == nil || len(rec.Observations) != 0 {
+		t.Fatalf("no answer must fail the step, not be taken for a job that is gone: err %v, observations %v", err, rec.Observations)
+	}
+}
