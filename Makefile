@@ -38,7 +38,7 @@ KEEP_FLAG := $(if $(filter 1 true yes,$(KEEP)),-keep,)
 SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -mode "$(MODE)"
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
-.PHONY: help test unit e2e argocd-check matrix list bisect sweep smoke interrupt-test verify bench clean cluster-delete
+.PHONY: help test unit e2e argocd-check matrix list bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
 .PHONY: report-merge report-render lint-workflows merge-check
 
 help: ## list the targets
@@ -51,7 +51,7 @@ $(E2E): $(GO_SOURCES)
 	@echo "building the e2e test binary (a few minutes on a cold machine)"
 	@$(GO) test -c -tags e2e -o $(E2E) ./suites
 
-test: unit lint-workflows smoke merge-check interrupt-test ## unit tests, workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, the interrupt test (what .ci/run calls)
+test: unit lint-workflows smoke merge-check fault-test interrupt-test ## unit tests, workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, the API-fault and interrupt tests (what .ci/run calls)
 
 unit: ## unit tests: seconds, no Docker
 	$(GO) test -count=1 ./...
@@ -88,6 +88,9 @@ bisect: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: where the outcome
 
 sweep: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: run every release between, report every change
 	$(BISECT) -sweep -command "make sweep SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) FROM=$(FROM) TO=$(TO)"
+
+fault-test: $(E2E) ## kill kube-apiserver during a verdict's hold: the cell must end ERROR (could not tell) or REPRODUCED, never NOT_REPRODUCED
+	./hack/fault-test.sh
 
 interrupt-test: $(E2E) ## Ctrl-C a real run at a build and at a cell: exit 130, no process or container left, the report says so
 	./hack/interrupt-test.sh
