@@ -45,3 +45,11 @@ func TestCheckRejectsBadInputWithOneLine(t *testing.T) {
 		t.Fatal("list must name the scenarios")
 	}
 }
+
+// The real matrix.yaml: every expectation names variants of its scenario and
+// an outcome their polarity allows (matrix.Parse refuses anything else).
+func TestRealMatrixExpectationsHaveTheirVariantsPolarity(t *testing.T) {
+	if _, err := suites.Matrix(); err != nil {
+		t.Fatal(err)
+	}
+}

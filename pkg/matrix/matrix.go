@@ -56,7 +56,8 @@ func (v Variant) Versions() []string {
 }
 
 // Expectation says what outcome a set of cells should have; the first match
-// wins. Empty or "*" fields match anything; values may be path.Match globs.
+// wins. Empty or "*" fields match anything; values may be path.Match globs or
+// comma-separated alternatives.
 type Expectation struct {
 	Scenario         string         `json:"scenario"`
 	Variant          string         `json:"variant,omitempty"`
@@ -101,12 +102,49 @@ func Parse(data []byte) (*Data, error) {
 	if err := yaml.UnmarshalStrict(data, &d); err != nil {
 		return nil, fmt.Errorf("parse matrix: %w", err)
 	}
-	for _, e := range d.Expectations {
-		if _, err := d.Scenario(e.Scenario); err != nil {
-			return nil, fmt.Errorf("parse matrix: expectation: %w", err)
+	for i, e := range d.Expectations {
+		if err := d.checkExpectation(e); err != nil {
+			return nil, fmt.Errorf("parse matrix: expectation %d (%s/%s): %w", i+1, e.Scenario, orAny(e.Variant), err)
 		}
 	}
 	return &d, nil
+}
+
+// checkExpectation refuses an expectation that names no variant of its
+// scenario, or whose outcome the variants it covers cannot have: a bug is
+// REPRODUCED or NOT_REPRODUCED, a mitigation MITIGATED or NOT_MITIGATED
+// (SKIPPED either).
+func (d *Data) checkExpectation(e Expectation) error {
+	s, err := d.Scenario(e.Scenario)
+	if err != nil {
+		return err
+	}
+	covered := 0
+	for _, v := range s.Variants {
+		if !match(e.Variant, v.Name) {
+			continue
+		}
+		covered++
+		if e.Expected == report.Skipped {
+			continue
+		}
+		bugOutcome := e.Expected == report.Reproduced || e.Expected == report.NotReproduced
+		mitigationOutcome := e.Expected == report.Mitigated || e.Expected == report.NotMitigated
+		if v.Mitigation() && !mitigationOutcome || !v.Mitigation() && !bugOutcome {
+			return fmt.Errorf("variant %s cannot be %s (a bug is REPRODUCED or NOT_REPRODUCED, a mitigation MITIGATED or NOT_MITIGATED)", v.Name, e.Expected)
+		}
+	}
+	if covered == 0 {
+		return fmt.Errorf("no variant %q (valid: %s)", e.Variant, strings.Join(s.VariantNames(), ", "))
+	}
+	return nil
+}
+
+func orAny(s string) string {
+	if s == "" {
+		return "*"
+	}
+	return s
 }
 
 // Names lists the scenario names.
@@ -253,12 +291,18 @@ func (d *Data) Expected(c Cell, offline bool) (report.Outcome, string) {
 	return "", "no expectation in suites/matrix.yaml"
 }
 
+// match reports whether value matches pattern: empty or "*" match anything;
+// otherwise any of its comma-separated alternatives, each a path.Match glob.
 func match(pattern, value string) bool {
 	if pattern == "" || pattern == "*" {
 		return true
 	}
-	ok, err := path.Match(pattern, value)
-	return err == nil && ok
+	for _, alt := range strings.Split(pattern, ",") {
+		if ok, err := path.Match(strings.TrimSpace(alt), value); err == nil && ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Report returns the report cell for c, before it runs.

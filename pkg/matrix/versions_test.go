@@ -25,6 +25,7 @@ expectations:
     componentVersion: v0.42.*
     expected: NOT_REPRODUCED
   - scenario: s
+    variant: bug
     expected: REPRODUCED
 `))
 	if err != nil {
@@ -107,5 +108,22 @@ func TestReplayNamesTheCell(t *testing.T) {
 	want := "make e2e SCENARIO=knative-argocd VARIANT=bug ARGOCD=v2.14.11 COMPONENT_VERSION=v0.42.2"
 	if got := c.Replay(); got != want {
 		t.Errorf("Replay() = %q, want %q", got, want)
+	}
+}
+
+func TestParseRefusesExpectationsNoVariantCanHave(t *testing.T) {
+	const head = "scenarios:\n- name: s\n  component: c\n  variants:\n  - {name: bug}\n  - {name: fix}\nexpectations:\n"
+	for _, bad := range []string{
+		"- {scenario: s, variant: nope, expected: REPRODUCED}",
+		"- {scenario: s, variant: bug, expected: MITIGATED}",
+		"- {scenario: s, variant: fix, expected: REPRODUCED}",
+		"- {scenario: s, expected: MITIGATED}", // covers bug too
+	} {
+		if _, err := Parse([]byte(head + bad + "\n")); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+	if _, err := Parse([]byte(head + "- {scenario: s, variant: bug, expected: NOT_REPRODUCED}\n- {scenario: s, variant: fix, expected: NOT_MITIGATED}\n- {scenario: s, expected: SKIPPED}\n")); err != nil {
+		t.Errorf("refused valid expectations: %v", err)
 	}
 }
