@@ -21,6 +21,7 @@ type Record struct {
 	verdict      *bool
 	reason       string
 	failed       string
+	skipped      string
 	Observations []string
 }
 
@@ -66,13 +67,26 @@ func (r *Record) Fail(reason string) {
 	}
 }
 
-// Outcome is the cell's outcome: ERROR if a step failed, else the verdict.
+// Skip marks the cell SKIPPED: an input it needs is not there (why says
+// what to provide). The scenario stops there; a failure still wins.
+func (r *Record) Skip(why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.skipped == "" {
+		r.skipped = why
+	}
+}
+
+// Outcome is the cell's outcome: ERROR if a step failed, SKIPPED if an input
+// was missing, else the verdict.
 func (r *Record) Outcome() (report.Outcome, string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
 	case r.failed != "":
 		return report.Error, r.failed
+	case r.skipped != "":
+		return report.Skipped, r.skipped
 	case r.verdict == nil:
 		return report.Error, "the scenario reached no verdict"
 	case r.Mitigation && *r.verdict:
