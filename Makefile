@@ -5,6 +5,9 @@ SHELL := /bin/bash
 GO ?= go
 export GOTOOLCHAIN := local
 export GOSUMDB := off
+# openkruise-webhook offline: where the kruise chart comes from (a directory holding
+# versions/kruise/<version>/, an archive of one, or a directory of archives)
+export OPENKRUISE_CHARTS ?= $(if $(wildcard ../shared/upstream/openkruise),$(abspath ../shared/upstream/openkruise))
 
 SCENARIO ?=
 VARIANT ?=
