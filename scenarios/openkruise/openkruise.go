@@ -17,15 +17,19 @@
 // timing (Helm creates the Deployment, then the webhook configurations). In
 // `argocd-managed-namespace` an ArgoCD Application installs the same chart,
 // pushed to the in-cluster git server, into the existing namespace
-// (CreateNamespace=false). Verdict: `bug` holds ReplicaFailure/FailedCreate,
-// not Available, an event naming mpod.kb.io and no ready webhook endpoints,
-// and records which namespaces can still create Pods; `namespace-label` becomes
-// Available with a CA bundle; `label-after-stuck` labels the stuck install's
-// namespace and waits for it to recover on its own; `argocd-managed-namespace`
-// requires the same stuck state, records it as ArgoCD shows it (health, sync
-// operation; evidence in at-stuck/), then adds managedNamespaceMetadata (with
-// CreateNamespace=true) to the Application, syncs, and waits for the manager
-// Available and the Application Healthy.
+// (CreateNamespace=false). Wait until the manager is Available or in
+// ReplicaFailure and record which (whether the first manager Pod met the
+// webhook is a race at natural timing); if it is Available, replace it while
+// none runs (scale to 0, its Pod gone, scale to 1), as a restart with one
+// replica does. Verdict: `bug` holds ReplicaFailure/FailedCreate, not
+// Available, an event naming mpod.kb.io and no ready webhook endpoints, and
+// records which namespaces can still create Pods; `namespace-label` is
+// Available with a CA bundle (after the same restart); `label-after-stuck`
+// labels the stuck install's namespace and waits for it to recover on its own;
+// `argocd-managed-namespace` requires the same stuck state, records it as
+// ArgoCD shows it (health, sync operation; evidence in at-stuck/), then adds
+// managedNamespaceMetadata (with CreateNamespace=true) to the Application,
+// syncs, and waits for the manager Available and the Application Healthy.
 package openkruise
 
 import (
@@ -76,13 +80,28 @@ func Feature(c matrix.Cell) features.Feature {
 		env.ReadyEndpoints(namespace, service, 0))
 	deployment := "deployment " + namespace + "/" + manager
 
+	// At natural timing the first manager Pod may be created before the
+	// webhook configurations take effect (it then runs, and serves them): the
+	// install is recorded as it went. The stuck state needs a manager Pod
+	// created while none runs, as after a restart with one replica.
+	f = f.Assess("first manager Pod", assert.That(deployment+" Available or in ReplicaFailure", assert.Intervals.Rollout, assert.Any(available, stuck))).
+		Assess("natural timing", env.Observe("install at natural timing: the first manager Pod rejected by "+podHook, stuck)).
+		Assess("restart", env.If(available, "replace the manager while none runs (scale to 0, wait for its Pod to go, scale to 1)", env.InOrder(
+			env.Scale("deployment", namespace, manager, 0),
+			assert.That("no manager Pod left", assert.Intervals.Rollout, env.NoneLeft("pods", namespace, "control-plane=controller-manager")),
+			env.Scale("deployment", namespace, manager, 1))))
+
 	if labelled {
 		f = f.Assess("manager Available", assert.Resolved(deployment+" Available with a CA bundle",
 			assert.Intervals.Rollout, assert.Intervals.HoldShort, assert.All(available, caBundle, env.ReadyEndpoints(namespace, service, 1))))
 		return probe(f).Feature()
 	}
-	f = f.Assess("ReplicaFailure", assert.That(deployment+" ReplicaFailure FailedCreate by "+podHook, assert.Intervals.Rollout, stuck)).
-		Assess("event", env.Observe("the ReplicaSet's FailedCreate event names "+podHook, env.EventSeen(namespace, "ReplicaSet", "FailedCreate", podHook)))
+	if variant == "bug" {
+		f = f.Assess("ReplicaFailure", assert.Occurs(deployment+" ReplicaFailure FailedCreate by "+podHook, assert.Intervals.Rollout, stuck))
+	} else {
+		f = f.Assess("ReplicaFailure", assert.That(deployment+" ReplicaFailure FailedCreate by "+podHook, assert.Intervals.Rollout, stuck))
+	}
+	f = f.Assess("event", env.Observe("the ReplicaSet's FailedCreate event names "+podHook, env.EventSeen(namespace, "ReplicaSet", "FailedCreate", podHook)))
 	f = probe(f)
 	switch variant {
 	case "bug":
