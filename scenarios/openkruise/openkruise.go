@@ -116,7 +116,9 @@ func Feature(c matrix.Cell) features.Feature {
 				`{.status.resources[?(@.kind=="Deployment")].health}`, "Healthy"))).
 			Assess("evidence of the stuck install", env.Snapshot("at-stuck")).
 			Assess("label the GitOps way", env.UpdateApp(app, "managedNamespaceMetadata labels "+label+", CreateNamespace=true", ManagedNamespace)).
-			Assess("sync the label", env.Sync(app)).
+			// the API server's sync (UI, CLI) takes the Application's sync options;
+			// env.Sync writes the operation itself, so it names them
+			Assess("sync the label", env.Sync(app, "CreateNamespace=true")).
 			Assess("recovers", assert.Resolved(deployment+" Available and application "+app+" Healthy after managedNamespaceMetadata",
 				assert.Intervals.Install, assert.Intervals.HoldShort, assert.All(available, caBundle, env.HealthIs(app, "Healthy")))).
 			Assess("namespace labels", env.Observe(namespace+" labelled "+label, env.JSONPathIs("namespace", "", namespace,
