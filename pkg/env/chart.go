@@ -27,6 +27,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/helm"
 	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
 // Helm charts kept outside any Go module (a project's chart repository):
@@ -388,4 +389,53 @@ func UpdateApp(name, what string, mutate func(*v1alpha1.Application)) features.F
 		c.Step("update application %s: %s", name, spec)
 		return nil
 	})
+}
+
+// RemoveRendered deletes whatever of a rendered chart exists, last document
+// first (a rendering lists webhook configurations last: they go before the
+// objects they guard). At the start of a cell it clears what an earlier run
+// left; RemoveRenderedAtEnd does it when the cell ends.
+func RemoveRendered(what string, rendered Files) features.Func {
+	return assert.Step("delete what is left of "+what, func(ctx context.Context) error {
+		CellFrom(ctx).Step("delete what is left of %s", what)
+		return removeRendered(ctx, what, rendered)
+	})
+}
+
+// RemoveRenderedAtEnd registers RemoveRendered as a cleanup: registered
+// first, it runs last, after the release or Application that installed the
+// chart is gone, for what they leave behind.
+func RemoveRenderedAtEnd(what string, rendered Files) features.Func {
+	return assert.Step("at the end, delete what is left of "+what, func(ctx context.Context) error {
+		CellFrom(ctx).Step("at the end, delete what is left of %s", what)
+		CellFrom(ctx).Defer("delete what is left of "+what, func(ctx context.Context) error {
+			return removeRendered(ctx, what, rendered)
+		})
+		return nil
+	})
+}
+
+func removeRendered(ctx context.Context, what string, rendered Files) error {
+	r := From(ctx)
+	f, err := rendered(ctx)
+	if err != nil {
+		return err
+	}
+	var docs []string
+	for _, name := range fileOrder(f) {
+		for _, d := range strings.Split("\n"+f[name], "\n---") {
+			if strings.Contains(d, "kind:") {
+				docs = append(docs, strings.TrimSpace(d))
+			}
+		}
+	}
+	for i, j := 0, len(docs)-1; i < j; i, j = i+1, j-1 {
+		docs[i], docs[j] = docs[j], docs[i]
+	}
+	out, err := shell.Run(ctx, shell.Cmd{Name: r.Kubectl.Bin, Stdin: strings.NewReader("---\n" + strings.Join(docs, "\n---\n") + "\n"),
+		Args: []string{"--kubeconfig", r.Kubectl.Kubeconfig, "delete", "--ignore-not-found", "--wait=true", "--timeout=2m", "-f", "-"}})
+	if out = strings.TrimSpace(out); out != "" {
+		r.Logf("delete what is left of %s: %s", what, strings.ReplaceAll(out, "\n", "; "))
+	}
+	return err
 }

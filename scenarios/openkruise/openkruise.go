@@ -54,10 +54,16 @@ func Feature(c matrix.Cell) features.Feature {
 	labelled := variant == "namespace-label"
 	viaArgoCD := variant == "argocd-managed-namespace"
 
+	rendered := env.HelmRender(chart, Release())
 	f := features.New(c.Report().ID()).
 		Setup(env.Provided("chart kruise "+chartVersion, chart)).
 		Setup(env.Observe("chart kruise "+chartVersion+": "+podHook+" lets "+namespace+" through",
-			LetsThrough(env.HelmRender(chart, Release()), NamespaceLabels(labelled)))).
+			LetsThrough(rendered, NamespaceLabels(labelled)))).
+		// an ArgoCD cell's cascade deletion was seen to leave the CRDs behind,
+		// which the next helm install refuses to adopt: clear them at the start
+		// and, registered first, last at the end
+		Setup(env.RemoveRendered("chart kruise "+chartVersion, rendered)).
+		Setup(env.RemoveRenderedAtEnd("chart kruise "+chartVersion, rendered)).
 		Setup(env.Apply("namespace "+namespace, Namespace(labelled))).
 		Setup(env.ComponentImages("openkruise", v)).
 		Setup(env.Watch("namespace", "", namespace)).
