@@ -9,6 +9,9 @@ export GOSUMDB := off
 # the build cache serves a run whose GOMODCACHE is new (CI starts each run on
 # an empty one) instead of recompiling every dependency.
 export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
+# openkruise-webhook offline: where the kruise chart comes from (a directory holding
+# versions/kruise/<version>/, an archive of one, or a directory of archives)
+export OPENKRUISE_CHARTS ?= $(if $(wildcard ../shared/upstream/openkruise),$(abspath ../shared/upstream/openkruise))
 
 SCENARIO ?=
 VARIANT ?=

@@ -21,6 +21,7 @@ type Record struct {
 	verdict      *bool
 	reason       string
 	failed       string
+	skipped      string
 	Observations []string
 }
 
@@ -66,13 +67,26 @@ func (r *Record) Fail(reason string) {
 	}
 }
 
-// Outcome is the cell's outcome: ERROR if a step failed, else the verdict.
+// Skip marks the cell SKIPPED: an input it needs is not there (why says
+// what to provide). The scenario stops there; a failure still wins.
+func (r *Record) Skip(why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.skipped == "" {
+		r.skipped = why
+	}
+}
+
+// Outcome is the cell's outcome: ERROR if a step failed, SKIPPED if an input
+// was missing, else the verdict.
 func (r *Record) Outcome() (report.Outcome, string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
 	case r.failed != "":
 		return report.Error, r.failed
+	case r.skipped != "":
+		return report.Skipped, r.skipped
 	case r.verdict == nil:
 		return report.Error, "the scenario reached no verdict"
 	case r.Mitigation && *r.verdict:
@@ -104,6 +118,11 @@ func Step(what string, action func(ctx context.Context) error) features.Func {
 // (a precondition of the scenario, not its verdict).
 func That(what string, timeout time.Duration, check Check) features.Func {
 	return Step(what, func(ctx context.Context) error { return Eventually(ctx, what, timeout, check) })
+}
+
+// Holds requires check to hold for hold; breaking is an ERROR of the run.
+func Holds(what string, hold time.Duration, check Check) features.Func {
+	return Step(what, func(ctx context.Context) error { return Consistently(ctx, what, hold, check) })
 }
 
 // Symptom is the verdict of a `bug` variant: the symptom must hold for the

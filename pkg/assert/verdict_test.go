@@ -36,3 +36,15 @@ func TestRecordOutcome(t *testing.T) {
 		})
 	}
 }
+
+func TestRecordSkip(t *testing.T) {
+	r := &Record{}
+	r.Skip("offline: set CHARTS to a chart directory")
+	if got, why := r.Outcome(); got != report.Skipped || why != "offline: set CHARTS to a chart directory" {
+		t.Fatalf("Outcome() = %s %q, want SKIPPED with the reason", got, why)
+	}
+	r.Fail("install: boom")
+	if got, _ := r.Outcome(); got != report.Error {
+		t.Fatalf("a failed step must win over a skip: %s", got)
+	}
+}

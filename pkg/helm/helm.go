@@ -24,6 +24,15 @@ type Release struct {
 	Version   string
 	Values    map[string]any
 	Timeout   time.Duration
+	// NoWait returns once the objects are created, as `helm install` without
+	// --wait does (a release that never gets ready is what some scenarios show).
+	NoWait bool
+	// ExistingNamespace installs into a namespace made beforehand, as
+	// `helm install --namespace` without --create-namespace does.
+	ExistingNamespace bool
+	// NoHooks uninstalls without the chart's delete hooks (`helm uninstall
+	// --no-hooks`): for hooks whose image is not obtainable offline.
+	NoHooks bool
 }
 
 func config(kubeconfig, namespace string, out io.Writer) (*action.Configuration, *cli.EnvSettings, error) {
@@ -50,9 +59,9 @@ func Install(ctx context.Context, kubeconfig string, r Release, out io.Writer) e
 		return err
 	}
 	install := action.NewInstall(cfg)
-	install.ReleaseName, install.Namespace, install.CreateNamespace = r.Name, r.Namespace, true
+	install.ReleaseName, install.Namespace, install.CreateNamespace = r.Name, r.Namespace, !r.ExistingNamespace
 	install.Version, install.RepoURL = r.Version, r.RepoURL
-	install.Wait, install.Timeout = true, r.Timeout
+	install.Wait, install.Timeout = !r.NoWait, r.Timeout
 	path, err := install.ChartPathOptions.LocateChart(r.Chart, settings)
 	if err != nil {
 		return fmt.Errorf("locate chart %q %s: %w", r.Chart, r.Version, err)
@@ -67,14 +76,46 @@ func Install(ctx context.Context, kubeconfig string, r Release, out io.Writer) e
 	return nil
 }
 
+// Render renders a chart client-side, the way `helm install --dry-run`
+// does: the release's name, namespace and values over the chart's defaults.
+func Render(ctx context.Context, r Release) (string, error) {
+	install := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
+	install.DryRun, install.ClientOnly, install.Replace = true, true, true
+	install.ReleaseName, install.Namespace = r.Name, r.Namespace
+	install.Version, install.RepoURL = r.Version, r.RepoURL
+	path, err := install.LocateChart(r.Chart, cli.New())
+	if err != nil {
+		return "", fmt.Errorf("locate chart %q %s: %w", r.Chart, r.Version, err)
+	}
+	chart, err := loader.Load(path)
+	if err != nil {
+		return "", fmt.Errorf("load chart %q: %w", path, err)
+	}
+	rel, err := install.RunWithContext(ctx, chart, r.Values)
+	if err != nil {
+		return "", fmt.Errorf("render chart %q: %w", path, err)
+	}
+	return rel.Manifest, nil
+}
+
 // Uninstall removes a release; a missing release is no error.
 func Uninstall(kubeconfig, namespace, name string, out io.Writer) error {
+	return uninstall(kubeconfig, Release{Namespace: namespace, Name: name}, out)
+}
+
+// UninstallRelease removes a release as r says (NoHooks); a missing release is no error.
+func UninstallRelease(kubeconfig string, r Release, out io.Writer) error {
+	return uninstall(kubeconfig, r, out)
+}
+
+func uninstall(kubeconfig string, r Release, out io.Writer) error {
+	namespace, name := r.Namespace, r.Name
 	cfg, _, err := config(kubeconfig, namespace, out)
 	if err != nil {
 		return err
 	}
 	u := action.NewUninstall(cfg)
-	u.Wait, u.Timeout = true, 3*time.Minute
+	u.Wait, u.Timeout, u.DisableHooks = true, 3*time.Minute, r.NoHooks
 	if _, err := u.Run(name); err != nil && !strings.Contains(err.Error(), "not found") {
 		return fmt.Errorf("uninstall release %s/%s: %w", namespace, name, err)
 	}

@@ -1,0 +1,186 @@
+package openkruise
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/helm"
+)
+
+// ChartsEnv names, offline, where the kruise chart comes from (see
+// fixture.UserChart): a directory holding versions/kruise/<chart version>/ (an
+// openkruise/charts checkout), an archive of one, or a directory of archives.
+// The Makefile sets it to ../shared/upstream/openkruise when that exists.
+const ChartsEnv = "OPENKRUISE_CHARTS"
+
+const (
+	namespace = "kruise-system"
+	manager   = "kruise-controller-manager"
+	service   = "kruise-webhook-service"
+	mutating  = "kruise-mutating-webhook-configuration"
+	podHook   = "mpod.kb.io"
+	app       = "kruise"
+	// label is what the chart puts on the namespace it creates and what its
+	// pod webhooks' namespaceSelector excludes.
+	label = "control-plane=openkruise"
+)
+
+// values are the write-up's: `helm install kruise kruise/kruise
+// --namespace=kruise-system --values=./kruise-chart-values.yaml` with these.
+const values = `installation:
+  createNamespace: false
+manager:
+  replicas: 1
+`
+
+// Values are the write-up's chart values.
+func Values() map[string]any {
+	var v map[string]any
+	if err := yaml.Unmarshal([]byte(values), &v); err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// Release is the write-up's `helm install`: release kruise into the
+// kruise-system made beforehand, no --wait. The chart's pre-delete hook
+// (1.8: openkruise/kruise-helm-hook, not obtainable offline) is left out of
+// the cell's uninstall.
+func Release() helm.Release {
+	return helm.Release{Name: app, Namespace: namespace, Values: Values(), NoWait: true, ExistingNamespace: true, NoHooks: true}
+}
+
+// Application installs the chart from the fixture repository with the
+// write-up's values into kruise-system, which exists beforehand: no
+// CreateNamespace, manual syncs (fixtures/charts/application).
+func Application() fixture.App {
+	return fixture.Application(map[string]any{"name": app, "namespace": namespace,
+		"helm": map[string]any{"releaseName": app, "values": values}})
+}
+
+// ManagedNamespace is the label mitigation the GitOps way: the Application
+// labels its destination namespace (managedNamespaceMetadata, which ArgoCD
+// applies only with CreateNamespace=true; an existing namespace is labelled).
+func ManagedNamespace(a *v1alpha1.Application) {
+	k, v, _ := strings.Cut(label, "=")
+	if a.Spec.SyncPolicy == nil {
+		a.Spec.SyncPolicy = &v1alpha1.SyncPolicy{}
+	}
+	a.Spec.SyncPolicy.SyncOptions = append(a.Spec.SyncPolicy.SyncOptions, "CreateNamespace=true")
+	a.Spec.SyncPolicy.ManagedNamespaceMetadata = &v1alpha1.ManagedNamespaceMetadata{Labels: map[string]string{k: v}}
+}
+
+// Namespace is kruise-system as the user creates it beforehand.
+func Namespace(labelled bool) string {
+	m := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + namespace + "\n"
+	if labelled {
+		k, v, _ := strings.Cut(label, "=")
+		m += "  labels:\n    " + k + ": " + v + "\n"
+	}
+	return m
+}
+
+// NamespaceLabels are the labels the API server gives Namespace(labelled).
+func NamespaceLabels(labelled bool) map[string]string {
+	l := map[string]string{"kubernetes.io/metadata.name": namespace}
+	if labelled {
+		k, v, _ := strings.Cut(label, "=")
+		l[k] = v
+	}
+	return l
+}
+
+// ProbePod is a Pod a server-side dry run creates in ns: admitted or not
+// tells whether that namespace can still create Pods.
+func ProbePod(ns string) fixture.Files {
+	return fixture.Chart("probes", map[string]any{"pod": map[string]any{
+		"name": "gitops-conformance-probe", "namespace": ns, "container": "pause", "image": "registry.k8s.io/pause:3.10"}})
+}
+
+// Webhook is what a rendered webhook configuration says about one webhook.
+type Webhook struct {
+	Name              string                `json:"name"`
+	FailurePolicy     string                `json:"failurePolicy"`
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector"`
+}
+
+// FindWebhook finds webhook name in a rendered manifest; a missing
+// namespaceSelector is the API server's default (every namespace).
+func FindWebhook(manifest, name string) (Webhook, error) {
+	for _, raw := range strings.Split("\n"+manifest, "\n---") {
+		var doc struct {
+			Kind     string    `json:"kind"`
+			Webhooks []Webhook `json:"webhooks"`
+		}
+		if err := yaml.Unmarshal([]byte(raw), &doc); err != nil {
+			return Webhook{}, fmt.Errorf("parse the rendered chart: %w", err)
+		}
+		if doc.Kind != "MutatingWebhookConfiguration" && doc.Kind != "ValidatingWebhookConfiguration" {
+			continue
+		}
+		for _, w := range doc.Webhooks {
+			if w.Name == name {
+				if w.NamespaceSelector == nil {
+					w.NamespaceSelector = &metav1.LabelSelector{}
+				}
+				return w, nil
+			}
+		}
+	}
+	return Webhook{}, fmt.Errorf("no webhook %s in the rendered chart", name)
+}
+
+// Selects tells whether sel selects a namespace with these labels (its
+// webhook then applies to the namespace's objects).
+func Selects(sel *metav1.LabelSelector, nsLabels map[string]string) (bool, error) {
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return false, err
+	}
+	return s.Matches(labels.Set(nsLabels)), nil
+}
+
+// LetsThrough holds when the rendered chart's pod webhook does not apply to
+// kruise-system with nsLabels: the manager's own Pods bypass it. What it saw
+// names the selector as rendered.
+func LetsThrough(rendered fixture.Files, nsLabels map[string]string) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		f, err := rendered(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		w, err := FindWebhook(f["install.yaml"], podHook)
+		if err != nil {
+			return false, "", err
+		}
+		selected, err := Selects(w.NamespaceSelector, nsLabels)
+		if err != nil {
+			return false, "", err
+		}
+		s, _ := metav1.LabelSelectorAsSelector(w.NamespaceSelector)
+		verdict := "not selected: the manager's own Pods bypass " + podHook
+		if selected {
+			verdict = "selected: the manager's own Pods go through " + podHook + ", which that manager serves"
+		}
+		return !selected, fmt.Sprintf("namespaceSelector %q, failurePolicy %s; %s with labels %s is %s",
+			s.String(), w.FailurePolicy, namespace, sortedLabels(nsLabels), verdict), nil
+	}
+}
+
+func sortedLabels(l map[string]string) string {
+	var kv []string
+	for k, v := range l {
+		kv = append(kv, k+"="+v)
+	}
+	sort.Strings(kv)
+	return "{" + strings.Join(kv, ",") + "}"
+}

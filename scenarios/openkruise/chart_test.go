@@ -1,0 +1,162 @@
+package openkruise
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+)
+
+// A rendered webhook configuration as chart kruise 1.5.2 and 1.8.3 write it
+// (mpod.kb.io's selector), plus one webhook without a selector.
+const rendered = `apiVersion: v1
+kind: Service
+metadata:
+  name: kruise-webhook-service
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  name: kruise-mutating-webhook-configuration
+webhooks:
+- name: mpod.kb.io
+  failurePolicy: Fail
+  namespaceSelector:
+    matchExpressions:
+    - {key: control-plane, operator: NotIn, values: [openkruise]}
+    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}
+- name: mcloneset.kb.io
+`
+
+func TestSelectorOfTheRenderedChart(t *testing.T) {
+	w, err := FindWebhook(rendered, podHook)
+	if err != nil || w.FailurePolicy != "Fail" {
+		t.Fatalf("FindWebhook: %+v, %v", w, err)
+	}
+	for _, tt := range []struct {
+		labels map[string]string
+		want   bool
+	}{
+		{NamespaceLabels(false), true},
+		{NamespaceLabels(true), false},
+		{map[string]string{"kubernetes.io/metadata.name": "kube-system"}, false},
+		{map[string]string{"kubernetes.io/metadata.name": "default"}, true},
+	} {
+		if got, err := Selects(w.NamespaceSelector, tt.labels); err != nil || got != tt.want {
+			t.Errorf("Selects(%v) = %v, %v; want %v", tt.labels, got, err, tt.want)
+		}
+	}
+	none, err := FindWebhook(rendered, "mcloneset.kb.io")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all, _ := Selects(none.NamespaceSelector, NamespaceLabels(true)); !all {
+		t.Error("a webhook without namespaceSelector selects every namespace")
+	}
+	if _, err := FindWebhook(rendered, "nope.kb.io"); err == nil {
+		t.Error("a missing webhook must be an error")
+	}
+}
+
+func TestWriteUpValuesAndApplication(t *testing.T) {
+	v := Values()
+	if v["installation"].(map[string]any)["createNamespace"] != false || v["manager"].(map[string]any)["replicas"] != float64(1) {
+		t.Fatalf("the write-up's values: %v", v)
+	}
+	r := Release()
+	if !r.NoWait || !r.ExistingNamespace || r.Namespace != namespace || r.Name != "kruise" {
+		t.Fatalf("release: %+v (the write-up: helm install kruise --namespace=kruise-system, no --wait, no --create-namespace)", r)
+	}
+	a, err := Application().Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Spec.Source.Helm == nil || a.Spec.Source.Helm.ReleaseName != "kruise" || a.Spec.Destination.Namespace != namespace {
+		t.Fatalf("application: %+v", a.Spec)
+	}
+	if a.Spec.SyncPolicy != nil {
+		t.Fatalf("the namespace is made outside the Application: no CreateNamespace, manual syncs: %+v", a.Spec.SyncPolicy)
+	}
+	var hv map[string]any
+	if err := yaml.Unmarshal([]byte(a.Spec.Source.Helm.Values), &hv); err != nil || hv["installation"].(map[string]any)["createNamespace"] != false {
+		t.Fatalf("application values: %v %v", hv, err)
+	}
+	ManagedNamespace(a)
+	p := a.Spec.SyncPolicy
+	if !slices.Contains(p.SyncOptions, "CreateNamespace=true") || p.ManagedNamespaceMetadata.Labels["control-plane"] != "openkruise" {
+		t.Fatalf("managedNamespaceMetadata: %+v", p)
+	}
+}
+
+func TestNamespaceAndProbe(t *testing.T) {
+	if strings.Contains(Namespace(false), "labels") || !strings.Contains(Namespace(true), "control-plane: openkruise") {
+		t.Fatalf("namespace:\n%s\n%s", Namespace(false), Namespace(true))
+	}
+	var pod struct {
+		Metadata struct{ Namespace string }
+	}
+	probe, err := fixture.Manifest(context.Background(), ProbePod("default"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(strings.TrimPrefix(probe, "---\n")), &pod); err != nil || pod.Metadata.Namespace != "default" {
+		t.Fatalf("probe pod: %+v %v", pod, err)
+	}
+}
+
+// The real chart, per release on the axis, when its source is on this
+// machine (OPENKRUISE_CHARTS; the Makefile sets it): the write-up's values
+// render no kruise-system Namespace, the manager image the offline build
+// names, and mpod.kb.io selecting an unlabelled kruise-system.
+func TestRealChart(t *testing.T) {
+	if os.Getenv(ChartsEnv) == "" {
+		t.Skip(ChartsEnv + " is not set: it names the kruise chart source (make unit sets it to ../shared/upstream/openkruise when that exists)")
+	}
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp, _ := cat.Component("openkruise")
+	repo, _ := filepath.Abs("../..")
+	for _, v := range comp.Versions {
+		t.Run(v, func(t *testing.T) {
+			ctx := lifecycle.WithRun(context.Background(), &lifecycle.Run{Repo: repo, CacheDir: t.TempDir(), Catalog: cat, Mode: images.Offline})
+			ctx, _ = lifecycle.WithCell(ctx, t.TempDir())
+			chart := fixture.OfflinePullPolicy(fixture.UserChart(ChartsEnv, "openkruise", "kruise", strings.TrimPrefix(v, "v")))
+			r := fixture.HelmRender(chart, Release())
+			f, err := r(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := f["install.yaml"]
+			if strings.Contains(m, "kind: Namespace\nmetadata:\n  labels:\n    control-plane: openkruise") {
+				t.Error("installation.createNamespace=false must render no kruise-system Namespace")
+			}
+			for _, want := range []string{"image: openkruise/kruise-manager:" + v, "imagePullPolicy: IfNotPresent", "replicas: 1"} {
+				if !strings.Contains(m, want) {
+					t.Errorf("rendered chart lacks %q", want)
+				}
+			}
+			if strings.Contains(m, "imagePullPolicy: Always") {
+				t.Error("offline, no imagePullPolicy: Always may be left")
+			}
+			through, seen, err := LetsThrough(r, NamespaceLabels(false))(ctx)
+			if err != nil || through {
+				t.Errorf("unlabelled kruise-system: lets through %v (%s), %v; want selected", through, seen, err)
+			}
+			t.Logf("unlabelled: %s", seen)
+			if through, seen, _ := LetsThrough(r, NamespaceLabels(true))(ctx); !through {
+				t.Errorf("labelled kruise-system must be let through: %s", seen)
+			}
+		})
+	}
+}
