@@ -90,10 +90,11 @@ func Find(scenario, variant string, releases []string, sweep bool, eval func(tag
 		s.Runs[tag] = o
 		return o, nil
 	}
+	var err error
 	if sweep {
 		for i := range releases {
-			if _, err := run(i); err != nil {
-				return s, err
+			if _, err = run(i); err != nil {
+				break
 			}
 		}
 	} else {
@@ -113,12 +114,14 @@ func Find(scenario, variant string, releases []string, sweep bool, eval func(tag
 			}
 			return halve(mid, hi)
 		}
-		if err := halve(0, len(releases)-1); err != nil {
-			return s, err
-		}
+		err = halve(0, len(releases)-1)
 	}
 	s.settle()
-	return s, nil
+	if err != nil {
+		// what was run stands, and the verdict says the search did not finish
+		s.Verdict = "incomplete (" + err.Error() + "): " + s.Verdict
+	}
+	return s, err
 }
 
 // settle derives the changes, the releases not run and the verdict from Runs.
@@ -139,9 +142,8 @@ func (s *Search) settle() {
 	for _, c := range s.Changes {
 		parts = append(parts, fmt.Sprintf("%s on %s, %s from %s", c.From, c.Last, c.To, c.First))
 	}
-	switch {
-	case len(s.Changes) == 0:
-		parts = append(parts, fmt.Sprintf("no change among the releases run (%s on each)", s.Runs[s.Releases[0]]))
+	if len(s.Changes) == 0 && len(s.Runs) > 0 {
+		parts = append(parts, "no change among the releases run")
 	}
 	if len(s.NotRun) > 0 {
 		parts = append(parts, fmt.Sprintf("not run: %s; a change between two run releases with the same outcome (an island) would be missed: `make sweep` runs every release",

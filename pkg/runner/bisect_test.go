@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -76,5 +77,19 @@ func TestBisectFindsEveryBoundaryBetweenDifferentEnds(t *testing.T) {
 	}
 	if len(s.Runs) >= len(rel) {
 		t.Errorf("bisect ran %d of %d releases: no saving", len(s.Runs), len(rel))
+	}
+}
+
+func TestAnInterruptedSearchKeepsWhatItRan(t *testing.T) {
+	rel := []string{"v2.14.2", "v2.14.3", "v2.14.4"}
+	s, err := Find("kyverno-argocd", "bug", rel, true, func(tag string) (report.Outcome, error) {
+		if tag == "v2.14.3" {
+			return "", errors.New("interrupted by interrupt")
+		}
+		return island[tag], nil
+	})
+	if err == nil || s.Runs["v2.14.2"] != report.NotReproduced || len(s.NotRun) != 2 ||
+		!strings.HasPrefix(s.Verdict, "incomplete (") || !strings.Contains(s.Verdict, "not run: v2.14.3 v2.14.4") {
+		t.Fatalf("err %v, search %+v", err, s)
 	}
 }
