@@ -24,9 +24,12 @@
 package kargo
 
 import (
+	"context"
+
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/matrix"
@@ -35,10 +38,14 @@ import (
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) features.Feature {
 	v := VariantOf(c.Variant.Name)
+	src, err := sources()
+	if err != nil { // the cell ends ERROR saying so; no panic at package init
+		return features.New(c.Report().ID()).Setup(assert.Step("read the catalog", func(context.Context) error { return err })).Feature()
+	}
 	f := features.New(c.Report().ID()).
-		Setup(env.ApplyURL("cert-manager", CertManagerURL)).
+		Setup(env.ApplyURL("cert-manager", src.CertManagerURL)).
 		Setup(assert.That("cert-manager rolled out", assert.Intervals.Install, check.RolledOut("cert-manager"))).
-		Setup(env.HelmInstall(Release(c.ComponentVersion), AdminValues)).
+		Setup(env.HelmInstall(Release(src.Chart, c.ComponentVersion), AdminValues)).
 		Setup(env.Apply("team namespace and its contents", TeamNamespace(v.OnNamespace))).
 		Setup(env.Apply("project", Project(v.OnProject))).
 		Assess("project adopted the namespace", assert.That("namespace "+Team+" adopted (Kargo's finalizer)", assert.Intervals.Sync,
@@ -54,4 +61,12 @@ func Feature(c matrix.Cell) features.Feature {
 		Assess("namespace kept", assert.Resolved("namespace "+Team+" and its ConfigMap kept", assert.Intervals.Sync, assert.Intervals.Hold,
 			assert.All(check.JSONPathIs("namespace", "", Team, "{.status.phase}", "Active"), check.Exists("configmap", Team, "team-settings")))).
 		Feature()
+}
+
+func sources() (Sources, error) {
+	cat, err := catalog.Load()
+	if err != nil {
+		return Sources{}, err
+	}
+	return SourcesOf(cat)
 }

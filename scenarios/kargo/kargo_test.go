@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
 )
 
 func TestVariants(t *testing.T) {
@@ -54,7 +56,15 @@ func TestAdminValuesAreFreshAndHashed(t *testing.T) {
 }
 
 func TestRelease(t *testing.T) {
-	if r := Release("v1.9.3"); r.Version != "1.9.3" || r.Chart != Chart {
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := SourcesOf(cat)
+	if err != nil || src.Chart == "" || !strings.Contains(src.CertManagerURL, "cert-manager") || strings.Contains(src.CertManagerURL, "{version}") {
+		t.Fatalf("sources: %+v %v", src, err)
+	}
+	if r := Release(src.Chart, "v1.9.3"); r.Version != "1.9.3" || r.Chart != src.Chart {
 		t.Fatalf("release = %+v", r)
 	}
 }

@@ -21,22 +21,27 @@ const keepAnnotation = "kargo.akuity.io/keep-namespace"
 // Finalizer is what Kargo puts on a namespace its Project adopted (every release).
 const Finalizer = "kargo.akuity.io/finalizer"
 
-// Where the online path installs from: the catalog's kargo and cert-manager entries.
-var (
-	Chart          = component("kargo").OnlineURL
-	CertManagerURL = strings.ReplaceAll(component("cert-manager").OnlineURL, "{version}", component("cert-manager").Versions[0])
-)
+// Sources are where the online path installs from: the catalog's kargo and
+// cert-manager entries.
+type Sources struct {
+	Chart          string // Kargo's chart (OCI)
+	CertManagerURL string // cert-manager's release manifest
+}
 
-func component(name string) catalog.Component {
-	cat, err := catalog.Load()
+// SourcesOf reads the sources from the catalog.
+func SourcesOf(cat *catalog.Catalog) (Sources, error) {
+	kargo, err := cat.Component("kargo")
 	if err != nil {
-		panic(err) // the embedded catalog is checked by its unit tests
+		return Sources{}, err
 	}
-	c, err := cat.Component(name)
+	cm, err := cat.Component("cert-manager")
 	if err != nil {
-		panic(err)
+		return Sources{}, err
 	}
-	return c
+	if len(cm.Versions) == 0 {
+		return Sources{}, fmt.Errorf("the catalog pins no cert-manager version")
+	}
+	return Sources{Chart: kargo.OnlineURL, CertManagerURL: strings.ReplaceAll(cm.OnlineURL, "{version}", cm.Versions[0])}, nil
 }
 
 // Variant says where the annotation goes and how the Project is deleted.
@@ -91,8 +96,8 @@ func Project(keep bool) string {
 }
 
 // Release is the Kargo chart release.
-func Release(version string) helm.Release {
-	return helm.Release{Name: "kargo", Namespace: "kargo", Chart: Chart, Version: version[1:]}
+func Release(chart, version string) helm.Release {
+	return helm.Release{Name: "kargo", Namespace: "kargo", Chart: chart, Version: version[1:]}
 }
 
 // AdminValues generates the chart's required admin credentials for this run.
