@@ -439,3 +439,24 @@ func removeRendered(ctx context.Context, what string, rendered Files) error {
 	}
 	return err
 }
+
+// ServingEndpoints holds when the Service has n serving endpoints
+// (EndpointSlices): ready ones and terminating ones still serving, which
+// kube-proxy sends traffic to when no ready one is left. Zero means nothing
+// answers behind the Service any more.
+func ServingEndpoints(namespace, service string, n int) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		out, err := From(ctx).Kubectl.Run(ctx, "get", "endpointslices", "-n", namespace, "-l", "kubernetes.io/service-name="+service,
+			"-o", `jsonpath={range .items[*].endpoints[*]}{.conditions.serving}{" "}{.addresses[0]}{"\n"}{end}`)
+		if err != nil {
+			return false, "", fmt.Errorf("list endpointslices of %s/%s: %w", namespace, service, err)
+		}
+		serving := 0
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "true ") {
+				serving++
+			}
+		}
+		return serving == n, fmt.Sprintf("service %s/%s: %d serving endpoint(s)", namespace, service, serving), nil
+	}
+}
