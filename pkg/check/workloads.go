@@ -52,19 +52,32 @@ func EventSeen(namespace, kind, reason, substr string) assert.Check {
 
 // ReadyEndpoints holds when the Service has n ready endpoints (EndpointSlices).
 func ReadyEndpoints(namespace, service string, n int) assert.Check {
+	return endpoints(namespace, service, "ready", n)
+}
+
+// ServingEndpoints holds when the Service has n serving endpoints
+// (EndpointSlices): ready ones and terminating ones still serving, which
+// kube-proxy sends traffic to when no ready one is left. Zero means nothing
+// answers behind the Service any more.
+func ServingEndpoints(namespace, service string, n int) assert.Check {
+	return endpoints(namespace, service, "serving", n)
+}
+
+// endpoints counts the Service's endpoints whose condition cond is true.
+func endpoints(namespace, service, cond string, n int) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
 		out, err := lifecycle.From(ctx).Kubectl.Run(ctx, "get", "endpointslices", "-n", namespace, "-l", "kubernetes.io/service-name="+service,
-			"-o", `jsonpath={range .items[*].endpoints[*]}{.conditions.ready}{" "}{.addresses[0]}{"\n"}{end}`)
+			"-o", `jsonpath={range .items[*].endpoints[*]}{.conditions.`+cond+`}{" "}{.addresses[0]}{"\n"}{end}`)
 		if err != nil {
 			return false, "", assert.Unknown(fmt.Errorf("list endpointslices of %s/%s: %w", namespace, service, err))
 		}
-		ready := 0
+		count := 0
 		for _, l := range strings.Split(out, "\n") {
 			if strings.HasPrefix(l, "true ") {
-				ready++
+				count++
 			}
 		}
-		return ready == n, fmt.Sprintf("service %s/%s: %d ready endpoint(s)", namespace, service, ready), nil
+		return count == n, fmt.Sprintf("service %s/%s: %d %s endpoint(s)", namespace, service, count, cond), nil
 	}
 }
 

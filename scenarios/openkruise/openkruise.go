@@ -20,7 +20,7 @@
 // (CreateNamespace=false). Wait until the manager is Available or in
 // ReplicaFailure and record which (whether the first manager Pod met the
 // webhook is a race at natural timing); if it is Available, replace it while
-// none runs (scale to 0, no ready webhook endpoint, scale to 1), as a restart
+// none runs (scale to 0, no serving webhook endpoint, scale to 1), as a restart
 // with one replica does. Verdict: `bug` holds ReplicaFailure/FailedCreate, not
 // Available, an event naming mpod.kb.io and no ready webhook endpoints, and
 // records which namespaces can still create Pods; `namespace-label` is
@@ -94,11 +94,12 @@ func Feature(c matrix.Cell) features.Feature {
 	// created while none runs, as after a restart with one replica.
 	f = f.Assess("first manager Pod", assert.That(deployment+" Available or in ReplicaFailure", assert.Intervals.Rollout, assert.Any(available, stuck))).
 		Assess("natural timing", env.Observe("install at natural timing: the first manager Pod rejected by "+podHook, stuck)).
-		// "none runs": no ready webhook endpoint. The old Pod's object may stay:
-		// vpod.kb.io (failurePolicy Fail) also guards Pod deletion in the namespace
-		Assess("restart", env.If(available, "replace the manager while none runs (scale to 0, no ready endpoint, scale to 1)", env.InOrder(
+		// "none runs": no serving webhook endpoint (a terminating Pod still serves,
+		// and kube-proxy sends to it when no ready one is left). The old Pod's
+		// object may stay: vpod.kb.io (failurePolicy Fail) guards Pod deletion there
+		Assess("restart", env.If(available, "replace the manager while none runs (scale to 0, no serving endpoint, scale to 1)", env.InOrder(
 			env.Scale("deployment", namespace, manager, 0),
-			assert.That("no ready manager endpoint", assert.Intervals.Rollout, check.ReadyEndpoints(namespace, service, 0)),
+			assert.That("no serving manager endpoint", assert.Intervals.Rollout, check.ServingEndpoints(namespace, service, 0)),
 			env.Scale("deployment", namespace, manager, 1))))
 
 	if labelled {
