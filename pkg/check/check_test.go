@@ -32,15 +32,28 @@ const (
 	unanswered = `Error from server (ServiceUnavailable): etcdserver: request timed out`
 )
 
+// look is one check against what kubectl answers, and what it must say.
+type look struct {
+	name    string
+	check   assert.Check
+	out     string
+	code    int
+	ok      bool
+	unknown bool
+}
+
+func expect(t *testing.T, looks []look) {
+	t.Helper()
+	for _, tc := range looks {
+		ok, seen, err := tc.check(kubectl(t, tc.out, tc.code))
+		if ok != tc.ok || assert.IsUnknown(err) != tc.unknown || (err != nil && !tc.unknown) {
+			t.Errorf("%s: ok %v, seen %q, err %v; want ok %v, could not tell %v", tc.name, ok, seen, err, tc.ok, tc.unknown)
+		}
+	}
+}
+
 func TestObjectChecksAreThreeState(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		check   assert.Check
-		out     string
-		code    int
-		ok      bool
-		unknown bool
-	}{
+	expect(t, []look{
 		{"Exists: there", Exists("namespace", "", "a"), "", 0, true, false},
 		{"Exists: NotFound", Exists("namespace", "", "a"), notFound, 1, false, false},
 		{"Exists: no answer", Exists("namespace", "", "a"), refused, 1, false, true},
@@ -54,34 +67,17 @@ func TestObjectChecksAreThreeState(t *testing.T) {
 		{"NoneLeft: none", NoneLeft("pods", "n", "a=b"), "No resources found in n namespace.", 0, true, false},
 		{"NoneLeft: no answer", NoneLeft("pods", "n", "a=b"), refused, 1, false, true},
 		{"RolledOut: no answer", RolledOut("n"), refused, 1, false, true},
-	} {
-		ok, seen, err := tc.check(kubectl(t, tc.out, tc.code))
-		if ok != tc.ok || assert.IsUnknown(err) != tc.unknown || (err != nil && !tc.unknown) {
-			t.Errorf("%s: ok %v, seen %q, err %v; want ok %v, could not tell %v", tc.name, ok, seen, err, tc.ok, tc.unknown)
-		}
-	}
+	})
 }
 
 func TestDryRunsTellARejectionFromNoAnswer(t *testing.T) {
 	cm := fixture.Chart("probes", map[string]any{"configMap": map[string]any{"name": "c", "namespace": "n", "data": map[string]string{"k": "v"}}})
-	for _, tc := range []struct {
-		name    string
-		check   assert.Check
-		out     string
-		code    int
-		ok      bool
-		unknown bool
-	}{
+	expect(t, []look{
 		{"Accepted: admitted", Accepted(cm), "configmap/c created (server dry run)", 0, true, false},
 		{"Accepted: denied", Accepted(cm), denied, 1, false, false},
 		{"Accepted: no answer is not a rejection", Accepted(cm), refused, 1, false, true},
 		{"Rejected: denied", Rejected(cm, "denied the request"), denied, 1, true, false},
 		{"Rejected: no answer is not a rejection", Rejected(cm, "denied"), unanswered, 1, false, true},
 		{"Rejected: admitted", Rejected(cm, "denied"), "configmap/c created (server dry run)", 0, false, false},
-	} {
-		ok, seen, err := tc.check(kubectl(t, tc.out, tc.code))
-		if ok != tc.ok || assert.IsUnknown(err) != tc.unknown || (err != nil && !tc.unknown) {
-			t.Errorf("%s: ok %v, seen %q, err %v; want ok %v, could not tell %v", tc.name, ok, seen, err, tc.ok, tc.unknown)
-		}
-	}
+	})
 }

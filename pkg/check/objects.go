@@ -71,22 +71,18 @@ func NoneLeft(kind, namespace, selector string) assert.Check {
 
 // JSONPathIs holds when a kubectl jsonpath over the object prints want.
 func JSONPathIs(kind, namespace, name, jsonpath, want string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
-		out, err := lifecycle.Get(ctx, kind, namespace, name, "jsonpath="+jsonpath)
-		if lifecycle.NotFound(err) {
-			return false, lifecycle.Ref(kind, namespace, name) + " not found", nil
-		}
-		if err != nil {
-			return false, "", assert.Unknown(err)
-		}
-		return out == want, fmt.Sprintf("%s %s = %q", lifecycle.Ref(kind, namespace, name), jsonpath, out), nil
-	}
+	return jsonPath(kind, namespace, name, jsonpath, func(out string) bool { return out == want })
 }
 
 // JSONPathMatches holds when a kubectl jsonpath over the object matches the
 // regular expression re (e.g. "." for non-empty).
 func JSONPathMatches(kind, namespace, name, jsonpath, re string) assert.Check {
-	rx := regexp.MustCompile(re)
+	return jsonPath(kind, namespace, name, jsonpath, regexp.MustCompile(re).MatchString)
+}
+
+// jsonPath holds when the object's jsonpath output satisfies ok; a missing
+// object does not, a read that failed could not tell.
+func jsonPath(kind, namespace, name, jsonpath string, ok func(string) bool) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
 		out, err := lifecycle.Get(ctx, kind, namespace, name, "jsonpath="+jsonpath)
 		if lifecycle.NotFound(err) {
@@ -95,7 +91,7 @@ func JSONPathMatches(kind, namespace, name, jsonpath, re string) assert.Check {
 		if err != nil {
 			return false, "", assert.Unknown(err)
 		}
-		return rx.MatchString(out), fmt.Sprintf("%s %s = %q", lifecycle.Ref(kind, namespace, name), jsonpath, clip(out, 300)), nil
+		return ok(out), fmt.Sprintf("%s %s = %q", lifecycle.Ref(kind, namespace, name), jsonpath, clip(out, 300)), nil
 	}
 }
 
