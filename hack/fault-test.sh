@@ -9,7 +9,7 @@
 # read could not tell), never NOT_REPRODUCED: a failed read is not "OutOfSync
 # no longer holds". Prints what the report says either way.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 E2E=${E2E:-bin/e2e.test}
 CLUSTER=${FAULT_CLUSTER:-fault-test}

@@ -11,7 +11,7 @@
 # left, and a report that says "interrupted", with the interrupted cell ERROR
 # and the rest not run.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 E2E=${E2E:-bin/e2e.test}
 CLUSTER=${INTERRUPT_CLUSTER:-interrupt-test}
