@@ -87,18 +87,20 @@ const evidenceAfterInterrupt = 20 * time.Second
 // evidenceAfterInterrupt and runs no cleanup: no next cell will use the
 // cluster, which is deleted or, kept, marked as not clean.
 func (r *Run) End(ctx context.Context, c *Cell) error {
-	if ctx.Err() != nil {
-		dump, cancel := context.WithTimeout(context.WithoutCancel(ctx), evidenceAfterInterrupt)
-		defer cancel()
-		r.DumpEvidence(dump, c, c.Dir)
+	interrupted := ctx.Err() != nil
+	ctx = context.WithoutCancel(ctx)
+	dump, cancel := ctx, context.CancelFunc(func() {})
+	if interrupted {
+		dump, cancel = context.WithTimeout(ctx, evidenceAfterInterrupt)
 		c.Step("interrupted: %d cleanup(s) not run", len(c.cleanups))
-		_ = os.WriteFile(filepath.Join(c.Dir, "steps.txt"), []byte(strings.Join(c.steps, "\n")+"\n"), 0o644)
+	}
+	r.DumpEvidence(dump, c, c.Dir)
+	cancel()
+	_ = os.WriteFile(filepath.Join(c.Dir, "steps.txt"), []byte(strings.Join(c.steps, "\n")+"\n"), 0o644)
+	if interrupted {
 		r.Dirty = true
 		return nil
 	}
-	ctx = context.WithoutCancel(ctx)
-	r.DumpEvidence(ctx, c, c.Dir)
-	_ = os.WriteFile(filepath.Join(c.Dir, "steps.txt"), []byte(strings.Join(c.steps, "\n")+"\n"), 0o644)
 	var errs []string
 	for i := len(c.cleanups) - 1; i >= 0; i-- {
 		cl := c.cleanups[i]
