@@ -147,3 +147,24 @@ func TestGroupingThatFailsFallsBackToTheEnds(t *testing.T) {
 		t.Fatalf("a grouping that could not be read must leave the search incomplete, not quietly ungrouped: %v %q", err, s.Verdict)
 	}
 }
+
+// A grouped search that stopped early stands in for no group it did not run.
+func TestGroupedBisectThatStoppedSaysWhatItDidNotCover(t *testing.T) {
+	g := &Grouping{By: "gitops-engine pin", Key: func(tag string) (string, error) { return engine[tag], nil }}
+	s, err := Find("kyverno-argocd", "bug", releases(), false, g, func(tag string) (report.Outcome, error) {
+		if tag == "v2.14.3" {
+			return "", errors.New("ERROR: cleanup timed out")
+		}
+		return island[tag], nil
+	})
+	if err == nil || !strings.Contains(s.Verdict, "incomplete") {
+		t.Fatalf("err %v, verdict %q", err, s.Verdict)
+	}
+	if strings.Contains(s.Verdict, "v2.14.3 v2.14.4") && strings.Contains(s.Verdict, "each grouped with a release that was run by") &&
+		!strings.Contains(s.Verdict, "island") {
+		t.Errorf("releases whose group was never run must not be said to be stood in for: %q", s.Verdict)
+	}
+	if !strings.Contains(s.Verdict, "not run: v2.14.3") || !strings.Contains(s.Verdict, "island") {
+		t.Errorf("the verdict must name v2.14.3 as not run, with the island risk: %q", s.Verdict)
+	}
+}
