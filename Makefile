@@ -18,6 +18,11 @@ VARIANT ?=
 ARGOCD ?=
 COMPONENT_VERSION ?=
 MODE ?= auto
+# online: a registry mirror (host:port) the nodes pull docker.io, quay.io, ghcr.io,
+# gcr.io, registry.k8s.io and reg.kyverno.io through
+REGISTRY_MIRROR ?=
+# the node image: empty for the mode's, "built" for the suite's own build, or an image
+NODE_IMAGE ?=
 REPEAT ?= 1
 KEEP ?= 0
 CLUSTER ?= gitops-conformance
@@ -38,7 +43,8 @@ CLI := bin/conformance
 E2E := bin/e2e.test
 GO_SOURCES := $(shell find cmd pkg suites scenarios -name '*.go' -o -name '*.yaml' 2>/dev/null) go.mod
 KEEP_FLAG := $(if $(filter 1 true yes,$(KEEP)),-keep,)
-SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -mode "$(MODE)"
+PULL = -registry-mirror "$(REGISTRY_MIRROR)" -node-image "$(NODE_IMAGE)"
+SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -mode "$(MODE)" $(PULL)
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
 .PHONY: help test unit e2e argocd-check matrix list bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
@@ -60,9 +66,9 @@ unit: ## unit tests: seconds, no Docker
 	$(GO) test -count=1 ./...
 
 smoke: $(CLI) $(E2E) ## the end-to-end smoke: cluster checks and kubeovn-argocd on one ArgoCD release
-	@$(CLI) check -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -mode $(MODE)
+	@$(CLI) check -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -mode $(MODE) $(PULL)
 	$(RUN_E2E) -test.run 'TestCluster|TestMatrix' \
-	  -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -mode $(MODE) \
+	  -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -mode $(MODE) $(PULL) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make smoke"
 
 e2e: $(CLI) $(E2E) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [COMPONENT_VERSION=v[,v]] [REPEAT=N] [KEEP=1] [MODE=offline|online]
@@ -72,9 +78,9 @@ e2e: $(CLI) $(E2E) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] 
 	  -command "make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION) REPEAT=$(REPEAT)"
 
 argocd-check: $(CLI) $(E2E) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
-	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -mode $(MODE)
+	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -mode $(MODE) $(PULL)
 	$(RUN_E2E) -test.run 'TestArgoCD' \
-	  -argocd "$(ARGOCD)" -mode $(MODE) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make argocd-check ARGOCD=$(ARGOCD)"
+	  -argocd "$(ARGOCD)" -mode $(MODE) $(PULL) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make argocd-check ARGOCD=$(ARGOCD)"
 
 matrix: ## every scenario and variant on the default ArgoCD axis (REPEAT=N for k/N)
 	@$(MAKE) --no-print-directory e2e SCENARIO= VARIANT= COMPONENT_VERSION= ARGOCD="$(ARGOCD)"

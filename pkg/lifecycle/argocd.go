@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
@@ -64,7 +65,7 @@ func (r *Run) UninstallArgoCD(ctx context.Context) error {
 func (r *Run) provideArgoCDImages(ctx context.Context, tag string) error {
 	if r.Mode != images.Offline {
 		r.gitImage = "quay.io/argoproj/argocd:" + tag
-		return nil
+		return r.mirrorHolds(ctx, tag)
 	}
 	imgs, err := r.Images.ArgoCD(ctx, tag)
 	if err != nil {
@@ -80,6 +81,45 @@ func (r *Run) provideArgoCDImages(ctx context.Context, tag string) error {
 	}
 	r.noteOnce("offline: ArgoCD images built from %s at each tag; argocd-dex-server is left out (dex is not obtainable offline)",
 		r.Catalog.ArgoCD.Modules["v2"])
+	return nil
+}
+
+// mirrorHolds checks, before an online install through a registry mirror,
+// that the mirror holds every image the release's install.yaml names, so a
+// missing one is one clear error instead of an ImagePullBackOff at rollout.
+// Dex is the exception: the suite needs no login, and offline it is left out
+// too, so a mirror without dex's image gets the install without it (noted).
+func (r *Run) mirrorHolds(ctx context.Context, tag string) error {
+	if r.Mirror == nil {
+		return nil
+	}
+	path, err := r.Installer.Manifest(ctx, tag)
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, img := range argocd.ManifestImages(string(data)) {
+		ok, err := r.Mirror.Has(ctx, img)
+		if err != nil {
+			return err
+		}
+		switch {
+		case ok:
+		case strings.Contains(img, "/dexidp/dex:"):
+			r.Installer.NoDex[tag] = true
+			r.noteOnce("registry mirror %s: it lacks %s, so argocd-dex-server is left out of the online install (the suite needs no login; offline leaves it out too)", r.Mirror, img)
+		default:
+			missing = append(missing, img)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("registry mirror %s lacks the images of argocd %s: %s (push them under their upstream paths; see make mirror-check)",
+			r.Mirror, tag, strings.Join(missing, ", "))
+	}
 	return nil
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/registry"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
 
@@ -95,6 +96,14 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 		done:   map[string]bool{},
 	}
 	r.Run.NeedsCluster = r.needsCluster
+	r.Run.NodeImageChoice = o.NodeImage
+	if o.RegistryMirror != "" {
+		m, err := registry.ParseMirror(o.RegistryMirror) // Validate checked it
+		if err != nil {
+			return nil, &BadInput{err}
+		}
+		r.Run.Mirror = &m
+	}
 	return r, nil
 }
 
