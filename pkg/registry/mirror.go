@@ -104,8 +104,9 @@ const ContainerdPatch = `[plugins."io.containerd.grpc.v1.cri".registry]
 [debug]
   level = "debug"`
 
-// Probe asks the mirror's API root: any HTTP answer (401 included) counts as
-// reachable.
+// Probe asks the mirror's API root, GET /v2/, which a registry answers with
+// 200 or 401 (credentials wanted). Any other answer is not a registry's: a
+// proxy or interceptor in between answers unreachable hosts with 404 or 502.
 func (m Mirror) Probe(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -120,7 +121,11 @@ func (m Mirror) Probe(ctx context.Context) error {
 		}
 		return fmt.Errorf("registry mirror %s unreachable: %w", m, err)
 	}
-	return resp.Body.Close()
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusUnauthorized {
+		return fmt.Errorf("registry mirror %s unreachable: GET %s/v2/ answered %s, not a registry's 200 or 401", m, m.URL(), resp.Status)
+	}
+	return nil
 }
 
 // manifestTypes are the manifest media types a pull accepts.

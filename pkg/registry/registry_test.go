@@ -99,4 +99,11 @@ func TestMirrorHasAndProbe(t *testing.T) {
 	if err := m.Probe(ctx); err == nil || !strings.Contains(err.Error(), "unreachable") {
 		t.Errorf("Probe of a closed server = %v", err)
 	}
+	// an interceptor answering every host with 404 is not a registry
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) }))
+	defer other.Close()
+	m, _ = ParseMirror(other.URL)
+	if err := m.Probe(ctx); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("Probe of a non-registry = %v", err)
+	}
 }
