@@ -285,6 +285,9 @@ func (r *Runner) Finish(stopped string) *report.Report {
 		rep := r.report
 		rep.Finished = time.Now().UTC()
 		rep.Offline = r.Run.Mode == images.Offline
+		if r.Run.Mirror != nil {
+			rep.RegistryMirror = r.Run.Mirror.String()
+		}
 		rep.Notes = append(rep.Notes, r.Run.Notes...)
 		if r.Run.ModeWhy != "" {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("mode %s: %s", r.Run.Mode, r.Run.ModeWhy))
