@@ -48,7 +48,7 @@ SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -v
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
 .PHONY: help test unit e2e argocd-check matrix list bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
-.PHONY: report-merge report-render lint-workflows merge-check
+.PHONY: report-merge report-render lint-workflows merge-check mirror-check
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -60,7 +60,7 @@ $(E2E): $(GO_SOURCES)
 	@echo "building the e2e test binary (a few minutes on a cold machine)"
 	@$(GO) test -c -tags e2e -o $(E2E) ./suites
 
-test: unit lint-workflows smoke merge-check fault-test interrupt-test ## unit tests, workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, the API-fault and interrupt tests (what .ci/run calls)
+test: unit lint-workflows smoke merge-check mirror-check fault-test interrupt-test ## unit tests, workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, the online pull path through a registry mirror, the API-fault and interrupt tests (what .ci/run calls)
 
 unit: ## unit tests: seconds, no Docker
 	$(GO) test -count=1 ./...
@@ -100,6 +100,9 @@ sweep: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: run every release 
 
 fault-test: $(E2E) ## kill kube-apiserver during a verdict's hold: the cell must end ERROR (could not tell) or REPRODUCED, never NOT_REPRODUCED
 	./hack/fault-test.sh
+
+mirror-check: $(CLI) $(E2E) ## the online pull path for real: the suite's registry as REGISTRY_MIRROR, holding its own builds; the smoke cell with MODE=online pulls through it (MIRROR_CLUSTER=name)
+	./hack/mirror-check.sh
 
 interrupt-test: $(E2E) ## Ctrl-C a real run at a build and at a cell: exit 130, no process or container left, the report says so
 	./hack/interrupt-test.sh
