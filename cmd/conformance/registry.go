@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
@@ -43,6 +45,10 @@ func registryCommand(ctx context.Context, cat *catalog.Catalog, args []string, s
 	if err != nil {
 		return err
 	}
+	// Ctrl-C cancels the running docker or build command (its process group)
+	// and lets the temporary tags of a push be removed.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	switch sub {
 	case "start":
 		repo, err := os.Getwd()
