@@ -23,6 +23,8 @@ MODE ?= auto
 REGISTRY_MIRROR ?=
 # the node image: empty for the mode's, "built" for the suite's own build, or an image
 NODE_IMAGE ?=
+# offline: how built images reach the nodes: load (kind load) or registry (the suite's registry)
+DELIVER ?= load
 REPEAT ?= 1
 KEEP ?= 0
 CLUSTER ?= gitops-conformance
@@ -43,7 +45,7 @@ CLI := bin/conformance
 E2E := bin/e2e.test
 GO_SOURCES := $(shell find cmd pkg suites scenarios -name '*.go' -o -name '*.yaml' 2>/dev/null) go.mod
 KEEP_FLAG := $(if $(filter 1 true yes,$(KEEP)),-keep,)
-PULL = -registry-mirror "$(REGISTRY_MIRROR)" -node-image "$(NODE_IMAGE)"
+PULL = -registry-mirror "$(REGISTRY_MIRROR)" -node-image "$(NODE_IMAGE)" -deliver "$(DELIVER)"
 SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -mode "$(MODE)" $(PULL)
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
@@ -119,10 +121,11 @@ verify: ## gofmt, go vet, golangci-lint, go mod tidy check, actionlint
 	  if ! diff -q go.mod /tmp/go.mod.verify >/dev/null || ! diff -q go.sum /tmp/go.sum.verify >/dev/null; then \
 	    echo "go mod tidy changed go.mod/go.sum: commit the result"; exit 1; fi
 
-cluster-delete: ## delete the suite's kind cluster (CLUSTER=name)
+cluster-delete: ## delete the suite's kind cluster and its registry, if any (CLUSTER=name)
 	@kind=$$(ls -1 $${XDG_CACHE_HOME:-$$HOME/.cache}/gitops-conformance/bin/kind-* 2>/dev/null | head -1); \
 	  if [ -z "$$kind" ]; then echo "no kind binary in the suite's cache: the suite never made a cluster here"; \
-	  else "$$kind" delete cluster --name $(CLUSTER); fi
+	  else "$$kind" delete cluster --name $(CLUSTER); fi; \
+	  if docker inspect $(CLUSTER)-registry >/dev/null 2>&1; then docker rm -f $(CLUSTER)-registry >/dev/null && echo "removed the registry $(CLUSTER)-registry"; fi
 
 clean: cluster-delete ## delete the cluster and local build outputs (image caches stay)
 	rm -rf bin

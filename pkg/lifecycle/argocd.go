@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
@@ -123,14 +124,24 @@ func (r *Run) mirrorHolds(ctx context.Context, tag string) error {
 	return nil
 }
 
-// LoadImages loads local images into the cluster's node, once each.
+// LoadImages gives the cluster's nodes local images, once each: `kind load`,
+// or, delivering through the suite's registry, a push the nodes then pull from.
 func (r *Run) LoadImages(ctx context.Context, imgs ...string) error {
 	for _, img := range imgs {
 		if r.loaded[img] {
 			continue
 		}
-		if err := r.cluster.LoadImage(ctx, img); err != nil {
-			return fmt.Errorf("load image %q: %w", img, err)
+		start := time.Now()
+		if r.local != nil {
+			if err := r.local.PushImage(ctx, img); err != nil {
+				return err
+			}
+			r.Logf("image %s: pushed to %s in %.1fs", img, r.local.Name, time.Since(start).Seconds())
+		} else {
+			if err := r.cluster.LoadImage(ctx, img); err != nil {
+				return fmt.Errorf("load image %q: %w", img, err)
+			}
+			r.Logf("image %s: loaded into the node in %.1fs", img, time.Since(start).Seconds())
 		}
 		r.loaded[img] = true
 	}

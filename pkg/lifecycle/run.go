@@ -59,6 +59,11 @@ type Run struct {
 	// Mirror, when set, is the registry the nodes pull the upstream names
 	// through (REGISTRY_MIRROR; online).
 	Mirror *registry.Mirror
+	// Deliver is how offline builds reach the nodes: "load" (kind load, the
+	// default) or "registry": pushed once into the suite's registry (local),
+	// which the nodes pull through as their mirror.
+	Deliver string
+	local   *registry.Local
 	// NeedsCluster, when set, tells CreateCluster whether the run needs one
 	// once the mode is known (a run whose every cell is skipped does not).
 	NeedsCluster func(images.Mode) bool
@@ -140,6 +145,9 @@ func CreateCluster() types.EnvFunc {
 		if r.kindBin, err = cluster.KindBinary(ctx, filepath.Join(r.CacheDir, "bin"), r.Catalog.Kind); err != nil {
 			return ctx, err
 		}
+		if err := r.startRegistry(ctx); err != nil {
+			return ctx, err
+		}
 		config, err := r.kindConfig(built)
 		if err != nil {
 			return ctx, err
@@ -195,6 +203,46 @@ func CreateCluster() types.EnvFunc {
 	}
 }
 
+// RegistryName is the container name of the run's own registry.
+func (r *Run) RegistryName() string { return r.Cluster + "-registry" }
+
+// startRegistry starts the suite's registry for an offline run that
+// delivers its builds through it (DELIVER=registry); the nodes then pull the
+// upstream names through it as their mirror. DestroyCluster removes it.
+func (r *Run) startRegistry(ctx context.Context) error {
+	if r.Mode != images.Offline || r.Deliver != "registry" || r.local != nil {
+		return nil
+	}
+	image, err := r.Images.Registry(ctx)
+	if err != nil {
+		return err
+	}
+	name := r.RegistryName()
+	if r.local, err = registry.Start(ctx, name, image, registry.DataDir(r.CacheDir, name), r.Out); err != nil {
+		return err
+	}
+	r.Mirror = &r.local.Mirror
+	r.noteOnce("offline: built images delivered through the suite's registry %s at %s (pushed once, pulled by the nodes) instead of kind load", name, r.local.Mirror)
+	return nil
+}
+
+// stopRegistry removes the run's registry unless the run keeps its cluster.
+func (r *Run) stopRegistry(ctx context.Context) error {
+	if r.local == nil {
+		return nil
+	}
+	if r.Keep {
+		r.Logf("registry %s: kept with the cluster; remove it with: %s", r.local.Name, r.DeleteCommand())
+		return nil
+	}
+	if err := r.local.Stop(ctx); err != nil {
+		r.Logf("registry %s: %v; remove it with: docker rm -f %s", r.local.Name, err, r.local.Name)
+		return err
+	}
+	r.Logf("registry %s: removed (its data stays in %s)", r.local.Name, r.local.DataDir)
+	return nil
+}
+
 // kindConfig is the repository's kind-config.yaml as the run needs it. The
 // suite's node image ships its own CNI (kind's default CNI off, as the file
 // says); any other node image (kindest/node) gets kind's default CNI back.
@@ -245,7 +293,9 @@ func (r *Run) configureMirror(ctx context.Context) error {
 		}
 	}
 	r.Logf("registry mirror: node(s) %s pull %s through %s", strings.Join(strings.Fields(nodes), ", "), strings.Join(registry.Upstreams, ", "), r.Mirror)
-	r.noteOnce("images pulled by the nodes through the registry mirror %s (containerd hosts.toml for %s)", r.Mirror, strings.Join(registry.Upstreams, ", "))
+	if r.local == nil {
+		r.noteOnce("images pulled by the nodes through the registry mirror %s (containerd hosts.toml for %s)", r.Mirror, strings.Join(registry.Upstreams, ", "))
+	}
 	return nil
 }
 
@@ -266,11 +316,12 @@ const destroyTimeout = 3 * time.Minute
 func DestroyCluster() types.EnvFunc {
 	return func(ctx context.Context, _ *envconf.Config) (context.Context, error) {
 		r := From(ctx)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), destroyTimeout)
+		defer cancel()
+		defer func() { _ = r.stopRegistry(ctx) }()
 		if r.cluster == nil {
 			return ctx, nil
 		}
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), destroyTimeout)
-		defer cancel()
 		if r.Keep {
 			if !r.Dirty {
 				if err := r.markClean(ctx, true); err != nil {

@@ -29,6 +29,9 @@ type Options struct {
 	// NodeImage: "" the mode's (online kindest/node, offline the suite's
 	// build), "built" the suite's build in either mode, or an image name.
 	NodeImage string
+	// Deliver is how offline builds reach the nodes: "load" (kind load) or
+	// "registry" (pushed once into the suite's registry, pulled by the nodes).
+	Deliver string
 	Repeat    int
 	Keep      bool
 	Cluster   string
@@ -47,6 +50,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Mode, "mode", "auto", "image source: auto, online or offline")
 	fs.StringVar(&o.RegistryMirror, "registry-mirror", "", "host:port of a registry mirror the nodes pull docker.io, quay.io, ghcr.io, gcr.io, registry.k8s.io and reg.kyverno.io through (online)")
 	fs.StringVar(&o.NodeImage, "node-image", "", `node image: "" the mode's, "built" the suite's own build, or an image name`)
+	fs.StringVar(&o.Deliver, "deliver", "load", "offline: how built images reach the nodes: load (kind load) or registry (the suite's registry, pulled by the nodes)")
 	fs.IntVar(&o.Repeat, "repeat", 1, "run each cell N times and report k/N")
 	fs.BoolVar(&o.Keep, "keep", false, "keep the cluster at the end")
 	fs.StringVar(&o.Cluster, "cluster", "gitops-conformance", "kind cluster name")
@@ -84,6 +88,12 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 	mode, err := images.ParseMode(o.Mode)
 	if err != nil {
 		return nil, &BadInput{err}
+	}
+	if o.Deliver != "" && o.Deliver != "load" && o.Deliver != "registry" {
+		return nil, &BadInput{fmt.Errorf("deliver %q is not one of load, registry", o.Deliver)}
+	}
+	if o.Deliver == "registry" && o.RegistryMirror != "" {
+		return nil, &BadInput{fmt.Errorf("deliver=registry is for offline builds; with REGISTRY_MIRROR=%s the images come from the mirror", o.RegistryMirror)}
 	}
 	if o.Repeat < 1 {
 		return nil, &BadInput{fmt.Errorf("repeat %d: must be 1 or more", o.Repeat)}

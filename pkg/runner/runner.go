@@ -97,6 +97,7 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 	}
 	r.Run.NeedsCluster = r.needsCluster
 	r.Run.NodeImageChoice = o.NodeImage
+	r.Run.Deliver = o.Deliver
 	if o.RegistryMirror != "" {
 		m, err := registry.ParseMirror(o.RegistryMirror) // Validate checked it
 		if err != nil {
@@ -285,7 +286,7 @@ func (r *Runner) Finish(stopped string) *report.Report {
 		rep := r.report
 		rep.Finished = time.Now().UTC()
 		rep.Offline = r.Run.Mode == images.Offline
-		if r.Run.Mirror != nil {
+		if r.Run.Mirror != nil && r.Run.Mode != images.Offline {
 			rep.RegistryMirror = r.Run.Mirror.String()
 		}
 		rep.Notes = append(rep.Notes, r.Run.Notes...)
