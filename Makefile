@@ -50,7 +50,7 @@ SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -v
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
 .PHONY: help test unit e2e argocd-check matrix list bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
-.PHONY: report-merge report-render lint-workflows merge-check mirror-check
+.PHONY: report-merge report-render lint-workflows merge-check mirror-check bench-delivery
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -62,7 +62,7 @@ $(E2E): $(GO_SOURCES)
 	@echo "building the e2e test binary (a few minutes on a cold machine)"
 	@$(GO) test -c -tags e2e -o $(E2E) ./suites
 
-test: unit lint-workflows smoke merge-check mirror-check fault-test interrupt-test ## unit tests, workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, the online pull path through a registry mirror, the API-fault and interrupt tests (what .ci/run calls)
+test: unit lint-workflows smoke merge-check mirror-check bench-delivery fault-test interrupt-test ## unit tests, workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, the online pull path through a registry mirror, the API-fault and interrupt tests (what .ci/run calls)
 
 unit: ## unit tests: seconds, no Docker
 	$(GO) test -count=1 ./...
@@ -111,6 +111,9 @@ interrupt-test: $(E2E) ## Ctrl-C a real run at a build and at a cell: exit 130, 
 
 bench: ## benchmarks: node image, cluster create, ArgoCD image and install, cluster reuse
 	./hack/bench.sh
+
+bench-delivery: $(CLI) ## offline images to a node, per ArgoCD release per cluster: kind load vs push once + pull through the suite's registry [BENCH_ARGOCD=..]
+	./hack/bench-delivery.sh
 
 verify: ## gofmt, go vet, golangci-lint, go mod tidy check, actionlint
 	@test -z "$$(gofmt -l cmd pkg suites scenarios)" || { gofmt -l cmd pkg suites scenarios; echo "gofmt: files above need formatting"; exit 1; }

@@ -22,7 +22,10 @@ const registryUsage = `registry start [-name N]     start the suite's local regi
                                on the kind network; prints REGISTRY_MIRROR=<address> last
   registry push [-name N] IMAGE...
                                push local images into it under their upstream paths
-  registry stop [-name N]      remove its container (its data stays in the cache directory)`
+  registry stop [-name N]      remove its container (its data stays in the cache directory)
+  registry nodes [-name N] NODE...
+                               make kind nodes (containers) pull the upstream names through it
+  registry containerd-patch    print the kind containerdConfigPatches entry that enables hosts.toml`
 
 // defaultRegistry is the local registry's container name when none is given.
 const defaultRegistry = "gitops-conformance-registry"
@@ -82,6 +85,15 @@ func registryCommand(ctx context.Context, cat *catalog.Catalog, args []string, s
 			fmt.Fprintf(stdout, "registry %s: pushed %s in %.1fs\n", *name, img, time.Since(start).Seconds())
 		}
 		return nil
+	case "nodes":
+		l, err := registry.Attach(ctx, *name)
+		if err != nil {
+			return err
+		}
+		return registry.ConfigureNodes(ctx, fs.Args(), l.Mirror)
+	case "containerd-patch":
+		fmt.Fprintln(stdout, registry.ContainerdPatch)
+		return nil
 	case "stop":
 		if err := registry.Stop(ctx, *name); err != nil {
 			return err
@@ -89,5 +101,5 @@ func registryCommand(ctx context.Context, cat *catalog.Catalog, args []string, s
 		fmt.Fprintf(stdout, "registry %s: removed (data kept in %s)\n", *name, registry.DataDir(cache, *name))
 		return nil
 	}
-	return &runner.BadInput{Err: fmt.Errorf("registry: unknown subcommand %q (valid: start, push, stop)", sub)}
+	return &runner.BadInput{Err: fmt.Errorf("registry: unknown subcommand %q (valid: start, push, nodes, containerd-patch, stop)", sub)}
 }

@@ -283,14 +283,8 @@ func (r *Run) configureMirror(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("configure registry mirror: %w", err)
 	}
-	for _, node := range strings.Fields(nodes) {
-		for _, up := range registry.Upstreams {
-			dir := "/etc/containerd/certs.d/" + up
-			if _, err := shell.Run(ctx, shell.Cmd{Name: "docker", Args: []string{"exec", "-i", node, "sh", "-c",
-				"mkdir -p " + dir + " && cat > " + dir + "/hosts.toml"}, Stdin: strings.NewReader(r.Mirror.HostsTOML(up))}); err != nil {
-				return fmt.Errorf("configure registry mirror on node %s: %w", node, err)
-			}
-		}
+	if err := registry.ConfigureNodes(ctx, strings.Fields(nodes), *r.Mirror); err != nil {
+		return err
 	}
 	r.Logf("registry mirror: node(s) %s pull %s through %s", strings.Join(strings.Fields(nodes), ", "), strings.Join(registry.Upstreams, ", "), r.Mirror)
 	if r.local == nil {

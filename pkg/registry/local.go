@@ -124,6 +124,23 @@ func (l *Local) PushImage(ctx context.Context, image string) error {
 	return nil
 }
 
+// ConfigureNodes writes, into each kind node (a container name), containerd's
+// hosts.toml for every upstream, naming the mirror. containerd reads them at
+// each pull (its CRI config_path must name /etc/containerd/certs.d: see
+// ContainerdPatch), so no restart is needed.
+func ConfigureNodes(ctx context.Context, nodes []string, m Mirror) error {
+	for _, node := range nodes {
+		for _, up := range Upstreams {
+			dir := "/etc/containerd/certs.d/" + up
+			if _, err := shell.Run(ctx, shell.Cmd{Name: "docker", Args: []string{"exec", "-i", node, "sh", "-c",
+				"mkdir -p " + dir + " && cat > " + dir + "/hosts.toml"}, Stdin: strings.NewReader(m.HostsTOML(up))}); err != nil {
+				return fmt.Errorf("configure registry mirror on node %s: %w", node, err)
+			}
+		}
+	}
+	return nil
+}
+
 // Logs is the registry's log (one line per request).
 func (l *Local) Logs(ctx context.Context) (string, error) {
 	return shell.Output(ctx, "docker", "logs", l.Name)
