@@ -45,7 +45,7 @@ func TestMirrorIsCheckedBeforeAnythingStarts(t *testing.T) {
 }
 
 func TestDeliverIsLoadOrRegistry(t *testing.T) {
-	for _, o := range []Options{{Mode: "offline", Deliver: "scp", Repeat: 1}, {Mode: "auto", Deliver: "registry", RegistryMirror: "m:5000", Repeat: 1}} {
+	for _, o := range []Options{{Mode: "offline", Deliver: "scp", Repeat: 1}, {Mode: "auto", Deliver: "registry", RegistryMirror: "m:5000", Repeat: 1}, {Mode: "online", Deliver: "registry", Repeat: 1}} {
 		if _, err := Validate(context.Background(), nil, nil, o); !IsBadInput(err) {
 			t.Errorf("Validate(%+v) = %v, want bad input", o, err)
 		}

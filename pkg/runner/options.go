@@ -92,6 +92,9 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 	if o.Deliver != "" && o.Deliver != "load" && o.Deliver != "registry" {
 		return nil, &BadInput{fmt.Errorf("deliver %q is not one of load, registry", o.Deliver)}
 	}
+	if o.Deliver == "registry" && mode == images.Online {
+		return nil, &BadInput{errors.New("deliver=registry is for offline builds; MODE=online pulls the upstream images")}
+	}
 	if o.Deliver == "registry" && o.RegistryMirror != "" {
 		return nil, &BadInput{fmt.Errorf("deliver=registry is for offline builds; with REGISTRY_MIRROR=%s the images come from the mirror", o.RegistryMirror)}
 	}
