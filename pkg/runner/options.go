@@ -31,14 +31,14 @@ type Options struct {
 	NodeImage string
 	// Deliver is how offline builds reach the nodes: "load" (kind load) or
 	// "registry" (pushed once into the suite's registry, pulled by the nodes).
-	Deliver string
-	Repeat    int
-	Keep      bool
-	Cluster   string
-	Reports   string // reports directory; empty: <repo>/reports
-	Command   string // the command line that started the run, for the report
-	From, To  string // bisect's range
-	Sweep     bool   // bisect runs every release of the range
+	Deliver  string
+	Repeat   int
+	Keep     bool
+	Cluster  string
+	Reports  string // reports directory; empty: <repo>/reports
+	Command  string // the command line that started the run, for the report
+	From, To string // bisect's range
+	Sweep    bool   // bisect runs every release of the range
 }
 
 // Register defines the options' flags on fs.
