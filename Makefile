@@ -18,6 +18,13 @@ VARIANT ?=
 ARGOCD ?=
 COMPONENT_VERSION ?=
 MODE ?= auto
+# online: a registry mirror (host:port) the nodes pull docker.io, quay.io, ghcr.io,
+# gcr.io, registry.k8s.io and reg.kyverno.io through
+REGISTRY_MIRROR ?=
+# the node image: empty for the mode's, "built" for the suite's own build, or an image
+NODE_IMAGE ?=
+# offline: how built images reach the nodes: load (kind load) or registry (the suite's registry)
+DELIVER ?= load
 REPEAT ?= 1
 # a cell no measured expectation covers: ok (listed in the report) or fail
 UNMEASURED ?= ok
@@ -40,11 +47,12 @@ CLI := bin/conformance
 E2E := bin/e2e.test
 GO_SOURCES := $(shell find cmd pkg suites scenarios -name '*.go' -o -name '*.yaml' 2>/dev/null) go.mod
 KEEP_FLAG := $(if $(filter 1 true yes,$(KEEP)),-keep,)
-SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -mode "$(MODE)" -unmeasured "$(UNMEASURED)"
+PULL = -registry-mirror "$(REGISTRY_MIRROR)" -node-image "$(NODE_IMAGE)" -deliver "$(DELIVER)"
+SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -mode "$(MODE)" -unmeasured "$(UNMEASURED)" $(PULL)
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
 .PHONY: help test unit e2e argocd-check matrix list bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
-.PHONY: report-merge report-render lint-workflows merge-check
+.PHONY: report-merge report-render lint-workflows merge-check mirror-check bench-delivery
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -56,15 +64,15 @@ $(E2E): $(GO_SOURCES)
 	@echo "building the e2e test binary (a few minutes on a cold machine)"
 	@$(GO) test -c -tags e2e -o $(E2E) ./suites
 
-test: unit lint-workflows smoke merge-check fault-test interrupt-test ## unit tests, workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, the API-fault and interrupt tests (what .ci/run calls)
+test: unit lint-workflows smoke merge-check mirror-check bench-delivery fault-test interrupt-test ## unit tests, workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, the online pull path through a registry mirror, the API-fault and interrupt tests (what .ci/run calls)
 
 unit: ## unit tests: seconds, no Docker
 	$(GO) test -count=1 ./...
 
 smoke: $(CLI) $(E2E) ## the end-to-end smoke: cluster checks and kubeovn-argocd on one ArgoCD release
-	@$(CLI) check -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -mode $(MODE)
+	@$(CLI) check -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -mode $(MODE) $(PULL)
 	$(RUN_E2E) -test.run 'TestCluster|TestMatrix' \
-	  -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -mode $(MODE) \
+	  -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -mode $(MODE) $(PULL) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make smoke"
 
 e2e: $(CLI) $(E2E) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [COMPONENT_VERSION=v[,v]] [REPEAT=N] [KEEP=1] [MODE=offline|online]
@@ -74,9 +82,9 @@ e2e: $(CLI) $(E2E) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] 
 	  -command "make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION) REPEAT=$(REPEAT)"
 
 argocd-check: $(CLI) $(E2E) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
-	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -mode $(MODE)
+	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -mode $(MODE) $(PULL)
 	$(RUN_E2E) -test.run 'TestArgoCD' \
-	  -argocd "$(ARGOCD)" -mode $(MODE) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make argocd-check ARGOCD=$(ARGOCD)"
+	  -argocd "$(ARGOCD)" -mode $(MODE) $(PULL) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make argocd-check ARGOCD=$(ARGOCD)"
 
 matrix: ## every scenario and variant on the default ArgoCD axis (REPEAT=N for k/N)
 	@$(MAKE) --no-print-directory e2e SCENARIO= VARIANT= COMPONENT_VERSION= ARGOCD="$(ARGOCD)"
@@ -97,11 +105,17 @@ sweep: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: run every release 
 fault-test: $(E2E) ## kill kube-apiserver during a verdict's hold: the cell must end ERROR (could not tell) or REPRODUCED, never NOT_REPRODUCED
 	./hack/fault-test.sh
 
+mirror-check: $(CLI) $(E2E) ## the online pull path for real: the suite's registry as REGISTRY_MIRROR, holding its own builds; the smoke cell with MODE=online pulls through it (MIRROR_CLUSTER=name)
+	./hack/mirror-check.sh
+
 interrupt-test: $(E2E) ## Ctrl-C a real run at a build and at a cell: exit 130, no process or container left, the report says so
 	./hack/interrupt-test.sh
 
 bench: ## benchmarks: node image, cluster create, ArgoCD image and install, cluster reuse
 	./hack/bench.sh
+
+bench-delivery: $(CLI) ## offline images to a node, per ArgoCD release per cluster: kind load vs push once + pull through the suite's registry [BENCH_ARGOCD=..]
+	./hack/bench-delivery.sh
 
 verify: ## gofmt, go vet, golangci-lint, go mod tidy check, actionlint
 	@test -z "$$(gofmt -l cmd pkg suites scenarios)" || { gofmt -l cmd pkg suites scenarios; echo "gofmt: files above need formatting"; exit 1; }
@@ -112,10 +126,11 @@ verify: ## gofmt, go vet, golangci-lint, go mod tidy check, actionlint
 	  if ! diff -q go.mod /tmp/go.mod.verify >/dev/null || ! diff -q go.sum /tmp/go.sum.verify >/dev/null; then \
 	    echo "go mod tidy changed go.mod/go.sum: commit the result"; exit 1; fi
 
-cluster-delete: ## delete the suite's kind cluster (CLUSTER=name)
+cluster-delete: ## delete the suite's kind cluster and its registry, if any (CLUSTER=name)
 	@kind=$$(ls -1 $${XDG_CACHE_HOME:-$$HOME/.cache}/gitops-conformance/bin/kind-* 2>/dev/null | head -1); \
 	  if [ -z "$$kind" ]; then echo "no kind binary in the suite's cache: the suite never made a cluster here"; \
-	  else "$$kind" delete cluster --name $(CLUSTER); fi
+	  else "$$kind" delete cluster --name $(CLUSTER); fi; \
+	  if docker inspect $(CLUSTER)-registry >/dev/null 2>&1; then docker rm -f $(CLUSTER)-registry >/dev/null && echo "removed the registry $(CLUSTER)-registry"; fi
 
 clean: cluster-delete ## delete the cluster and local build outputs (image caches stay)
 	rm -rf bin

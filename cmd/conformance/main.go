@@ -14,7 +14,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
-		"github.com/gitops-conformance/suite/pkg/runner"
+	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/suites"
 )
 
@@ -24,6 +24,7 @@ commands:
   list                         scenarios, variants, ArgoCD and component versions
   check  [selection flags]     validate a selection; exit 2 with one line if invalid
   ` + reportUsage + `
+  ` + registryUsage + `
 
 The cells themselves, bisect and sweep run in the e2e test binary
 (make e2e, make bisect, make sweep), which takes the same flags.
@@ -66,8 +67,10 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 		return err
 	case "report":
 		return reportCommand(fs.Args(), os.Stdout)
+	case "registry":
+		return registryCommand(ctx, cat, fs.Args(), os.Stdout)
 	}
-	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, report)", cmd)}
+	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, report, registry)", cmd)}
 }
 
 // expected is a cell's measured expectation in a mode, or that there is none.

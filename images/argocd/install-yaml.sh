@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Writes the tag's manifests/install.yaml (from the argo-cd module zip on the
-# Go module proxy) for an offline cluster:
+# Go module proxy: the file the release publishes) for a cluster. ADAPT=offline
+# (the default) adapts it to an offline cluster:
 #   - imagePullPolicy: Always  ->  IfNotPresent (images are `kind load`ed, never pulled)
 #   - the argocd-dex-server Deployment is dropped (dex cannot be built offline:
 #     github.com/dexidp/dex is not on the proxy); its Service, RBAC and
 #     NetworkPolicy stay, they are inert without the Deployment.
+# ADAPT=online leaves it as published; DEX=drop drops dex there too (a registry
+# mirror that lacks dex's image).
 # Prints what it changed to stdout.
 #
-#   usage: install-yaml.sh TAG OUT_FILE      e.g. install-yaml.sh v2.14.11 /tmp/argocd.yaml
+#   usage: [ADAPT=offline|online] [DEX=drop|keep] install-yaml.sh TAG OUT_FILE
+#          e.g. install-yaml.sh v2.14.11 /tmp/argocd.yaml
 set -euo pipefail
 
 usage() { echo "usage: $0 TAG OUT_FILE   (a released argo-cd tag, e.g. v2.14.11)" >&2; exit 2; }
@@ -17,6 +21,13 @@ TAG=$1 OUT=$2
 MAJOR=${BASH_REMATCH[1]}
 [ "$MAJOR" -ge 2 ] || { echo "install-yaml.sh: only module tags (v2.x and later) are supported" >&2; exit 2; }
 MOD=github.com/argoproj/argo-cd/v$MAJOR
+ADAPT=${ADAPT:-offline}
+case $ADAPT in
+  offline) DEX=${DEX:-drop} ;;
+  online) DEX=${DEX:-keep} ;;
+  *) echo "install-yaml.sh: ADAPT=$ADAPT is not offline or online" >&2; exit 2 ;;
+esac
+[ "$DEX" = drop ] || [ "$DEX" = keep ] || { echo "install-yaml.sh: DEX=$DEX is not drop or keep" >&2; exit 2; }
 export GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOTOOLCHAIN=local GOWORK=off
 
 TMP=""
@@ -35,10 +46,10 @@ IN=$(jq -r .Dir <<<"$j")/manifests/install.yaml
 # Documents are separated by lines "---". A document is dropped when its
 # top-level kind is Deployment and its metadata.name (two-space indent) is
 # argocd-dex-server.
-awk -v dropped="$TMP/dropped" '
+awk -v dropped="$TMP/dropped" -v dex="$DEX" '
   function flush() {
     if (doc != "") {
-      if (kind == "Deployment" && name == "argocd-dex-server") {
+      if (dex == "drop" && kind == "Deployment" && name == "argocd-dex-server") {
         print kind "/" name > dropped
       } else {
         printf "%s%s", (n++ ? "---\n" : ""), doc
@@ -56,9 +67,15 @@ awk -v dropped="$TMP/dropped" '
   END { flush() }
 ' "$IN" >"$TMP/stage1.yaml"
 
-[ -s "$TMP/dropped" ] || { echo "install-yaml.sh: no argocd-dex-server Deployment found in $IN" >&2; exit 1; }
-POLICIES=$(grep -cE '^[[:space:]]*imagePullPolicy:[[:space:]]*Always[[:space:]]*$' "$TMP/stage1.yaml" || true)
-sed -E 's/^([[:space:]]*imagePullPolicy:[[:space:]]*)Always[[:space:]]*$/\1IfNotPresent/' "$TMP/stage1.yaml" >"$TMP/out.yaml"
+[ "$DEX" = keep ] || [ -s "$TMP/dropped" ] || { echo "install-yaml.sh: no argocd-dex-server Deployment found in $IN" >&2; exit 1; }
+touch "$TMP/dropped"
+POLICIES=0
+if [ "$ADAPT" = offline ]; then
+  POLICIES=$(grep -cE '^[[:space:]]*imagePullPolicy:[[:space:]]*Always[[:space:]]*$' "$TMP/stage1.yaml" || true)
+  sed -E 's/^([[:space:]]*imagePullPolicy:[[:space:]]*)Always[[:space:]]*$/\1IfNotPresent/' "$TMP/stage1.yaml" >"$TMP/out.yaml"
+else
+  cp "$TMP/stage1.yaml" "$TMP/out.yaml"
+fi
 
 mkdir -p "$(dirname "$OUT")"
 mv -f "$TMP/out.yaml" "$OUT"
@@ -66,4 +83,4 @@ while read -r d; do echo "dropped: $d"; done <"$TMP/dropped"
 echo "imagePullPolicy Always -> IfNotPresent: $POLICIES"
 echo "images:"
 sed -nE 's/^[[:space:]-]*image:[[:space:]]*["'\'']?([^"'\''[:space:]]+).*/  \1/p' "$OUT" | LC_ALL=C sort -u
-echo "wrote $OUT (from $MOD@$TAG)"
+echo "wrote $OUT (from $MOD@$TAG, ADAPT=$ADAPT DEX=$DEX)"

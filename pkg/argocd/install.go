@@ -16,7 +16,6 @@ import (
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/kube"
 	"github.com/gitops-conformance/suite/pkg/shell"
-	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
 // Namespace is where ArgoCD is installed.
@@ -31,32 +30,55 @@ type Installer struct {
 	Mode     images.Mode
 	Catalog  *catalog.Catalog
 	Out      io.Writer
+	// NoDex leaves argocd-dex-server out of an online install of a tag (a
+	// registry mirror that lacks dex's image); offline installs never have it.
+	NoDex map[string]bool
 }
 
-// Manifest returns the path of a release's install.yaml, ready to apply:
-// offline from the module zip (IfNotPresent, no dex), online from the release.
+// Manifest returns the path of a release's install.yaml, ready to apply. It
+// is the tag's manifests/install.yaml from the argo-cd module zip in both
+// modes (images/argocd/install-yaml.sh): offline adapted (IfNotPresent, no
+// dex), online as published, without dex only where NoDex says so.
 func (i *Installer) Manifest(ctx context.Context, tag string) (string, error) {
 	dir := filepath.Join(i.CacheDir, "manifests", "argocd-"+tag)
-	path := filepath.Join(dir, string(i.Mode)+"-install.yaml")
+	adapt, dex := "offline", "drop"
+	if i.Mode == images.Online {
+		adapt, dex = "online", "keep"
+		if i.NoDex[tag] {
+			dex = "drop"
+		}
+	}
+	path := filepath.Join(dir, "install-"+adapt+"-dex-"+dex+".yaml")
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	if i.Mode == images.Online {
-		url := strings.ReplaceAll(i.Catalog.ArgoCD.InstallURL, "{tag}", tag)
-		data, err := sources.Get(ctx, url)
-		if err != nil {
-			return "", fmt.Errorf("fetch argocd %s install.yaml: %w", tag, err)
-		}
-		return path, os.WriteFile(path, data, 0o644)
-	}
 	if _, err := shell.Run(ctx, shell.Cmd{Name: filepath.Join(i.Repo, "images/argocd/install-yaml.sh"),
-		Args: []string{tag, path + ".partial"}, Env: []string{"CACHE_DIR=" + i.CacheDir}}); err != nil {
+		Args: []string{tag, path + ".partial"}, Env: []string{"CACHE_DIR=" + i.CacheDir, "ADAPT=" + adapt, "DEX=" + dex}}); err != nil {
 		return "", fmt.Errorf("render argocd %s install.yaml: %w", tag, err)
 	}
 	return path, os.Rename(path+".partial", path)
+}
+
+// ManifestImages lists the images a manifest's containers name, each once, in order.
+func ManifestImages(manifest string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(manifest, "\n") {
+		t := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "- "))
+		img, ok := strings.CutPrefix(t, "image:")
+		if !ok {
+			continue
+		}
+		img = strings.Trim(strings.TrimSpace(img), `"'`)
+		if img != "" && !seen[img] {
+			seen[img] = true
+			out = append(out, img)
+		}
+	}
+	return out
 }
 
 // Install applies a release (fresh or over another one: an in-place upgrade),

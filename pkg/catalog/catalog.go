@@ -33,10 +33,9 @@ type Kubernetes struct {
 
 // ArgoCD names the default version axis and where a tag's sources live.
 type ArgoCD struct {
-	Default    []string          `json:"default"`
-	Smoke      string            `json:"smoke"`
-	Modules    map[string]string `json:"modules"`
-	InstallURL string            `json:"installURL"`
+	Default []string          `json:"default"`
+	Smoke   string            `json:"smoke"`
+	Modules map[string]string `json:"modules"`
 }
 
 // Component is a project a scenario installs.

@@ -6,6 +6,8 @@ package cluster
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -73,8 +75,21 @@ func imageID(ctx context.Context, image string) (string, error) {
 	return strings.TrimSpace(out), nil
 }
 
+// configStamp is the file, in the node, holding the hash of the kind config
+// the cluster was made with.
+const configStamp = "/kind/gitops-conformance-config.sha256"
+
+func configHash(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read kind config: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
 // Ensure returns a running cluster for spec: a running one whose node image
-// matches is reused; any other cluster of that name is deleted first. When
+// and kind config match is reused; any other cluster of that name is deleted first. When
 // creation fails or ctx is cancelled, the half-made cluster is deleted.
 // kind runs as a child process in its own process group, so a cancelled
 // creation ends with it.
@@ -83,8 +98,23 @@ func Ensure(ctx context.Context, spec Spec, out io.Writer) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	hash, err := configHash(spec.Config)
+	if err != nil {
+		return nil, err
+	}
 	c := &Cluster{Spec: spec, Kubeconfig: kubeconfig(spec.Name)}
-	switch have := Fingerprint(ctx, spec.Name); {
+	have := Fingerprint(ctx, spec.Name)
+	sameConfig := true
+	if have == want {
+		stamp, _ := shell.Output(ctx, "docker", "exec", NodeContainer(spec.Name), "cat", configStamp)
+		sameConfig = strings.TrimSpace(stamp) == hash
+	}
+	switch {
+	case have == want && !sameConfig:
+		fmt.Fprintf(out, "cluster %s: made with another kind config than %s, recreating\n", spec.Name, spec.Config)
+		if err := Delete(ctx, spec); err != nil {
+			return nil, err
+		}
 	case have == want:
 		c.Reused = true
 		fmt.Fprintf(out, "cluster %s: reusing (node image %s)\n", spec.Name, spec.Image)
@@ -108,6 +138,9 @@ func Ensure(ctx context.Context, spec Spec, out io.Writer) (*Cluster, error) {
 			err = fmt.Errorf("%w; and deleting what was made: %v", err, derr)
 		}
 		return nil, fmt.Errorf("create cluster %q: %w", spec.Name, err)
+	}
+	if _, err := shell.Output(ctx, "docker", "exec", NodeContainer(spec.Name), "sh", "-c", "echo "+hash+" > "+configStamp); err != nil {
+		return nil, fmt.Errorf("create cluster %q: record its kind config: %w", spec.Name, err)
 	}
 	fmt.Fprintf(out, "cluster %s: created in %s\n", spec.Name, time.Since(start).Round(time.Second))
 	return c, nil

@@ -30,6 +30,12 @@ func Gather(ctx context.Context) Facts {
 	_, err = os.Stat("/etc/debian_version")
 	f.Debian = err == nil
 	f.CapBnd = readCapBnd()
+	for i, key := range InotifyKeys {
+		data, err := os.ReadFile("/proc/sys/" + strings.ReplaceAll(key, ".", "/"))
+		if err == nil {
+			f.Inotify[i], _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		}
+	}
 	for _, tool := range sortedTools() {
 		if _, err := exec.LookPath(tool); err != nil {
 			f.MissingTools = append(f.MissingTools, tool)
@@ -71,6 +77,13 @@ func Apply(ctx context.Context, p Plan, repo string, logf func(string, ...any)) 
 		if _, err := shell.Env(ctx, []string{"DEBIAN_FRONTEND=noninteractive"}, "apt-get", args...); err != nil {
 			return fmt.Errorf("install packages: %w", err)
 		}
+	}
+	for _, kv := range p.Sysctls {
+		key, value, _ := strings.Cut(kv, "=")
+		if err := os.WriteFile("/proc/sys/"+strings.ReplaceAll(key, ".", "/"), []byte(value), 0o644); err != nil {
+			return fmt.Errorf("sysctl %s: %w", kv, err)
+		}
+		logf("sysctl %s (kind nodes take inotify instances: kind's known issues)", kv)
 	}
 	if !p.StartDockerd {
 		return nil

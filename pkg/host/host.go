@@ -27,7 +27,19 @@ type Facts struct {
 	Root           bool
 	CapBnd         uint64 // CapBnd from /proc/self/status
 	MissingTools   []string
+	// Inotify holds fs.inotify.max_user_instances and max_user_watches (0:
+	// unknown). Each kind node's systemd takes inotify instances: with
+	// Debian's 128, a few clusters on one host and the next node exits at
+	// boot ("Failed to create control group inotify object: Too many open files").
+	Inotify [2]int
 }
+
+// InotifyMin are the inotify limits kind's known-issues page recommends
+// (instances, watches); the preflight raises lower ones as root.
+var InotifyMin = [2]int{512, 524288}
+
+// InotifyKeys are the sysctls behind Facts.Inotify.
+var InotifyKeys = [2]string{"fs.inotify.max_user_instances", "fs.inotify.max_user_watches"}
 
 // Plan is what the preflight will do, or the one problem that stops it.
 type Plan struct {
@@ -36,7 +48,9 @@ type Plan struct {
 	// NoSysResource: the host lacks CAP_SYS_RESOURCE; Docker must run
 	// privileged containers through the wrapper and node images carry it too.
 	NoSysResource bool
-	Problem       string
+	// Sysctls to raise (name=value), as root.
+	Sysctls []string
+	Problem string
 }
 
 // Tools the offline builds shell out to, with the Debian package that has each.
@@ -55,6 +69,13 @@ func HasCapSysResource(capBnd uint64) bool {
 // one is installed and started only on Debian as root.
 func Decide(f Facts) Plan {
 	p := Plan{NoSysResource: !HasCapSysResource(f.CapBnd)}
+	if f.Root {
+		for i, have := range f.Inotify {
+			if have > 0 && have < InotifyMin[i] {
+				p.Sysctls = append(p.Sysctls, fmt.Sprintf("%s=%d", InotifyKeys[i], InotifyMin[i]))
+			}
+		}
+	}
 	canInstall := f.Debian && f.Root
 	for _, tool := range f.MissingTools {
 		if !canInstall {
@@ -91,6 +112,9 @@ func (p Plan) String() string {
 	var parts []string
 	if len(p.InstallPackages) > 0 {
 		parts = append(parts, "install "+strings.Join(p.InstallPackages, " "))
+	}
+	if len(p.Sysctls) > 0 {
+		parts = append(parts, "sysctl "+strings.Join(p.Sysctls, " "))
 	}
 	if p.StartDockerd {
 		parts = append(parts, "start dockerd")

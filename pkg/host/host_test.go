@@ -59,6 +59,16 @@ func TestDecide(t *testing.T) {
 			want:  Plan{InstallPackages: []string{"debootstrap", "jq"}},
 		},
 		{
+			name:  "low inotify limits are raised as root",
+			facts: Facts{DockerEngine: true, DefaultRuntime: "runc", Root: true, CapBnd: full, Inotify: [2]int{128, 600000}},
+			want:  Plan{Sysctls: []string{"fs.inotify.max_user_instances=512"}},
+		},
+		{
+			name:  "low inotify limits are left alone when not root, and unknown ones always",
+			facts: Facts{DockerEngine: true, DefaultRuntime: "runc", CapBnd: full, Inotify: [2]int{128, 8192}},
+			want:  Plan{},
+		},
+		{
 			name:    "missing build tool elsewhere is one clear line",
 			facts:   Facts{DockerEngine: true, DefaultRuntime: "runc", CapBnd: full, MissingTools: []string{"debootstrap"}},
 			problem: `debootstrap is missing: install it (Debian package "debootstrap")`,

@@ -29,6 +29,8 @@ import (
 	"github.com/gitops-conformance/suite/pkg/host"
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/kube"
+	"github.com/gitops-conformance/suite/pkg/registry"
+	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
 // Run is the state of one run of the suite.
@@ -52,6 +54,17 @@ type Run struct {
 	Dirty     bool   // a cell's cleanup failed: the cluster is not left for reuse
 	Images    *images.Builder
 	NodeImage string
+	// NodeImageChoice is the user's: "" the mode's node image, "built" the
+	// suite's build in either mode, or an image name.
+	NodeImageChoice string
+	// Mirror, when set, is the registry the nodes pull the upstream names
+	// through (REGISTRY_MIRROR; online).
+	Mirror *registry.Mirror
+	// Deliver is how offline builds reach the nodes: "load" (kind load, the
+	// default) or "registry": pushed once into the suite's registry (local),
+	// which the nodes pull through as their mirror.
+	Deliver string
+	local   *registry.Local
 	// NeedsCluster, when set, tells CreateCluster whether the run needs one
 	// once the mode is known (a run whose every cell is skipped does not).
 	NeedsCluster func(images.Mode) bool
@@ -92,7 +105,14 @@ func Preflight() types.EnvFunc {
 		if err := host.Apply(ctx, r.plan, r.Repo, r.Logf); err != nil {
 			return ctx, fmt.Errorf("preflight: %w", err)
 		}
-		r.Mode, r.ModeWhy = images.Detect(ctx, r.Mode, images.HTTPProbe)
+		if r.Mirror != nil && r.Mode == images.Auto {
+			r.Mode, r.ModeWhy = images.Online, "REGISTRY_MIRROR="+r.Mirror.String()+": images are pulled through it"
+		} else {
+			r.Mode, r.ModeWhy = images.Detect(ctx, r.Mode, images.HTTPProbe)
+		}
+		if r.Mirror != nil {
+			r.Logf("registry mirror: %s (nodes pull %s through it)", r.Mirror, strings.Join(registry.Upstreams, ", "))
+		}
 		r.Logf("mode: %s (%s)", r.Mode, r.ModeWhy)
 		r.Images = &images.Builder{Repo: r.Repo, CacheDir: r.CacheDir, NoSysResource: r.plan.NoSysResource, Catalog: r.Catalog, Out: r.Out}
 		return ctx, os.MkdirAll(filepath.Join(r.CacheDir, "tmp"), 0o755)
@@ -109,16 +129,27 @@ func CreateCluster() types.EnvFunc {
 			return ctx, nil
 		}
 		var err error
-		r.NodeImage = r.Catalog.Kubernetes.OnlineNodeImage
-		if r.Mode == images.Offline {
+		built := r.NodeImageChoice == "built" || (r.NodeImageChoice == "" && r.Mode == images.Offline)
+		switch {
+		case built:
 			if r.NodeImage, err = r.Images.NodeImage(ctx); err != nil {
 				return ctx, err
 			}
+		case r.NodeImageChoice != "":
+			r.NodeImage = r.NodeImageChoice
+		default:
+			r.NodeImage = r.Catalog.Kubernetes.OnlineNodeImage
+		}
+		if built && r.Mode == images.Online {
+			r.noteOnce("node image: the suite's build %s (Kubernetes %s, NODE_IMAGE=built); Docker runs it, containerd pulls no image of it", r.NodeImage, r.Catalog.Kubernetes.Version)
 		}
 		if r.kindBin, err = cluster.KindBinary(ctx, filepath.Join(r.CacheDir, "bin"), r.Catalog.Kind); err != nil {
 			return ctx, err
 		}
-		config, err := r.kindConfig()
+		if err := r.startRegistry(ctx); err != nil {
+			return ctx, err
+		}
+		config, err := r.kindConfig(built)
 		if err != nil {
 			return ctx, err
 		}
@@ -149,7 +180,11 @@ func CreateCluster() types.EnvFunc {
 		if r.Apps, err = argocd.NewApps(r.REST); err != nil {
 			return ctx, err
 		}
-		r.Installer = &argocd.Installer{Kubectl: r.Kubectl, Kube: r.Kube, Repo: r.Repo, CacheDir: r.CacheDir, Mode: r.Mode, Catalog: r.Catalog, Out: r.Out}
+		if err := r.configureMirror(ctx); err != nil {
+			return ctx, err
+		}
+		r.Installer = &argocd.Installer{Kubectl: r.Kubectl, Kube: r.Kube, Repo: r.Repo, CacheDir: r.CacheDir, Mode: r.Mode, Catalog: r.Catalog, Out: r.Out,
+			NoDex: map[string]bool{}}
 		r.loaded = map[string]bool{}
 		if _, err := r.Kubectl.Run(ctx, "wait", "--for=condition=Ready", "node", "--all", "--timeout=3m"); err != nil {
 			return ctx, fmt.Errorf("wait for the node: %w", err)
@@ -172,19 +207,94 @@ func CreateCluster() types.EnvFunc {
 	}
 }
 
-// kindConfig is the repository's kind-config.yaml; online the node image has
-// no CNI of its own, so kind's default CNI is turned back on.
-func (r *Run) kindConfig() (string, error) {
+// RegistryName is the container name of the run's own registry.
+func (r *Run) RegistryName() string { return r.Cluster + "-registry" }
+
+// startRegistry starts the suite's registry for an offline run that
+// delivers its builds through it (DELIVER=registry); the nodes then pull the
+// upstream names through it as their mirror. DestroyCluster removes it.
+func (r *Run) startRegistry(ctx context.Context) error {
+	if r.Mode != images.Offline || r.Deliver != "registry" || r.local != nil {
+		return nil
+	}
+	image, err := r.Images.Registry(ctx)
+	if err != nil {
+		return err
+	}
+	name := r.RegistryName()
+	if r.local, err = registry.Start(ctx, name, image, registry.DataDir(r.CacheDir, name), r.Out); err != nil {
+		return err
+	}
+	r.Mirror = &r.local.Mirror
+	r.noteOnce("offline: built images delivered through the suite's registry %s at %s (pushed once, pulled by the nodes) instead of kind load", name, r.local.Mirror)
+	return nil
+}
+
+// stopRegistry removes the run's registry unless the run keeps its cluster.
+func (r *Run) stopRegistry(ctx context.Context) error {
+	if r.local == nil {
+		return nil
+	}
+	if r.Keep {
+		r.Logf("registry %s: kept with the cluster; remove it with: %s", r.local.Name, r.DeleteCommand())
+		return nil
+	}
+	if err := r.local.Stop(ctx); err != nil {
+		r.Logf("registry %s: %v; remove it with: docker rm -f %s", r.local.Name, err, r.local.Name)
+		return err
+	}
+	r.Logf("registry %s: removed (its data stays in %s)", r.local.Name, r.local.DataDir)
+	return nil
+}
+
+// kindConfig is the repository's kind-config.yaml as the run needs it. The
+// suite's node image ships its own CNI (kind's default CNI off, as the file
+// says); any other node image (kindest/node) gets kind's default CNI back.
+// With a registry mirror, containerd reads hosts.toml files (kind's
+// containerdConfigPatches, as kind documents for a local registry).
+func (r *Run) kindConfig(builtNode bool) (string, error) {
 	path := filepath.Join(r.Repo, "kind-config.yaml")
-	if r.Mode == images.Offline {
+	if builtNode && r.Mirror == nil {
 		return path, nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
 	}
-	online := filepath.Join(r.CacheDir, "tmp", "kind-config-online.yaml")
-	return online, os.WriteFile(online, []byte(strings.ReplaceAll(string(data), "disableDefaultCNI: true", "disableDefaultCNI: false")), 0o644)
+	config := string(data)
+	name := "kind-config"
+	if !builtNode {
+		config = strings.ReplaceAll(config, "disableDefaultCNI: true", "disableDefaultCNI: false")
+		name += "-kindnet"
+	}
+	if r.Mirror != nil {
+		config += "containerdConfigPatches:\n  - |-\n    " + strings.ReplaceAll(registry.ContainerdPatch, "\n", "\n    ") + "\n"
+		name += "-mirror"
+	}
+	out := filepath.Join(r.CacheDir, "tmp", name+".yaml")
+	return out, os.WriteFile(out, []byte(config), 0o644)
+}
+
+// configureMirror writes, into every node, containerd's hosts.toml for each
+// upstream registry, naming the mirror (containerd reads them at each pull:
+// no restart). A cluster made without the mirror's config has none; the
+// config hash kept with the cluster makes such a one be recreated, not reused.
+func (r *Run) configureMirror(ctx context.Context) error {
+	if r.Mirror == nil {
+		return nil
+	}
+	nodes, err := shell.Output(ctx, r.kindBin, "get", "nodes", "--name", r.Cluster)
+	if err != nil {
+		return fmt.Errorf("configure registry mirror: %w", err)
+	}
+	if err := registry.ConfigureNodes(ctx, strings.Fields(nodes), *r.Mirror); err != nil {
+		return err
+	}
+	r.Logf("registry mirror: node(s) %s pull %s through %s", strings.Join(strings.Fields(nodes), ", "), strings.Join(registry.Upstreams, ", "), r.Mirror)
+	if r.local == nil {
+		r.noteOnce("images pulled by the nodes through the registry mirror %s (containerd hosts.toml for %s)", r.Mirror, strings.Join(registry.Upstreams, ", "))
+	}
+	return nil
 }
 
 // kubectlBin is the kubectl built with the node image, or the one on PATH online.
@@ -204,11 +314,12 @@ const destroyTimeout = 3 * time.Minute
 func DestroyCluster() types.EnvFunc {
 	return func(ctx context.Context, _ *envconf.Config) (context.Context, error) {
 		r := From(ctx)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), destroyTimeout)
+		defer cancel()
+		defer func() { _ = r.stopRegistry(ctx) }()
 		if r.cluster == nil {
 			return ctx, nil
 		}
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), destroyTimeout)
-		defer cancel()
 		if r.Keep {
 			if !r.Dirty {
 				if err := r.markClean(ctx, true); err != nil {

@@ -100,6 +100,9 @@ func (r *Report) mode() string {
 			return "mixed: offline and online runs"
 		}
 	}
+	if r.RegistryMirror != "" && !r.Offline && len(r.Sources) == 0 {
+		return "online (upstream images pulled through the registry mirror " + r.RegistryMirror + ")"
+	}
 	return modeOf(r.Offline)
 }
 

@@ -66,14 +66,17 @@ func (c Cell) ID() string {
 
 // Report is one run.
 type Report struct {
-	RunID      string    `json:"run_id"`
-	Started    time.Time `json:"started"`
-	Finished   time.Time `json:"finished"`
-	Offline    bool      `json:"offline"`
-	Kubernetes string    `json:"kubernetes"`
-	Command    string    `json:"command,omitempty"`
-	Notes      []string  `json:"notes,omitempty"`
-	Cells      []Cell    `json:"cells"`
+	RunID    string    `json:"run_id"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	Offline  bool      `json:"offline"`
+	// RegistryMirror is the registry the nodes pulled the upstream names
+	// through (online with REGISTRY_MIRROR), "" for none.
+	RegistryMirror string   `json:"registry_mirror,omitempty"`
+	Kubernetes     string   `json:"kubernetes"`
+	Command        string   `json:"command,omitempty"`
+	Notes          []string `json:"notes,omitempty"`
+	Cells          []Cell   `json:"cells"`
 	// Stopped says why the run stopped before its end (a signal, the time
 	// limit, a setup that failed); NotRun lists the cells it never started.
 	Stopped string `json:"stopped,omitempty"`

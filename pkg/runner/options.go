@@ -10,6 +10,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/registry"
 	"github.com/gitops-conformance/suite/pkg/shell"
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
@@ -22,13 +23,22 @@ type Options struct {
 	ArgoCD    string // tags; empty: each scenario's axis
 	Versions  string // component versions; replace the variants' own
 	Mode      string // auto, online, offline
-	Repeat    int
-	Keep      bool
-	Cluster   string
-	Reports   string // reports directory; empty: <repo>/reports
-	Command   string // the command line that started the run, for the report
-	From, To  string // bisect's range
-	Sweep     bool   // bisect runs every release of the range
+	// RegistryMirror (REGISTRY_MIRROR=host:port): online, the nodes pull the
+	// upstream registries' names through it.
+	RegistryMirror string
+	// NodeImage: "" the mode's (online kindest/node, offline the suite's
+	// build), "built" the suite's build in either mode, or an image name.
+	NodeImage string
+	// Deliver is how offline builds reach the nodes: "load" (kind load) or
+	// "registry" (pushed once into the suite's registry, pulled by the nodes).
+	Deliver  string
+	Repeat   int
+	Keep     bool
+	Cluster  string
+	Reports  string // reports directory; empty: <repo>/reports
+	Command  string // the command line that started the run, for the report
+	From, To string // bisect's range
+	Sweep    bool   // bisect runs every release of the range
 	// Unmeasured is what a cell no measured expectation covers does to the
 	// run's exit status: "ok" (listed, not a failure) or "fail".
 	Unmeasured string
@@ -41,6 +51,9 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.ArgoCD, "argocd", "", "ArgoCD tags, comma-separated (default: each scenario's axis)")
 	fs.StringVar(&o.Versions, "version", "", "component versions, comma-separated (replace the variants')")
 	fs.StringVar(&o.Mode, "mode", "auto", "image source: auto, online or offline")
+	fs.StringVar(&o.RegistryMirror, "registry-mirror", "", "host:port of a registry mirror the nodes pull docker.io, quay.io, ghcr.io, gcr.io, registry.k8s.io and reg.kyverno.io through (online)")
+	fs.StringVar(&o.NodeImage, "node-image", "", `node image: "" the mode's, "built" the suite's own build, or an image name`)
+	fs.StringVar(&o.Deliver, "deliver", "load", "offline: how built images reach the nodes: load (kind load) or registry (the suite's registry, pulled by the nodes)")
 	fs.IntVar(&o.Repeat, "repeat", 1, "run each cell N times and report k/N")
 	fs.BoolVar(&o.Keep, "keep", false, "keep the cluster at the end")
 	fs.StringVar(&o.Cluster, "cluster", "gitops-conformance", "kind cluster name")
@@ -76,11 +89,21 @@ func IsBadInput(err error) bool {
 // `check` and the test binary both call it. Every ArgoCD tag named is asked
 // of the module proxy once (a tag that parses may still not exist).
 func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Options) ([]matrix.Cell, error) {
-	if _, err := images.ParseMode(o.Mode); err != nil {
+	mode, err := images.ParseMode(o.Mode)
+	if err != nil {
 		return nil, &BadInput{err}
 	}
 	if o.Unmeasured != "" && o.Unmeasured != "ok" && o.Unmeasured != "fail" {
 		return nil, &BadInput{fmt.Errorf("unmeasured %q: must be ok or fail", o.Unmeasured)}
+	}
+	if o.Deliver != "" && o.Deliver != "load" && o.Deliver != "registry" {
+		return nil, &BadInput{fmt.Errorf("deliver %q is not one of load, registry", o.Deliver)}
+	}
+	if o.Deliver == "registry" && mode == images.Online {
+		return nil, &BadInput{errors.New("deliver=registry is for offline builds; MODE=online pulls the upstream images")}
+	}
+	if o.Deliver == "registry" && o.RegistryMirror != "" {
+		return nil, &BadInput{fmt.Errorf("deliver=registry is for offline builds; with REGISTRY_MIRROR=%s the images come from the mirror", o.RegistryMirror)}
 	}
 	if o.Repeat < 1 {
 		return nil, &BadInput{fmt.Errorf("repeat %d: must be 1 or more", o.Repeat)}
@@ -98,7 +121,30 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 			return nil, &BadInput{err}
 		}
 	}
+	if _, err := Mirror(ctx, o.RegistryMirror, mode); err != nil {
+		return nil, &BadInput{err}
+	}
 	return cells, nil
+}
+
+// Mirror checks REGISTRY_MIRROR: well-formed, answering, and for a run whose
+// images are pulled (MODE=online, or auto, which a mirror makes online). It
+// returns nil when none is named.
+func Mirror(ctx context.Context, s string, mode images.Mode) (*registry.Mirror, error) {
+	if s == "" {
+		return nil, nil
+	}
+	m, err := registry.ParseMirror(s)
+	if err != nil {
+		return nil, err
+	}
+	if mode == images.Offline {
+		return nil, fmt.Errorf("registry mirror %s: MODE=offline builds and loads every image; a mirror is for MODE=online (or auto)", m)
+	}
+	if err := m.Probe(ctx); err != nil {
+		return nil, err
+	}
+	return &m, nil
 }
 
 // ReleaseExists asks the module proxy whether an ArgoCD tag exists.

@@ -25,6 +25,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/registry"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
 
@@ -96,6 +97,15 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 		done: map[string]bool{},
 	}
 	r.Run.NeedsCluster = r.needsCluster
+	r.Run.NodeImageChoice = o.NodeImage
+	r.Run.Deliver = o.Deliver
+	if o.RegistryMirror != "" {
+		m, err := registry.ParseMirror(o.RegistryMirror) // Validate checked it
+		if err != nil {
+			return nil, &BadInput{err}
+		}
+		r.Run.Mirror = &m
+	}
 	return r, nil
 }
 
@@ -277,6 +287,9 @@ func (r *Runner) Finish(stopped string) *report.Report {
 		rep := r.report
 		rep.Finished = time.Now().UTC()
 		rep.Offline = r.Run.Mode == images.Offline
+		if r.Run.Mirror != nil && r.Run.Mode != images.Offline {
+			rep.RegistryMirror = r.Run.Mirror.String()
+		}
 		rep.Notes = append(rep.Notes, r.Run.Notes...)
 		if r.Run.ModeWhy != "" {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("mode %s: %s", r.Run.Mode, r.Run.ModeWhy))

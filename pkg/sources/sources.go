@@ -1,6 +1,9 @@
 // Package sources fetches a component's files (CRDs, charts, manifests) at a
-// pinned version: offline from the component's Go module zip on the module
-// proxy, online from the release's published URL. Both are named in the catalog.
+// pinned version from the component's Go module zip on the module proxy, in
+// both modes: the zip holds the release's tree, the module proxy is reachable
+// wherever the internet is, and online then differs from offline only where it
+// must (images pulled instead of built). Get fetches what only a URL serves
+// (online: release assets, chart repositories).
 package sources
 
 import (
@@ -15,23 +18,15 @@ import (
 	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
-// File returns one file of a component release and where it came from.
-func File(ctx context.Context, cat *catalog.Catalog, mode images.Mode, component, version, key string) ([]byte, string, error) {
+// File returns one file of a component release, from its Go module zip in
+// either mode, and where it came from.
+func File(ctx context.Context, cat *catalog.Catalog, component, version, key string) ([]byte, string, error) {
 	comp, rel, err := cat.File(component, key)
 	if err != nil {
 		return nil, "", err
-	}
-	if mode == images.Online && comp.OnlineURL != "" {
-		url := strings.NewReplacer("{version}", version, "{file}", rel).Replace(comp.OnlineURL)
-		data, err := Get(ctx, url)
-		if err != nil {
-			return nil, "", fmt.Errorf("fetch %s %s %s: %w", component, version, key, err)
-		}
-		return data, url, nil
 	}
 	dir, err := ModuleDir(ctx, comp.Module, version)
 	if err != nil {

@@ -1,0 +1,48 @@
+package lifecycle
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/pkg/registry"
+)
+
+func TestKindConfig(t *testing.T) {
+	r := &Run{Repo: "../..", CacheDir: t.TempDir()}
+	if err := os.MkdirAll(filepath.Join(r.CacheDir, "tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	read := func(built bool) map[string]any {
+		t.Helper()
+		path, err := r.kindConfig(built)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c map[string]any
+		if err := yaml.UnmarshalStrict(data, &c); err != nil {
+			t.Fatalf("%s: %v\n%s", path, err, data)
+		}
+		return c
+	}
+	cni := func(c map[string]any) any { return c["networking"].(map[string]any)["disableDefaultCNI"] }
+	if c := read(true); cni(c) != true || c["containerdConfigPatches"] != nil {
+		t.Errorf("built node, no mirror: %v", c)
+	}
+	if c := read(false); cni(c) != false {
+		t.Errorf("kindest/node: kind's CNI must be on: %v", c)
+	}
+	r.Mirror = &registry.Mirror{Scheme: "http", Host: "172.18.0.5:5000"}
+	c := read(true)
+	patches, _ := c["containerdConfigPatches"].([]any)
+	if cni(c) != true || len(patches) != 1 || !strings.Contains(patches[0].(string), `config_path = "/etc/containerd/certs.d"`) {
+		t.Errorf("built node with a mirror: %v", c)
+	}
+}
