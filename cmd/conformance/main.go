@@ -14,7 +14,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
-	"github.com/gitops-conformance/suite/pkg/runner"
+		"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/suites"
 )
 
@@ -73,7 +73,19 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, report, registry)", cmd)}
 }
 
-// List renders the matrix for `make list`.
+// expected is a cell's measured expectation in a mode, or that there is none.
+func expected(data *matrix.Data, c matrix.Cell, offline bool) string {
+	if o, _ := data.Expected(c, offline); o != "" {
+		return string(o)
+	}
+	return "unmeasured"
+}
+
+var modeName = map[bool]string{true: "offline", false: "online"}
+
+// List renders the matrix for `make list`: each variant's cells on the
+// scenario's default axis with their measured expectation, "unmeasured"
+// where no run on a cluster recorded one.
 func List(cat *catalog.Catalog, data *matrix.Data) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Kubernetes %s (kind %s); ArgoCD default axis: %s (any release tag works: ARGOCD=v2.14.5)\n\n",
@@ -89,6 +101,15 @@ func List(cat *catalog.Catalog, data *matrix.Data) string {
 		}
 		for _, v := range s.Variants {
 			fmt.Fprintf(&b, "  - %-20s %s %-9s %s\n", v.Name, s.Component, strings.Join(v.Versions(), ","), v.Summary)
+			for _, version := range v.Versions() {
+				for _, offline := range []bool{true, false} {
+					b.WriteString("      " + strings.TrimSpace(version+" "+modeName[offline]+":"))
+					for _, tag := range axis {
+						fmt.Fprintf(&b, " %s %s", tag, expected(data, matrix.Cell{Scenario: s, Variant: v, ArgoCD: tag, ComponentVersion: version}, offline))
+					}
+					b.WriteString("\n")
+				}
+			}
 		}
 		b.WriteString("\n")
 	}

@@ -23,7 +23,8 @@ const Namespace = "argocd"
 
 // Installer puts one ArgoCD release at a time into a cluster.
 type Installer struct {
-	Kubectl  kube.Kubectl
+	Kubectl  kube.Kubectl // applies and rollouts, as a user types them
+	Kube     *kube.Client // reads
 	Repo     string
 	CacheDir string
 	Mode     images.Mode
@@ -142,9 +143,9 @@ func (i *Installer) RunningVersion(ctx context.Context) (string, error) {
 	var v struct{ Version string }
 	var last error
 	for range 30 {
-		out, err := i.Kubectl.Run(ctx, "get", "--raw", "/api/v1/namespaces/"+Namespace+"/services/https:argocd-server:443/proxy/api/version")
+		out, err := i.Kube.GetRaw(ctx, "/api/v1/namespaces/"+Namespace+"/services/https:argocd-server:443/proxy/api/version")
 		if err == nil {
-			if err := json.Unmarshal([]byte(out), &v); err == nil && v.Version != "" {
+			if err := json.Unmarshal(out, &v); err == nil && v.Version != "" {
 				return v.Version, nil
 			}
 		}

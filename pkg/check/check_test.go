@@ -2,42 +2,44 @@ package check
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"errors"
+	"net/url"
+	"syscall"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/fixture"
-	"github.com/gitops-conformance/suite/pkg/kube"
+	"github.com/gitops-conformance/suite/pkg/kube/kubetest"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
-// kubectl is a stand-in kubectl that prints out and exits with code: what
-// the real one does for a found object, a missing one, a rejection, or an
-// API server that does not answer.
-func kubectl(t *testing.T, out string, code int) context.Context {
+// cluster is a fake API server holding objs; a non-nil fail is what it
+// answers to every call instead (an error of the API server, or none at all).
+func cluster(t *testing.T, fail error, objs ...*unstructured.Unstructured) context.Context {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "kubectl")
-	script := "#!/bin/sh\ncat >/dev/null 2>&1 <&0 &\nprintf '%s' '" + out + "'\nexit " + string(rune('0'+code)) + "\n"
-	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return lifecycle.WithRun(context.Background(), &lifecycle.Run{Kubectl: kube.Kubectl{Bin: bin, Kubeconfig: "unused"}})
+	return lifecycle.WithRun(context.Background(), &lifecycle.Run{Kube: kubetest.Client(fail, objs...)})
 }
 
-const (
-	notFound   = `Error from server (NotFound): namespaces "kargo-team-a" not found`
-	refused    = `The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?`
-	denied     = `Error from server (BadRequest): admission webhook "config.webhook.serving.knative.dev" denied the request`
-	unanswered = `Error from server (ServiceUnavailable): etcdserver: request timed out`
+var obj = kubetest.Object
+
+var (
+	refused    = &url.Error{Op: "Get", URL: "https://127.0.0.1:6443/api/v1/namespaces/a", Err: syscall.ECONNREFUSED}
+	unanswered = apierrors.NewServiceUnavailable("etcdserver: request timed out")
+	timeout    = apierrors.NewTimeoutError("the server was unable to return a response in the time allotted", 0)
+	denied     = apierrors.NewBadRequest(`admission webhook "config.webhook.serving.knative.dev" denied the request`)
+	// a webhook that fails under failurePolicy Fail: the API server's answer
+	webhookDown = apierrors.NewInternalError(errors.New(`failed calling webhook "mpod.kb.io": no endpoints available`))
 )
 
-// look is one check against what kubectl answers, and what it must say.
+// look is one check against a fake cluster, and what it must say.
 type look struct {
 	name    string
 	check   assert.Check
-	out     string
-	code    int
+	ctx     context.Context
 	ok      bool
 	unknown bool
 }
@@ -45,7 +47,7 @@ type look struct {
 func expect(t *testing.T, looks []look) {
 	t.Helper()
 	for _, tc := range looks {
-		ok, seen, err := tc.check(kubectl(t, tc.out, tc.code))
+		ok, seen, err := tc.check(tc.ctx)
 		if ok != tc.ok || assert.IsUnknown(err) != tc.unknown || (err != nil && !tc.unknown) {
 			t.Errorf("%s: ok %v, seen %q, err %v; want ok %v, could not tell %v", tc.name, ok, seen, err, tc.ok, tc.unknown)
 		}
@@ -53,31 +55,81 @@ func expect(t *testing.T, looks []look) {
 }
 
 func TestObjectChecksAreThreeState(t *testing.T) {
+	ns := obj("v1", "Namespace", "", "a", map[string]any{"status": map[string]any{"phase": "Active"}})
+	ns.SetFinalizers([]string{"kargo.akuity.io/finalizer"})
+	pod := obj("v1", "Pod", "n", "p", map[string]any{"status": map[string]any{"phase": "Running"}})
+	pod.SetLabels(map[string]string{"a": "b"})
+	job := obj("batch/v1", "Job", "n", "j", nil)
+	job.SetFinalizers([]string{"f"})
+	deleting := job.DeepCopy()
+	now := metav1.Now()
+	deleting.SetDeletionTimestamp(&now)
+	empty := cluster(t, nil)
+	full := cluster(t, nil, ns, pod, job)
 	expect(t, []look{
-		{"Exists: there", Exists("namespace", "", "a"), "", 0, true, false},
-		{"Exists: NotFound", Exists("namespace", "", "a"), notFound, 1, false, false},
-		{"Exists: no answer", Exists("namespace", "", "a"), refused, 1, false, true},
-		{"Missing: NotFound", Missing("namespace", "", "a"), notFound, 1, true, false},
-		{"Missing: no answer is not missing", Missing("namespace", "", "a"), refused, 1, false, true},
-		{"JSONPathIs: equal", JSONPathIs("pod", "n", "p", "{.status.phase}", "Running"), "Running", 0, true, false},
-		{"JSONPathIs: no answer", JSONPathIs("pod", "n", "p", "{.status.phase}", "Running"), unanswered, 1, false, true},
-		{"JSONPathMatches: no answer", JSONPathMatches("pod", "n", "p", "{.status.phase}", "."), refused, 1, false, true},
-		{"FinalizerPending: gone", FinalizerPending("job", "n", "j", "f"), notFound, 1, false, false},
-		{"FinalizerPending: no answer", FinalizerPending("job", "n", "j", "f"), refused, 1, false, true},
-		{"NoneLeft: none", NoneLeft("pods", "n", "a=b"), "No resources found in n namespace.", 0, true, false},
-		{"NoneLeft: no answer", NoneLeft("pods", "n", "a=b"), refused, 1, false, true},
-		{"RolledOut: no answer", RolledOut("n"), refused, 1, false, true},
+		{"Exists: there", Exists("namespace", "", "a"), full, true, false},
+		{"Exists: NotFound", Exists("namespace", "", "a"), empty, false, false},
+		{"Exists: an unserved type is not there", Exists("projects.kargo.akuity.io", "", "a"), empty, false, false},
+		{"Exists: no answer", Exists("namespace", "", "a"), cluster(t, refused), false, true},
+		{"Missing: NotFound", Missing("namespace", "", "a"), empty, true, false},
+		{"Missing: there", Missing("namespace", "", "a"), full, false, false},
+		{"Missing: no answer is not missing", Missing("namespace", "", "a"), cluster(t, refused), false, true},
+		{"Missing: a timeout is not missing", Missing("job", "n", "j"), cluster(t, timeout), false, true},
+		{"JSONPathIs: equal", JSONPathIs("pod", "n", "p", "{.status.phase}", "Running"), full, true, false},
+		{"JSONPathIs: differs", JSONPathIs("pod", "n", "p", "{.status.phase}", "Pending"), full, false, false},
+		{"JSONPathIs: missing key prints nothing", JSONPathIs("pod", "n", "p", "{.status.podIP}", ""), full, true, false},
+		{"JSONPathIs: no answer", JSONPathIs("pod", "n", "p", "{.status.phase}", "Running"), cluster(t, unanswered), false, true},
+		{"JSONPathMatches: a list prints as JSON", JSONPathMatches("namespace", "", "a", "{.metadata.finalizers}", `^\["kargo.akuity.io/finalizer"\]$`), full, true, false},
+		{"JSONPathMatches: not found", JSONPathMatches("pod", "n", "q", "{.status.phase}", "."), full, false, false},
+		{"JSONPathMatches: no answer", JSONPathMatches("pod", "n", "p", "{.status.phase}", "."), cluster(t, refused), false, true},
+		{"FinalizerPending: live", FinalizerPending("job", "n", "j", "f"), full, false, false},
+		{"FinalizerPending: held", FinalizerPending("job", "n", "j", "f"), cluster(t, nil, deleting), true, false},
+		{"FinalizerPending: gone", FinalizerPending("job", "n", "j", "f"), empty, false, false},
+		{"FinalizerPending: no answer", FinalizerPending("job", "n", "j", "f"), cluster(t, refused), false, true},
+		{"NoneLeft: none", NoneLeft("pods", "n", "a=c"), full, true, false},
+		{"NoneLeft: one left", NoneLeft("pods", "n", "a=b"), full, false, false},
+		{"NoneLeft: no answer", NoneLeft("pods", "n", "a=b"), cluster(t, refused), false, true},
+		{"RolledOut: no answer", RolledOut("n"), cluster(t, refused), false, true},
 	})
+}
+
+func TestWorkloadChecks(t *testing.T) {
+	available := func(name string, have, want int64) *unstructured.Unstructured {
+		return obj("apps/v1", "Deployment", "n", name, map[string]any{
+			"spec": map[string]any{"replicas": want}, "status": map[string]any{"availableReplicas": have}})
+	}
+	slice := obj("discovery.k8s.io/v1", "EndpointSlice", "n", "s-1", map[string]any{"endpoints": []any{
+		map[string]any{"addresses": []any{"10.0.0.1"}, "conditions": map[string]any{"ready": true, "serving": true}},
+		map[string]any{"addresses": []any{"10.0.0.2"}, "conditions": map[string]any{"ready": false, "serving": true, "terminating": true}},
+	}})
+	slice.SetLabels(map[string]string{"kubernetes.io/service-name": "s"})
+	event := obj("v1", "Event", "n", "e", map[string]any{"reason": "FailedCreate", "message": `admission webhook "mpod.kb.io" denied`,
+		"involvedObject": map[string]any{"kind": "ReplicaSet", "name": "kruise-manager-1"}})
+	expect(t, []look{
+		{"RolledOut: all available", RolledOut("n"), cluster(t, nil, available("a", 1, 1), available("b", 2, 2)), true, false},
+		{"RolledOut: one short", RolledOut("n"), cluster(t, nil, available("a", 1, 1), available("b", 1, 2)), false, false},
+		{"RolledOut: none yet", RolledOut("n"), cluster(t, nil), false, false},
+		{"ReadyEndpoints: one", ReadyEndpoints("n", "s", 1), cluster(t, nil, slice), true, false},
+		{"ServingEndpoints: two", ServingEndpoints("n", "s", 2), cluster(t, nil, slice), true, false},
+		{"ServingEndpoints: no answer", ServingEndpoints("n", "s", 0), cluster(t, unanswered), false, true},
+		{"EventSeen: no answer", EventSeen("n", "ReplicaSet", "FailedCreate", "denied"), cluster(t, refused), false, true},
+	})
+	// the fake client ignores field selectors; the filter is the API server's
+	if ok, seen, err := EventSeen("n", "ReplicaSet", "FailedCreate", "mpod.kb.io")(cluster(t, nil, event)); !ok || err != nil {
+		t.Errorf("EventSeen: %v %q %v", ok, seen, err)
+	}
 }
 
 func TestDryRunsTellARejectionFromNoAnswer(t *testing.T) {
 	cm := fixture.Chart("probes", map[string]any{"configMap": map[string]any{"name": "c", "namespace": "n", "data": map[string]string{"k": "v"}}})
 	expect(t, []look{
-		{"Accepted: admitted", Accepted(cm), "configmap/c created (server dry run)", 0, true, false},
-		{"Accepted: denied", Accepted(cm), denied, 1, false, false},
-		{"Accepted: no answer is not a rejection", Accepted(cm), refused, 1, false, true},
-		{"Rejected: denied", Rejected(cm, "denied the request"), denied, 1, true, false},
-		{"Rejected: no answer is not a rejection", Rejected(cm, "denied"), unanswered, 1, false, true},
-		{"Rejected: admitted", Rejected(cm, "denied"), "configmap/c created (server dry run)", 0, false, false},
+		{"Accepted: admitted", Accepted(cm), cluster(t, nil), true, false},
+		{"Accepted: denied", Accepted(cm), cluster(t, denied), false, false},
+		{"Accepted: a webhook down under failurePolicy Fail is a rejection", Accepted(cm), cluster(t, webhookDown), false, false},
+		{"Accepted: no answer is not a rejection", Accepted(cm), cluster(t, refused), false, true},
+		{"Rejected: denied", Rejected(cm, "denied the request"), cluster(t, denied), true, false},
+		{"Rejected: webhook down", Rejected(cm, "failed calling webhook"), cluster(t, webhookDown), true, false},
+		{"Rejected: no answer is not a rejection", Rejected(cm, "denied"), cluster(t, unanswered), false, true},
+		{"Rejected: admitted", Rejected(cm, "denied"), cluster(t, nil), false, false},
 	})
 }

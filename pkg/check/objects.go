@@ -13,6 +13,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/kube"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/shell"
 )
@@ -20,15 +21,15 @@ import (
 // Exists holds when the object exists.
 func Exists(kind, namespace, name string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		out, err := lifecycle.Get(ctx, kind, namespace, name, "jsonpath={.metadata.deletionTimestamp}")
+		o, err := lifecycle.Get(ctx, kind, namespace, name)
 		if lifecycle.NotFound(err) {
 			return false, "not found", nil
 		}
 		if err != nil {
 			return false, "", assert.Unknown(err)
 		}
-		if out != "" {
-			return true, "exists, deleting since " + out, nil
+		if m := lifecycle.MetaOf(o); m.DeletionTimestamp != "" {
+			return true, "exists, deleting since " + m.DeletionTimestamp, nil
 		}
 		return true, "exists", nil
 	}
@@ -49,18 +50,16 @@ func Missing(kind, namespace, name string) assert.Check {
 // NoneLeft holds when nothing of kind in namespace matches the label selector.
 func NoneLeft(kind, namespace, selector string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		out, err := lifecycle.From(ctx).Kubectl.Run(ctx, "get", kind, "-n", namespace, "-l", selector, "-o", "name")
+		list, err := lifecycle.From(ctx).Kube.List(ctx, kind, namespace, selector)
 		if lifecycle.NotFound(err) {
 			return true, "none left (no such resource type)", nil
 		}
 		if err != nil {
 			return false, "", assert.Unknown(err)
 		}
-		var left []string // kind/name lines; "No resources found" is not one
-		for _, f := range strings.Fields(out) {
-			if strings.Contains(f, "/") {
-				left = append(left, f)
-			}
+		var left []string
+		for _, o := range list.Items {
+			left = append(left, kind+"/"+o.GetName())
 		}
 		if len(left) > 0 {
 			return false, strings.Join(left, " ") + " left", nil
@@ -69,7 +68,8 @@ func NoneLeft(kind, namespace, selector string) assert.Check {
 	}
 }
 
-// JSONPathIs holds when a kubectl jsonpath over the object prints want.
+// JSONPathIs holds when a kubectl jsonpath over the object prints want (as
+// `kubectl get -o jsonpath=` prints it: lists and maps as JSON).
 func JSONPathIs(kind, namespace, name, jsonpath, want string) assert.Check {
 	return jsonPath(kind, namespace, name, jsonpath, func(out string) bool { return out == want })
 }
@@ -84,12 +84,16 @@ func JSONPathMatches(kind, namespace, name, jsonpath, re string) assert.Check {
 // object does not, a read that failed could not tell.
 func jsonPath(kind, namespace, name, jsonpath string, ok func(string) bool) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		out, err := lifecycle.Get(ctx, kind, namespace, name, "jsonpath="+jsonpath)
+		o, err := lifecycle.Get(ctx, kind, namespace, name)
 		if lifecycle.NotFound(err) {
 			return false, lifecycle.Ref(kind, namespace, name) + " not found", nil
 		}
 		if err != nil {
 			return false, "", assert.Unknown(err)
+		}
+		out, err := kube.JSONPath(o.Object, jsonpath)
+		if err != nil {
+			return false, "", err
 		}
 		return ok(out), fmt.Sprintf("%s %s = %q", lifecycle.Ref(kind, namespace, name), jsonpath, clip(out, 300)), nil
 	}
@@ -103,7 +107,7 @@ func Accepted(files fixture.Files) assert.Check {
 		if err != nil {
 			return false, "", err
 		}
-		_, err = dryRun(ctx, manifest)
+		err = lifecycle.From(ctx).Kube.DryRunCreate(ctx, manifest)
 		if !lifecycle.Answered(err) {
 			return false, "", assert.Unknown(err)
 		}
@@ -122,7 +126,7 @@ func Rejected(files fixture.Files, substr string) assert.Check {
 		if err != nil {
 			return false, "", err
 		}
-		_, err = dryRun(ctx, manifest)
+		err = lifecycle.From(ctx).Kube.DryRunCreate(ctx, manifest)
 		if err == nil {
 			return false, "accepted", nil
 		}
@@ -134,22 +138,16 @@ func Rejected(files fixture.Files, substr string) assert.Check {
 	}
 }
 
-func dryRun(ctx context.Context, manifest string) (string, error) {
-	r := lifecycle.From(ctx)
-	return shell.Run(ctx, shell.Cmd{Name: r.Kubectl.Bin, Stdin: strings.NewReader(manifest),
-		Args: []string{"--kubeconfig", r.Kubectl.Kubeconfig, "create", "--dry-run=server", "-f", "-"}})
-}
-
 // ServiceAnswers holds when a GET through the API server's service proxy
 // (the API server's own path to in-cluster backends) returns a body holding want.
 func ServiceAnswers(namespace, service, port, path, want string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
 		url := fmt.Sprintf("/api/v1/namespaces/%s/services/%s:%s/proxy%s", namespace, service, port, path)
-		out, err := lifecycle.From(ctx).Kubectl.Run(ctx, "get", "--raw", url)
+		out, err := lifecycle.From(ctx).Kube.GetRaw(ctx, url)
 		if err != nil {
 			return false, "GET " + url + ": " + shell.LastLine(err.Error()), nil
 		}
-		return strings.Contains(out, want), "GET " + url + ": " + shell.LastLine(out), nil
+		return strings.Contains(string(out), want), "GET " + url + ": " + shell.LastLine(string(out)), nil
 	}
 }
 

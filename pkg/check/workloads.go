@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
@@ -13,20 +15,24 @@ import (
 // RolledOut holds when every Deployment in namespace is Available.
 func RolledOut(namespace string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		out, err := lifecycle.From(ctx).Kubectl.Run(ctx, "-n", namespace, "get", "deploy", "-o",
-			`jsonpath={range .items[*]}{.metadata.name}={.status.availableReplicas}/{.spec.replicas} {end}`)
+		list, err := lifecycle.From(ctx).Kube.List(ctx, "deployments.apps", namespace, "")
 		if err != nil {
 			return false, "", assert.Unknown(err)
 		}
-		ready := out != ""
-		for _, f := range strings.Fields(out) {
-			name, counts, _ := strings.Cut(f, "=")
-			have, want, _ := strings.Cut(counts, "/")
-			if have != want || name == "" {
+		ready := len(list.Items) > 0
+		var seen []string
+		for _, d := range list.Items {
+			have, _, _ := unstructured.NestedInt64(d.Object, "status", "availableReplicas")
+			want, found, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
+			if !found {
+				want = 1 // the API server's default
+			}
+			if have != want {
 				ready = false
 			}
+			seen = append(seen, fmt.Sprintf("%s=%d/%d", d.GetName(), have, want))
 		}
-		return ready, "deployments " + out, nil
+		return ready, "deployments " + strings.Join(seen, " "), nil
 	}
 }
 
@@ -34,19 +40,18 @@ func RolledOut(namespace string) assert.Check {
 // the reason and a message containing substr.
 func EventSeen(namespace, kind, reason, substr string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		out, err := lifecycle.From(ctx).Kubectl.Run(ctx, "get", "events", "-n", namespace,
-			"--field-selector", "involvedObject.kind="+kind+",reason="+reason,
-			"-o", `jsonpath={range .items[*]}{.involvedObject.name}: {.message}{"\n"}{end}`)
+		list, err := lifecycle.From(ctx).Kube.ListFields(ctx, "events", namespace, "involvedObject.kind="+kind+",reason="+reason)
 		if err != nil {
 			return false, "", assert.Unknown(fmt.Errorf("list events in %q: %w", namespace, err))
 		}
-		lines := strings.Split(strings.TrimSpace(out), "\n")
-		for _, l := range lines {
-			if strings.Contains(l, substr) {
+		for _, e := range list.Items {
+			object, _, _ := unstructured.NestedString(e.Object, "involvedObject", "name")
+			message, _, _ := unstructured.NestedString(e.Object, "message")
+			if l := object + ": " + message; strings.Contains(l, substr) {
 				return true, fmt.Sprintf("%s event %s: %s", kind, reason, clip(l, 400)), nil
 			}
 		}
-		return false, fmt.Sprintf("%d %s %s event(s) in %s, none containing %q", len(lines)-countEmpty(lines), kind, reason, namespace, substr), nil
+		return false, fmt.Sprintf("%d %s %s event(s) in %s, none containing %q", len(list.Items), kind, reason, namespace, substr), nil
 	}
 }
 
@@ -66,29 +71,26 @@ func ServingEndpoints(namespace, service string, n int) assert.Check {
 // endpoints counts the Service's endpoints whose condition cond is true.
 func endpoints(namespace, service, cond string, n int) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		out, err := lifecycle.From(ctx).Kubectl.Run(ctx, "get", "endpointslices", "-n", namespace, "-l", "kubernetes.io/service-name="+service,
-			"-o", `jsonpath={range .items[*].endpoints[*]}{.conditions.`+cond+`}{" "}{.addresses[0]}{"\n"}{end}`)
+		list, err := lifecycle.From(ctx).Kube.List(ctx, "endpointslices.discovery.k8s.io", namespace, "kubernetes.io/service-name="+service)
 		if err != nil {
 			return false, "", assert.Unknown(fmt.Errorf("list endpointslices of %s/%s: %w", namespace, service, err))
 		}
 		count := 0
-		for _, l := range strings.Split(out, "\n") {
-			if strings.HasPrefix(l, "true ") {
-				count++
+		for _, slice := range list.Items {
+			eps, _, _ := unstructured.NestedSlice(slice.Object, "endpoints")
+			for _, ep := range eps {
+				if on, _, _ := unstructured.NestedBool(asMap(ep), "conditions", cond); on {
+					count++
+				}
 			}
 		}
 		return count == n, fmt.Sprintf("service %s/%s: %d %s endpoint(s)", namespace, service, count, cond), nil
 	}
 }
 
-func countEmpty(lines []string) int {
-	n := 0
-	for _, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			n++
-		}
-	}
-	return n
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 // FinalizerPending holds when the object is being deleted (it has a
@@ -102,7 +104,7 @@ func FinalizerPending(kind, namespace, name, finalizer string) assert.Check {
 		if err != nil {
 			return false, "", assert.Unknown(err)
 		}
-		ok := m.Metadata.DeletionTimestamp != "" && slices.Contains(m.Metadata.Finalizers, finalizer)
+		ok := m.DeletionTimestamp != "" && slices.Contains(m.Finalizers, finalizer)
 		return ok, lifecycle.Ref(kind, namespace, name) + " " + m.Describe(), nil
 	}
 }

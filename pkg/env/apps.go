@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 	"sigs.k8s.io/yaml"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/gitserver"
+	"github.com/gitops-conformance/suite/pkg/kube"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
@@ -98,15 +100,12 @@ func SetArgoCDConfig(data map[string]string) features.Func {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		old := map[string]*string{}
 		for k := range data {
-			out, err := r.Kubectl.Run(ctx, "-n", argocd.Namespace, "get", "configmap", "argocd-cm", "-o", "json")
+			cm, err := r.Kube.Get(ctx, "configmap", argocd.Namespace, "argocd-cm")
 			if err != nil {
 				return err
 			}
-			var cm struct{ Data map[string]string }
-			if err := json.Unmarshal([]byte(out), &cm); err != nil {
-				return err
-			}
-			if v, ok := cm.Data[k]; ok {
+			data, _, _ := unstructured.NestedStringMap(cm.Object, "data")
+			if v, ok := data[k]; ok {
 				old[k] = &v
 			} else {
 				old[k] = nil
@@ -143,7 +142,11 @@ func CountInLive(files fixture.Files, kind, name, needle string) features.Func {
 			desired += strings.Count(content, needle)
 		}
 		// .spec only: the last-applied-configuration annotation holds a copy of the desired manifest
-		live, err := r.Kubectl.Run(ctx, "get", kind, name, "-o", "jsonpath={.spec}")
+		o, err := r.Kube.Get(ctx, kind, "", name)
+		if err != nil {
+			return err
+		}
+		live, err := kube.JSONPath(o.Object, "{.spec}")
 		if err != nil {
 			return err
 		}

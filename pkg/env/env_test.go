@@ -2,6 +2,8 @@ package env
 
 import (
 	"context"
+	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,12 +11,13 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/kube"
+	"github.com/gitops-conformance/suite/pkg/kube/kubetest"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
-// cell is a cell whose kubectl is a stand-in: it records its arguments in
-// args.txt and answers with out and exit code code.
-func cell(t *testing.T, out string, code string) (context.Context, *assert.Record, string) {
+// cell is a cell on a fake API server (client) whose kubectl is a stand-in:
+// it records its arguments in args.txt and answers with out and exit code code.
+func cell(t *testing.T, client *kube.Client, out string, code string) (context.Context, *assert.Record, string) {
 	t.Helper()
 	dir := t.TempDir()
 	bin, args := filepath.Join(dir, "kubectl"), filepath.Join(dir, "args.txt")
@@ -22,14 +25,16 @@ func cell(t *testing.T, out string, code string) (context.Context, *assert.Recor
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ctx := lifecycle.WithRun(context.Background(), &lifecycle.Run{Kubectl: kube.Kubectl{Bin: bin, Kubeconfig: "kc"}})
+	ctx := lifecycle.WithRun(context.Background(), &lifecycle.Run{Kubectl: kube.Kubectl{Bin: bin, Kubeconfig: "kc"}, Kube: client})
 	ctx, rec := assert.WithRecord(ctx, false)
 	ctx, _ = lifecycle.WithCell(ctx, dir)
 	return ctx, rec, args
 }
 
 func TestRemoveFinalizerPatchesOnlyWhatItRead(t *testing.T) {
-	ctx, rec, args := cell(t, `{"metadata":{"deletionTimestamp":"2026-11-22T12:19:37Z","finalizers":["other","argocd.argoproj.io/hook-finalizer"]}}`, "0")
+	job := kubetest.Object("batch/v1", "Job", "kyverno", "kyverno-clean-reports", nil)
+	job.SetFinalizers([]string{"other", "argocd.argoproj.io/hook-finalizer"})
+	ctx, rec, args := cell(t, kubetest.Client(nil, job), "", "0")
 	if err := removeFinalizer(ctx, "job", "kyverno", "kyverno-clean-reports", "argocd.argoproj.io/hook-finalizer"); err != nil {
 		t.Fatal(err)
 	}
@@ -44,11 +49,11 @@ func TestRemoveFinalizerPatchesOnlyWhatItRead(t *testing.T) {
 }
 
 func TestRemoveFinalizerTellsGoneFromNoAnswer(t *testing.T) {
-	ctx, rec, _ := cell(t, `Error from server (NotFound): jobs.batch "kyverno-clean-reports" not found`, "1")
+	ctx, rec, _ := cell(t, kubetest.Client(nil), "", "0")
 	if err := removeFinalizer(ctx, "job", "kyverno", "kyverno-clean-reports", "f"); err != nil || !strings.Contains(strings.Join(rec.Observations, ""), "not found, nothing to remove") {
 		t.Fatalf("a job that is gone: err %v, observations %v", err, rec.Observations)
 	}
-	ctx, rec, _ = cell(t, `Unable to connect to the server: net/http: TLS handshake timeout`, "1")
+	ctx, rec, _ = cell(t, kubetest.Client(&url.Error{Op: "Get", URL: "https://127.0.0.1:6443", Err: errors.New("net/http: TLS handshake timeout")}), "", "0")
 	if err := removeFinalizer(ctx, "job", "kyverno", "kyverno-clean-reports", "f"); err == nil || len(rec.Observations) != 0 {
 		t.Fatalf("no answer must fail the step, not be taken for a job that is gone: err %v, observations %v", err, rec.Observations)
 	}

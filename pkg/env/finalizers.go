@@ -45,7 +45,7 @@ func removeFinalizer(ctx context.Context, kind, namespace, name, finalizer strin
 	if err != nil {
 		return err
 	}
-	i := slices.Index(m.Metadata.Finalizers, finalizer)
+	i := slices.Index(m.Finalizers, finalizer)
 	if i < 0 {
 		lifecycle.Note(ctx, "%s: %s; no %s to remove", lifecycle.Ref(kind, namespace, name), m.Describe(), finalizer)
 		return nil

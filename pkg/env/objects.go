@@ -2,6 +2,7 @@ package env
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -104,6 +105,31 @@ func Label(kind, namespace, name string, labels ...string) features.Func {
 			args = append(args, "-n", namespace)
 		}
 		_, err := lifecycle.From(ctx).Kubectl.Run(ctx, args...)
+		return err
+	})
+}
+
+// OwnedBy adds an ownerReference (controller: false) from an object to a
+// cluster-scoped owner, read live for its uid: what a controller does to
+// the objects it manages (Knative's webhook to its configurations, with their
+// Namespace as the owner). A kubectl patch, as the evidence quotes it.
+func OwnedBy(kind, namespace, name, ownerAPIVersion, ownerKind, ownerName string) features.Func {
+	what := fmt.Sprintf("%s owned by %s %s", lifecycle.Ref(kind, namespace, name), ownerKind, ownerName)
+	return assert.Step(what, func(ctx context.Context) error {
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		owner, err := r.Kube.Get(ctx, ownerKind, "", ownerName)
+		if err != nil {
+			return err
+		}
+		ref, _ := json.Marshal([]map[string]any{{"apiVersion": ownerAPIVersion, "kind": ownerKind, "name": ownerName,
+			"uid": string(owner.GetUID()), "controller": false}})
+		args := []string{"patch", kind, name, "--type=merge", "-p", `{"metadata":{"ownerReferences":` + string(ref) + `}}`}
+		if namespace != "" {
+			args = append(args, "-n", namespace)
+		}
+		c.Step("%s: kubectl %s", what, strings.Join(args, " "))
+		c.Watch(kind, namespace, name)
+		_, err = r.Kubectl.Run(ctx, args...)
 		return err
 	})
 }

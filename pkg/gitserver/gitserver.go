@@ -20,7 +20,7 @@ const Namespace = "gitops-conformance-git"
 
 // Server is a running in-cluster git server.
 type Server struct {
-	kubectl kube.Kubectl
+	client *kube.Client
 }
 
 const manifest = `apiVersion: v1
@@ -63,14 +63,14 @@ spec:
 `
 
 // Start deploys the server with image (one that has git) and waits for it.
-func Start(ctx context.Context, kubectl kube.Kubectl, image string) (*Server, error) {
+func Start(ctx context.Context, kubectl kube.Kubectl, client *kube.Client, image string) (*Server, error) {
 	if err := kubectl.Apply(ctx, fmt.Sprintf(manifest, Namespace, image)); err != nil {
 		return nil, fmt.Errorf("start git server: %w", err)
 	}
 	if _, err := kubectl.Run(ctx, "-n", Namespace, "rollout", "status", "deploy/gitserver", "--timeout=3m"); err != nil {
 		return nil, fmt.Errorf("start git server: %w", err)
 	}
-	return &Server{kubectl: kubectl}, nil
+	return &Server{client: client}, nil
 }
 
 // URL is the clone URL of a repository, as ArgoCD sees it.
@@ -104,7 +104,7 @@ func (s *Server) Push(ctx context.Context, repo, message string, files map[strin
 	if err != nil {
 		return "", fmt.Errorf("push %q: %w", repo, err)
 	}
-	out, err := s.kubectl.Exec(ctx, Namespace, "deploy/gitserver", bytes.NewReader(archive), "sh", "-c", pushScript, "push", repo, message)
+	out, err := s.client.Exec(ctx, Namespace, "gitserver", bytes.NewReader(archive), "sh", "-c", pushScript, "push", repo, message)
 	if err != nil {
 		return "", fmt.Errorf("push %q: %w", repo, err)
 	}
@@ -135,14 +135,14 @@ func tarball(files map[string]string) ([]byte, error) {
 }
 
 // Attach returns the server already running in a reused cluster.
-func Attach(kubectl kube.Kubectl) *Server { return &Server{kubectl: kubectl} }
+func Attach(client *kube.Client) *Server { return &Server{client: client} }
 
-// Reachable reports whether a workload (e.g. argocd/deploy/argocd-repo-server)
+// Reachable reports whether a Deployment (e.g. argocd-repo-server in argocd)
 // reaches the server through its Service: on a new cluster kube-proxy may not
 // have programmed the Service yet when the Deployment is Available. A refusal
 // for a repository that does not exist still proves the connection.
-func (s *Server) Reachable(ctx context.Context, namespace, workload string) (bool, string, error) {
-	out, err := s.kubectl.Run(ctx, "-n", namespace, "exec", workload, "--", "git", "ls-remote", URL("reachability-probe"))
+func (s *Server) Reachable(ctx context.Context, namespace, deployment string) (bool, string, error) {
+	out, err := s.client.Exec(ctx, namespace, deployment, nil, "git", "ls-remote", URL("reachability-probe"))
 	switch {
 	case err == nil, strings.Contains(out, "remote error"), strings.Contains(out, "not exported"):
 		return true, "reachable", nil

@@ -1,7 +1,9 @@
-// Package kube runs the pinned kubectl (built with the node image) against one
-// cluster: server-side apply of whole manifests, exec, and the reads the
-// evidence quotes. Application reads and waits use the typed ArgoCD client
-// (pkg/argocd).
+// Package kube talks to one cluster two ways. Client reads through client-go
+// (dynamic client, discovery, exec streams): every look a wait polls, in one
+// process. Kubectl runs the pinned kubectl (built with the node image) for
+// what a user would type and the evidence quotes: server-side apply of whole
+// manifests, patches, deletes, rollouts. Application reads and waits use the
+// typed ArgoCD client (pkg/argocd).
 package kube
 
 import (
@@ -44,10 +46,4 @@ func (k Kubectl) ApplyFile(ctx context.Context, path string, args ...string) err
 		return fmt.Errorf("apply %q: %w", path, err)
 	}
 	return nil
-}
-
-// Exec runs a command in a pod's first container, with stdin.
-func (k Kubectl) Exec(ctx context.Context, ns, pod string, stdin io.Reader, command ...string) (string, error) {
-	args := append([]string{"exec", "-n", ns, "-i", pod, "--"}, command...)
-	return shell.Run(ctx, k.cmd(stdin, args...))
 }

@@ -152,12 +152,12 @@ func (r *Run) startGitServer(ctx context.Context, tag string) error {
 	if r.Git != nil {
 		return nil
 	}
-	git, err := gitserver.Start(ctx, r.Kubectl, r.gitImage)
+	git, err := gitserver.Start(ctx, r.Kubectl, r.Kube, r.gitImage)
 	if err != nil {
 		return err
 	}
 	if err := assert.Eventually(ctx, "git server reachable from argocd-repo-server", assert.Intervals.Rollout, func(ctx context.Context) (bool, string, error) {
-		return git.Reachable(ctx, argocd.Namespace, "deploy/argocd-repo-server")
+		return git.Reachable(ctx, argocd.Namespace, "argocd-repo-server")
 	}); err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func (r *Run) installedArgoCD(ctx context.Context) string {
 	tag, _, _ := strings.Cut(v, "+")
 	r.Logf("argocd %s: found installed in the reused cluster", tag)
 	if _, err := r.Kubectl.Run(ctx, "get", "namespace", gitserver.Namespace); err == nil {
-		r.Git = gitserver.Attach(r.Kubectl)
+		r.Git = gitserver.Attach(r.Kube)
 	}
 	return tag
 }

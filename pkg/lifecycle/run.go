@@ -44,7 +44,8 @@ type Run struct {
 	Cluster   string // kind cluster name
 	Out       io.Writer
 	Notes     []string
-	Kubectl   kube.Kubectl
+	Kubectl   kube.Kubectl // for what a user would type and the evidence quotes
+	Kube      *kube.Client // for reads: the checks and the waits
 	REST      *rest.Config
 	Apps      *argocd.Apps
 	Git       *gitserver.Server
@@ -173,13 +174,16 @@ func CreateCluster() types.EnvFunc {
 			return ctx, fmt.Errorf("read kubeconfig: %w", err)
 		}
 		cfg.WithKubeconfigFile(r.cluster.Kubeconfig)
+		if r.Kube, err = kube.NewClient(r.REST); err != nil {
+			return ctx, err
+		}
 		if r.Apps, err = argocd.NewApps(r.REST); err != nil {
 			return ctx, err
 		}
 		if err := r.configureMirror(ctx); err != nil {
 			return ctx, err
 		}
-		r.Installer = &argocd.Installer{Kubectl: r.Kubectl, Repo: r.Repo, CacheDir: r.CacheDir, Mode: r.Mode, Catalog: r.Catalog, Out: r.Out,
+		r.Installer = &argocd.Installer{Kubectl: r.Kubectl, Kube: r.Kube, Repo: r.Repo, CacheDir: r.CacheDir, Mode: r.Mode, Catalog: r.Catalog, Out: r.Out,
 			NoDex: map[string]bool{}}
 		r.loaded = map[string]bool{}
 		if _, err := r.Kubectl.Run(ctx, "wait", "--for=condition=Ready", "node", "--all", "--timeout=3m"); err != nil {
@@ -188,7 +192,7 @@ func CreateCluster() types.EnvFunc {
 		// a new cluster's controllers start after the node is Ready: until the
 		// ServiceAccount controller runs, Pods in a new namespace are refused
 		if err := assert.Eventually(ctx, "serviceaccount default/default", assert.Intervals.Rollout, func(ctx context.Context) (bool, string, error) {
-			_, err := r.Kubectl.Run(ctx, "-n", "default", "get", "serviceaccount", "default")
+			_, err := r.Kube.Get(ctx, "serviceaccount", "default", "default")
 			if err != nil {
 				return false, "not yet", nil
 			}

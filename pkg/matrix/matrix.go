@@ -6,6 +6,7 @@ package matrix
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -43,9 +44,11 @@ type Variant struct {
 	ComponentVersions []string `json:"componentVersions,omitempty"`
 }
 
-// Mitigation reports whether the variant applies a mitigation; `bug`, the
-// one variant that runs without, is judged REPRODUCED or NOT_REPRODUCED.
-func (v Variant) Mitigation() bool { return v.Name != "bug" }
+// Mitigation reports whether the variant applies a mitigation. `bug` runs
+// without one, and `minimal` is the bug reproduced with a minimal fixture in
+// place of the third-party project: both are judged REPRODUCED or
+// NOT_REPRODUCED.
+func (v Variant) Mitigation() bool { return v.Name != "bug" && v.Name != "minimal" }
 
 // Versions are the component versions the variant runs on.
 func (v Variant) Versions() []string {
@@ -55,9 +58,13 @@ func (v Variant) Versions() []string {
 	return []string{v.ComponentVersion}
 }
 
-// Expectation says what outcome a set of cells should have; the first match
-// wins. Empty or "*" fields match anything; values may be path.Match globs or
-// comma-separated alternatives.
+// Expectation says what outcome a set of cells had when they were measured;
+// the first match wins. Variant may be empty or "*" (every variant) or
+// comma-separated names. ArgoCD and ComponentVersion name exactly the
+// releases measured, comma-separated (no globs: a release nobody ran has no
+// expectation, and its cell says so). Runs are the run ids the outcome was
+// read in (run ids start with the date). A SKIPPED expectation (a cell that
+// cannot run, e.g. offline) needs neither.
 type Expectation struct {
 	Scenario         string         `json:"scenario"`
 	Variant          string         `json:"variant,omitempty"`
@@ -65,8 +72,13 @@ type Expectation struct {
 	ComponentVersion string         `json:"componentVersion,omitempty"`
 	Offline          *bool          `json:"offline,omitempty"`
 	Expected         report.Outcome `json:"expected"`
+	Runs             []string       `json:"runs,omitempty"`
 	Why              string         `json:"why,omitempty"`
 }
+
+// runID is a run's id: its start, YYYYMMDD-HHMMSS, and a suffix when two
+// runs started in the same second.
+var runID = regexp.MustCompile(`^\d{8}-\d{6}(-\d+)?$`)
 
 // Cell is one thing to run.
 type Cell struct {
@@ -119,6 +131,9 @@ func (d *Data) checkExpectation(e Expectation) error {
 	if err != nil {
 		return err
 	}
+	if err := checkMeasured(e); err != nil {
+		return err
+	}
 	covered := 0
 	for _, v := range s.Variants {
 		if !match(e.Variant, v.Name) {
@@ -128,6 +143,9 @@ func (d *Data) checkExpectation(e Expectation) error {
 		if e.Expected == report.Skipped {
 			continue
 		}
+		if v.Versions()[0] != "" && e.ComponentVersion == "" {
+			return fmt.Errorf("variant %s runs on component versions %s: name the ones measured (componentVersion)", v.Name, strings.Join(v.Versions(), ", "))
+		}
 		bugOutcome := e.Expected == report.Reproduced || e.Expected == report.NotReproduced
 		mitigationOutcome := e.Expected == report.Mitigated || e.Expected == report.NotMitigated
 		if v.Mitigation() && !mitigationOutcome || !v.Mitigation() && !bugOutcome {
@@ -136,6 +154,31 @@ func (d *Data) checkExpectation(e Expectation) error {
 	}
 	if covered == 0 {
 		return fmt.Errorf("no variant %q (valid: %s)", e.Variant, strings.Join(s.VariantNames(), ", "))
+	}
+	return nil
+}
+
+// checkMeasured refuses an expectation that does not say where it was
+// measured: the exact ArgoCD releases and component versions, and the runs.
+func checkMeasured(e Expectation) error {
+	if e.Expected == report.Skipped {
+		return nil
+	}
+	if e.ArgoCD == "" || e.ArgoCD == "*" {
+		return fmt.Errorf("no argocd: name the releases measured (an expectation for every release is one nobody measured)")
+	}
+	for _, field := range []string{e.ArgoCD, e.ComponentVersion} {
+		if strings.ContainsAny(field, "*?[") {
+			return fmt.Errorf("%q: name the releases measured, not a pattern", field)
+		}
+	}
+	if len(e.Runs) == 0 {
+		return fmt.Errorf("no runs: name the runs (run ids) the outcome was measured in")
+	}
+	for _, id := range e.Runs {
+		if !runID.MatchString(id) {
+			return fmt.Errorf("run %q: not a run id (YYYYMMDD-HHMMSS)", id)
+		}
 	}
 	return nil
 }
@@ -288,7 +331,7 @@ func (d *Data) Expected(c Cell, offline bool) (report.Outcome, string) {
 			return e.Expected, e.Why
 		}
 	}
-	return "", "no expectation in suites/matrix.yaml"
+	return "", report.NoMeasurement + " in suites/matrix.yaml"
 }
 
 // match reports whether value matches pattern: empty or "*" match anything;

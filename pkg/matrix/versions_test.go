@@ -22,11 +22,16 @@ scenarios:
 expectations:
   - scenario: s
     variant: bug
-    componentVersion: v0.42.*
+    argocd: v2.13.3
+    componentVersion: v0.42.2
     expected: NOT_REPRODUCED
+    runs: [20261122-081801]
   - scenario: s
     variant: bug
+    argocd: v2.13.3,v2.14.11
+    componentVersion: v0.43.0
     expected: REPRODUCED
+    runs: [20261122-081801, 20261122-093900-2]
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +61,12 @@ expectations:
 	}
 	if e, _ := d.Expected(cells[1], true); e != "REPRODUCED" {
 		t.Fatalf("expected for %s = %s", cells[1].Report().ID(), e)
+	}
+	// measured nowhere: v0.42.2 on v2.14.11, and the fix on any release
+	for _, i := range []int{2, 3, 5} {
+		if e, why := d.Expected(cells[i], true); e != "" || !strings.Contains(why, "no measured expectation") {
+			t.Fatalf("expected for %s = %q (%s), want none measured", cells[i].Report().ID(), e, why)
+		}
 	}
 	if v := (Variant{ComponentVersion: "v1"}).Versions(); len(v) != 1 || v[0] != "v1" {
 		t.Fatalf("a single componentVersion: %v", v)
@@ -112,18 +123,30 @@ func TestReplayNamesTheCell(t *testing.T) {
 }
 
 func TestParseRefusesExpectationsNoVariantCanHave(t *testing.T) {
-	const head = "scenarios:\n- name: s\n  component: c\n  variants:\n  - {name: bug}\n  - {name: fix}\nexpectations:\n"
+	const head = "scenarios:\n- name: s\n  component: c\n  variants:\n  - {name: bug}\n  - {name: fix}\n  - {name: versioned, componentVersions: [v1, v2]}\nexpectations:\n"
+	const measured = "argocd: v2.14.11, runs: [20261122-081801]"
 	for _, bad := range []string{
-		"- {scenario: s, variant: nope, expected: REPRODUCED}",
-		"- {scenario: s, variant: bug, expected: MITIGATED}",
-		"- {scenario: s, variant: fix, expected: REPRODUCED}",
-		"- {scenario: s, expected: MITIGATED}", // covers bug too
+		"- {scenario: s, variant: nope, expected: REPRODUCED, " + measured + "}",
+		"- {scenario: s, variant: bug, expected: MITIGATED, " + measured + "}",
+		"- {scenario: s, variant: fix, expected: REPRODUCED, " + measured + "}",
+
+		"- {scenario: s, variant: 'bug,fix', expected: MITIGATED, " + measured + "}",                      // covers bug too
+		"- {scenario: s, variant: bug, expected: REPRODUCED, runs: [20261122-081801]}",                    // no release
+		"- {scenario: s, variant: bug, expected: REPRODUCED, argocd: 'v2.14.*', runs: [20261122-081801]}", // a pattern
+		"- {scenario: s, variant: bug, expected: REPRODUCED, argocd: v2.14.11}",                           // no run
+		"- {scenario: s, variant: bug, expected: REPRODUCED, argocd: v2.14.11, runs: [yesterday]}",        // not a run id
+		"- {scenario: s, variant: versioned, expected: MITIGATED, " + measured + "}",                      // no component version
+		"- {scenario: s, variant: versioned, componentVersion: 'v*', expected: MITIGATED, " + measured + "}",
 	} {
 		if _, err := Parse([]byte(head + bad + "\n")); err == nil {
 			t.Errorf("accepted %s", bad)
 		}
 	}
-	if _, err := Parse([]byte(head + "- {scenario: s, variant: bug, expected: NOT_REPRODUCED}\n- {scenario: s, variant: fix, expected: NOT_MITIGATED}\n- {scenario: s, expected: SKIPPED}\n")); err != nil {
+	valid := "- {scenario: s, variant: bug, expected: NOT_REPRODUCED, " + measured + "}\n" +
+		"- {scenario: s, variant: fix, expected: NOT_MITIGATED, " + measured + "}\n" +
+		"- {scenario: s, variant: versioned, componentVersion: 'v1,v2', expected: MITIGATED, " + measured + "}\n" +
+		"- {scenario: s, expected: SKIPPED}\n"
+	if _, err := Parse([]byte(head + valid)); err != nil {
 		t.Errorf("refused valid expectations: %v", err)
 	}
 }

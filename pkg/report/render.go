@@ -26,7 +26,18 @@ func (r *Report) Markdown() string {
 			mark = " **(unexpected)**"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s %s | %s%s | %s | %.0fs | %s |\n", c.Scenario, c.Variant, c.ArgoCD,
-			c.Component, c.ComponentVersion, c.Outcome, mark, c.Expected, c.Duration, mdEscape(c.Reason))
+			c.Component, c.ComponentVersion, c.Outcome, mark, c.ExpectedText(), c.Duration, mdEscape(c.Reason))
+	}
+	if cells := r.Unmeasured(); len(cells) > 0 {
+		fmt.Fprintf(&b, "\n## %d cell(s) with %s\n\n", len(cells), NoMeasurement)
+		b.WriteString("No run on a cluster has recorded what these cells should do (suites/matrix.yaml): their outcome is new, not checked against anything.")
+		if r.UnmeasuredFails {
+			b.WriteString(" This run was asked to fail on them.")
+		}
+		b.WriteString("\n\n")
+		for _, c := range cells {
+			fmt.Fprintf(&b, "- %s: %s\n", c.ID(), c.Outcome)
+		}
 	}
 	for _, c := range r.Cells {
 		if len(c.Observations) == 0 && len(c.Runs) == 0 {
@@ -176,7 +187,7 @@ func (r *Report) HTML() string {
 			look = append(look, &r.Cells[i])
 		}
 	}
-	err := htmlPage.Execute(&buf, map[string]any{"R": r, "Mode": r.mode(), "Span": r.span(), "Look": look, "Tables": r.tables()})
+	err := htmlPage.Execute(&buf, map[string]any{"R": r, "Mode": r.mode(), "Span": r.span(), "Look": look, "Unmeasured": r.Unmeasured(), "Tables": r.tables()})
 	if err != nil {
 		return "<pre>" + template.HTMLEscapeString(err.Error()) + "</pre>"
 	}
@@ -203,6 +214,7 @@ td.cell{min-width:9em;max-width:18em;overflow-wrap:anywhere}
 .mitigated{background:#dcf5e3}.not_mitigated{background:#ffe9c7}
 .skipped{background:#eeeeee;color:#555}.error{background:#f7c6f0}.flaky{background:#fff3a8}
 .unexpected{outline:3px solid #d00;outline-offset:-3px}
+.unmeasured{outline:3px dashed #777;outline-offset:-3px}
 .meta{color:#555;font-size:13px}
 .nowrap{white-space:nowrap}
 .legend span{display:inline-block;padding:.2em .6em;margin-right:.4em;border:1px solid #ccd}
@@ -210,11 +222,12 @@ td.cell{min-width:9em;max-width:18em;overflow-wrap:anywhere}
 </style></head><body>
 <h1>GitOps compatibility matrix</h1>
 <p class="meta">Run {{.R.RunID}} · Kubernetes {{.R.Kubernetes}} · {{.Mode}} · {{.Span}}{{if .R.Sources}} · runs merged: {{len .R.Sources}}{{end}}</p>
-<p class="legend"><span class="reproduced">REPRODUCED</span><span class="not_reproduced">NOT_REPRODUCED</span><span class="mitigated">MITIGATED</span><span class="not_mitigated">NOT_MITIGATED</span><span class="skipped">SKIPPED</span><span class="error">ERROR</span><span class="flaky">FLAKY</span> red outline: differs from the expectation</p>
+<p class="legend"><span class="reproduced">REPRODUCED</span><span class="not_reproduced">NOT_REPRODUCED</span><span class="mitigated">MITIGATED</span><span class="not_mitigated">NOT_MITIGATED</span><span class="skipped">SKIPPED</span><span class="error">ERROR</span><span class="flaky">FLAKY</span> red outline: differs from the expectation; dashed outline: no measured expectation</p>
 {{if .Look}}<h2>Needs a look</h2><ul class="look">{{range .Look}}<li><span class="{{lower .Outcome}}">{{.Outcome}}</span> {{.Scenario}} {{.Variant}} · {{.Component}} {{.ComponentVersion}} · ArgoCD {{.ArgoCD}}{{if .Expected}} · expected {{.Expected}}{{end}}: <span class="meta">{{.Reason}}</span></li>{{end}}</ul>{{end}}
+{{if .Unmeasured}}<h2>No measured expectation</h2><p class="meta">No run on a cluster has recorded what these cells should do: their outcome is new, not checked against anything{{if .R.UnmeasuredFails}} (this run was asked to fail on them){{end}}.</p><ul class="look">{{range .Unmeasured}}<li><span class="{{lower .Outcome}}">{{.Outcome}}</span> {{.Scenario}} {{.Variant}} · {{.Component}} {{.ComponentVersion}} · ArgoCD {{.ArgoCD}}</li>{{end}}</ul>{{end}}
 {{range .Tables}}<h2>{{.Scenario}}{{if .Upstream}}<a href="{{.Upstream}}">upstream</a>{{end}}</h2>
 <table><tr><th>variant / component</th>{{range .Versions}}<th>ArgoCD {{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td class="nowrap">{{.Variant}}<div class="meta">{{.Component}}</div></td>{{range .Cells}}{{if .}}<td class="cell {{lower .Outcome}}{{if .Unexpected}} unexpected{{end}}" title="{{.Reason}}"><div class="o">{{.Outcome}}</div><div class="meta">expected {{or .Expected "nothing yet"}} · {{printf "%.0f" .Duration}}s</div><div class="meta reason">{{.Reason}}</div>{{if .Runs}}<div class="meta">runs:{{range $i, $run := .Runs}} <a href="{{$run.Evidence}}/" title="{{$run.Outcome}}: {{$run.Reason}}">{{inc $i}}</a>{{end}}</div>{{else if .Evidence}}<div class="meta"><a href="{{.Evidence}}/">evidence</a></div>{{end}}</td>{{else}}<td></td>{{end}}{{end}}</tr>
+{{range .Rows}}<tr><td class="nowrap">{{.Variant}}<div class="meta">{{.Component}}</div></td>{{range .Cells}}{{if .}}<td class="cell {{lower .Outcome}}{{if .Unexpected}} unexpected{{end}}{{if .Unmeasured}} unmeasured{{end}}" title="{{.Reason}}"><div class="o">{{.Outcome}}</div><div class="meta">{{if .Unmeasured}}no measured expectation{{else}}expected {{.Expected}}{{end}} · {{printf "%.0f" .Duration}}s</div><div class="meta reason">{{.Reason}}</div>{{if .Runs}}<div class="meta">runs:{{range $i, $run := .Runs}} <a href="{{$run.Evidence}}/" title="{{$run.Outcome}}: {{$run.Reason}}">{{inc $i}}</a>{{end}}</div>{{else if .Evidence}}<div class="meta"><a href="{{.Evidence}}/">evidence</a></div>{{end}}</td>{{else}}<td></td>{{end}}{{end}}</tr>
 {{end}}</table>
 {{end}}
 {{if .R.Sources}}<h2>Runs merged</h2>
@@ -240,6 +253,7 @@ func (r *Report) JUnit() []byte {
 		Time      string   `xml:"time,attr"`
 		Failure   *failure `xml:"failure,omitempty"`
 		Skipped   *skipped `xml:"skipped,omitempty"`
+		SystemOut string   `xml:"system-out,omitempty"`
 	}
 	type suite struct {
 		XMLName  xml.Name   `xml:"testsuite"`
@@ -254,12 +268,15 @@ func (r *Report) JUnit() []byte {
 		tc := testcase{Name: c.Variant + " argocd " + c.ArgoCD + " " + c.Component + " " + c.ComponentVersion,
 			Classname: c.Scenario, Time: fmt.Sprintf("%.1f", c.Duration)}
 		switch {
-		case c.Unexpected || c.Outcome == Error || c.Outcome == Flaky:
-			tc.Failure = &failure{Message: fmt.Sprintf("%s, expected %s", c.Outcome, c.Expected), Text: c.Reason}
+		case c.Unexpected || c.Outcome == Error || c.Outcome == Flaky || (r.UnmeasuredFails && c.Unmeasured):
+			tc.Failure = &failure{Message: fmt.Sprintf("%s, expected %s", c.Outcome, c.ExpectedText()), Text: c.Reason}
 			s.Failures++
 		case c.Outcome == Skipped:
 			tc.Skipped = &skipped{Message: c.Reason}
 			s.Skipped++
+		}
+		if c.Unmeasured {
+			tc.SystemOut = fmt.Sprintf("%s: %s (%s)", NoMeasurement, c.Outcome, c.Reason)
 		}
 		s.Cases = append(s.Cases, tc)
 	}

@@ -26,21 +26,25 @@ const (
 
 // Cell is one scenario x variant x ArgoCD version x component version.
 type Cell struct {
-	Scenario         string   `json:"scenario"`
-	Variant          string   `json:"variant"`
-	ArgoCD           string   `json:"argocd"`
-	Component        string   `json:"component"`
-	ComponentVersion string   `json:"component_version"`
-	Outcome          Outcome  `json:"outcome"`
-	Expected         Outcome  `json:"expected"`
-	ExpectedWhy      string   `json:"expected_why,omitempty"` // the measurement the expectation rests on
-	Unexpected       bool     `json:"unexpected"`
-	Reason           string   `json:"reason"`
-	Duration         float64  `json:"duration_seconds"`
-	Evidence         string   `json:"evidence,omitempty"`
-	Upstream         string   `json:"upstream,omitempty"`
-	Runs             []Run    `json:"runs,omitempty"`
-	Observations     []string `json:"observations,omitempty"`
+	Scenario         string  `json:"scenario"`
+	Variant          string  `json:"variant"`
+	ArgoCD           string  `json:"argocd"`
+	Component        string  `json:"component"`
+	ComponentVersion string  `json:"component_version"`
+	Outcome          Outcome `json:"outcome"`
+	Expected         Outcome `json:"expected"`
+	ExpectedWhy      string  `json:"expected_why,omitempty"` // the measurement the expectation rests on
+	Unexpected       bool    `json:"unexpected"`
+	// Unmeasured: no expectation measured on a cluster covers this cell
+	// (scenario, variant, ArgoCD release, component version): its outcome is
+	// news, not a regression check.
+	Unmeasured   bool     `json:"unmeasured,omitempty"`
+	Reason       string   `json:"reason"`
+	Duration     float64  `json:"duration_seconds"`
+	Evidence     string   `json:"evidence,omitempty"`
+	Upstream     string   `json:"upstream,omitempty"`
+	Runs         []Run    `json:"runs,omitempty"`
+	Observations []string `json:"observations,omitempty"`
 }
 
 // Run is one repetition of a cell (make matrix REPEAT=N).
@@ -77,6 +81,9 @@ type Report struct {
 	// limit, a setup that failed); NotRun lists the cells it never started.
 	Stopped string `json:"stopped,omitempty"`
 	NotRun  []Cell `json:"not_run,omitempty"`
+	// UnmeasuredFails: the user asked that a cell with no measured
+	// expectation fail the run (by default it is listed, not a failure).
+	UnmeasuredFails bool `json:"unmeasured_fails,omitempty"`
 	// Sources are the runs a merged report was made from (see Merge); empty for a run.
 	Sources []Source `json:"sources,omitempty"`
 
@@ -85,18 +92,40 @@ type Report struct {
 	Dir string `json:"-"`
 }
 
+// NoMeasurement is what a report says of a cell no measured expectation covers.
+const NoMeasurement = "no measured expectation"
+
 // Failed reports whether the run was interrupted or any cell is ERROR, FLAKY
-// or differs from its expectation.
+// or differs from its expectation (or has none, when UnmeasuredFails).
 func (r *Report) Failed() bool {
 	if r.Stopped != "" {
 		return true
 	}
 	for _, c := range r.Cells {
-		if c.Unexpected || c.Outcome == Error || c.Outcome == Flaky {
+		if c.Unexpected || c.Outcome == Error || c.Outcome == Flaky || (r.UnmeasuredFails && c.Unmeasured) {
 			return true
 		}
 	}
 	return false
+}
+
+// Unmeasured lists the cells no measured expectation covers.
+func (r *Report) Unmeasured() []*Cell {
+	var cells []*Cell
+	for i := range r.Cells {
+		if r.Cells[i].Unmeasured {
+			cells = append(cells, &r.Cells[i])
+		}
+	}
+	return cells
+}
+
+// ExpectedText is the expected column: the outcome, or that none was measured.
+func (c *Cell) ExpectedText() string {
+	if c.Unmeasured {
+		return NoMeasurement
+	}
+	return string(c.Expected)
 }
 
 // Settle fills in Unexpected and folds repeated runs: a cell whose runs
@@ -122,6 +151,7 @@ func (c *Cell) Settle() {
 		}
 	}
 	c.Unexpected = c.Expected != "" && c.Outcome != c.Expected
+	c.Unmeasured = c.Expected == ""
 }
 
 func summarize(counts map[Outcome]int) string {
@@ -151,6 +181,7 @@ func (r *Report) Write(dir string) error {
 // WriteFiles writes report.json and its renderings into dir, leaving latest
 // alone: a merged report is not the latest run.
 func (r *Report) WriteFiles(dir string) error {
+	r.noteDisagreements()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}

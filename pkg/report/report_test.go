@@ -106,3 +106,23 @@ func TestWriteAllFormats(t *testing.T) {
 		t.Errorf("latest -> %q, %v", target, err)
 	}
 }
+
+func TestDisagreementsSetMinimalBesideBug(t *testing.T) {
+	r := &Report{Cells: []Cell{
+		{Scenario: "kyverno-argocd", Variant: "bug", ArgoCD: "v2.14.3", Component: "kyverno", ComponentVersion: "v1.14.0", Outcome: Reproduced},
+		{Scenario: "kyverno-argocd", Variant: "minimal", ArgoCD: "v2.14.3", Outcome: Reproduced},
+		{Scenario: "kyverno-argocd", Variant: "bug", ArgoCD: "v3.1.4", Component: "kyverno", ComponentVersion: "v1.14.0", Outcome: NotReproduced},
+		{Scenario: "kyverno-argocd", Variant: "minimal", ArgoCD: "v3.1.4", Outcome: Reproduced},
+		{Scenario: "kyverno-argocd", Variant: "minimal", ArgoCD: "v2.13.3", Outcome: Error},
+		{Scenario: "kyverno-argocd", Variant: "bug", ArgoCD: "v2.13.3", Outcome: NotReproduced},
+	}}
+	d := r.Disagreements()
+	if len(d) != 1 || !strings.Contains(d[0], "v3.1.4") || !strings.Contains(d[0], "disagree") {
+		t.Fatalf("disagreements %q, want one on v3.1.4 (an ERROR is no verdict to compare)", d)
+	}
+	r.noteDisagreements()
+	r.noteDisagreements()
+	if len(r.Notes) != 1 {
+		t.Fatalf("notes %q: each disagreement once", r.Notes)
+	}
+}

@@ -37,12 +37,15 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, ", runs merged: %d", len(r.Sources))
 	}
 	b.WriteString(".\n\n")
+	if n := len(r.Unmeasured()); n > 0 {
+		fmt.Fprintf(&b, "%d cell(s) with %s (marked _unmeasured_ below): new outcomes, not checked against anything.\n\n", n, NoMeasurement)
+	}
 
 	if len(flagged) > 0 {
 		b.WriteString("### Needs a look\n\n| scenario | variant | component | ArgoCD | outcome | expected | reason |\n|---|---|---|---|---|---|---|\n")
 		for _, c := range flagged {
 			fmt.Fprintf(&b, "| %s | %s | %s %s | %s | **%s** | %s | %s |\n", c.Scenario, c.Variant, c.Component, c.ComponentVersion,
-				c.ArgoCD, c.Outcome, c.Expected, mdEscape(shorten(c.Reason, 240)))
+				c.ArgoCD, c.Outcome, c.ExpectedText(), mdEscape(shorten(c.Reason, 240)))
 		}
 		b.WriteString("\n")
 	}
@@ -73,7 +76,8 @@ func (r *Report) Summary() string {
 	return b.String()
 }
 
-// needsLook is a cell that fails the run: unexpected, ERROR or FLAKY.
+// needsLook is a cell that fails the run whatever the policy on unmeasured
+// cells: unexpected, ERROR or FLAKY.
 func needsLook(c *Cell) bool {
 	return c.Unexpected || c.Outcome == Error || c.Outcome == Flaky
 }
@@ -98,6 +102,8 @@ func summaryCell(c *Cell) string {
 		return fmt.Sprintf("**%s** (expected %s)", c.Outcome, c.Expected)
 	case needsLook(c):
 		return "**" + string(c.Outcome) + "**"
+	case c.Unmeasured:
+		return string(c.Outcome) + " _unmeasured_"
 	}
 	return string(c.Outcome)
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -11,16 +12,33 @@ import (
 
 func TestReleases(t *testing.T) {
 	published := map[string]bool{"v2.13.3": true, "v2.13.4": true, "v2.14.0": true, "v2.14.1": true, "v2.14.2": true}
-	got, err := Releases("v2.13.3", "v2.14.2", func(tag string) bool { return published[tag] })
+	probe := func(tag string) error {
+		switch {
+		case tag == "v2.14.1":
+			return errors.New("not obtainable from the module proxy: This module version is not available")
+		case published[tag]:
+			return nil
+		}
+		return fmt.Errorf("%s: %w", tag, ErrNoRelease)
+	}
+	got, unobtainable, err := Releases("v2.13.3", "v2.14.2", probe)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"v2.13.3", "v2.13.4", "v2.14.0", "v2.14.1", "v2.14.2"}
-	if !slices.Equal(got, want) {
+	if want := []string{"v2.13.3", "v2.13.4", "v2.14.0", "v2.14.2"}; !slices.Equal(got, want) {
 		t.Fatalf("Releases = %v, want %v", got, want)
 	}
-	if _, err := Releases("v2.14.2", "v2.13.3", nil); err == nil {
+	// a release the proxy refuses exists: listed apart, never taken for "no such release"
+	if len(unobtainable) != 1 || unobtainable["v2.14.1"] == "" {
+		t.Fatalf("unobtainable = %v, want v2.14.1 with its reason", unobtainable)
+	}
+	if _, _, err := Releases("v2.14.2", "v2.13.3", nil); err == nil {
 		t.Fatal("a reversed range must be an error")
+	}
+	s := &Search{Releases: got, Runs: map[string]report.Outcome{"v2.13.3": report.NotReproduced, "v2.14.2": report.NotReproduced}, Unobtainable: unobtainable}
+	s.settle()
+	if !strings.Contains(s.Verdict, "not obtainable here, so not run: v2.14.1") {
+		t.Errorf("the verdict must name the release it could not run: %q", s.Verdict)
 	}
 }
 
@@ -41,7 +59,7 @@ func releases() []string {
 
 func TestBisectSaysWhatItDidNotRun(t *testing.T) {
 	rel := releases()
-	s, err := Find("kyverno-argocd", "bug", rel, false, func(tag string) (report.Outcome, error) { return island[tag], nil })
+	s, err := Find("kyverno-argocd", "bug", rel, false, nil, func(tag string) (report.Outcome, error) { return island[tag], nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +72,7 @@ func TestBisectSaysWhatItDidNotRun(t *testing.T) {
 }
 
 func TestSweepFindsBothFlipsAroundAnIsland(t *testing.T) {
-	s, err := Find("kyverno-argocd", "bug", releases(), true, func(tag string) (report.Outcome, error) { return island[tag], nil })
+	s, err := Find("kyverno-argocd", "bug", releases(), true, nil, func(tag string) (report.Outcome, error) { return island[tag], nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +86,7 @@ func TestBisectFindsEveryBoundaryBetweenDifferentEnds(t *testing.T) {
 	rel := []string{"v1.0.0", "v1.0.1", "v1.0.2", "v1.0.3", "v1.0.4", "v1.0.5"}
 	outcome := map[string]report.Outcome{"v1.0.0": report.NotReproduced, "v1.0.1": report.NotReproduced, "v1.0.2": report.NotReproduced,
 		"v1.0.3": report.Reproduced, "v1.0.4": report.Reproduced, "v1.0.5": report.Reproduced}
-	s, err := Find("s", "bug", rel, false, func(tag string) (report.Outcome, error) { return outcome[tag], nil })
+	s, err := Find("s", "bug", rel, false, nil, func(tag string) (report.Outcome, error) { return outcome[tag], nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +100,7 @@ func TestBisectFindsEveryBoundaryBetweenDifferentEnds(t *testing.T) {
 
 func TestAnInterruptedSearchKeepsWhatItRan(t *testing.T) {
 	rel := []string{"v2.14.2", "v2.14.3", "v2.14.4"}
-	s, err := Find("kyverno-argocd", "bug", rel, true, func(tag string) (report.Outcome, error) {
+	s, err := Find("kyverno-argocd", "bug", rel, true, nil, func(tag string) (report.Outcome, error) {
 		if tag == "v2.14.3" {
 			return "", errors.New("interrupted by interrupt")
 		}
@@ -91,5 +109,62 @@ func TestAnInterruptedSearchKeepsWhatItRan(t *testing.T) {
 	if err == nil || s.Runs["v2.14.2"] != report.NotReproduced || len(s.NotRun) != 2 ||
 		!strings.HasPrefix(s.Verdict, "incomplete (") || !strings.Contains(s.Verdict, "not run: v2.14.3 v2.14.4") {
 		t.Fatalf("err %v, search %+v", err, s)
+	}
+}
+
+// ArgoCD v2.14.2..v2.14.11 grouped by the gitops-engine their go.mod pins
+// (read from the module proxy on 2026-11-22).
+var engine = map[string]string{"v2.14.2": "c19f8cfa4d27", "v2.14.3": "65db274b8d73",
+	"v2.14.4": "43fce7ce19f1", "v2.14.5": "43fce7ce19f1", "v2.14.6": "43fce7ce19f1",
+	"v2.14.7": "0fa7514ea01d", "v2.14.8": "0fa7514ea01d",
+	"v2.14.9": "6d3cf122b03f", "v2.14.10": "6d3cf122b03f", "v2.14.11": "6d3cf122b03f"}
+
+func TestGroupedBisectFindsBothFlipsAroundTheIsland(t *testing.T) {
+	var ran []string
+	g := &Grouping{By: "gitops-engine pin", Key: func(tag string) (string, error) { return engine[tag], nil }}
+	s, err := Find("kyverno-argocd", "bug", releases(), false, g, func(tag string) (report.Outcome, error) {
+		ran = append(ran, tag)
+		return island[tag], nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"v2.14.2", "v2.14.3", "v2.14.4", "v2.14.7", "v2.14.9", "v2.14.11"}; !slices.Equal(ran, want) {
+		t.Errorf("ran %v, want the ends and the first release of each group %v", ran, want)
+	}
+	if len(s.Changes) != 2 || s.Changes[0].First != "v2.14.3" || s.Changes[1].First != "v2.14.4" {
+		t.Fatalf("changes %v, want REPRODUCED from v2.14.3 and NOT_REPRODUCED from v2.14.4", s.Changes)
+	}
+	if !strings.Contains(s.Verdict, "not a measurement") || !strings.Contains(s.Verdict, "v2.14.5 v2.14.6 v2.14.8 v2.14.10") {
+		t.Errorf("the verdict must say which releases the grouping stood in for: %q", s.Verdict)
+	}
+}
+
+func TestGroupingThatFailsFallsBackToTheEnds(t *testing.T) {
+	g := &Grouping{By: "pin", Key: func(string) (string, error) { return "", errors.New("proxy down") }}
+	s, err := Find("kyverno-argocd", "bug", releases(), false, g, func(tag string) (report.Outcome, error) { return island[tag], nil })
+	if err == nil || !strings.Contains(s.Verdict, "incomplete") {
+		t.Fatalf("a grouping that could not be read must leave the search incomplete, not quietly ungrouped: %v %q", err, s.Verdict)
+	}
+}
+
+// A grouped search that stopped early stands in for no group it did not run.
+func TestGroupedBisectThatStoppedSaysWhatItDidNotCover(t *testing.T) {
+	g := &Grouping{By: "gitops-engine pin", Key: func(tag string) (string, error) { return engine[tag], nil }}
+	s, err := Find("kyverno-argocd", "bug", releases(), false, g, func(tag string) (report.Outcome, error) {
+		if tag == "v2.14.3" {
+			return "", errors.New("ERROR: cleanup timed out")
+		}
+		return island[tag], nil
+	})
+	if err == nil || !strings.Contains(s.Verdict, "incomplete") {
+		t.Fatalf("err %v, verdict %q", err, s.Verdict)
+	}
+	if strings.Contains(s.Verdict, "v2.14.3 v2.14.4") && strings.Contains(s.Verdict, "each grouped with a release that was run by") &&
+		!strings.Contains(s.Verdict, "island") {
+		t.Errorf("releases whose group was never run must not be said to be stood in for: %q", s.Verdict)
+	}
+	if !strings.Contains(s.Verdict, "not run: v2.14.3") || !strings.Contains(s.Verdict, "island") {
+		t.Errorf("the verdict must name v2.14.3 as not run, with the island risk: %q", s.Verdict)
 	}
 }

@@ -39,6 +39,9 @@ type Options struct {
 	Command  string // the command line that started the run, for the report
 	From, To string // bisect's range
 	Sweep    bool   // bisect runs every release of the range
+	// Unmeasured is what a cell no measured expectation covers does to the
+	// run's exit status: "ok" (listed, not a failure) or "fail".
+	Unmeasured string
 }
 
 // Register defines the options' flags on fs.
@@ -59,6 +62,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.From, "from", "", "bisect: first ArgoCD tag")
 	fs.StringVar(&o.To, "to", "", "bisect: last ArgoCD tag")
 	fs.BoolVar(&o.Sweep, "sweep", false, "bisect: run every release from..to, not only the ones a bisection needs")
+	fs.StringVar(&o.Unmeasured, "unmeasured", "ok", "a cell with no measured expectation: ok (listed in the report) or fail (fails the run)")
 }
 
 // Selection is the cells the options select.
@@ -97,6 +101,9 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 	}
 	if o.Deliver == "registry" && o.RegistryMirror != "" {
 		return nil, &BadInput{fmt.Errorf("deliver=registry is for offline builds; with REGISTRY_MIRROR=%s the images come from the mirror", o.RegistryMirror)}
+	}
+	if o.Unmeasured != "" && o.Unmeasured != "ok" && o.Unmeasured != "fail" {
+		return nil, &BadInput{fmt.Errorf("unmeasured %q: must be ok or fail", o.Unmeasured)}
 	}
 	if o.Repeat < 1 {
 		return nil, &BadInput{fmt.Errorf("repeat %d: must be 1 or more", o.Repeat)}
@@ -151,7 +158,11 @@ func ReleaseExists(ctx context.Context, cat *catalog.Catalog, tag string) error 
 			return ctx.Err()
 		}
 		msg := strings.TrimSpace(strings.TrimPrefix(shell.LastLine(err.Error()), "server response:"))
-		return fmt.Errorf("argocd version %s: no such release (%s); the default axis is %s", tag, msg, strings.Join(cat.ArgoCD.Default, ", "))
+		what := "no such release"
+		if !sources.NotPublished(err) {
+			what = "not obtainable from the module proxy"
+		}
+		return fmt.Errorf("argocd version %s: %s (%s); the default axis is %s", tag, what, msg, strings.Join(cat.ArgoCD.Default, ", "))
 	}
 	return nil
 }

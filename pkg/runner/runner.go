@@ -92,8 +92,9 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 		Run: &lifecycle.Run{Repo: repo, CacheDir: cache, Catalog: cat, Mode: mode, Keep: o.Keep,
 			Cluster: o.Cluster, Out: os.Stdout},
 		Data: data, Cells: cells, Repeat: o.Repeat, Dir: filepath.Join(reports, runID), Scenarios: scenarios,
-		report: &report.Report{RunID: runID, Started: time.Now().UTC(), Kubernetes: cat.Kubernetes.Version, Command: o.Command},
-		done:   map[string]bool{},
+		report: &report.Report{RunID: runID, Started: time.Now().UTC(), Kubernetes: cat.Kubernetes.Version, Command: o.Command,
+			UnmeasuredFails: o.Unmeasured == "fail"},
+		done: map[string]bool{},
 	}
 	r.Run.NeedsCluster = r.needsCluster
 	r.Run.NodeImageChoice = o.NodeImage
@@ -316,14 +317,24 @@ func Summary(rep *report.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%-22s %-28s %-9s %-16s %-16s %-16s %6s\n", "SCENARIO", "VARIANT", "ARGOCD", "COMPONENT", "OUTCOME", "EXPECTED", "TIME")
 	for _, c := range rep.Cells {
-		mark := ""
-		if c.Unexpected {
+		mark, expected := "", string(c.Expected)
+		switch {
+		case c.Unexpected:
 			mark = "  <- unexpected"
+		case c.Unmeasured:
+			expected = "unmeasured"
 		}
-		fmt.Fprintf(&b, "%-22s %-28s %-9s %-16s %-16s %-16s %5.0fs%s\n", c.Scenario, c.Variant, c.ArgoCD, c.ComponentVersion, c.Outcome, c.Expected, c.Duration, mark)
+		fmt.Fprintf(&b, "%-22s %-28s %-9s %-16s %-16s %-16s %5.0fs%s\n", c.Scenario, c.Variant, c.ArgoCD, c.ComponentVersion, c.Outcome, expected, c.Duration, mark)
 	}
 	for _, c := range rep.NotRun {
 		fmt.Fprintf(&b, "%-22s %-28s %-9s %-16s %-16s\n", c.Scenario, c.Variant, c.ArgoCD, c.ComponentVersion, "not run")
+	}
+	if n := len(rep.Unmeasured()); n > 0 {
+		policy := "listed, not a failure; UNMEASURED=fail makes them one"
+		if rep.UnmeasuredFails {
+			policy = "the run fails on them (UNMEASURED=fail)"
+		}
+		fmt.Fprintf(&b, "\n%d cell(s) with %s (%s): their outcome is new, not checked against anything\n", n, report.NoMeasurement, policy)
 	}
 	if rep.Stopped != "" {
 		fmt.Fprintf(&b, "\nthe run stopped before its end: %s\n", rep.Stopped)

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
@@ -82,6 +83,22 @@ func Document(manifest []byte, name string) (string, error) {
 	return "", fmt.Errorf("no document named %q in the manifest", name)
 }
 
+// NotPublished reports whether a failed module lookup says the version was
+// never published (the proxy's 404 or 410, an unknown revision), as opposed
+// to one the proxy refuses (403) or a lookup that got no answer.
+func NotPublished(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	for _, s := range []string{"404 Not Found", "410 Gone", "unknown revision", "invalid version"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // ModuleInfo asks the module proxy for a version's metadata only (no zip):
 // the cheap way to learn whether a release tag exists.
 func ModuleInfo(ctx context.Context, module, version string) (string, error) {
@@ -91,4 +108,49 @@ func ModuleInfo(ctx context.Context, module, version string) (string, error) {
 		return "", fmt.Errorf("look up %s@%s: %w", module, version, err)
 	}
 	return out, nil
+}
+
+// Requirement reads the version a module's go.mod at version requires of dep
+// (a replace directive wins), through the module proxy: the go.mod only,
+// no zip.
+func Requirement(ctx context.Context, module, version, dep string) (string, error) {
+	out, err := ModuleInfo(ctx, module, version)
+	if err != nil {
+		return "", err
+	}
+	var info struct{ GoMod string }
+	if err := json.Unmarshal([]byte(out), &info); err != nil || info.GoMod == "" {
+		return "", fmt.Errorf("look up %s@%s: no go.mod in the answer", module, version)
+	}
+	data, err := os.ReadFile(info.GoMod)
+	if err != nil {
+		return "", err
+	}
+	return RequiredVersion(data, dep)
+}
+
+// RequiredVersion is the version a go.mod requires of dep, or what a replace
+// directive replaces it with ("path version", or a local path).
+func RequiredVersion(gomod []byte, dep string) (string, error) {
+	required, replaced := "", ""
+	for _, line := range strings.Split(string(gomod), "\n") {
+		line = strings.TrimSpace(line)
+		line = strings.TrimPrefix(strings.TrimPrefix(line, "require "), "replace ")
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != dep {
+			continue
+		}
+		if i := slices.Index(f, "=>"); i > 0 { // dep [version] => path [version]
+			replaced = strings.Join(f[i+1:], " ")
+			continue
+		}
+		required = f[1]
+	}
+	if replaced != "" {
+		return replaced, nil
+	}
+	if required == "" {
+		return "", fmt.Errorf("go.mod does not require %s", dep)
+	}
+	return required, nil
 }

@@ -12,3 +12,24 @@ func TestDocument(t *testing.T) {
 		t.Fatal("missing document must be an error")
 	}
 }
+
+func TestRequiredVersion(t *testing.T) {
+	gomod := []byte(`module github.com/argoproj/argo-cd/v2
+
+require (
+	github.com/argoproj/gitops-engine v0.7.1-0.20250207220447-65db274b8d73
+	github.com/argoproj/pkg v0.13.7-0.20250305113207-cbc37dc61de5 // indirect
+)
+
+replace github.com/golang/protobuf => github.com/golang/protobuf v1.5.4
+`)
+	if v, err := RequiredVersion(gomod, "github.com/argoproj/gitops-engine"); err != nil || v != "v0.7.1-0.20250207220447-65db274b8d73" {
+		t.Errorf("required: %q %v", v, err)
+	}
+	if v, err := RequiredVersion(gomod, "github.com/golang/protobuf"); err != nil || v != "github.com/golang/protobuf v1.5.4" {
+		t.Errorf("replaced: %q %v", v, err)
+	}
+	if _, err := RequiredVersion(gomod, "k8s.io/api"); err == nil {
+		t.Error("a module go.mod does not require must be an error")
+	}
+}

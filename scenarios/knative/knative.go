@@ -27,7 +27,8 @@
 // Application's own deletion (they block it) and, registered first, once more
 // with the CRDs at the very end. Verdict: `bug` holds the configurations present and the
 // guarded operation rejected by the unreachable webhook; a mitigation sees the
-// configurations gone and the guarded operation admitted.
+// configurations gone and the guarded operation admitted. `minimal` does the
+// same to a small fixture without Knative (see minimalFeature).
 package knative
 
 import (
@@ -51,6 +52,9 @@ const (
 
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) features.Feature {
+	if c.Variant.Name == Minimal {
+		return minimalFeature(c)
+	}
 	v, variant := c.ComponentVersion, c.Variant.Name
 	files := Manifests(v, variant == "env-flag")
 	f := features.New(c.Report().ID()).

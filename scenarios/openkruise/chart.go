@@ -79,14 +79,15 @@ func ManagedNamespace(a *v1alpha1.Application) {
 	a.Spec.SyncPolicy.ManagedNamespaceMetadata = &v1alpha1.ManagedNamespaceMetadata{Labels: map[string]string{k: v}}
 }
 
-// Namespace is kruise-system as the user creates it beforehand.
-func Namespace(labelled bool) string {
-	m := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + namespace + "\n"
+// Namespace is kruise-system as the user creates it beforehand (the probes
+// fixture chart's namespace).
+func Namespace(labelled bool) fixture.Files {
+	ns := map[string]any{"name": namespace}
 	if labelled {
 		k, v, _ := strings.Cut(label, "=")
-		m += "  labels:\n    " + k + ": " + v + "\n"
+		ns["labels"] = map[string]string{k: v}
 	}
-	return m
+	return fixture.Chart("probes", map[string]any{"namespace": ns})
 }
 
 // NamespaceLabels are the labels the API server gives Namespace(labelled).

@@ -98,8 +98,16 @@ func TestWriteUpValuesAndApplication(t *testing.T) {
 }
 
 func TestNamespaceAndProbe(t *testing.T) {
-	if strings.Contains(Namespace(false), "labels") || !strings.Contains(Namespace(true), "control-plane: openkruise") {
-		t.Fatalf("namespace:\n%s\n%s", Namespace(false), Namespace(true))
+	plain, err := fixture.Manifest(context.Background(), Namespace(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	labelled, err := fixture.Manifest(context.Background(), Namespace(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain, "labels") || !strings.Contains(labelled, "control-plane: openkruise") || !strings.Contains(plain, "name: kruise-system") {
+		t.Fatalf("namespace:\n%s\n%s", plain, labelled)
 	}
 	var pod struct {
 		Metadata struct{ Namespace string }

@@ -5,7 +5,7 @@
 // control-plane=openkruise. The chart's pod webhook mpod.kb.io (failurePolicy
 // Fail) then selects the manager's own namespace, and its only backend is that
 // manager: the Deployment sits in ReplicaFailure.
-// Upstream: https://github.com/openkruise/kruise/issues?q=createNamespace+webhook+kruise-system
+// Upstream: openkruise/kruise#1521 "[BUG] Can't install due to webhook race condition".
 // Chart: https://github.com/openkruise/charts/tree/master/versions/kruise
 //
 // Steps: resolve the real chart (offline from OPENKRUISE_CHARTS, else the cell
@@ -66,7 +66,7 @@ func Feature(c matrix.Cell) features.Feature {
 		// and, registered first, last at the end
 		Setup(env.RemoveRendered("chart kruise "+chartVersion, rendered)).
 		Setup(env.RemoveRenderedAtEnd("chart kruise "+chartVersion, rendered)).
-		Setup(env.Apply("namespace "+namespace, Namespace(labelled))).
+		Setup(env.ApplyFiles("namespace "+namespace, Namespace(labelled))).
 		Setup(env.ComponentImages("openkruise", v)).
 		Setup(env.Watch("namespace", "", namespace)).
 		Setup(env.Watch("mutatingwebhookconfiguration", "", mutating)).

@@ -1,0 +1,64 @@
+// Package kubetest is a fake API server for unit tests of the looks and steps
+// that read through kube.Client: it holds objects and can answer every call
+// with an error instead (the API server's, or none at all).
+package kubetest
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/gitops-conformance/suite/pkg/kube"
+)
+
+// Kinds are the kinds the fake serves, as discovery would.
+var Kinds = []struct {
+	GVK        schema.GroupVersionKind
+	Namespaced bool
+}{
+	{schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, false},
+	{schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, true},
+	{schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, true},
+	{schema.GroupVersionKind{Version: "v1", Kind: "Event"}, true},
+	{schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}, true},
+	{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, true},
+	{schema.GroupVersionKind{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}, true},
+}
+
+// Client is a kube.Client over a fake API server holding objs; a non-nil
+// fail is what it answers to every call instead.
+func Client(fail error, objs ...*unstructured.Unstructured) *kube.Client {
+	mapper := meta.NewDefaultRESTMapper(nil)
+	lists := map[schema.GroupVersionResource]string{}
+	for _, k := range Kinds {
+		scope := meta.RESTScopeRoot
+		if k.Namespaced {
+			scope = meta.RESTScopeNamespace
+		}
+		mapper.Add(k.GVK, scope)
+		plural, _ := meta.UnsafeGuessKindToResource(k.GVK)
+		lists[plural] = k.GVK.Kind + "List"
+	}
+	runtimeObjs := make([]runtime.Object, 0, len(objs))
+	for _, o := range objs {
+		runtimeObjs = append(runtimeObjs, o)
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists, runtimeObjs...)
+	if fail != nil {
+		dyn.PrependReactor("*", "*", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, fail })
+	}
+	return &kube.Client{Dynamic: dyn, Mapper: mapper}
+}
+
+// Object is an object of kind with fields beside its metadata.
+func Object(apiVersion, kind, namespace, name string, fields map[string]any) *unstructured.Unstructured {
+	o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind,
+		"metadata": map[string]any{"name": name, "namespace": namespace}}}
+	for k, v := range fields {
+		o.Object[k] = v
+	}
+	return o
+}

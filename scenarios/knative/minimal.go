@@ -1,0 +1,60 @@
+package knative
+
+import (
+	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+)
+
+// Minimal is the variant that reproduces the ArgoCD side without Knative
+// (fixtures/charts/owned-webhook): a failurePolicy Fail configuration owned
+// by its Namespace, with the Deployment and Service behind it in the
+// Application.
+const Minimal = "minimal"
+
+const (
+	minimalApp    = "owned-webhook"
+	minimalNS     = "gitops-conformance-webhook"
+	minimalConfig = minimalApp + ".conformance.gitops.io"
+	guardLabel    = "conformance.gitops.io/guarded"
+)
+
+// minimalFeature: the Namespace outside the Application; push the fixture
+// (its webhook Deployment runs the cell's ArgoCD image, which is on the
+// node); sync; make the configuration owned by the Namespace (controller:
+// false), standing in for Knative's webhook; delete the Application with
+// background cascade, as the bug does. Verdict: the configuration left while
+// its Deployment and Service are gone, and a guarded ConfigMap rejected (a
+// negative control, unlabelled, admitted).
+func minimalFeature(c matrix.Cell) features.Feature {
+	configMap := func(name string, labels map[string]string) fixture.Files {
+		return fixture.Chart("probes", map[string]any{"configMap": map[string]any{
+			"name": name, "namespace": minimalNS, "labels": labels, "data": map[string]string{"probe": "true"}}})
+	}
+	guarded, unguarded := configMap("guarded", map[string]string{guardLabel: "true"}), configMap("unguarded", nil)
+	return features.New(c.Report().ID()).
+		Setup(env.DeleteAtEnd("the minimal webhook configuration", "validatingwebhookconfigurations", "app.kubernetes.io/part-of=gitops-conformance-minimal")).
+		Setup(env.ApplyFiles("namespace "+minimalNS, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": minimalNS}}))).
+		Setup(env.PushRepo(minimalApp, fixture.Chart("owned-webhook", map[string]any{
+			"name": minimalApp, "namespace": minimalNS, "image": "quay.io/argoproj/argocd:" + c.ArgoCD, "guardLabel": guardLabel}))).
+		Setup(env.CreateApp(fixture.Application(map[string]any{"name": minimalApp}))).
+		Setup(env.Sync(minimalApp)).
+		Assess("installed", assert.That("synced, webhook Deployment available", assert.Intervals.Install, assert.All(
+			check.OperationPhaseIs(minimalApp, synccommon.OperationSucceeded),
+			check.JSONPathIs("deployment", minimalNS, minimalApp, "{.status.availableReplicas}", "1")))).
+		Assess("owned by the namespace", env.OwnedBy(vwc, "", minimalConfig, "v1", "Namespace", minimalNS)).
+		Assess("ownerReferences", env.Observe("ownerReferences of "+minimalConfig, check.JSONPathMatches(vwc, "", minimalConfig, "{.metadata.ownerReferences}", "Namespace"))).
+		Assess("delete the application", env.DeleteApp(minimalApp, env.Background)).
+		Assess("webhook gone", assert.That("webhook Deployment and Service gone", assert.Intervals.Sync,
+			assert.All(check.Missing("deployment", minimalNS, minimalApp), check.Missing("service", minimalNS, minimalApp)))).
+		Assess("application gone?", env.ObserveWithin("application deleted", assert.Intervals.Hold, check.AppGone(minimalApp))).
+		Assess("negative control", assert.That("unguarded ConfigMap admitted", assert.Intervals.Sync, check.Accepted(unguarded))).
+		Assess("guarded operation rejected", assert.Symptom("configuration left and the guarded ConfigMap rejected", assert.Intervals.Hold,
+			assert.All(check.Exists(vwc, "", minimalConfig), check.Rejected(guarded, `failed calling webhook "`+minimalConfig+`"`)))).
+		Feature()
+}
