@@ -71,6 +71,9 @@ func TestTeamFixtures(t *testing.T) {
 	for _, name := range []string{"bug", "keep-namespace", "keep-namespace-on-namespace"} {
 		v := VariantOf(name)
 		objs := append(render(t, TeamNamespace(v)), render(t, Project(v))...)
+		if objs[0].Kind != "Namespace" {
+			t.Fatalf("%s: the Namespace must come first (one apply creates it, then what is in it): %s", name, objs[0].Kind)
+		}
 		var kinds []string
 		for _, o := range objs {
 			kinds = append(kinds, o.Kind)
