@@ -61,11 +61,16 @@ func Feature(c matrix.Cell) features.Feature {
 		env.TreeImages("kargo", tag, tree),
 		env.ApplyFiles("namespace "+Namespace, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": Namespace}})),
 		env.ApplySecret("the webhook server's certificate "+Namespace+"/"+webhookSecret, tls.Secret()),
+		// Kargo finalizes its controller's ServiceAccount; helm uninstall takes
+		// the management controller that would release it: after the uninstall,
+		// before the namespace goes (cleanups run in reverse order)
+		env.RemoveFinalizerAtEnd("serviceaccount", Namespace, "kargo-controller", Finalizer),
 		env.HelmInstallChartWith(OfflineRelease(), chart, OfflineValues(tag, tls)),
 		env.InjectCABundle(Namespace, tls.CABundle))
 	online := env.InOrder(
 		env.ApplyURL("cert-manager", src.CertManagerURL),
 		assert.That("cert-manager rolled out", assert.Intervals.Install, check.RolledOut("cert-manager")),
+		env.RemoveFinalizerAtEnd("serviceaccount", Namespace, "kargo-controller", Finalizer),
 		env.HelmInstall(Release(src.Chart, tag), AdminValues))
 
 	f := features.New(c.Report().ID()).
