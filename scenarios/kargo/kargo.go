@@ -56,27 +56,30 @@ func Feature(c matrix.Cell) features.Feature {
 	tree := fixture.UserTree(SourcesEnv, "kargo", tag, "charts/kargo/Chart.yaml")
 	chart := fixture.TreeDir(tree, "charts/kargo")
 	tls := WebhookTLS()
+	project := env.Object{Kind: projects, Name: Team}
+	// Kargo finalizes its controller's ServiceAccount, and helm uninstall takes
+	// the management controller that would release it with it (the uninstall
+	// then waits on it): at the end it goes first, while Kargo runs
+	releaseControllerSA := env.DeleteObjectAtEnd("serviceaccount", Namespace, "kargo-controller",
+		"Kargo's finalizer on it is released by the management controller, which helm uninstall takes with it")
 	offline := env.InOrder(
 		env.Provided("Kargo "+tag+" source tree", chart),
 		env.TreeImages("kargo", tag, tree),
 		env.ApplyFiles("namespace "+Namespace, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": Namespace}})),
 		env.ApplySecret("the webhook server's certificate "+Namespace+"/"+webhookSecret, tls.Secret()),
-		// Kargo finalizes its controller's ServiceAccount; helm uninstall takes
-		// the management controller that would release it: after the uninstall,
-		// before the namespace goes (cleanups run in reverse order)
-		env.RemoveFinalizerAtEnd("serviceaccount", Namespace, "kargo-controller", Finalizer),
 		env.HelmInstallChartWith(OfflineRelease(), chart, OfflineValues(tag, tls)),
+		releaseControllerSA,
 		env.InjectCABundle(Namespace, tls.CABundle))
 	online := env.InOrder(
 		env.ApplyURL("cert-manager", src.CertManagerURL),
 		assert.That("cert-manager rolled out", assert.Intervals.Install, check.RolledOut("cert-manager")),
-		env.RemoveFinalizerAtEnd("serviceaccount", Namespace, "kargo-controller", Finalizer),
-		env.HelmInstall(Release(src.Chart, tag), AdminValues))
+		env.HelmInstall(Release(src.Chart, tag), AdminValues),
+		releaseControllerSA)
 
 	f := features.New(c.Report().ID()).
 		Setup(env.ByMode(offline, online)).
 		Setup(env.WatchLog(Namespace, Controller)).
-		Setup(env.Timeline("team", env.Object{Kind: "namespace", Name: Team}, env.Object{Kind: projects, Name: Team},
+		Setup(env.Timeline("team", env.Object{Kind: "namespace", Name: Team}, project,
 			env.Object{Kind: "configmap", Namespace: Team, Name: "team-settings"}, env.Object{Kind: "secret", Namespace: Team, Name: "team-credentials"})).
 		Setup(env.Watch("namespace", "", Team)).
 		Setup(env.Watch(projects, "", Team)).
@@ -104,8 +107,8 @@ func Feature(c matrix.Cell) features.Feature {
 	default:
 		f = f.Assess("delete the project", env.Delete(projects, "", Team, v.DeleteArgs...))
 	}
-	deletedForeground := check.TimelineShows("team", `projects.kargo.akuity.io/`+Team+` .*deletionTimestamp=.*finalizers=\[[^\]]*foregroundDeletion`)
-	deleting := check.TimelineShows("team", `projects.kargo.akuity.io/`+Team+` .*deletionTimestamp=`)
+	deletedForeground := check.TimelineShows("team", project, `deletionTimestamp=.*finalizers=\[[^\]]*foregroundDeletion`)
+	deleting := check.TimelineShows("team", project, `deletionTimestamp=`)
 	kept := assert.All(check.Missing(projects, "", Team), check.JSONPathIs("namespace", "", Team, "{.status.phase}", "Active"),
 		check.Exists("configmap", Team, "team-settings"), check.Exists("secret", Team, "team-credentials"))
 	if c.Variant.Name == "bug" {
