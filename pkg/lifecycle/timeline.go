@@ -32,9 +32,10 @@ import (
 // orphan: how an object was deleted is read from the object itself. Secrets
 // are recorded by their metadata only.
 type timeline struct {
-	name   string
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	name     string
+	cancel   context.CancelFunc
+	watchers []*watchtools.RetryWatcher
+	wg       sync.WaitGroup
 	mu     sync.Mutex
 	lines  []string
 	errs   []string
@@ -60,7 +61,7 @@ func (r *Run) StartTimeline(ctx context.Context, c *Cell, name string, objs ...T
 	for _, o := range objs {
 		gvr, err := resourceFor(mapper, o.Kind)
 		if err != nil {
-			cancel()
+			t.stopWatchers()
 			return fmt.Errorf("timeline %s: %s: %w", name, o.Kind, err)
 		}
 		ri := client.Resource(gvr).Namespace(o.Namespace)
@@ -71,7 +72,7 @@ func (r *Run) StartTimeline(ctx context.Context, c *Cell, name string, objs ...T
 		sel := fields.OneTermEqualSelector("metadata.name", o.Name).String()
 		list, err := res.List(ctx, metav1.ListOptions{FieldSelector: sel})
 		if err != nil {
-			cancel()
+			t.stopWatchers()
 			return fmt.Errorf("timeline %s: list %s: %w", name, Ref(o.Kind, o.Namespace, o.Name), err)
 		}
 		if len(list.Items) == 0 {
@@ -86,28 +87,20 @@ func (r *Run) StartTimeline(ctx context.Context, c *Cell, name string, objs ...T
 				return res.Watch(wctx, opts)
 			}})
 		if err != nil {
-			cancel()
+			t.stopWatchers()
 			return fmt.Errorf("timeline %s: watch %s: %w", name, Ref(o.Kind, o.Namespace, o.Name), err)
 		}
+		t.watchers = append(t.watchers, w)
 		t.wg.Add(1)
 		go func(o TimelineObject) {
 			defer t.wg.Done()
-			defer w.Stop()
-			for {
-				select {
-				case <-wctx.Done():
-					return
-				case ev, ok := <-w.ResultChan():
-					if !ok {
-						return
-					}
-					if u, isObj := ev.Object.(*unstructured.Unstructured); isObj {
-						t.add(o, string(ev.Type), u)
-					} else if ev.Type == watch.Error {
-						t.mu.Lock()
-						t.errs = append(t.errs, fmt.Sprintf("%s: %v", Ref(o.Kind, o.Namespace, o.Name), ev.Object))
-						t.mu.Unlock()
-					}
+			for ev := range w.ResultChan() { // closed when the watcher stops
+				if u, isObj := ev.Object.(*unstructured.Unstructured); isObj {
+					t.add(o, string(ev.Type), u)
+				} else if ev.Type == watch.Error {
+					t.mu.Lock()
+					t.errs = append(t.errs, fmt.Sprintf("%s: %v", Ref(o.Kind, o.Namespace, o.Name), ev.Object))
+					t.mu.Unlock()
 				}
 			}
 		}(o)
@@ -184,10 +177,18 @@ func describe(u *unstructured.Unstructured) string {
 	return strings.Join(parts, " ")
 }
 
+func (t *timeline) stopWatchers() {
+	for _, w := range t.watchers {
+		w.Stop()
+	}
+	t.wg.Wait()
+	t.cancel()
+}
+
 // stop ends the timeline and writes it (events in the order they arrived).
 func (t *timeline) stop(dir string) {
-	t.cancel()
-	t.wg.Wait()
+	// the watchers first: a watch cancelled under a running watcher is logged as failed
+	t.stopWatchers()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	head := fmt.Sprintf("# timeline %s: every change the API server reported (UTC arrival time, event, object, its state)\n", t.name)
