@@ -21,9 +21,11 @@
 // kubectl's default, or --cascade=foreground), removed from Git and pruned by
 // a sync, or gone with the Application deleted with cascade (foreground). The
 // propagation used is read from the Project itself (the API server's
-// foregroundDeletion finalizer in the timeline). Verdict: `bug` sees the
-// namespace deleted; keep-namespace variants see the Project gone and the
-// namespace Active with its Secret and ConfigMap, held.
+// foregroundDeletion finalizer in the timeline). Wait until the deletion
+// settles (the namespace gone, or the Project gone and the namespace Active
+// with its contents). Verdict: `bug` sees the namespace deleted;
+// keep-namespace variants see the Project gone and the namespace Active with
+// its Secret and ConfigMap, held.
 //
 // What the releases do is the cluster's to say; the catalog's comments on
 // Kargo's history are what was read, not measured.
