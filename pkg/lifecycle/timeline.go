@@ -36,9 +36,9 @@ type timeline struct {
 	cancel   context.CancelFunc
 	watchers []*watchtools.RetryWatcher
 	wg       sync.WaitGroup
-	mu     sync.Mutex
-	lines  []string
-	errs   []string
+	mu       sync.Mutex
+	lines    []string
+	errs     []string
 }
 
 // TimelineObject is one object a timeline follows.
