@@ -12,6 +12,9 @@ export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 # openkruise-webhook offline: where the kruise chart comes from (a directory holding
 # versions/kruise/<version>/, an archive of one, or a directory of archives)
 export OPENKRUISE_CHARTS ?= $(if $(wildcard ../shared/upstream/openkruise),$(abspath ../shared/upstream/openkruise))
+# kargo-argocd offline: where Kargo's source trees come from (a directory holding
+# kargo-<tag>/ checkouts or kargo-<tag>.tar.gz archives of github.com/akuity/kargo)
+export KARGO_SOURCES ?= $(if $(wildcard ../shared/upstream/kargo),$(abspath ../shared/upstream/kargo))
 
 SCENARIO ?=
 VARIANT ?=

@@ -192,3 +192,24 @@ func ReleaseAtEnd(what, crdSelector, namespace string) features.Func {
 		return nil
 	})
 }
+
+// DeleteObjectAtEnd registers a cleanup that deletes one object and waits
+// for it to go, when the cell ends: registered after what would otherwise
+// take away its finalizer's controller (a release, an Application), it runs
+// before that goes. why is recorded.
+func DeleteObjectAtEnd(kind, namespace, name, why string) features.Func {
+	ref := lifecycle.Ref(kind, namespace, name)
+	return assert.Step("at the end, delete "+ref, func(ctx context.Context) error {
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		c.Step("at the end, delete %s (%s)", ref, why)
+		c.Defer("delete "+ref, func(ctx context.Context) error {
+			args := []string{"delete", kind, name, "--ignore-not-found", "--wait=true", "--timeout=2m"}
+			if namespace != "" {
+				args = append(args, "-n", namespace)
+			}
+			_, err := r.Kubectl.Run(ctx, args...)
+			return err
+		})
+		return nil
+	})
+}

@@ -19,6 +19,8 @@ type Cell struct {
 	Dir        string
 	cleanups   []cleanup
 	evidence   []object
+	logs       []object
+	timelines  []*timeline
 	namespaces []string
 	steps      []string
 	started    time.Time
@@ -61,6 +63,12 @@ func (c *Cell) Watch(kind, namespace, name string) {
 	}
 }
 
+// WatchLog adds a workload's log (kind/name, as kubectl logs takes it, in
+// namespace) over the cell's span to the evidence dump.
+func (c *Cell) WatchLog(namespace, workload string) {
+	c.logs = append(c.logs, object{"", namespace, workload})
+}
+
 // Step logs one step of the cell, with a timestamp, for the reproduction bundle.
 func (c *Cell) Step(format string, args ...any) {
 	c.steps = append(c.steps, time.Now().UTC().Format(time.RFC3339)+" "+fmt.Sprintf(format, args...))
@@ -96,6 +104,9 @@ func (r *Run) End(ctx context.Context, c *Cell) error {
 	}
 	r.DumpEvidence(dump, c, c.Dir)
 	cancel()
+	for _, t := range c.timelines {
+		t.stop(c.Dir)
+	}
 	_ = os.WriteFile(filepath.Join(c.Dir, "steps.txt"), []byte(strings.Join(c.steps, "\n")+"\n"), 0o644)
 	if interrupted {
 		r.Dirty = true
@@ -140,6 +151,9 @@ func (r *Run) DumpEvidence(ctx context.Context, c *Cell, dir string) {
 	since := "--since-time=" + c.started.UTC().Format(time.RFC3339)
 	write("argocd-application-controller.log", read("-n", argocd.Namespace, "logs", "statefulset/argocd-application-controller", since))
 	write("argocd-repo-server.log", read("-n", argocd.Namespace, "logs", "deploy/argocd-repo-server", since))
+	for _, l := range c.logs {
+		write(l.namespace+"-"+strings.ReplaceAll(l.name, "/", "-")+".log", read("-n", l.namespace, "logs", l.name, "--all-containers", since))
+	}
 	for _, o := range c.evidence {
 		if strings.EqualFold(o.kind, "secret") {
 			continue

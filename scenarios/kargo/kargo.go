@@ -1,65 +1,131 @@
-// Package kargo reproduces kargo-argocd: a Kargo Project adopts a pre-created
-// namespace (label kargo.akuity.io/project: "true") and deleting the Project
-// deletes the namespace with everything in it. The annotation
-// kargo.akuity.io/keep-namespace: "true" on the Project or the Namespace is
-// meant to keep it; akuity/kargo#4627 reports it failing under foreground
-// deletion, which is how ArgoCD prunes (fixed by akuity/kargo#5763).
+// Package kargo reproduces kargo-argocd: a Kargo Project adopts a namespace
+// made beforehand (label kargo.akuity.io/project: "true") and deleting the
+// Project deletes the namespace with everything in it. The annotation
+// kargo.akuity.io/keep-namespace: "true" (akuity/kargo#4229, from v1.6.0) on
+// the Project or the Namespace is meant to keep it; akuity/kargo#4627 reports
+// it failing when the Project is deleted in the foreground, which is how
+// ArgoCD prunes and cascades by default.
 // Upstream: https://github.com/akuity/kargo/issues/4202 (the request), #4229 (the annotation).
 //
-// How a Project holds its namespace changed across releases (read in Kargo's
-// history): up to v1.9.5 the adopted namespace gets an ownerReference to the
-// Project and Kargo's finalizer; from v1.9.6 and v1.10.0-rc.2 only the
-// finalizer, and Kargo deletes the namespace itself. Adoption is therefore
-// recognised by the finalizer; the ownerReferences are recorded.
+// Steps: install Kargo (offline: the image built from the Kargo source tree
+// at the cell's tag, which KARGO_SOURCES names, and the chart from the same
+// tree through the Helm SDK, with the webhook server's certificate the suite
+// makes itself and no cert-manager; online: cert-manager and the upstream
+// OCI chart); admin credentials generated per run, never recorded. Start a
+// timeline of the namespace, its Secret and ConfigMap and the Project (every
+// change, with finalizers and ownerReferences) and keep the management
+// controller's log. Create the team namespace with a Secret and a ConfigMap,
+// then the Project: by kubectl, or (argocd-* variants) in an Application's Git
+// repository, synced by ArgoCD. Wait until Kargo adopted the namespace (its
+// finalizer). Delete the Project the variant's way: kubectl delete (background,
+// kubectl's default, or --cascade=foreground), removed from Git and pruned by
+// a sync, or gone with the Application deleted with cascade (foreground). The
+// propagation used is read from the Project itself (the API server's
+// foregroundDeletion finalizer in the timeline). Wait until the deletion
+// settles (the namespace gone, or the Project gone and the namespace Active
+// with its contents). Verdict: `bug` sees the namespace deleted;
+// keep-namespace variants see the Project gone and the namespace Active with
+// its Secret and ConfigMap, held.
 //
-// Steps: install cert-manager and Kargo (OCI chart, Helm SDK, admin
-// credentials generated per run); create the team namespace with a Secret and
-// a ConfigMap, then a Project of the same name; wait until the Project owns
-// the namespace; delete the Project the variant's way (kubectl's default
-// background propagation, or foreground as ArgoCD's prune does). Verdict:
-// `bug` sees the namespace deleted; keep-namespace variants see the Project
-// gone and the namespace with its contents kept.
-//
-// Online only: Kargo's sources and images are not obtainable offline.
+// What the releases do is the cluster's to say; the catalog's comments on
+// Kargo's history are what was read, not measured.
 package kargo
 
 import (
 	"context"
 
+	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
+	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 )
 
+const projects = "projects.kargo.akuity.io"
+
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) features.Feature {
-	v := VariantOf(c.Variant.Name)
+	v, tag := VariantOf(c.Variant.Name), c.ComponentVersion
 	src, err := sources()
 	if err != nil { // the cell ends ERROR saying so; no panic at package init
 		return features.New(c.Report().ID()).Setup(assert.Step("read the catalog", func(context.Context) error { return err })).Feature()
 	}
+	tree := fixture.UserTree(SourcesEnv, "kargo", tag, "charts/kargo/Chart.yaml")
+	chart := fixture.TreeDir(tree, "charts/kargo")
+	tls := WebhookTLS()
+	project := env.Object{Kind: projects, Name: Team}
+	// Kargo finalizes its controller's ServiceAccount, and helm uninstall takes
+	// the management controller that would release it with it (the uninstall
+	// then waits on it): at the end it goes first, while Kargo runs
+	releaseControllerSA := env.DeleteObjectAtEnd("serviceaccount", Namespace, "kargo-controller",
+		"Kargo's finalizer on it is released by the management controller, which helm uninstall takes with it")
+	offline := env.InOrder(
+		env.Provided("Kargo "+tag+" source tree", chart),
+		env.TreeImages("kargo", tag, tree),
+		env.ApplyFiles("namespace "+Namespace, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": Namespace}})),
+		env.ApplySecret("the webhook server's certificate "+Namespace+"/"+webhookSecret, tls.Secret()),
+		env.HelmInstallChartWith(OfflineRelease(), chart, OfflineValues(tag, tls)),
+		releaseControllerSA,
+		env.InjectCABundle(Namespace, tls.CABundle))
+	online := env.InOrder(
+		env.ApplyURL("cert-manager", src.CertManagerURL),
+		assert.That("cert-manager rolled out", assert.Intervals.Install, check.RolledOut("cert-manager")),
+		env.HelmInstall(Release(src.Chart, tag), AdminValues),
+		releaseControllerSA)
+
 	f := features.New(c.Report().ID()).
-		Setup(env.ApplyURL("cert-manager", src.CertManagerURL)).
-		Setup(assert.That("cert-manager rolled out", assert.Intervals.Install, check.RolledOut("cert-manager"))).
-		Setup(env.HelmInstall(Release(src.Chart, c.ComponentVersion), AdminValues)).
-		Setup(env.Apply("team namespace and its contents", TeamNamespace(v.OnNamespace))).
-		Setup(env.Apply("project", Project(v.OnProject))).
-		Assess("project adopted the namespace", assert.That("namespace "+Team+" adopted (Kargo's finalizer)", assert.Intervals.Sync,
-			check.JSONPathMatches("namespace", "", Team, "{.metadata.finalizers}", Finalizer))).
-		Assess("ownerReferences", env.Observe("ownerReferences of namespace "+Team,
-			check.JSONPathMatches("namespace", "", Team, "{.metadata.ownerReferences}", "Project"))).
-		Assess("delete the project", env.Delete("projects.kargo.akuity.io", "", Team, v.DeleteArgs...))
-	if c.Variant.Name == "bug" {
-		return f.Assess("namespace deleted", assert.Occurs("namespace "+Team+" deleted", assert.Intervals.Sync,
-			check.Missing("namespace", "", Team))).Feature()
+		Setup(env.ByMode(offline, online)).
+		Setup(env.WatchLog(Namespace, Controller)).
+		Setup(env.Timeline("team", env.Object{Kind: "namespace", Name: Team}, project,
+			env.Object{Kind: "configmap", Namespace: Team, Name: "team-settings"}, env.Object{Kind: "secret", Namespace: Team, Name: "team-credentials"})).
+		Setup(env.Watch("namespace", "", Team)).
+		Setup(env.Watch(projects, "", Team)).
+		Setup(env.ApplyFiles("team namespace and its contents", TeamNamespace(v)))
+	if v.ViaArgoCD() {
+		f = f.Setup(env.PushRepo(Team, Repository(v, true))).
+			Setup(env.CreateApp(Application())).
+			Setup(env.Sync(Team)).
+			Setup(assert.That("application "+Team+" synced the project", assert.Intervals.Sync,
+				assert.All(check.OperationPhaseIs(Team, synccommon.OperationSucceeded), check.SyncStatusIs(Team, v1alpha1.SyncStatusCodeSynced))))
+	} else {
+		f = f.Setup(env.ApplyFiles("project", Project(v)))
 	}
-	return f.Assess("project gone", assert.That("project "+Team+" gone", assert.Intervals.Sync, check.Missing("projects.kargo.akuity.io", "", Team))).
-		Assess("namespace kept", assert.Resolved("namespace "+Team+" and its ConfigMap kept", assert.Intervals.Sync, assert.Intervals.Hold,
-			assert.All(check.JSONPathIs("namespace", "", Team, "{.status.phase}", "Active"), check.Exists("configmap", Team, "team-settings")))).
+	f = f.Assess("project adopted the namespace", assert.That("namespace "+Team+" adopted (Kargo's finalizer)", assert.Intervals.Sync,
+		check.JSONPathMatches("namespace", "", Team, "{.metadata.finalizers}", Finalizer))).
+		Assess("ownerReferences", env.Observe("namespace "+Team+" has an ownerReference to the Project",
+			check.JSONPathMatches("namespace", "", Team, "{.metadata.ownerReferences}", "Project"))).
+		Assess("evidence before the deletion", env.Snapshot("before-deletion"))
+	switch v.By {
+	case ByArgoCDPrune:
+		f = f.Assess("remove the project from git", env.PushRepo(Team, Repository(v, false))).
+			Assess("sync with prune", env.Sync(Team))
+	case ByArgoCDCascade:
+		f = f.Assess("delete the application", env.DeleteApp(Team, env.Foreground))
+	default:
+		f = f.Assess("delete the project", env.Delete(projects, "", Team, v.DeleteArgs...))
+	}
+	deletedForeground := check.TimelineShows("team", project, `deletionTimestamp=.*finalizers=\[[^\]]*foregroundDeletion`)
+	deleting := check.TimelineShows("team", project, `deletionTimestamp=`)
+	kept := assert.All(check.Missing(projects, "", Team), check.JSONPathIs("namespace", "", Team, "{.status.phase}", "Active"),
+		check.Exists("configmap", Team, "team-settings"), check.Exists("secret", Team, "team-credentials"))
+	// the deletion settles one way or the other before the verdict looks
+	gone := check.Missing("namespace", "", Team)
+	f = f.Assess("deletion settled", assert.That("the deletion settled: namespace "+Team+" gone, or the project gone and the namespace Active with its contents",
+		assert.Intervals.Sync, assert.Any(gone, kept)))
+	if c.Variant.Name == "bug" {
+		f = f.Assess("namespace deleted", assert.Occurs("namespace "+Team+" deleted", assert.Intervals.HoldShort, gone))
+	} else {
+		f = f.Assess("namespace kept", assert.Resolved("project "+Team+" gone, namespace "+Team+" Active with its ConfigMap and Secret",
+			assert.Intervals.HoldShort, assert.Intervals.Hold, kept))
+	}
+	return f.Assess("deletion seen", env.Observe("the project's deletion in the timeline", deleting)).
+		Assess("propagation", env.Observe("the project was deleted in the foreground (the API server's foregroundDeletion finalizer on it)", deletedForeground)).
+		Assess("project gone", env.Observe("project "+Team+" gone", check.Missing(projects, "", Team))).
 		Feature()
 }
 

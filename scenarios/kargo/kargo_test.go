@@ -2,6 +2,10 @@ package kargo
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,36 +13,98 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
 func TestVariants(t *testing.T) {
-	if v := VariantOf("bug"); v.OnProject || v.OnNamespace || len(v.DeleteArgs) != 0 {
+	if v := VariantOf("bug"); v.OnProject || v.OnNamespace || len(v.DeleteArgs) != 0 || v.ViaArgoCD() {
 		t.Fatalf("bug must carry no mitigation and delete the kubectl way: %+v", v)
 	}
-	if v := VariantOf("keep-namespace-argocd-prune"); !v.OnProject || !slices.Equal(v.DeleteArgs, []string{"--cascade=foreground"}) {
-		t.Fatalf("argocd-prune must delete in the foreground: %+v", v)
+	if v := VariantOf("keep-namespace"); !v.OnProject || v.OnNamespace || len(v.DeleteArgs) != 0 || v.ViaArgoCD() {
+		t.Fatalf("keep-namespace: %+v", v)
+	}
+	if v := VariantOf("keep-namespace-foreground"); !v.OnProject || !slices.Equal(v.DeleteArgs, []string{"--cascade=foreground"}) {
+		t.Fatalf("foreground must delete in the foreground: %+v", v)
 	}
 	if v := VariantOf("keep-namespace-on-namespace"); v.OnProject || !v.OnNamespace {
 		t.Fatalf("on-namespace: %+v", v)
 	}
-}
-
-func TestManifests(t *testing.T) {
-	for _, keep := range []bool{false, true} {
-		for _, doc := range append(strings.Split(TeamNamespace(keep), "---\n"), Project(keep)) {
-			var obj map[string]any
-			if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
-				t.Fatalf("invalid YAML (keep=%v): %v\n%s", keep, err, doc)
-			}
-			meta := obj["metadata"].(map[string]any)
-			_, annotated := meta["annotations"]
-			if (obj["kind"] == "Namespace" || obj["kind"] == "Project") && annotated != keep {
-				t.Fatalf("%s annotated=%v, want %v", obj["kind"], annotated, keep)
-			}
+	for name, by := range map[string]string{"keep-namespace-argocd-prune": ByArgoCDPrune, "keep-namespace-argocd-cascade": ByArgoCDCascade} {
+		if v := VariantOf(name); !v.OnProject || v.By != by || !v.ViaArgoCD() || len(v.DeleteArgs) != 0 {
+			t.Fatalf("%s: %+v", name, v)
 		}
 	}
-	if !strings.Contains(TeamNamespace(false), `kargo.akuity.io/project: "true"`) {
-		t.Fatal("the namespace must carry the adoption label")
+}
+
+type meta struct {
+	Kind     string
+	Metadata struct {
+		Name, Namespace string
+		Labels          map[string]string
+		Annotations     map[string]string
+	}
+}
+
+func render(t *testing.T, files fixture.Files) []meta {
+	t.Helper()
+	m, err := fixture.Manifest(context.Background(), files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []meta
+	for _, doc := range strings.Split(m, "\n---\n") {
+		if strings.TrimSpace(strings.TrimPrefix(doc, "---")) == "" {
+			continue
+		}
+		var o meta
+		if err := yaml.Unmarshal([]byte(strings.TrimPrefix(doc, "---\n")), &o); err != nil {
+			t.Fatalf("invalid YAML: %v\n%s", err, doc)
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func TestTeamFixtures(t *testing.T) {
+	for _, name := range []string{"bug", "keep-namespace", "keep-namespace-on-namespace"} {
+		v := VariantOf(name)
+		objs := append(render(t, TeamNamespace(v)), render(t, Project(v))...)
+		if objs[0].Kind != "Namespace" {
+			t.Fatalf("%s: the Namespace must come first (one apply creates it, then what is in it): %s", name, objs[0].Kind)
+		}
+		var kinds []string
+		for _, o := range objs {
+			kinds = append(kinds, o.Kind)
+			_, annotated := o.Metadata.Annotations["kargo.akuity.io/keep-namespace"]
+			switch o.Kind {
+			case "Namespace":
+				if o.Metadata.Name != Team || o.Metadata.Labels["kargo.akuity.io/project"] != "true" || annotated != v.OnNamespace {
+					t.Errorf("%s: namespace %+v", name, o.Metadata)
+				}
+			case "Project":
+				if o.Metadata.Name != Team || annotated != v.OnProject {
+					t.Errorf("%s: project %+v", name, o.Metadata)
+				}
+			default:
+				if o.Metadata.Namespace != Team {
+					t.Errorf("%s: %s not in %s", name, o.Kind, Team)
+				}
+			}
+		}
+		slices.Sort(kinds)
+		if !slices.Equal(kinds, []string{"ConfigMap", "Namespace", "Project", "Secret"}) {
+			t.Errorf("%s: kinds %v", name, kinds)
+		}
+	}
+	files, err := Repository(VariantOf("keep-namespace-argocd-prune"), false)(context.Background())
+	if err != nil || len(files) != 1 || files["README.md"] == "" {
+		t.Fatalf("the repository without the Project: %v %v", files, err)
+	}
+	a, err := Application().Render()
+	if err != nil || a.Name != Team || a.Spec.Destination.Namespace != "" || a.Spec.SyncPolicy != nil {
+		t.Fatalf("application: %+v %v", a, err)
 	}
 }
 
@@ -55,6 +121,57 @@ func TestAdminValuesAreFreshAndHashed(t *testing.T) {
 	}
 }
 
+func TestOfflineValuesAndCertificate(t *testing.T) {
+	tls := WebhookTLS()
+	v, err := OfflineValues("v1.11.2", tls)(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := v["image"].(map[string]any)
+	if img["repository"] != "ghcr.io/akuity/kargo" || img["tag"] != "v1.11.2" {
+		t.Fatalf("image: %v", img)
+	}
+	wt := v["webhooksServer"].(map[string]any)["tls"].(map[string]any)
+	if wt["selfSignedCert"] != false {
+		t.Fatalf("webhooks server: %v", wt)
+	}
+	if _, ok := v["api"].(map[string]any)["adminAccount"].(map[string]any)["passwordHash"]; !ok {
+		t.Fatal("admin credentials missing")
+	}
+	block, _ := pem.Decode([]byte(wt["caBundle"].(string)))
+	ca, err := x509.ParseCertificate(block.Bytes)
+	if err != nil || !ca.IsCA {
+		t.Fatalf("caBundle: %v", err)
+	}
+	files, err := tls.Secret()(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var secret struct {
+		Type     string
+		Metadata struct{ Name, Namespace string }
+		Data     map[string][]byte
+	}
+	for _, m := range files {
+		if err := yaml.Unmarshal([]byte(m), &secret); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if secret.Type != "kubernetes.io/tls" || secret.Metadata.Name != "kargo-webhooks-server-cert" || secret.Metadata.Namespace != Namespace {
+		t.Fatalf("secret: %+v", secret.Metadata)
+	}
+	block, _ = pem.Decode(secret.Data["tls.crt"])
+	leaf, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(ca)
+	if _, err := leaf.Verify(x509.VerifyOptions{DNSName: "kargo-webhooks-server.kargo.svc", Roots: pool}); err != nil {
+		t.Fatalf("the serving certificate must verify for the service against the caBundle: %v", err)
+	}
+}
+
 func TestRelease(t *testing.T) {
 	cat, err := catalog.Load()
 	if err != nil {
@@ -66,5 +183,51 @@ func TestRelease(t *testing.T) {
 	}
 	if r := Release(src.Chart, "v1.9.3"); r.Version != "1.9.3" || r.Chart != src.Chart {
 		t.Fatalf("release = %+v", r)
+	}
+}
+
+// The real chart, per release on the axis, when Kargo's sources are on this
+// machine (KARGO_SOURCES; the Makefile sets it): the offline values render
+// the image built from the tree, the suite's certificate Secret and no
+// cert-manager object.
+func TestRealChart(t *testing.T) {
+	if os.Getenv(SourcesEnv) == "" {
+		t.Skip(SourcesEnv + " is not set: it names Kargo's source trees (make unit sets it to ../shared/upstream/kargo when that exists)")
+	}
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp, _ := cat.Component("kargo")
+	repo, _ := filepath.Abs("../..")
+	cache := t.TempDir()
+	for _, tag := range comp.Versions {
+		t.Run(tag, func(t *testing.T) {
+			ctx := lifecycle.WithRun(context.Background(), &lifecycle.Run{Repo: repo, CacheDir: cache, Catalog: cat, Mode: images.Offline})
+			ctx, _ = lifecycle.WithCell(ctx, t.TempDir())
+			chart := fixture.TreeDir(fixture.UserTree(SourcesEnv, "kargo", tag, "charts/kargo/Chart.yaml"), "charts/kargo")
+			values, err := OfflineValues(tag, WebhookTLS())(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel := OfflineRelease()
+			rel.Values = values
+			f, err := fixture.HelmRender(chart, rel)(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := f["install.yaml"]
+			if !strings.Contains(m, "image: ghcr.io/akuity/kargo:"+tag) || !strings.Contains(m, "/usr/local/bin/kargo") {
+				t.Errorf("the rendered chart must run the image built from the tree")
+			}
+			for _, none := range []string{"cert-manager.io/v1", "kind: Ingress"} {
+				if strings.Contains(m, none) {
+					t.Errorf("the rendered chart holds %q", none)
+				}
+			}
+			if !strings.Contains(m, "kargo-webhooks-server-cert") {
+				t.Error("the webhooks server must mount the suite's certificate Secret")
+			}
+		})
 	}
 }

@@ -10,16 +10,33 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/helm"
 )
 
-// Team is the namespace and Project name.
+// Team is the namespace and Project name (and, in the ArgoCD variants, the
+// Application's and its repository's).
 const Team = "kargo-team-a"
 
-const keepAnnotation = "kargo.akuity.io/keep-namespace"
-
-// Finalizer is what Kargo puts on a namespace its Project adopted (every release).
+// Finalizer is what Kargo puts on a Project and on the namespace it adopted.
 const Finalizer = "kargo.akuity.io/finalizer"
+
+// SourcesEnv names, offline, where Kargo's source trees come from (see
+// fixture.UserTree): a directory holding kargo-<tag>/ checkouts or
+// kargo-<tag>.tar.gz archives of github.com/akuity/kargo. The Makefile sets
+// it to ../shared/upstream/kargo when that exists.
+const SourcesEnv = "KARGO_SOURCES"
+
+// Namespace is where Kargo is installed; webhookService serves its
+// Kubernetes webhooks with the certificate in webhookSecret.
+const (
+	Namespace      = "kargo"
+	webhookService = "kargo-webhooks-server"
+	webhookSecret  = "kargo-webhooks-server-cert"
+	// Controller is the workload that deletes a Project and its namespace
+	// (pkg/controller/management/projects).
+	Controller = "deploy/kargo-management-controller"
+)
 
 // Sources are where the online path installs from: the catalog's kargo and
 // cert-manager entries.
@@ -44,60 +61,111 @@ func SourcesOf(cat *catalog.Catalog) (Sources, error) {
 	return Sources{Chart: kargo.OnlineURL, CertManagerURL: strings.ReplaceAll(cm.OnlineURL, "{version}", cm.Versions[0])}, nil
 }
 
+// How a variant deletes the Project.
+const (
+	ByKubectl       = "kubectl"        // kubectl delete (DeleteArgs choose the propagation)
+	ByArgoCDPrune   = "argocd-prune"   // removed from the Application's Git repository, pruned by a sync
+	ByArgoCDCascade = "argocd-cascade" // the Application deleted with cascade (foreground, as `argocd app delete` does)
+)
+
 // Variant says where the annotation goes and how the Project is deleted.
 type Variant struct {
 	OnProject, OnNamespace bool
+	By                     string
 	DeleteArgs             []string
 }
+
+// ViaArgoCD tells whether the Project lives in an Application's repository.
+func (v Variant) ViaArgoCD() bool { return v.By != ByKubectl }
 
 // VariantOf maps a variant name to what it does.
 func VariantOf(name string) Variant {
 	switch name {
 	case "keep-namespace":
-		return Variant{OnProject: true}
-	case "keep-namespace-argocd-prune":
-		return Variant{OnProject: true, DeleteArgs: []string{"--cascade=foreground"}}
+		return Variant{OnProject: true, By: ByKubectl}
+	case "keep-namespace-foreground":
+		return Variant{OnProject: true, By: ByKubectl, DeleteArgs: []string{"--cascade=foreground"}}
 	case "keep-namespace-on-namespace":
-		return Variant{OnNamespace: true}
+		return Variant{OnNamespace: true, By: ByKubectl}
+	case "keep-namespace-argocd-prune":
+		return Variant{OnProject: true, By: ByArgoCDPrune}
+	case "keep-namespace-argocd-cascade":
+		return Variant{OnProject: true, By: ByArgoCDCascade}
 	}
-	return Variant{}
+	return Variant{By: ByKubectl}
 }
 
-func annotations(keep bool) string {
-	if !keep {
-		return ""
+// TeamNamespace is the pre-created namespace with what a team keeps in it
+// (fixtures/charts/kargo-team).
+func TeamNamespace(v Variant) fixture.Files {
+	return fixture.Chart("kargo-team", map[string]any{"name": Team, "namespace": true, "keepOnNamespace": v.OnNamespace})
+}
+
+// Project is the Kargo Project adopting the namespace (fixtures/charts/kargo-team).
+func Project(v Variant) fixture.Files {
+	return fixture.Chart("kargo-team", map[string]any{"name": Team, "project": true, "keepOnProject": v.OnProject})
+}
+
+// Repository is the Application's repository: the Project, or (removed from
+// Git) only a README.
+func Repository(v Variant, withProject bool) fixture.Files {
+	if !withProject {
+		return func(context.Context) (map[string]string, error) {
+			return map[string]string{"README.md": "The Project " + Team + " was removed from this repository.\n"}, nil
+		}
 	}
-	return fmt.Sprintf("\n  annotations: {%s: \"true\"}", keepAnnotation)
+	return Project(v)
 }
 
-// TeamNamespace is the pre-created namespace with what a team cares about.
-func TeamNamespace(keep bool) string {
-	return fmt.Sprintf(`apiVersion: v1
-kind: Namespace
-metadata:
-  name: %[1]s
-  labels: {kargo.akuity.io/project: "true"}%[2]s
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: team-settings, namespace: %[1]s}
-data: {owner: team-a}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: team-credentials, namespace: %[1]s}
-stringData: {token: not-a-real-credential}
-`, Team, annotations(keep))
+// Application syncs the repository holding the Project (cluster-scoped: no
+// destination namespace); syncs are manual, each a step of the cell.
+func Application() fixture.App {
+	return fixture.Application(map[string]any{"name": Team})
 }
 
-// Project is the Kargo Project adopting the namespace.
-func Project(keep bool) string {
-	return fmt.Sprintf("apiVersion: kargo.akuity.io/v1alpha1\nkind: Project\nmetadata:\n  name: %s%s\n", Team, annotations(keep))
-}
-
-// Release is the Kargo chart release.
+// Release is the online Kargo chart release (OCI, the tag's chart version).
 func Release(chart, version string) helm.Release {
-	return helm.Release{Name: "kargo", Namespace: "kargo", Chart: chart, Version: version[1:]}
+	return helm.Release{Name: "kargo", Namespace: Namespace, Chart: chart, Version: version[1:]}
+}
+
+// OfflineRelease is the chart from the tree, into the namespace made
+// beforehand (it holds the webhook certificate's Secret).
+func OfflineRelease() helm.Release {
+	return helm.Release{Name: "kargo", Namespace: Namespace, ExistingNamespace: true}
+}
+
+// WebhookTLS is the webhook server's certificate the suite makes instead of
+// cert-manager.
+func WebhookTLS() *fixture.ServingTLS {
+	return fixture.NewServingTLS(webhookService, Namespace, webhookSecret)
+}
+
+// OfflineValues are the chart values that install Kargo from its tree with
+// no cert-manager, Dex or ingress: the image built from the same tree (the
+// chart's appVersion is a placeholder), the API and external webhooks server
+// without TLS, the webhooks server with the suite's certificate (its caBundle
+// from v1.7's chart on; env.InjectCABundle sets it on older ones), CRDs
+// removed with the release.
+func OfflineValues(tag string, tls *fixture.ServingTLS) func(ctx context.Context) (map[string]any, error) {
+	return func(ctx context.Context) (map[string]any, error) {
+		ca, err := tls.CABundle(ctx)
+		if err != nil {
+			return nil, err
+		}
+		admin, err := AdminValues(ctx)
+		if err != nil {
+			return nil, err
+		}
+		v := map[string]any{
+			"image":                  map[string]any{"repository": "ghcr.io/akuity/kargo", "tag": tag, "pullPolicy": "IfNotPresent"},
+			"crds":                   map[string]any{"keep": false},
+			"api":                    map[string]any{"tls": map[string]any{"enabled": false}},
+			"externalWebhooksServer": map[string]any{"tls": map[string]any{"enabled": false}},
+			"webhooksServer":         map[string]any{"tls": map[string]any{"selfSignedCert": false, "caBundle": string(ca)}},
+		}
+		v["api"].(map[string]any)["adminAccount"] = admin["api"].(map[string]any)["adminAccount"]
+		return v, nil
+	}
 }
 
 // AdminValues generates the chart's required admin credentials for this run.

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Offline build of Kargo's image for one release, with no container registry:
+# the source is a Kargo git tree at the tag (the module proxy does not serve
+# Kargo whole: its zip lacks the nested modules api/ and
+# pkg/x/client/generated/), its dependencies come from the Go module proxy,
+# the base from Debian's mirror. Nothing of Kargo's is kept in this repository.
+#
+#   usage: build.sh TAG SOURCE_DIR   e.g. build.sh v1.11.2 /path/to/kargo-v1.11.2
+#   env:   CACHE_DIR                 default ${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance
+#          DEBIAN_SUITE              default bookworm
+#          DEBIAN_MIRROR             default http://deb.debian.org/debian
+#
+# What upstream's Dockerfile ships and this recipe rebuilds:
+#   - /usr/local/bin/kargo: ./cmd/controlplane (api, controller,
+#     management-controller, webhooks servers, garbage-collector), with the
+#     Dockerfile's ldflags. The UI is not built (no node image offline): the
+#     tree's empty pkg/server/ui (internal/server/ui before v1.7) embeds and the
+#     API serves an empty page. `go mod download` is skipped (go.mod's tool
+#     block names a dev tool the proxy cannot serve); `go build` fetches what
+#     the package needs. GOSUMDB=off; the resolved go.sum is kept by the binary.
+#   - /usr/local/bin/grpc_health_probe when the tag's chart probes with it
+#     (up to v1.6: the API Deployment's exec probes), from the module proxy at
+#     the version the tag's Dockerfile downloads.
+#   - a Debian base with what upstream's base image has: tini (the chart runs
+#     /sbin/tini -- /usr/local/bin/kargo <subcommand>), git, gpg, gpg-agent,
+#     openssh-client, ca-certificates; user kargo (1000), USER 1000:0.
+# The image is named as the chart names it: ghcr.io/akuity/kargo:TAG.
+# Progress goes to stderr; stdout carries only "IMAGES:" and the image name.
+# The image is labelled gitops-conformance.cache-key=<sha256 over the tag, a
+# digest of the source tree, the recipe files, the Go version and the Debian
+# inputs>; an image with that name and key is reused.
+set -euo pipefail
+
+usage() { echo "usage: $0 TAG SOURCE_DIR   (a Kargo release tag and a Kargo tree at that tag)" >&2; exit 2; }
+[ $# -eq 2 ] || usage
+TAG=$1 SRC=$2
+[[ $TAG =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || usage
+[ -f "$SRC/go.mod" ] && [ -d "$SRC/cmd/controlplane" ] && [ -f "$SRC/api/go.mod" ] ||
+  { echo "build.sh: $SRC is not a Kargo tree (no go.mod, cmd/controlplane or api/go.mod)" >&2; exit 1; }
+grep -q '^module github.com/akuity/kargo$' "$SRC/go.mod" || { echo "build.sh: $SRC/go.mod is not github.com/akuity/kargo" >&2; exit 1; }
+IMAGE=ghcr.io/akuity/kargo:$TAG
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance}
+DEBIAN_SUITE=${DEBIAN_SUITE:-bookworm}
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+PACKAGES=ca-certificates,git,gnupg,gpg-agent,openssh-client,tini
+LABEL_KEY=gitops-conformance.cache-key
+
+export GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0
+export DOCKER_BUILDKIT=0
+
+BIN_DIR=$CACHE_DIR/bin/kargo-$TAG
+WORK_DIR=$CACHE_DIR/work
+LOG_DIR=$CACHE_DIR/logs/kargo-$TAG
+mkdir -p "$BIN_DIR" "$WORK_DIR" "$LOG_DIR"
+
+T0=$SECONDS
+progress() { printf '[%4ss] %-24s %s\n' "$((SECONDS - T0))" "$1" "$2" >&2; }
+TMPS=()
+cleanup() {
+  local rc=$? d
+  for d in "${TMPS[@]+"${TMPS[@]}"}"; do [ -e "$d" ] && rm -rf --one-file-system "$d"; done
+  [ "$rc" -eq 0 ] || echo "build.sh $TAG: FAILED (exit $rc) after $((SECONDS - T0))s; logs in $LOG_DIR" >&2
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+run() { # run LOGNAME CMD...: output to a log, its tail on failure
+  local log=$LOG_DIR/$1.log; shift
+  if ! "$@" >"$log" 2>&1; then
+    echo "build.sh: command failed: $*" >&2; tail -n 40 "$log" >&2; return 1
+  fi
+}
+image_key() { docker image inspect -f "{{ index .Config.Labels \"$LABEL_KEY\" }}" "$1" 2>/dev/null || true; }
+
+GOVERSION=$(go env GOVERSION)
+RECIPE=$(cd "$HERE" && for f in $(ls -1 | LC_ALL=C sort); do printf '== %s\n' "$f"; cat "$f"; done | sha256sum | cut -d' ' -f1)
+# the tree's digest: every file's path and content (not where it lies, not .git)
+TREE=$(cd "$SRC" && find . -path ./.git -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+progress "source $TAG" "$SRC (tree sha256 ${TREE:0:16})"
+
+# grpc_health_probe: only where the tag's chart probes with it
+PROBE_VERSION=""
+if grep -rqs grpc_health_probe "$SRC/charts/kargo/templates"; then
+  PROBE_VERSION=$(sed -nE 's/.*GRPC_HEALTH_PROBE_VERSION=(v[0-9.]+).*/\1/p' "$SRC/Dockerfile" | head -n1)
+  [ -n "$PROBE_VERSION" ] || { echo "build.sh: the chart uses grpc_health_probe but $SRC/Dockerfile pins no GRPC_HEALTH_PROBE_VERSION" >&2; exit 1; }
+fi
+
+KEY=$(printf '%s\n' kargo "$TAG" "$TREE" "$IMAGE" "$RECIPE" "$GOVERSION" "$DEBIAN_SUITE" "$PACKAGES" "$PROBE_VERSION" | sha256sum | cut -d' ' -f1)
+if [ "$(image_key "$IMAGE")" = "$KEY" ]; then
+  progress "image kargo" "cached $IMAGE"
+  echo "IMAGES:"; echo "$IMAGE"; exit 0
+fi
+
+# ---------------------------------------------------------------- kargo binary
+VERSION_PACKAGE=github.com/akuity/kargo/pkg/x/version
+LDFLAGS="-w -s -X $VERSION_PACKAGE.version=$TAG -X $VERSION_PACKAGE.gitTreeState=clean"
+STAMP=$(printf '%s\n' "$TAG" "$TREE" "$LDFLAGS" "$GOVERSION" "$GOFLAGS" | sha256sum | cut -d' ' -f1)
+if [ -x "$BIN_DIR/kargo" ] && [ "$(cat "$BIN_DIR/kargo.stamp" 2>/dev/null)" = "$STAMP" ]; then
+  progress "binary kargo" "cached $BIN_DIR/kargo"
+else
+  rm -f "$BIN_DIR/kargo.stamp"
+  W=$(mktemp -d "$WORK_DIR/kargo-$TAG.XXXXXX"); TMPS+=("$W")
+  cp -R "$SRC/." "$W/"; chmod -R u+w "$W"
+  # the UI's embed (all:ui) needs one file; the tree keeps a .keep there
+  for ui in "$W/pkg/server/ui" "$W/internal/server/ui"; do
+    [ -d "$(dirname "$ui")" ] || continue
+    [ -n "$(ls -A "$ui" 2>/dev/null)" ] || { mkdir -p "$ui"; : >"$ui/.keep"; }
+  done
+  progress "go build" "./cmd/controlplane (cold: ~12 min on 2 busy cores)"
+  run go-build go -C "$W" build -trimpath -ldflags "$LDFLAGS" -o "$BIN_DIR/kargo.tmp" ./cmd/controlplane
+  mv -f "$BIN_DIR/kargo.tmp" "$BIN_DIR/kargo"
+  cp "$W/go.sum" "$BIN_DIR/go.sum"
+  echo "$STAMP" >"$BIN_DIR/kargo.stamp"
+  progress "binary kargo" "built $BIN_DIR/kargo ($("$BIN_DIR/kargo" version 2>/dev/null | tr '\n' ' ' | cut -c1-120))"
+fi
+
+if [ -n "$PROBE_VERSION" ]; then
+  PROBE=$CACHE_DIR/bin/grpc_health_probe-$PROBE_VERSION
+  if [ ! -x "$PROBE" ]; then
+    J=$(cd "$WORK_DIR" && go mod download -json "github.com/grpc-ecosystem/grpc-health-probe@$PROBE_VERSION") ||
+      { echo "build.sh: go mod download grpc-health-probe@$PROBE_VERSION failed" >&2; exit 1; }
+    P=$(mktemp -d "$WORK_DIR/grpc-health-probe.XXXXXX"); TMPS+=("$P")
+    cp -R "$(jq -r .Dir <<<"$J")/." "$P/"; chmod -R u+w "$P"
+    run go-build-probe go -C "$P" build -trimpath -ldflags "-s -w" -o "$PROBE.tmp" .
+    mv -f "$PROBE.tmp" "$PROBE"
+    progress "grpc_health_probe" "built $PROBE"
+  fi
+fi
+
+# ---------------------------------------------------------------- base and image
+BASE=gitops-conformance/kargo-base:$(printf '%s\n' "$DEBIAN_SUITE" minbase "$PACKAGES" | sha256sum | cut -c1-12)
+if ! docker image inspect "$BASE" >/dev/null 2>&1; then
+  R=$(mktemp -d "$WORK_DIR/rootfs-kargo.XXXXXX"); TMPS+=("$R")
+  run debootstrap debootstrap --variant=minbase --include="$PACKAGES" "$DEBIAN_SUITE" "$R/fs" "$DEBIAN_MIRROR"
+  rm -rf "$R"/fs/var/cache/apt/archives/*.deb "$R"/fs/var/lib/apt/lists/* "$R"/fs/var/log/*.log
+  run import-base bash -o pipefail -c 'tar --numeric-owner -C "$1" -cf - . | docker import - "$2"' _ "$R/fs" "$BASE"
+  progress "rootfs kargo" "built $BASE"
+fi
+C=$(mktemp -d "$WORK_DIR/ctx-kargo.XXXXXX"); TMPS+=("$C")
+mkdir -p "$C/bin"
+cp "$BIN_DIR/kargo" "$C/bin/kargo"
+[ -z "$PROBE_VERSION" ] || cp "$PROBE" "$C/bin/grpc_health_probe"
+cp "$HERE/kargo.Dockerfile" "$C/Dockerfile"
+OLD=$(docker image inspect -f '{{.Id}}' "$IMAGE" 2>/dev/null || true)
+run docker-build docker build --force-rm --build-arg BASE_IMAGE="$BASE" --label "$LABEL_KEY=$KEY" \
+  --label gitops-conformance.kargo-tag="$TAG" --label gitops-conformance.kargo-tree="$TREE" -t "$IMAGE" "$C"
+if [ -n "$OLD" ] && [ "$OLD" != "$(docker image inspect -f '{{.Id}}' "$IMAGE")" ]; then
+  docker rmi "$OLD" >/dev/null 2>&1 || true # superseded by this build; kept if still in use
+fi
+progress "image kargo" "built $IMAGE"
+echo "build.sh $TAG: done in $((SECONDS - T0))s" >&2
+echo "IMAGES:"
+echo "$IMAGE"

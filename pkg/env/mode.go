@@ -1,0 +1,25 @@
+package env
+
+import (
+	"context"
+	"testing"
+
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+)
+
+// ByMode runs offline or online, whichever the run's mode is: for a
+// component installed from different sources in the two modes (a tree the
+// user provides offline, the upstream chart and images online).
+func ByMode(offline, online features.Func) features.Func {
+	return func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+		t.Helper()
+		if lifecycle.From(ctx).Mode == images.Offline {
+			return offline(ctx, t, cfg)
+		}
+		return online(ctx, t, cfg)
+	}
+}
