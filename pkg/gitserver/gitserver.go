@@ -10,10 +10,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gitops-conformance/suite/pkg/kube"
 	"github.com/gitops-conformance/suite/pkg/shell"
 )
+
+// probeTimeout bounds one reachability probe.
+const probeTimeout = 10 * time.Second
 
 // Namespace is where the server runs.
 const Namespace = "gitops-conformance-git"
@@ -142,7 +146,14 @@ func Attach(client *kube.Client) *Server { return &Server{client: client} }
 // have programmed the Service yet when the Deployment is Available. A refusal
 // for a repository that does not exist still proves the connection.
 func (s *Server) Reachable(ctx context.Context, namespace, deployment string) (bool, string, error) {
-	out, err := s.client.Exec(ctx, namespace, deployment, nil, "git", "ls-remote", URL("reachability-probe"))
+	// git:// has no connect timeout: a first probe sent before kube-proxy
+	// programmed the Service can hang for minutes (seen once in CI). Each probe
+	// is bounded, inside the container (timeout) and here (the exec stream),
+	// so the next poll tries again.
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout+5*time.Second)
+	defer cancel()
+	out, err := s.client.Exec(ctx, namespace, deployment, nil,
+		"timeout", fmt.Sprint(probeTimeout.Seconds()), "git", "ls-remote", URL("reachability-probe"))
 	switch {
 	case err == nil, strings.Contains(out, "remote error"), strings.Contains(out, "not exported"):
 		return true, "reachable", nil
