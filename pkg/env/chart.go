@@ -49,27 +49,37 @@ func Provided(what string, files fixture.Files) features.Func {
 // values are recorded: they are the user's, not credentials.
 func HelmInstallChart(rel helm.Release, chart fixture.Files) features.Func {
 	return assert.Step("helm install "+rel.Namespace+"/"+rel.Name, func(ctx context.Context) error {
-		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
-		f, err := chart(ctx)
-		if err != nil {
-			return err
-		}
-		dir, err := fixture.WriteChart(r, rel.Name, f)
-		if err != nil {
-			return err
-		}
-		rel.Chart = dir
-		if rel.Timeout == 0 {
-			rel.Timeout = assert.Intervals.Install
-		}
-		values, _ := json.Marshal(rel.Values)
-		c.Defer("helm uninstall "+rel.Name, func(context.Context) error {
-			defer os.RemoveAll(dir)
-			return helm.UninstallRelease(r.Kubectl.Kubeconfig, rel, io.Discard)
+		return installChart(ctx, rel, chart, func(rel helm.Release) {
+			values, _ := json.Marshal(rel.Values)
+			lifecycle.Note(ctx, "helm install %s into %s (Helm SDK; wait %v, --create-namespace %v), values %s", rel.Name, rel.Namespace, !rel.NoWait, !rel.ExistingNamespace, values)
 		})
-		lifecycle.Note(ctx, "helm install %s into %s (Helm SDK; wait %v, --create-namespace %v), values %s", rel.Name, rel.Namespace, !rel.NoWait, !rel.ExistingNamespace, values)
-		return helm.Install(ctx, r.Kubectl.Kubeconfig, rel, r.Out)
 	})
+}
+
+// installChart writes a chart's files to disk and installs them as rel
+// through the Helm SDK (default timeout assert.Intervals.Install); the cell
+// uninstalls it and removes the files at its end. note records the install
+// the caller's way before it starts.
+func installChart(ctx context.Context, rel helm.Release, chart fixture.Files, note func(helm.Release)) error {
+	r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+	f, err := chart(ctx)
+	if err != nil {
+		return err
+	}
+	dir, err := fixture.WriteChart(r, rel.Name, f)
+	if err != nil {
+		return err
+	}
+	rel.Chart = dir
+	if rel.Timeout == 0 {
+		rel.Timeout = assert.Intervals.Install
+	}
+	c.Defer("helm uninstall "+rel.Name, func(context.Context) error {
+		defer os.RemoveAll(dir)
+		return helm.UninstallRelease(r.Kubectl.Kubeconfig, rel, io.Discard)
+	})
+	note(rel)
+	return helm.Install(ctx, r.Kubectl.Kubeconfig, rel, r.Out)
 }
 
 // UpdateApp changes an existing Application's spec the way a user edits it

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -51,31 +49,15 @@ func TreeImages(component, version string, tree fixture.Tree) features.Func {
 // recorded, never the values (they hold credentials).
 func HelmInstallChartWith(rel helm.Release, chart fixture.Files, values Values) features.Func {
 	return assert.Step("helm install "+rel.Namespace+"/"+rel.Name, func(ctx context.Context) error {
-		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
-		f, err := chart(ctx)
-		if err != nil {
-			return err
-		}
 		v, err := values(ctx)
 		if err != nil {
 			return err
 		}
 		rel.Values = merge(rel.Values, v)
-		dir, err := fixture.WriteChart(r, rel.Name, f)
-		if err != nil {
-			return err
-		}
-		rel.Chart = dir
-		if rel.Timeout == 0 {
-			rel.Timeout = assert.Intervals.Install
-		}
-		c.Defer("helm uninstall "+rel.Name, func(context.Context) error {
-			defer os.RemoveAll(dir)
-			return helm.UninstallRelease(r.Kubectl.Kubeconfig, rel, io.Discard)
+		return installChart(ctx, rel, chart, func(rel helm.Release) {
+			lifecycle.Note(ctx, "helm install %s into %s (Helm SDK, chart from its files; wait %v, --create-namespace %v), values set: %s",
+				rel.Name, rel.Namespace, !rel.NoWait, !rel.ExistingNamespace, strings.Join(paths("", rel.Values), " "))
 		})
-		lifecycle.Note(ctx, "helm install %s into %s (Helm SDK, chart from its files; wait %v, --create-namespace %v), values set: %s",
-			rel.Name, rel.Namespace, !rel.NoWait, !rel.ExistingNamespace, strings.Join(paths("", rel.Values), " "))
-		return helm.Install(ctx, r.Kubectl.Kubeconfig, rel, r.Out)
 	})
 }
 
