@@ -29,10 +29,16 @@ NODE_IMAGE ?=
 # offline: how built images reach the nodes: load (kind load) or registry (the suite's registry)
 DELIVER ?= load
 REPEAT ?= 1
+# kind clusters the cells run on at once (one process each, one report):
+# make matrix defaults to MATRIX_PARALLEL, make e2e to 1
+PARALLEL ?= 1
+MATRIX_PARALLEL ?= 3
 # a cell no measured expectation covers: ok (listed in the report) or fail
 UNMEASURED ?= ok
 KEEP ?= 0
 CLUSTER ?= gitops-conformance
+# only these cells (IDs as the report names them, comma-separated)
+CELLS ?=
 FROM ?=
 TO ?=
 E2E_TIMEOUT ?= 170m
@@ -78,19 +84,20 @@ smoke: $(CLI) $(E2E) ## the end-to-end smoke: cluster checks and kubeovn-argocd 
 	  -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -mode $(MODE) $(PULL) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make smoke"
 
-e2e: $(CLI) $(E2E) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [COMPONENT_VERSION=v[,v]] [REPEAT=N] [KEEP=1] [MODE=offline|online]
+e2e: $(CLI) $(E2E) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [COMPONENT_VERSION=v[,v]] [REPEAT=N] [PARALLEL=N] [KEEP=1] [MODE=offline|online]
 	@$(CLI) check $(SELECTION)
 	$(RUN_E2E) -test.run TestMatrix $(SELECTION) \
-	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG) \
-	  -command "make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION) REPEAT=$(REPEAT)"
+	  -repeat $(REPEAT) -clusters $(PARALLEL) -cells "$(CELLS)" -cluster $(CLUSTER) $(KEEP_FLAG) \
+	  -command "make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION) REPEAT=$(REPEAT) PARALLEL=$(PARALLEL)"
 
 argocd-check: $(CLI) $(E2E) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
 	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -mode $(MODE) $(PULL)
 	$(RUN_E2E) -test.run 'TestArgoCD' \
 	  -argocd "$(ARGOCD)" -mode $(MODE) $(PULL) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make argocd-check ARGOCD=$(ARGOCD)"
 
-matrix: ## every scenario and variant on the default ArgoCD axis (REPEAT=N for k/N)
-	@$(MAKE) --no-print-directory e2e SCENARIO= VARIANT= COMPONENT_VERSION= ARGOCD="$(ARGOCD)"
+matrix: ## every scenario and variant on the default ArgoCD axis, on PARALLEL clusters at once (default $(MATRIX_PARALLEL)); REPEAT=N for k/N
+	@$(MAKE) --no-print-directory e2e SCENARIO= VARIANT= COMPONENT_VERSION= ARGOCD="$(ARGOCD)" \
+	  PARALLEL=$(if $(filter command line environment,$(origin PARALLEL)),$(PARALLEL),$(MATRIX_PARALLEL))
 
 list: $(CLI) ## scenarios, variants, ArgoCD and component versions
 	@$(CLI) list
@@ -129,11 +136,12 @@ verify: ## gofmt, go vet, golangci-lint, go mod tidy check, actionlint
 	  if ! diff -q go.mod /tmp/go.mod.verify >/dev/null || ! diff -q go.sum /tmp/go.sum.verify >/dev/null; then \
 	    echo "go mod tidy changed go.mod/go.sum: commit the result"; exit 1; fi
 
-cluster-delete: ## delete the suite's kind cluster and its registry, if any (CLUSTER=name)
+cluster-delete: ## delete the suite's kind cluster (and a parallel run's CLUSTER-<n>) and its registry, if any (CLUSTER=name)
 	@kind=$$(ls -1 $${XDG_CACHE_HOME:-$$HOME/.cache}/gitops-conformance/bin/kind-* 2>/dev/null | head -1); \
 	  if [ -z "$$kind" ]; then echo "no kind binary in the suite's cache: the suite never made a cluster here"; \
-	  else "$$kind" delete cluster --name $(CLUSTER); fi; \
-	  if docker inspect $(CLUSTER)-registry >/dev/null 2>&1; then docker rm -f $(CLUSTER)-registry >/dev/null && echo "removed the registry $(CLUSTER)-registry"; fi
+	  else for c in $(CLUSTER) $$("$$kind" get clusters 2>/dev/null | grep -E '^$(CLUSTER)-[0-9]+$$'); do "$$kind" delete cluster --name $$c; done; fi; \
+	  for r in $(CLUSTER)-registry $$(docker ps -a --format '{{.Names}}' 2>/dev/null | grep -E '^$(CLUSTER)-[0-9]+-registry$$'); do \
+	    if docker inspect $$r >/dev/null 2>&1; then docker rm -f $$r >/dev/null && echo "removed the registry $$r"; fi; done
 
 clean: cluster-delete ## delete the cluster and local build outputs (image caches stay)
 	rm -rf bin

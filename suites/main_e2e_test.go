@@ -28,9 +28,9 @@ import (
 // Exit statuses of the test binary (`make e2e` runs it; make itself turns
 // every failure into 2, so scripts that need these run bin/e2e.test).
 const (
-	exitFailed      = 1   // a cell is ERROR, FLAKY or not as expected; a check failed
-	exitBadInput    = 2   // an unknown scenario, variant or version: nothing started
-	exitInterrupted = 130 // SIGINT, SIGTERM or the -test.timeout margin stopped the run
+	exitFailed      = runner.ExitFailed
+	exitBadInput    = runner.ExitBadInput
+	exitInterrupted = runner.ExitInterrupted
 )
 
 // timeoutMargin is the time a run keeps, before go test's -timeout would
@@ -49,6 +49,9 @@ func init() { opts.Register(flag.CommandLine) }
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if opts.Clusters > 1 {
+		os.Exit(parallel())
+	}
 	ctx := interruptible()
 	runCtx = ctx
 	r, err := newRunner(ctx)
@@ -76,6 +79,47 @@ func TestMain(m *testing.M) {
 		code = exitFailed
 	}
 	os.Exit(code)
+}
+
+// parallel runs the plan on -clusters clusters at once: this binary again per
+// cluster, each with its share of the cells (pkg/runner.Parallel), and one
+// report at the end. It prepares the host once first (Docker, tools, the
+// mode), so the shards do not race to.
+func parallel() int {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	again := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		fmt.Fprintf(os.Stderr, "\n%s %s: stopping: each cluster's run ends its cell, writes its report and deletes its cluster (unless KEEP=1). Press Ctrl-C again to leave at once.\n",
+			time.Now().Format("15:04:05"), sig)
+		cancel(fmt.Errorf("interrupted by %s", sig))
+		sig = <-sigs
+		fmt.Fprintf(os.Stderr, "%s %s again: the clusters' runs leave at once; clusters may be left: make cluster-delete CLUSTER=%s-<n>\n",
+			time.Now().Format("15:04:05"), sig, opts.Cluster)
+		close(again)
+	}()
+	r, err := newRunner(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if runner.IsBadInput(err) {
+			return exitBadInput
+		}
+		return exitFailed
+	}
+	if _, err := lifecycle.Preflight()(r.Context(ctx), nil); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		r.Finish("setup failed: " + err.Error())
+		return exitFailed
+	}
+	shards := runner.Split(r.Cells, opts.Clusters, opts.Repeat, runner.Costs(filepath.Dir(r.Dir)))
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return exitFailed
+	}
+	return r.Parallel(ctx, shards, self, os.Args[1:], again)
 }
 
 func newRunner(ctx context.Context) (*runner.Runner, error) {

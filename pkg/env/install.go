@@ -2,9 +2,7 @@ package env
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -14,7 +12,6 @@ import (
 	"github.com/gitops-conformance/suite/pkg/helm"
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
-	"github.com/gitops-conformance/suite/pkg/shell"
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
@@ -81,12 +78,10 @@ func ComponentImages(component, version string) features.Func {
 		if r.Mode != images.Offline {
 			return nil
 		}
-		out, err := shell.Run(ctx, shell.Cmd{Name: filepath.Join(r.Repo, "images", component, "build.sh"), Args: []string{version},
-			Env: []string{"CACHE_DIR=" + r.CacheDir}, Progress: r.Out})
+		imgs, err := r.Images.Component(ctx, component, version)
 		if err != nil {
-			return fmt.Errorf("build %s %s images: %w", component, version, err)
+			return err
 		}
-		imgs := images.MarkedList(out, "IMAGES:")
 		lifecycle.Note(ctx, "offline images for %s %s: %s", component, version, strings.Join(imgs, " "))
 		return r.LoadImages(ctx, imgs...)
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -32,12 +31,10 @@ func TreeImages(component, version string, tree fixture.Tree) features.Func {
 		if err != nil {
 			return err
 		}
-		out, err := shell.Run(ctx, shell.Cmd{Name: filepath.Join(r.Repo, "images", component, "build.sh"), Args: []string{version, dir},
-			Env: []string{"CACHE_DIR=" + r.CacheDir}, Progress: r.Out})
+		imgs, err := r.Images.Component(ctx, component, version, dir)
 		if err != nil {
-			return fmt.Errorf("build %s %s images: %w", component, version, err)
+			return err
 		}
-		imgs := images.MarkedList(out, "IMAGES:")
 		lifecycle.Note(ctx, "offline images for %s %s (built from %s): %s", component, version, dir, strings.Join(imgs, " "))
 		return r.LoadImages(ctx, imgs...)
 	})

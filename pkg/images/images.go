@@ -83,13 +83,18 @@ func (b *Builder) NodeImage(ctx context.Context) (string, error) {
 		return "", err
 	}
 	image := fmt.Sprintf("gitops-conformance/node:%s-%s", k.Version, key[:12])
+	return image, b.lock(ctx, image, func() error { return b.nodeImage(ctx, image, key) })
+}
+
+func (b *Builder) nodeImage(ctx context.Context, image, key string) error {
+	k := b.Catalog.Kubernetes
 	if b.Cached(ctx, image, key) {
 		fmt.Fprintf(b.Out, "node image %s: cached\n", image)
-		return image, nil
+		return nil
 	}
 	fmt.Fprintf(b.Out, "node image %s: building (Kubernetes %s from source; ~15 min cold on 2 cores)\n", image, k.Version)
 	start := time.Now()
-	_, err = shell.Run(ctx, shell.Cmd{
+	_, err := shell.Run(ctx, shell.Cmd{
 		Name: filepath.Join(b.Repo, "images/node/build.sh"), Args: []string{image},
 		Env: []string{"KUBE_VERSION=" + k.Version, "ETCD_VERSION=" + k.Etcd, "COREDNS_VERSION=" + k.CoreDNS,
 			"KIND_VERSION=" + b.Catalog.Kind, "CACHE_DIR=" + b.CacheDir, "CACHE_KEY=" + key,
@@ -97,10 +102,10 @@ func (b *Builder) NodeImage(ctx context.Context) (string, error) {
 		Progress: b.Out,
 	})
 	if err != nil {
-		return "", fmt.Errorf("build node image %q: %w", image, err)
+		return fmt.Errorf("build node image %q: %w", image, err)
 	}
 	fmt.Fprintf(b.Out, "node image %s: built in %s\n", image, time.Since(start).Round(time.Second))
-	return image, nil
+	return nil
 }
 
 // registryRecipe lists the files the local registry image is built from.
@@ -115,17 +120,19 @@ func (b *Builder) Registry(ctx context.Context) (string, error) {
 		return "", err
 	}
 	image := "gitops-conformance/registry:" + key[:12]
-	if b.Cached(ctx, image, key) {
-		return image, nil
-	}
-	fmt.Fprintf(b.Out, "registry image %s: building (distribution/distribution from the Go module proxy)\n", image)
-	start := time.Now()
-	if _, err := shell.Run(ctx, shell.Cmd{Name: filepath.Join(b.Repo, "images/registry/build.sh"), Args: []string{image},
-		Env: []string{"CACHE_DIR=" + b.CacheDir, "CACHE_KEY=" + key}, Progress: b.Out}); err != nil {
-		return "", fmt.Errorf("build registry image %q: %w", image, err)
-	}
-	fmt.Fprintf(b.Out, "registry image %s: built in %s\n", image, time.Since(start).Round(time.Second))
-	return image, nil
+	return image, b.lock(ctx, image, func() error {
+		if b.Cached(ctx, image, key) {
+			return nil
+		}
+		fmt.Fprintf(b.Out, "registry image %s: building (distribution/distribution from the Go module proxy)\n", image)
+		start := time.Now()
+		if _, err := shell.Run(ctx, shell.Cmd{Name: filepath.Join(b.Repo, "images/registry/build.sh"), Args: []string{image},
+			Env: []string{"CACHE_DIR=" + b.CacheDir, "CACHE_KEY=" + key}, Progress: b.Out}); err != nil {
+			return fmt.Errorf("build registry image %q: %w", image, err)
+		}
+		fmt.Fprintf(b.Out, "registry image %s: built in %s\n", image, time.Since(start).Round(time.Second))
+		return nil
+	})
 }
 
 // ArgoCD builds (or finds cached) the offline images of an ArgoCD release and
@@ -135,19 +142,34 @@ func (b *Builder) ArgoCD(ctx context.Context, tag string) ([]string, error) {
 		return nil, err
 	}
 	start := time.Now()
-	out, err := shell.Run(ctx, shell.Cmd{
-		Name: filepath.Join(b.Repo, "images/argocd/build.sh"), Args: []string{tag},
-		Env: []string{"CACHE_DIR=" + b.CacheDir}, Progress: b.Out,
-	})
+	imgs, err := b.Component(ctx, "argocd", tag)
 	if err != nil {
-		return nil, fmt.Errorf("build argocd %s images: %w", tag, err)
-	}
-	imgs := MarkedList(out, "IMAGES:")
-	if len(imgs) == 0 {
-		return nil, fmt.Errorf("build argocd %s images: the recipe named no images", tag)
+		return nil, err
 	}
 	fmt.Fprintf(b.Out, "argocd %s images ready in %s: %s\n", tag, time.Since(start).Round(time.Second), strings.Join(imgs, " "))
 	return imgs, nil
+}
+
+// Component builds (or finds cached) the offline images of a component's
+// release with its recipe, images/<component>/build.sh VERSION [ARGS...], and
+// returns the images the recipe names. The recipe keeps its own cache; a lock
+// makes runs side by side wait for one build instead of racing.
+func (b *Builder) Component(ctx context.Context, component, version string, args ...string) ([]string, error) {
+	var imgs []string
+	err := b.lock(ctx, component+"-"+version, func() error {
+		out, err := shell.Run(ctx, shell.Cmd{
+			Name: filepath.Join(b.Repo, "images", component, "build.sh"), Args: append([]string{version}, args...),
+			Env: []string{"CACHE_DIR=" + b.CacheDir}, Progress: b.Out,
+		})
+		if err != nil {
+			return fmt.Errorf("build %s %s images: %w", component, version, err)
+		}
+		if imgs = MarkedList(out, "IMAGES:"); len(imgs) == 0 {
+			return fmt.Errorf("build %s %s images: the recipe named no images", component, version)
+		}
+		return nil
+	})
+	return imgs, err
 }
 
 // Cached reports whether image exists with the given cache key.

@@ -31,6 +31,10 @@ type Scenario struct {
 	ArgoCD      []string  `json:"argocd,omitempty"` // default axis; empty: the catalog's
 	Variants    []Variant `json:"variants"`
 	OfflineSkip string    `json:"offlineSkip,omitempty"` // why the scenario cannot run offline
+	// Seconds is a typical cell's wall time (one run, warm caches, on the
+	// 2-core machine the suite is developed on): what -clusters deals cells
+	// by until the reports hold measured times.
+	Seconds int `json:"seconds,omitempty"`
 
 	versions []string // the selection's component versions this scenario runs, if any
 }

@@ -101,7 +101,7 @@ func Merge(reports ...*Report) (*Report, error) {
 					m.Notes = append(m.Notes, fmt.Sprintf("%s: expected %s in run %s, %s in run %s; the later expectation is checked",
 						c.ID(), prev.Expected, from[k], c.Expected, r.RunID))
 				}
-				results := append(runsOf(*prev), runsOf(c)...)
+				results := append(prev.Results(), c.Results()...)
 				*prev = c
 				prev.Runs = results
 				prev.Settle()
@@ -152,8 +152,8 @@ func (r *Report) join(path string) string {
 	return filepath.Join(r.Dir, path)
 }
 
-// runsOf is a cell's results as runs: its own runs, or itself as one.
-func runsOf(c Cell) []Run {
+// Results are the cell's runs: its Runs, or itself when it ran once.
+func (c Cell) Results() []Run {
 	if len(c.Runs) > 0 {
 		return c.Runs
 	}

@@ -42,6 +42,13 @@ type Options struct {
 	// Unmeasured is what a cell no measured expectation covers does to the
 	// run's exit status: "ok" (listed, not a failure) or "fail".
 	Unmeasured string
+	// Clusters is how many kind clusters run the cells at once (PARALLEL=N):
+	// one process per cluster, each with its share of the cells.
+	Clusters int
+	// Cells, when set, keeps only the planned cells with these IDs
+	// (comma-separated, as the report names them): a shard's share, or a
+	// user's "run these again".
+	Cells string
 }
 
 // Register defines the options' flags on fs.
@@ -63,6 +70,8 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.To, "to", "", "bisect: last ArgoCD tag")
 	fs.BoolVar(&o.Sweep, "sweep", false, "bisect: run every release from..to, not only the ones a bisection needs")
 	fs.StringVar(&o.Unmeasured, "unmeasured", "ok", "a cell with no measured expectation: ok (listed in the report) or fail (fails the run)")
+	fs.IntVar(&o.Clusters, "clusters", 1, "run the cells on N kind clusters at once (one process each, one report at the end)")
+	fs.StringVar(&o.Cells, "cells", "", "only the planned cells with these IDs, comma-separated (as the report names them)")
 }
 
 // Selection is the cells the options select.
@@ -108,9 +117,15 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 	if o.Repeat < 1 {
 		return nil, &BadInput{fmt.Errorf("repeat %d: must be 1 or more", o.Repeat)}
 	}
+	if o.Clusters < 1 || o.Clusters > MaxClusters {
+		return nil, &BadInput{fmt.Errorf("clusters %d: must be 1 to %d", o.Clusters, MaxClusters)}
+	}
 	sel := o.Selection()
 	cells, err := data.Plan(cat, sel)
 	if err != nil {
+		return nil, &BadInput{err}
+	}
+	if cells, err = only(cells, matrix.ParseList(o.Cells)); err != nil {
 		return nil, &BadInput{err}
 	}
 	if len(cells) == 0 {
@@ -125,6 +140,31 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 		return nil, &BadInput{err}
 	}
 	return cells, nil
+}
+
+// only keeps the cells whose IDs are listed, in the plan's order (all of
+// them when none is).
+func only(cells []matrix.Cell, ids []string) ([]matrix.Cell, error) {
+	if len(ids) == 0 {
+		return cells, nil
+	}
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	var kept []matrix.Cell
+	for _, c := range cells {
+		if id := c.Report().ID(); want[id] {
+			kept = append(kept, c)
+			delete(want, id)
+		}
+	}
+	for _, id := range ids {
+		if want[id] {
+			return nil, fmt.Errorf("cell %q is not in the selection's plan (make list shows the cells)", id)
+		}
+	}
+	return kept, nil
 }
 
 // Mirror checks REGISTRY_MIRROR: well-formed, answering, and for a run whose

@@ -1,0 +1,260 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gitops-conformance/suite/pkg/report"
+)
+
+// Exit statuses of a run (the test binary's, and each shard's).
+const (
+	ExitFailed      = 1   // a cell is ERROR, FLAKY or not as expected; a check failed
+	ExitBadInput    = 2   // an unknown scenario, variant or version: nothing started
+	ExitInterrupted = 130 // SIGINT, SIGTERM or the time limit stopped the run
+)
+
+// shardStop is how long a shard has, after it was told to stop, to end its
+// cell, write its report and delete its cluster before it is killed.
+const shardStop = 10 * time.Minute
+
+// Parallel runs the plan on the shards' clusters at once, one process each:
+// self (the test binary) with args (its command line) and, appended so they
+// win, the shard's cells (-cells), its cluster (<cluster>-<k>) and its own
+// reports directory under the run's. Each process is an ordinary run with
+// its own cluster, report and cleanup; their output is printed as it comes,
+// each line prefixed [k/N]. At the end their reports are merged into one, in
+// this run's directory, as if the cells had run one after the other.
+//
+// ctx cancelled (the first Ctrl-C) tells each shard to stop (SIGINT: it ends
+// its cell, writes its report and deletes its cluster); the shards run in
+// process groups of their own, so a terminal's Ctrl-C reaches them only this
+// way, once. again (a second Ctrl-C) tells them again: they leave at once.
+func (r *Runner) Parallel(ctx context.Context, shards []Shard, self string, args []string, again <-chan struct{}) int {
+	out := &lockedWriter{w: r.Run.Out}
+	r.Run.Logf("plan: %d cell(s) x %d run(s) on %d cluster(s) at once; report %s", len(r.Cells), r.Repeat, len(shards), r.Dir)
+	procs := make([]*shardProc, len(shards))
+	for i, s := range shards {
+		p := &shardProc{Shard: s, cluster: fmt.Sprintf("%s-%d", r.Run.Cluster, s.Index), dir: filepath.Join(r.Dir, "shards", strconv.Itoa(s.Index))}
+		procs[i] = p
+		r.Run.Logf("shard %d/%d on cluster %s: %s", s.Index, len(shards), p.cluster, s.Describe())
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		prefix := fmt.Sprintf("[%d/%d] ", p.Index, len(shards))
+		cmdArgs := append(append([]string{}, args...), "-clusters", "1", "-cells", p.IDs(), "-cluster", p.cluster,
+			"-reports", p.dir, "-command", fmt.Sprintf("%s (shard %d/%d)", r.report.Command, p.Index, len(shards)))
+		if err := p.start(ctx, self, cmdArgs, out, prefix); err != nil {
+			r.Run.Logf("shard %d: %v", p.Index, err)
+			p.exit = ExitFailed
+			continue
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); p.wait() }()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		for _, p := range procs {
+			p.signal()
+		}
+		select {
+		case <-done:
+		case <-again:
+			for _, p := range procs {
+				p.signal()
+			}
+			<-done
+		case <-time.After(shardStop):
+			for _, p := range procs {
+				p.kill()
+			}
+			<-done
+		}
+	}
+	return r.mergeShards(ctx, procs, time.Since(start))
+}
+
+// mergeShards merges the shards' reports into the run's and returns the
+// run's exit status.
+func (r *Runner) mergeShards(ctx context.Context, procs []*shardProc, wall time.Duration) int {
+	var reports []*report.Report
+	var stopped []string
+	var notRun []report.Cell
+	failed := false
+	for _, p := range procs {
+		rep, err := report.LoadDir(filepath.Join(p.dir, "latest"))
+		note := fmt.Sprintf("shard %d on cluster %s: %d cell(s), exit status %d, %s", p.Index, p.cluster, len(p.Cells), p.exit, p.took.Round(time.Second))
+		if err != nil {
+			note += fmt.Sprintf("; no report (%v): its cells did not run; its output is in %s", err, p.log)
+			stopped = append(stopped, fmt.Sprintf("shard %d ended without a report", p.Index))
+			for _, c := range p.Cells {
+				notRun = append(notRun, c.Report())
+			}
+			failed = true
+		} else {
+			reports = append(reports, rep)
+			if rep.Stopped != "" {
+				stopped = append(stopped, fmt.Sprintf("shard %d: %s", p.Index, rep.Stopped))
+				notRun = append(notRun, rep.NotRun...)
+			}
+		}
+		if p.exit != 0 && p.exit != ExitFailed && p.exit != ExitInterrupted {
+			failed = true
+		}
+		r.report.Notes = append(r.report.Notes, note)
+	}
+	merged := &report.Report{}
+	if len(reports) > 0 {
+		var err error
+		if merged, err = report.Merge(reports...); err != nil {
+			r.Run.Logf("merge the shards' reports: %v", err)
+			failed = true
+			merged = &report.Report{}
+		}
+	}
+	rep := r.report
+	rep.Cells, rep.Sources = merged.Cells, merged.Sources
+	rep.Offline, rep.RegistryMirror = merged.Offline, merged.RegistryMirror
+	if merged.Kubernetes != "" {
+		rep.Kubernetes = merged.Kubernetes
+	}
+	rep.Notes = append([]string{fmt.Sprintf("ran on %d kind clusters at once (-clusters %d), %s wall; each shard's own report and logs are under shards/", len(procs), len(procs), wall.Round(time.Second))}, rep.Notes...)
+	rep.Notes = append(rep.Notes, merged.Notes...)
+	if len(stopped) > 0 || ctx.Err() != nil {
+		r.done = map[string]bool{}
+		for _, c := range rep.Cells {
+			r.done[c.ID()] = true
+		}
+		rep.NotRun = notRun
+		why := stopped
+		if ctx.Err() != nil {
+			why = append([]string{interrupted(ctx, "")}, why...)
+		}
+		rep.Stopped = strings.Join(why, "; ")
+	}
+	rep.Finished = time.Now().UTC()
+	if err := rep.Rebase(r.Dir); err != nil {
+		r.Run.Logf("report: %v", err)
+	}
+	if err := rep.Write(r.Dir); err != nil {
+		r.Run.Logf("write report: %v", err)
+		return ExitFailed
+	}
+	r.Run.Logf("report: %s/report.{json,md,html} and junit.xml (merged from %d shard(s))", r.Dir, len(reports))
+	fmt.Fprint(r.Run.Out, Summary(rep))
+	switch {
+	case ctx.Err() != nil:
+		return ExitInterrupted
+	case failed || rep.Failed():
+		return ExitFailed
+	}
+	return 0
+}
+
+// shardProc is one shard's process.
+type shardProc struct {
+	Shard
+	cluster, dir, log string
+	cmd               *exec.Cmd
+	logFile           *os.File
+	pipes             sync.WaitGroup
+	exit              int
+	took              time.Duration
+	started           time.Time
+}
+
+func (p *shardProc) start(ctx context.Context, self string, args []string, out io.Writer, prefix string) error {
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		return err
+	}
+	p.log = filepath.Join(p.dir, "output.log")
+	f, err := os.Create(p.log)
+	if err != nil {
+		return err
+	}
+	p.logFile = f
+	// not CommandContext: the shard is stopped by a signal it handles, and
+	// given shardStop to clean up, never killed with the context
+	p.cmd = exec.Command(self, args...)
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p.cmd.Dir, _ = os.Getwd()
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	p.cmd.Stderr = p.cmd.Stdout
+	if err := p.cmd.Start(); err != nil {
+		f.Close()
+		return fmt.Errorf("start %s: %w", self, err)
+	}
+	p.started = time.Now()
+	p.pipes.Add(1)
+	go func() {
+		defer p.pipes.Done()
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 64*1024), 1024*1024)
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(f, line)
+			fmt.Fprintln(out, prefix+line)
+		}
+	}()
+	return nil
+}
+
+func (p *shardProc) wait() {
+	p.pipes.Wait() // the pipe is read to its end before Wait closes it
+	err := p.cmd.Wait()
+	p.took = time.Since(p.started)
+	p.logFile.Close()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		p.exit = 0
+	case errors.As(err, &exit) && exit.ExitCode() >= 0:
+		p.exit = exit.ExitCode()
+	default:
+		p.exit = ExitFailed
+	}
+}
+
+// signal sends the shard SIGINT, as a Ctrl-C would.
+func (p *shardProc) signal() {
+	if p.cmd != nil && p.cmd.Process != nil {
+		_ = p.cmd.Process.Signal(os.Interrupt)
+	}
+}
+
+// kill ends the shard's process group.
+func (p *shardProc) kill() {
+	if p.cmd != nil && p.cmd.Process != nil {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// lockedWriter writes whole lines from several shards without interleaving them.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
