@@ -97,7 +97,7 @@ func (r *Runner) mergeShards(ctx context.Context, procs []*shardProc, wall time.
 	var notRun []report.Cell
 	failed := false
 	for _, p := range procs {
-		rep, err := report.LoadDir(filepath.Join(p.dir, "latest"))
+		rep, err := loadLatest(p.dir)
 		note := fmt.Sprintf("shard %d on cluster %s: %d cell(s), exit status %d, %s", p.Index, p.cluster, len(p.Cells), p.exit, p.took.Round(time.Second))
 		if err != nil {
 			note += fmt.Sprintf("; no report (%v): its cells did not run; its output is in %s", err, p.log)
@@ -257,4 +257,14 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
+}
+
+// loadLatest loads the report a run wrote under reports (its latest link,
+// resolved: evidence paths name the run's own directory).
+func loadLatest(reports string) (*report.Report, error) {
+	dir, err := filepath.EvalSymlinks(filepath.Join(reports, "latest"))
+	if err != nil {
+		return nil, err
+	}
+	return report.LoadDir(dir)
 }
