@@ -61,7 +61,7 @@ SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -v
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
 .PHONY: help test unit e2e argocd-check matrix list bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
-.PHONY: report-merge report-render lint-workflows merge-check mirror-check bench-delivery
+.PHONY: report-merge report-render lint-workflows merge-check mirror-check bench-delivery bench-infra
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -121,7 +121,10 @@ mirror-check: $(CLI) $(E2E) ## the online pull path for real: the suite's regist
 interrupt-test: $(E2E) ## Ctrl-C a real run at a build and at a cell: exit 130, no process or container left, the report says so
 	./hack/interrupt-test.sh
 
-bench: ## benchmarks: node image, cluster create, ArgoCD image and install, cluster reuse
+bench: $(CLI) $(E2E) ## the matrix sequential (PARALLEL=1, kind load) vs make matrix's default, in one run: wall times, ratio, per-scenario times, every verdict compared [BENCH_SCENARIO= BENCH_VARIANT= BENCH_ARGOCD= narrow both]
+	BENCH_PARALLEL=$(MATRIX_PARALLEL) BENCH_DELIVER=$(DELIVER) ./hack/bench-matrix.sh
+
+bench-infra: ## benchmarks: node image, cluster create, ArgoCD image and install, cluster reuse
 	./hack/bench.sh
 
 bench-delivery: $(CLI) ## offline images to a node, per ArgoCD release per cluster: kind load vs push once + pull through the suite's registry [BENCH_ARGOCD=..]

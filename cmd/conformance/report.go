@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/runner"
@@ -15,7 +16,10 @@ import (
 const reportUsage = `report merge -o OUTDIR DIR...
                                merge the reports in DIR... (each holds report.json) into OUTDIR
   report render DIR            render report.md, report.html and junit.xml again from DIR/report.json
-  report summary DIR           print DIR's report as a Markdown job summary (for $GITHUB_STEP_SUMMARY)`
+  report summary DIR           print DIR's report as a Markdown job summary (for $GITHUB_STEP_SUMMARY)
+  report compare [-names A,B] BASE OTHER
+                               two runs of the same cells side by side (make bench): wall times, their
+                               ratio, per-scenario times, every cell's outcome; exit 1 when an outcome differs`
 
 // reportCommand works on report directories: reports/<run-id>/ of any run,
 // or a merged report. Nothing here needs a cluster or the catalog.
@@ -49,8 +53,35 @@ func reportCommand(args []string, stdout io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "rendered %s/report.{md,html} and junit.xml\n", rest[0])
 		return nil
+	case "compare":
+		fs := flag.NewFlagSet("report compare", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		names := fs.String("names", "base,other", "what to call the two runs, comma-separated")
+		if err := fs.Parse(rest); err != nil || fs.NArg() != 2 {
+			return &runner.BadInput{Err: fmt.Errorf("report compare: want [-names A,B] BASE OTHER (%v)", err)}
+		}
+		a, b, ok := strings.Cut(*names, ",")
+		if !ok {
+			return &runner.BadInput{Err: fmt.Errorf("report compare: -names %q: want two names, comma-separated", *names)}
+		}
+		base, err := loadReportDir(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		other, err := loadReportDir(fs.Arg(1))
+		if err != nil {
+			return err
+		}
+		c := report.Compare(base, other)
+		if _, err := io.WriteString(stdout, c.Markdown(a, b)); err != nil {
+			return err
+		}
+		if !c.Same() {
+			return errors.New("report compare: the runs' outcomes differ")
+		}
+		return nil
 	}
-	return &runner.BadInput{Err: fmt.Errorf("report: unknown subcommand %q (valid: merge, render, summary)", args[0])}
+	return &runner.BadInput{Err: fmt.Errorf("report: unknown subcommand %q (valid: merge, render, summary, compare)", args[0])}
 }
 
 // mergeReports writes the merge of dirs' reports into out, its evidence links

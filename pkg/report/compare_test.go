@@ -1,0 +1,31 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCompareNamesEveryCellThatDiffers(t *testing.T) {
+	t0 := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	cell := func(v string, o Outcome, d float64) Cell {
+		return Cell{Scenario: "s", Variant: v, ArgoCD: "v1.0.0", Outcome: o, Duration: d}
+	}
+	seq := &Report{RunID: "seq", Started: t0, Finished: t0.Add(40 * time.Minute),
+		Cells: []Cell{cell("bug", Reproduced, 600), cell("fix", Mitigated, 300), cell("gone", Mitigated, 60)}}
+	par := &Report{RunID: "par", Started: t0, Finished: t0.Add(20 * time.Minute),
+		Cells: []Cell{cell("bug", Reproduced, 700), cell("fix", NotMitigated, 320), cell("new", Mitigated, 60)}}
+	c := Compare(seq, par)
+	if c.Same() || len(c.Differ) != 1 || c.Differ[0] != "s_fix_v1.0.0" || len(c.Missing) != 2 {
+		t.Fatalf("differ %v, missing %v", c.Differ, c.Missing)
+	}
+	md := c.Markdown("PARALLEL=1", "PARALLEL=3")
+	for _, want := range []string{"| wall time | 40m0s | 20m0s |", "(2.0x as fast)", "| s_fix_v1.0.0 | MITIGATED 5m0s | NOT_MITIGATED 5m20s | **differs** |", "s_new_v1.0.0"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if !Compare(seq, seq).Same() {
+		t.Error("a run compared with itself differs")
+	}
+}
