@@ -113,13 +113,25 @@ func parallel() int {
 		r.Finish("setup failed: " + err.Error())
 		return exitFailed
 	}
+	args := os.Args[1:]
+	// DELIVER=registry: one registry for every cluster, each image pushed once
+	name, err := r.Run.StartRegistry(r.Context(ctx))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		r.Finish("setup failed: " + err.Error())
+		return exitFailed
+	}
+	if name != "" {
+		args = append(args, "-shared-registry", name)
+		defer func() { _ = r.Run.StopRegistry(context.WithoutCancel(ctx)) }()
+	}
 	shards := runner.Split(r.Cells, opts.Clusters, opts.Repeat, runner.Costs(filepath.Dir(r.Dir)))
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return exitFailed
 	}
-	return r.Parallel(ctx, shards, self, os.Args[1:], again)
+	return r.Parallel(ctx, shards, self, args, again)
 }
 
 func newRunner(ctx context.Context) (*runner.Runner, error) {

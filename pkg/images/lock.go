@@ -3,6 +3,7 @@ package images
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,16 +11,22 @@ import (
 	"time"
 )
 
-// lock holds an exclusive lock on one build (by name) under the cache
-// directory for the time of fn: runs side by side (make matrix PARALLEL=N,
-// one process per cluster) build an image once, and the others wait and then
-// find it cached instead of building it again into the same work files.
+// lock is Locked for one of b's builds.
 func (b *Builder) lock(ctx context.Context, name string, fn func() error) error {
-	dir := filepath.Join(b.CacheDir, "locks")
+	return Locked(ctx, b.CacheDir, name, b.Out, fn)
+}
+
+// Locked holds an exclusive lock on one piece of work (by name) under the
+// cache directory for the time of fn: runs side by side (make matrix
+// PARALLEL=N, one process per cluster) build an image once, or push it once
+// into a shared registry, and the others wait and then find it done instead
+// of doing it again into the same work files.
+func Locked(ctx context.Context, cacheDir, name string, out io.Writer, fn func() error) error {
+	dir := filepath.Join(cacheDir, "locks")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	path := filepath.Join(dir, strings.NewReplacer("/", "_", ":", "_").Replace(name)+".lock")
+	path := filepath.Join(dir, strings.NewReplacer("/", "_", ":", "_", " ", "_").Replace(name)+".lock")
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return err
@@ -35,16 +42,16 @@ func (b *Builder) lock(ctx context.Context, name string, fn func() error) error 
 			return fmt.Errorf("lock %s: %w", path, err)
 		}
 		if !said {
-			fmt.Fprintf(b.Out, "%s: another run is building it; waiting for that build\n", name)
+			fmt.Fprintf(out, "%s: another run holds it (building, pushing or checking it); waiting\n", name)
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("wait for another run's build of %s: %w", name, context.Cause(ctx))
+			return fmt.Errorf("wait for another run's %s: %w", name, context.Cause(ctx))
 		case <-time.After(time.Second):
 		}
 	}
 	if d := time.Since(start); d > time.Second {
-		fmt.Fprintf(b.Out, "%s: waited %s for another run's build\n", name, d.Round(time.Second))
+		fmt.Fprintf(out, "%s: waited %s for another run\n", name, d.Round(time.Second))
 	}
 	return fn()
 }

@@ -133,7 +133,8 @@ func (r *Run) LoadImages(ctx context.Context, imgs ...string) error {
 		}
 		start := time.Now()
 		if r.local != nil {
-			if err := r.local.PushImage(ctx, img); err != nil {
+			// shards of a parallel run share the registry: one pushes, the others wait
+			if err := images.Locked(ctx, r.CacheDir, "push "+img, r.Out, func() error { return r.local.PushImage(ctx, img) }); err != nil {
 				return err
 			}
 			r.Logf("image %s: pushed to %s in %.1fs", img, r.local.Name, time.Since(start).Seconds())

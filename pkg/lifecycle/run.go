@@ -64,7 +64,11 @@ type Run struct {
 	// default) or "registry": pushed once into the suite's registry (local),
 	// which the nodes pull through as their mirror.
 	Deliver string
-	local   *registry.Local
+	// SharedRegistry names a running registry container (a parallel run's,
+	// started by its coordinator) that this run delivers through and leaves
+	// running; empty: the run starts its own when it delivers by registry.
+	SharedRegistry string
+	local          *registry.Local
 	// NeedsCluster, when set, tells CreateCluster whether the run needs one
 	// once the mode is known (a run whose every cell is skipped does not).
 	NeedsCluster func(images.Mode) bool
@@ -217,6 +221,15 @@ func (r *Run) startRegistry(ctx context.Context) error {
 	if r.Mode != images.Offline || r.Deliver != "registry" || r.local != nil {
 		return nil
 	}
+	if r.SharedRegistry != "" {
+		l, err := registry.Attach(ctx, r.SharedRegistry)
+		if err != nil {
+			return fmt.Errorf("the parallel run's registry: %w", err)
+		}
+		r.local, r.Mirror = l, &l.Mirror
+		r.noteOnce("offline: built images delivered through the registry %s at %s, shared by the run's clusters (pushed once, pulled by every node) instead of kind load", l.Name, l.Mirror)
+		return nil
+	}
 	image, err := r.Images.Registry(ctx)
 	if err != nil {
 		return err
@@ -230,9 +243,22 @@ func (r *Run) startRegistry(ctx context.Context) error {
 	return nil
 }
 
-// stopRegistry removes the run's registry unless the run keeps its cluster.
+// StartRegistry starts the run's registry when it delivers its builds by
+// registry (a parallel run's coordinator, whose shards then share it).
+func (r *Run) StartRegistry(ctx context.Context) (string, error) {
+	if err := r.startRegistry(ctx); err != nil || r.local == nil {
+		return "", err
+	}
+	return r.local.Name, nil
+}
+
+// StopRegistry removes the registry StartRegistry started (unless KEEP).
+func (r *Run) StopRegistry(ctx context.Context) error { return r.stopRegistry(ctx) }
+
+// stopRegistry removes the run's registry unless the run keeps its cluster,
+// or another run owns it (SharedRegistry).
 func (r *Run) stopRegistry(ctx context.Context) error {
-	if r.local == nil {
+	if r.local == nil || r.SharedRegistry != "" {
 		return nil
 	}
 	if r.Keep {

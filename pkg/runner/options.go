@@ -49,6 +49,9 @@ type Options struct {
 	// (comma-separated, as the report names them): a shard's share, or a
 	// user's "run these again".
 	Cells string
+	// SharedRegistry is set by a parallel run for its shards: the registry
+	// container they deliver through and leave running (DELIVER=registry).
+	SharedRegistry string
 }
 
 // Register defines the options' flags on fs.
@@ -72,6 +75,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Unmeasured, "unmeasured", "ok", "a cell with no measured expectation: ok (listed in the report) or fail (fails the run)")
 	fs.IntVar(&o.Clusters, "clusters", 1, "run the cells on N kind clusters at once (one process each, one report at the end)")
 	fs.StringVar(&o.Cells, "cells", "", "only the planned cells with these IDs, comma-separated (as the report names them)")
+	fs.StringVar(&o.SharedRegistry, "shared-registry", "", "deliver=registry: a running registry container to deliver through and leave running (set by a parallel run for its clusters)")
 }
 
 // Selection is the cells the options select.

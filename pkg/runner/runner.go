@@ -99,6 +99,7 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 	r.Run.NeedsCluster = r.needsCluster
 	r.Run.NodeImageChoice = o.NodeImage
 	r.Run.Deliver = o.Deliver
+	r.Run.SharedRegistry = o.SharedRegistry
 	if o.RegistryMirror != "" {
 		m, err := registry.ParseMirror(o.RegistryMirror) // Validate checked it
 		if err != nil {
