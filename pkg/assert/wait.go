@@ -11,18 +11,30 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gitops-conformance/suite/pkg/kube"
 )
 
 // Intervals is the one table of timeouts and polling intervals.
 var Intervals = struct {
-	Poll      time.Duration // between two looks
-	Sync      time.Duration // an Application reaching a sync state
-	Rollout   time.Duration // Deployments becoming Available
-	Install   time.Duration // a whole component installing
+	Poll    time.Duration // between two looks a watch cannot follow
+	Idle    time.Duration // between two watched looks when nothing changed
+	Sync    time.Duration // an Application reaching a sync state
+	Rollout time.Duration // Deployments becoming Available
+	Install time.Duration // a whole component installing
+	// Holds are what a verdict means by "stays so" (a sync stuck, an
+	// Application OutOfSync across refreshes, a configuration left behind):
+	// longer than the controllers involved take to act on their own (ArgoCD
+	// and Kubernetes' controllers requeue in seconds), so a state that holds
+	// is stuck, not slow. They are part of each verdict's definition: the
+	// expectations in suites/matrix.yaml were measured with them, and a
+	// change is a change of meaning to measure again, not a speed-up. A hold
+	// looks at every change of what it reads (watches), not only every Poll.
 	Hold      time.Duration // how long "stays stuck" must hold
 	HoldShort time.Duration // a shorter hold for states that settle fast
 }{
 	Poll:      2 * time.Second,
+	Idle:      15 * time.Second,
 	Sync:      3 * time.Minute,
 	Rollout:   4 * time.Minute,
 	Install:   6 * time.Minute,
@@ -63,13 +75,18 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("wait %s (<=%s): saw %s", e.What, e.Timeout, e.Seen)
 }
 
-// Eventually polls check until it holds or timeout passes.
+// Eventually looks until check holds or timeout passes. It looks again as
+// soon as an object the last look read changes (kube.Watch), or after
+// Intervals.Poll when the look read something no watch follows.
 func Eventually(ctx context.Context, what string, timeout time.Duration, check Check) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	ctx, w, stop := kube.WithWatch(ctx)
+	defer stop()
 	seen := "nothing yet"
 	var unknown error // the last look could not tell
 	for {
+		w.Look()
 		ok, s, err := check(ctx)
 		if s != "" {
 			seen = s
@@ -93,7 +110,8 @@ func Eventually(ctx context.Context, what string, timeout time.Duration, check C
 				return &TimeoutError{What: what, Timeout: timeout, Seen: seen}
 			}
 			return ctx.Err()
-		case <-time.After(Intervals.Poll):
+		case <-w.Changed():
+		case <-time.After(w.Sleep(Intervals.Poll, Intervals.Idle)):
 		}
 	}
 }
@@ -109,10 +127,16 @@ func (e *BrokenError) Error() string {
 	return fmt.Sprintf("hold %s: broke after %s: saw %s", e.What, e.After.Round(time.Second), e.Seen)
 }
 
-// Consistently requires check to hold at every look for the whole hold.
+// Consistently requires check to hold at every look for the whole hold. It
+// looks again whenever an object the last look read changes (so a state
+// that flips and flips back between two polls still breaks the hold), at
+// least every Intervals.Poll, and once more at the hold's end.
 func Consistently(ctx context.Context, what string, hold time.Duration, check Check) error {
 	start := time.Now()
+	ctx, w, stop := kube.WithWatch(ctx)
+	defer stop()
 	for {
+		w.Look()
 		ok, seen, err := check(ctx)
 		if err != nil {
 			return fmt.Errorf("hold %s: %w", what, err)
@@ -120,13 +144,15 @@ func Consistently(ctx context.Context, what string, hold time.Duration, check Ch
 		if !ok {
 			return &BrokenError{What: what, After: time.Since(start), Seen: seen}
 		}
-		if time.Since(start) >= hold {
+		left := hold - time.Since(start)
+		if left <= 0 {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(Intervals.Poll):
+		case <-w.Changed():
+		case <-time.After(min(Intervals.Poll, left)):
 		}
 	}
 }

@@ -6,6 +6,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gitops-conformance/suite/pkg/kube/kubetest"
 )
 
 func fastIntervals(t *testing.T) {
@@ -112,5 +118,50 @@ func TestConsistentlyBrokenByUnknownIsNoVerdict(t *testing.T) {
 	var be *BrokenError
 	if err == nil || errors.As(err, &be) || !IsUnknown(err) {
 		t.Fatalf("a failed read must not break a hold as a verdict: %v", err)
+	}
+}
+
+// A wait whose look reads through kube.Client ends when what it read
+// changes, not on the next poll; a look no watch can follow polls.
+func TestEventuallyWakesOnAWatchedChange(t *testing.T) {
+	defer func(p, i time.Duration) { Intervals.Poll, Intervals.Idle = p, i }(Intervals.Poll, Intervals.Idle)
+	Intervals.Poll, Intervals.Idle = time.Hour, time.Hour
+	cm := kubetest.Object("v1", "ConfigMap", "ns", "flag", map[string]any{"data": map[string]any{"v": "no"}})
+	c := kubetest.Client(nil, cm)
+	looks := 0
+	check := func(ctx context.Context) (bool, string, error) {
+		looks++
+		o, err := c.Get(ctx, "configmaps", "ns", "flag")
+		if err != nil {
+			return false, "", Unknown(err)
+		}
+		v, _, _ := unstructured.NestedString(o.Object, "data", "v")
+		return v == "yes", "v=" + v, nil
+	}
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		o := cm.DeepCopy()
+		_ = unstructured.SetNestedField(o.Object, "yes", "data", "v")
+		if _, err := c.Dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("ns").
+			Update(context.Background(), o, metav1.UpdateOptions{}); err != nil {
+			t.Error(err)
+		}
+	}()
+	start := time.Now()
+	if err := Eventually(context.Background(), "flag yes", 10*time.Second, check); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second || looks < 2 {
+		t.Errorf("took %s and %d looks: the change did not wake the wait", d, looks)
+	}
+
+	// a look that reads nothing a watch follows sleeps Poll
+	Intervals.Poll = 50 * time.Millisecond
+	n := 0
+	if err := Eventually(context.Background(), "third look", 10*time.Second, func(context.Context) (bool, string, error) {
+		n++
+		return n == 3, "", nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -122,38 +122,51 @@ func (c *Client) resource(kind, namespace string) (dynamic.ResourceInterface, er
 	return c.Dynamic.Resource(gvr), nil
 }
 
-// Get reads one object.
+// Get reads one object. Within a wait (WithWatch), the wait then watches it.
 func (c *Client) Get(ctx context.Context, kind, namespace, name string) (*unstructured.Unstructured, error) {
 	r, err := c.resource(kind, namespace)
 	if err != nil {
 		return nil, err
 	}
-	return r.Get(ctx, name, metav1.GetOptions{})
+	obj, err := r.Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		followGet(ctx, r, kind, namespace, name, obj.GetResourceVersion())
+	case NotFound(err):
+		followGet(ctx, r, kind, namespace, name, "")
+	}
+	return obj, err
 }
 
 // List reads the objects of kind in namespace ("" for all or cluster-scoped)
 // matching the label selector ("" for all).
 func (c *Client) List(ctx context.Context, kind, namespace, selector string) (*unstructured.UnstructuredList, error) {
-	r, err := c.resource(kind, namespace)
-	if err != nil {
-		return nil, err
-	}
-	return r.List(ctx, metav1.ListOptions{LabelSelector: selector})
+	return c.list(ctx, kind, namespace, metav1.ListOptions{LabelSelector: selector})
 }
 
 // ListFields is List with a field selector.
 func (c *Client) ListFields(ctx context.Context, kind, namespace, fields string) (*unstructured.UnstructuredList, error) {
+	return c.list(ctx, kind, namespace, metav1.ListOptions{FieldSelector: fields})
+}
+
+// list lists; within a wait (WithWatch), the wait then watches what it listed.
+func (c *Client) list(ctx context.Context, kind, namespace string, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
 	r, err := c.resource(kind, namespace)
 	if err != nil {
 		return nil, err
 	}
-	return r.List(ctx, metav1.ListOptions{FieldSelector: fields})
+	list, err := r.List(ctx, opts)
+	if err == nil {
+		followList(ctx, r, kind, namespace, opts, list.GetResourceVersion())
+	}
+	return list, err
 }
 
 // DryRunCreate asks the API server to create every object of a multi-document
 // manifest without persisting anything (server-side dry run: admission
 // webhooks and validation run). The first refusal is returned.
 func (c *Client) DryRunCreate(ctx context.Context, manifest string) error {
+	Blind(ctx)
 	objs, err := Decode(manifest)
 	if err != nil {
 		return err
@@ -181,6 +194,7 @@ func (c *Client) DryRunCreate(ctx context.Context, manifest string) error {
 
 // GetRaw GETs a path of the API server (e.g. a service proxy path).
 func (c *Client) GetRaw(ctx context.Context, path string) ([]byte, error) {
+	Blind(ctx)
 	if c.Raw == nil {
 		return nil, errors.New("no REST client")
 	}
@@ -268,6 +282,7 @@ func unanswered(msg string) bool {
 // (stdout, then stderr). A command that ran and failed returns its output and
 // an error.
 func (c *Client) Exec(ctx context.Context, namespace, deployment string, stdin io.Reader, command ...string) (string, error) {
+	Blind(ctx)
 	if c.Config == nil {
 		return "", errors.New("no REST config")
 	}
