@@ -16,7 +16,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
-E2E=${E2E:-bin/e2e.test}
+E2E=$(realpath "${E2E:-bin/e2e.test}")
 CLI=${CLI:-bin/conformance}
 parallel=${BENCH_PARALLEL:-3}
 deliver=${BENCH_DELIVER:-load}
@@ -32,14 +32,18 @@ out=reports/benchmarks/$(date -u +%Y%m%d-%H%M%S)-matrix.md
 
 # run NAME ARGS...: one run of the selection; sets dir (its report) and wall (s)
 run() {
-  local name=$1 start; shift
+  local name=$1 start before; shift
   echo "== $name: $what ($*)"
+  before=$(readlink reports/latest || true)
   start=$(date +%s)
-  (cd suites && "../$E2E" -test.run TestMatrix -test.count=1 -test.timeout 600m "${selection[@]}" "$@" \
+  (cd suites && "$E2E" -test.run TestMatrix -test.count=1 -test.timeout 600m "${selection[@]}" "$@" \
     -command "make bench ($name)")
   local code=$?
   wall=$(( $(date +%s) - start ))
   [ "$code" = 130 ] && { echo "bench: interrupted"; exit 130; }
+  if [ "$(readlink reports/latest || true)" = "$before" ]; then
+    echo "bench: the $name run wrote no report (exit $code)"; exit 1
+  fi
   dir=reports/$(readlink reports/latest)
   echo "== $name: exit $code in ${wall}s, report $dir"
 }
