@@ -4,12 +4,16 @@
 # them SIGINT, as a terminal's Ctrl-C does (to the run's process group):
 #   1. at a build: an ArgoCD release no run builds to the end here
 #      ($INTERRUPT_BUILD_TAG), interrupted once its build.sh is running;
-#   2. at a cell: the smoke cell, interrupted once the cell has started.
+#   2. at a cell: the smoke cell, interrupted once the cell has started;
+#   3. a parallel run (-clusters 2, one registry for both clusters) at its
+#      cells: each cluster's run must end its cell, write its report and
+#      delete its cluster, the registry must go, and the merged report must
+#      say so.
 # Each time it asserts: exit status 130 within $INTERRUPT_EXIT_LIMIT seconds,
 # no process of the run left (build.sh, go build, kubectl, kind, docker
 # clients: any process of the run's session), no container of its cluster
 # left, and a report that says "interrupted", with the interrupted cell ERROR
-# and the rest not run.
+# and the rest not run. INTERRUPT_CASES picks cases (default: all three).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -59,13 +63,15 @@ interrupt() {
   wait "$pid"; rc=$?
   elapsed=$((SECONDS - start))
   [ "$rc" -eq 130 ] && pass "$name: exit status 130" || { fail "$name: exit status $rc, want 130"; tail -n 30 "$out"; }
-  [ "$elapsed" -le "$LIMIT" ] && pass "$name: exited ${elapsed}s after the signal" || fail "$name: exited ${elapsed}s after the signal (limit ${LIMIT}s)"
+  [ "$elapsed" -le "${CASE_LIMIT:-$LIMIT}" ] && pass "$name: exited ${elapsed}s after the signal" || fail "$name: exited ${elapsed}s after the signal (limit ${CASE_LIMIT:-$LIMIT}s)"
   sleep 2
   local left; left=$(leftovers "$pid")
   [ -z "$left" ] && pass "$name: no process of the run left" || fail "$name: processes left: $left"
   left=$(containers)
   [ -z "$left" ] && pass "$name: no container of cluster $CLUSTER left" || fail "$name: containers left: $left"
   dir=$(ls -d "$REPORTS/$name"/2* 2>/dev/null | head -1)
+  [ -z "$(docker ps -a --filter "name=^${CLUSTER}-" --format '{{.Names}}')" ] ||
+    fail "$name: a registry or node container is left: $(docker ps -a --filter "name=^${CLUSTER}-" --format '{{.Names}}')"
   if [ -f "$dir/report.json" ]; then
     jq -e '.stopped | test("interrupted")' "$dir/report.json" >/dev/null &&
       pass "$name: report.json says why the run stopped: $(jq -r .stopped "$dir/report.json")" ||
@@ -90,10 +96,21 @@ cell_started() { grep -q "sync application kube-ovn-crd" "$1"; } # a step of the
 docker info >/dev/null 2>&1 || { echo "interrupt-test: no Docker engine: run make smoke first (it installs and starts one)" >&2; exit 2; }
 if [ -n "$(containers)" ]; then log "removing cluster $CLUSTER left by an earlier run"; make -s cluster-delete CLUSTER="$CLUSTER"; fi
 
+CASES=${INTERRUPT_CASES:-at-build at-cell parallel}
+case " $CASES " in *" at-build "*)
 EXPECT_CELL_ERROR=1 interrupt at-build "the $BUILD_TAG build running" build_running \
-  -scenario kubeovn-argocd -variant bug,ignore-differences -argocd "$BUILD_TAG"
+  -scenario kubeovn-argocd -variant bug,ignore-differences -argocd "$BUILD_TAG";;
+esac
+case " $CASES " in *" at-cell "*)
 EXPECT_CELL_ERROR=1 interrupt at-cell "the first cell's sync" cell_started \
-  -scenario kubeovn-argocd -variant bug,ignore-differences -argocd "$SMOKE_TAG"
+  -scenario kubeovn-argocd -variant bug,ignore-differences -argocd "$SMOKE_TAG";;
+esac
+# two shards: the cells of each release on a cluster of their own
+both_started() { [ "$(grep -c '^\[[12]/2\] .*sync application kube-ovn-crd' "$1")" -ge 2 ]; }
+case " $CASES " in *" parallel "*)
+CASE_LIMIT=$((LIMIT * 2)) EXPECT_CELL_ERROR=1 interrupt parallel "both clusters' first sync" both_started \
+  -scenario kubeovn-argocd -variant bug,ignore-differences -argocd "v2.13.3,$SMOKE_TAG" -clusters 2 -deliver registry;;
+esac
 
 if [ "$FAILS" -eq 0 ]; then
   rm -rf "$REPORTS" # nothing to look at: every check passed
