@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +44,7 @@ const shardStop = 10 * time.Minute
 // way, once. again (a second Ctrl-C) tells them again: they leave at once.
 func (r *Runner) Parallel(ctx context.Context, shards []Shard, self string, args []string, again <-chan struct{}) int {
 	out := &lockedWriter{w: r.Run.Out}
+	r.Run.Out = out // the run's own lines and the shards' do not cut each other
 	r.Run.Logf("plan: %d cell(s) x %d run(s) on %d cluster(s) at once; report %s", len(r.Cells), r.Repeat, len(shards), r.Dir)
 	procs := make([]*shardProc, len(shards))
 	for i, s := range shards {
@@ -51,8 +53,10 @@ func (r *Runner) Parallel(ctx context.Context, shards []Shard, self string, args
 		r.Run.Logf("shard %d/%d on cluster %s: %s", s.Index, len(shards), p.cluster, s.Describe())
 	}
 	start := time.Now()
+	prog := &progress{total: len(r.Cells) * r.Repeat, start: start, logf: r.Run.Logf}
 	var wg sync.WaitGroup
 	for _, p := range procs {
+		p.progress = prog
 		prefix := fmt.Sprintf("[%d/%d] ", p.Index, len(shards))
 		cmdArgs := append(append([]string{}, args...), "-clusters", "1", "-cells", p.IDs(), "-cluster", p.cluster,
 			"-reports", p.dir, "-command", fmt.Sprintf("%s (shard %d/%d)", r.report.Command, p.Index, len(shards)))
@@ -176,6 +180,30 @@ type shardProc struct {
 	exit              int
 	took              time.Duration
 	started           time.Time
+	progress          *progress
+}
+
+// cellDone is the line a run logs when a cell's run ends (Runner.Cell).
+var cellDone = regexp.MustCompile(`^\d\d:\d\d:\d\d cell \S+: ([A-Z_]+) in \d+s`)
+
+// progress counts the cells' runs the shards have finished, for one line
+// each: how far the whole run is.
+type progress struct {
+	mu       sync.Mutex
+	total, n int
+	failed   int
+	start    time.Time
+	logf     func(string, ...any)
+}
+
+func (p *progress) done(outcome string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	if outcome == "ERROR" {
+		p.failed++
+	}
+	p.logf("progress: %d/%d cell run(s) done in %s (%d ERROR)", p.n, p.total, time.Since(p.start).Round(time.Second), p.failed)
 }
 
 func (p *shardProc) start(ctx context.Context, self string, args []string, out io.Writer, prefix string) error {
@@ -212,6 +240,9 @@ func (p *shardProc) start(ctx context.Context, self string, args []string, out i
 			line := sc.Text()
 			fmt.Fprintln(f, line)
 			fmt.Fprintln(out, prefix+line)
+			if m := cellDone.FindStringSubmatch(line); m != nil {
+				p.progress.done(m[1])
+			}
 		}
 	}()
 	return nil

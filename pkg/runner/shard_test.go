@@ -119,7 +119,7 @@ IFS=, read -ra ids <<< "$cells"
 for id in "${ids[@]}"; do
   IFS=_ read -r s v a <<< "$id"
   out="$out${out:+,}{\"scenario\":\"$s\",\"variant\":\"$v\",\"argocd\":\"$a\",\"outcome\":\"REPRODUCED\",\"expected\":\"REPRODUCED\",\"duration_seconds\":1,\"evidence\":\"cells/$id\"}"
-  echo "cell $id: REPRODUCED"
+  echo "$(date +%H:%M:%S) cell $id: REPRODUCED in 1s: held"
 done
 mkdir -p "$reports/run"
 now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -155,7 +155,7 @@ func TestParallelRunsShardsAndMergesTheirReports(t *testing.T) {
 			t.Errorf("%s: evidence %q does not point into its shard", c.ID(), c.Evidence)
 		}
 	}
-	for _, want := range []string{"[1/2] cell", "[2/2] cell", "on cluster c-1", "on cluster c-2"} {
+	for _, want := range []string{"[1/2] ", "[2/2] ", "on cluster c-1", "on cluster c-2", "progress: 3/3 cell run(s) done"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
