@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
-	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/repro"
 )
 
 // Record collects one cell's verdict and observations while its feature runs.

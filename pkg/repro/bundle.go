@@ -62,10 +62,10 @@ func Write(dir string, c Cell, l *Log, v *Verification) error {
 // Files are the bundle's files by their path in it.
 func Files(c Cell, l *Log, v *Verification) (map[string]string, error) {
 	files := map[string]string{
-		"README.md":      README(c, l, v),
-		"repro.sh":       Script(c, l),
+		"README.md":       README(c, l, v),
+		"repro.sh":        Script(c, l),
 		"git-server.yaml": c.GitServer,
-		"images.txt":     strings.Join(Images(l), "\n") + "\n",
+		"images.txt":      strings.Join(Images(l), "\n") + "\n",
 	}
 	var walk func([]Step)
 	walk = func(steps []Step) {
@@ -204,8 +204,12 @@ func README(c Cell, l *Log, v *Verification) string {
 	}
 
 	b.WriteString("## Expected and actual\n\n")
-	verdicts := verdictSteps(l.Steps)
-	for _, s := range verdicts {
+	seen := map[string]bool{}
+	for _, s := range verdictSteps(l.Steps) {
+		if seen[s.What] {
+			continue
+		}
+		seen[s.What] = true
 		if c.Mitigation {
 			fmt.Fprintf(&b, "- Expected with the mitigation: %s.\n", s.What)
 		} else {
@@ -230,6 +234,12 @@ func README(c Cell, l *Log, v *Verification) string {
 		}
 	}
 	evidence(l.Steps)
+	if len(c.Observations) > 0 {
+		b.WriteString("\nWhat the cell recorded besides (UTC):\n\n")
+		for _, o := range c.Observations {
+			fmt.Fprintf(&b, "    %s\n", oneLine(o))
+		}
+	}
 	b.WriteString("\n## Steps\n\nrepro.sh creates a kind cluster, installs ArgoCD from the release's install.yaml, starts an in-cluster\n")
 	b.WriteString("git daemon (git-server.yaml, in the ArgoCD image) that the Applications read from, then does what the cell did:\n\n")
 	var list func([]Step, string)

@@ -33,6 +33,8 @@ type Cell struct {
 	Outcome    string `json:"outcome"`
 	Reason     string `json:"reason"`
 	Replay     string `json:"replay"`
+	// Observations are what the cell recorded besides its verdict.
+	Observations []string `json:"observations,omitempty"`
 	// ArgoCDConfig is what the suite sets in argocd-cm after the install.
 	ArgoCDConfig map[string]string `json:"argocd_config,omitempty"`
 	// GitServer is the in-cluster git daemon's manifest; PushScript replaces
@@ -275,8 +277,9 @@ push() { # repository, its directory in the bundle
   tar -C "$BUNDLE/$2" -cf - . | kubectl exec -i -n "$GIT_NAMESPACE" deploy/gitserver -- sh -c "$PUSH_SCRIPT" push "$1" "repro fixture" >/dev/null || error "push $1"
 }
 app_patch() { kubectl -n argocd patch applications.argoproj.io "$1" --type merge -p "$2" >/dev/null || error "patch application $1"; }
-sync_app() { # name, sync options as JSON list, retry as JSON (or null)
-  app_patch "$1" "{\"operation\":{\"initiatedBy\":{\"username\":\"repro\"},\"sync\":{\"prune\":true,\"syncOptions\":$2},\"retry\":${3:-null}}}"
+sync_app() { # name, sync options (JSON list): as ArgoCD's API server starts a sync, with the Application's retry policy
+  local retry; retry=$(kubectl -n argocd get applications.argoproj.io "$1" -o jsonpath='{.spec.syncPolicy.retry}' 2>/dev/null)
+  app_patch "$1" "{\"operation\":{\"initiatedBy\":{\"username\":\"repro\"},\"sync\":{\"prune\":true,\"syncOptions\":$2},\"retry\":${retry:-null}}}"
 }
 refresh_app() { # name, normal|hard: waits until the controller took it
   kubectl -n argocd annotate applications.argoproj.io "$1" "argocd.argoproj.io/refresh=$2" --overwrite >/dev/null || error "refresh $1"

@@ -20,7 +20,7 @@ import (
 // that replays exactly this cell with the suite) and, from the record its
 // steps left (lifecycle.ReproRecord), its reproduction bundle: repro/ and
 // repro.tar.gz (pkg/repro), marked never run.
-func writeBundle(dir, runID, nodeImage string, cat *catalog.Catalog, mode images.Mode, c matrix.Cell, outcome report.Outcome, reason string) {
+func writeBundle(dir, runID, nodeImage string, cat *catalog.Catalog, mode images.Mode, c matrix.Cell, outcome report.Outcome, reason string, observations []string) {
 	_ = os.MkdirAll(dir, 0o755)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Reproduction: %s / %s on ArgoCD %s\n\n", c.Scenario.Name, c.Variant.Name, c.ArgoCD)
@@ -44,7 +44,7 @@ func writeBundle(dir, runID, nodeImage string, cat *catalog.Catalog, mode images
 		Component: c.Scenario.Component, ComponentVersion: c.ComponentVersion, ArgoCD: c.ArgoCD,
 		Kubernetes: cat.Kubernetes.Version, Kind: cat.Kind, NodeImage: cat.Kubernetes.OnlineNodeImage, SuiteNodeImage: nodeImage,
 		Offline: mode == images.Offline, Mitigation: c.Variant.Mitigation(), Outcome: string(outcome), Reason: reason,
-		Replay: c.Replay(), ArgoCDConfig: argocd.Config,
+		Replay: c.Replay(), Observations: observations, ArgoCDConfig: argocd.Config,
 		GitServer: gitserver.Manifest(argocdImage(c.ArgoCD)), GitServerImage: argocdImage(c.ArgoCD), GitNamespace: gitserver.Namespace,
 		GitProbeURL: gitserver.URL("reachability-probe"), PushScript: gitserver.PushScript}
 	if err := repro.Write(dir, bundle, log, nil); err != nil {
