@@ -42,7 +42,7 @@ func HelmInstall(r helm.Release, values Values) features.Func {
 		if r.RepoURL != "" {
 			shell = strings.Replace(shell, " --version ", " --repo "+repro.Quote(r.RepoURL)+" --version ", 1)
 		}
-		if !do(ctx, "helm install "+r.Namespace+"/"+r.Name, shell, map[string]string{dir + "/values.yaml": toYAML(v)}) {
+		if !do(ctx, "helm install "+r.Namespace+"/"+r.Name, shell, map[string]string{dir + "/values.yaml": toYAML(repro.RedactValues(ctx, v))}) {
 			return nil
 		}
 		c.Step("helm install %s %s %s into %s, values keys %v", r.Name, r.Chart, r.Version, r.Namespace, keys(v))

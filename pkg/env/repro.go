@@ -109,7 +109,7 @@ func helmStep(ctx context.Context, rel helm.Release, chart map[string]string) (b
 		shell = append(shell, fmt.Sprintf("wait_rollout %s %d", repro.Quote(rel.Namespace), int(rel.Timeout.Seconds())))
 	}
 	return repro.Record(ctx, repro.Step{Kind: repro.Do, What: "helm install " + rel.Namespace + "/" + rel.Name, Shell: strings.Join(shell, "\n"),
-		Files: map[string]string{dir + "/values.yaml": toYAML(rel.Values), dir + "/rendered.yaml": strings.Join(crds, "") + manifest},
+		Files: map[string]string{dir + "/values.yaml": toYAML(repro.RedactValues(ctx, rel.Values)), dir + "/rendered.yaml": strings.Join(crds, "") + manifest},
 		Note: fmt.Sprintf("chart %s %s rendered with values.yaml as helm template does and applied with kubectl (helm install %s <chart> -n %s -f values.yaml, wait %v, --create-namespace %v, does the same; chart hooks are not run)",
 			meta.Name, meta.Version, rel.Name, rel.Namespace, !rel.NoWait, !rel.ExistingNamespace)}), nil
 }

@@ -264,3 +264,36 @@ func Redacted(ctx context.Context, s string) bool {
 	}
 	return !privateKey.MatchString(s)
 }
+
+// RedactValues is a copy of Helm values with every generated value in its
+// strings replaced by its variable: a multi-line one (a PEM) is a block in
+// YAML, indented, where Record's redaction of the rendered text misses it.
+func RedactValues(ctx context.Context, values map[string]any) map[string]any {
+	r := from(ctx)
+	if r == nil {
+		return values
+	}
+	r.log.mu.Lock()
+	defer r.log.mu.Unlock()
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch t := v.(type) {
+		case string:
+			return r.log.redact(t)
+		case map[string]any:
+			out := make(map[string]any, len(t))
+			for k, e := range t {
+				out[k] = walk(e)
+			}
+			return out
+		case []any:
+			out := make([]any, len(t))
+			for i, e := range t {
+				out[i] = walk(e)
+			}
+			return out
+		}
+		return v
+	}
+	return walk(values).(map[string]any)
+}
