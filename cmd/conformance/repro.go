@@ -59,6 +59,11 @@ func reproCommand(ctx context.Context, cat *catalog.Catalog, args []string, stdo
 		if err != nil {
 			return err
 		}
+		if c.Outcome == "ERROR" || c.Outcome == "SKIPPED" {
+			failed++
+			fmt.Fprintf(stdout, "repro %s: not run: the cell ended %s (%s); its bundle has no verdict to reach\n", c.ID, c.Outcome, c.Reason)
+			continue
+		}
 		var env []string
 		if *cluster != "" {
 			env = append(env, "CLUSTER="+*cluster)
