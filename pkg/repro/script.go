@@ -8,58 +8,6 @@ import (
 	"time"
 )
 
-// Cell is what a bundle says about the cell it reproduces, and the
-// environment the script recreates.
-type Cell struct {
-	ID               string `json:"id"`
-	Run              string `json:"run"`
-	Scenario         string `json:"scenario"`
-	Variant          string `json:"variant"`
-	Summary          string `json:"summary"`
-	VariantSummary   string `json:"variant_summary"`
-	Upstream         string `json:"upstream"`
-	Component        string `json:"component"`
-	ComponentVersion string `json:"component_version"`
-	ArgoCD           string `json:"argocd"`
-	Kubernetes       string `json:"kubernetes"`
-	Kind             string `json:"kind"`
-	// NodeImage is the upstream kind node image the script uses by default;
-	// SuiteNodeImage the one the cell ran on (offline: the suite's build).
-	NodeImage      string `json:"node_image"`
-	SuiteNodeImage string `json:"suite_node_image"`
-	// Offline: the cell ran on images the suite built under the upstream names.
-	Offline    bool   `json:"offline"`
-	Mitigation bool   `json:"mitigation"`
-	Outcome    string `json:"outcome"`
-	Reason     string `json:"reason"`
-	Replay     string `json:"replay"`
-	// Observations are what the cell recorded besides its verdict.
-	Observations []string `json:"observations,omitempty"`
-	// ArgoCDConfig is what the suite sets in argocd-cm after the install.
-	ArgoCDConfig map[string]string `json:"argocd_config,omitempty"`
-	// GitServer is the in-cluster git daemon's manifest; PushScript replaces
-	// a repository's tree with a tar on stdin (run in the server's Pod).
-	GitServer       string `json:"git_server"`
-	GitServerImage  string `json:"git_server_image"`
-	GitNamespace    string `json:"git_namespace"`
-	GitProbeURL     string `json:"git_probe_url"`
-	PushScript      string `json:"push_script"`
-	ArgoCDInstalled string `json:"argocd_install_url"`
-}
-
-// InstallURL is the ArgoCD release's own install.yaml.
-func InstallURL(tag string) string {
-	return "https://raw.githubusercontent.com/argoproj/argo-cd/" + tag + "/manifests/install.yaml"
-}
-
-// outcomes of a variant: the verdict held, or not.
-func outcomes(mitigation bool) (yes, no string) {
-	if mitigation {
-		return "MITIGATED", "NOT_MITIGATED"
-	}
-	return "REPRODUCED", "NOT_REPRODUCED"
-}
-
 // Script is repro.sh for the cell and its record.
 func Script(c Cell, l *Log) string {
 	var b strings.Builder
