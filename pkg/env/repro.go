@@ -104,7 +104,7 @@ func helmStep(ctx context.Context, rel helm.Release, chart map[string]string) (b
 	if !rel.ExistingNamespace {
 		shell = append(shell, "kubectl create namespace "+repro.Quote(rel.Namespace))
 	}
-	shell = append(shell, "apply "+repro.Quote(dir+"/rendered.yaml")+" -n "+repro.Quote(rel.Namespace))
+	shell = append(shell, "apply_in "+repro.Quote(rel.Namespace)+" "+repro.Quote(dir+"/rendered.yaml"))
 	if !rel.NoWait {
 		shell = append(shell, fmt.Sprintf("wait_rollout %s %d", repro.Quote(rel.Namespace), int(rel.Timeout.Seconds())))
 	}

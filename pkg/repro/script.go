@@ -212,7 +212,9 @@ finish() {
 error() { echo "ERROR: $*"; OUTCOME=ERROR; finish; }
 cleanup() {
   if [ "${KEEP:-0}" = 1 ]; then echo "kept cluster $CLUSTER (KUBECONFIG=$KUBECONFIG)"; return; fi
-  "$KIND" delete cluster --name "$CLUSTER" >/dev/null 2>&1
+  local i
+  for i in 1 2 3; do "$KIND" delete cluster --name "$CLUSTER" >/dev/null 2>&1 && break; sleep 10; done
+  "$KIND" get clusters 2>/dev/null | grep -qx "$CLUSTER" && echo "could not delete cluster $CLUSTER: $KIND delete cluster --name $CLUSTER"
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -221,6 +223,11 @@ trap 'echo interrupted; exit 130' INT TERM
 # subst: the bundle's files with the generated values put in (${REPRO_GENERATED_n}, ..._B64)
 subst() { awk '{ for (k in ENVIRON) if (k ~ /^REPRO_GENERATED_/) gsub("\\$\\{" k "\\}", ENVIRON[k]); print }' "$@"; }
 apply() { subst "$BUNDLE/$1" | kubectl apply --server-side --force-conflicts --field-manager repro "${@:2}" -f - || error "apply $1"; }
+apply_in() { # namespace file: as helm install does, objects that name no namespace go to namespace
+  kubectl config set-context --current --namespace "$1" >/dev/null || error "set the namespace $1"
+  apply "$2"
+  kubectl config set-context --current --namespace default >/dev/null
+}
 push() { # repository, its directory in the bundle
   tar -C "$BUNDLE/$2" -cf - . | kubectl exec -i -n "$GIT_NAMESPACE" deploy/gitserver -- sh -c "$PUSH_SCRIPT" push "$1" "repro fixture" >/dev/null || error "push $1"
 }
