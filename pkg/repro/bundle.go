@@ -233,8 +233,11 @@ func README(c Cell, l *Log, v *Verification) string {
 	}
 	b.WriteString("## Environment\n\n| what | version |\n|---|---|\n")
 	fmt.Fprintf(&b, "| Kubernetes | %s (kind %s) |\n| ArgoCD | %s ([install.yaml](%s)) |\n", c.Kubernetes, c.Kind, c.ArgoCD, InstallURL(c.ArgoCD))
-	if c.Component != "" {
+	switch {
+	case c.Component != "" && c.ComponentVersion != "":
 		fmt.Fprintf(&b, "| %s | %s |\n", c.Component, c.ComponentVersion)
+	case c.Component != "":
+		fmt.Fprintf(&b, "| %s | not installed (the variant stands in for it) |\n", c.Component)
 	}
 	images := "upstream images, pulled by the node"
 	if c.Offline {
@@ -279,7 +282,7 @@ func README(c Cell, l *Log, v *Verification) string {
 				if s.Kind.Verdict() {
 					label = "verdict: "
 				}
-				fmt.Fprintf(&b, "    %s%s\n      %s -> %s\n", label, oneLine(s.What), oneLine(s.Result), oneLine(s.Seen))
+				fmt.Fprintf(&b, "    %s%s\n      %s -> %s\n", label, oneLine(s.What), clip(s.Result, 600), clip(s.Seen, 600))
 			}
 			evidence(s.Steps)
 		}
@@ -288,7 +291,7 @@ func README(c Cell, l *Log, v *Verification) string {
 	if len(c.Observations) > 0 {
 		b.WriteString("\nWhat the cell recorded besides (UTC):\n\n")
 		for _, o := range c.Observations {
-			fmt.Fprintf(&b, "    %s\n", oneLine(o))
+			fmt.Fprintf(&b, "    %s\n", clip(o, 600))
 		}
 	}
 	b.WriteString("\n## Steps\n\nrepro.sh creates a kind cluster, installs ArgoCD from the release's install.yaml, starts an in-cluster\n")

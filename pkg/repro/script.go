@@ -164,10 +164,13 @@ func writeSteps(b *strings.Builder, steps []Step, checks *checkNames, indent str
 	}
 }
 
-func oneLine(s string) string {
+func oneLine(s string) string { return clip(s, 200) }
+
+// clip is s on one line, at most n bytes of it.
+func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		s = s[:200] + "..."
+	if len(s) > n {
+		s = s[:n] + "..."
 	}
 	return s
 }
