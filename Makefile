@@ -61,7 +61,7 @@ SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -v
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
 .PHONY: help test unit e2e argocd-check matrix list bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
-.PHONY: report-merge report-render lint-workflows merge-check mirror-check bench-delivery bench-infra
+.PHONY: report-merge report-render lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -111,6 +111,17 @@ bisect: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: where the outcome
 
 sweep: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: run every release between, report every change
 	$(BISECT) -sweep -command "make sweep SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) FROM=$(FROM) TO=$(TO)"
+
+# make repro: the kind cluster each bundle's repro.sh creates (after the cell's own is gone)
+REPRO_CLUSTER ?= repro-bundle
+
+repro: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v ARGOCD=t [COMPONENT_VERSION=c]: run the cell, then its bundle's repro.sh on a new kind cluster (REPRO_CLUSTER); prints the bundle and whether it reached the cell's verdict
+	@$(CLI) check $(SELECTION)
+	-$(RUN_E2E) -test.run TestMatrix $(SELECTION) -repeat 1 -cluster $(CLUSTER) \
+	  -command "make repro SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)"
+	@$(CLI) repro run -cluster $(REPRO_CLUSTER) \
+	  -command "make repro SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)" \
+	  reports/$$(readlink reports/latest)
 
 fault-test: $(E2E) ## kill kube-apiserver during a verdict's hold: the cell must end ERROR (could not tell) or REPRODUCED, never NOT_REPRODUCED
 	./hack/fault-test.sh

@@ -25,6 +25,7 @@ commands:
   check  [selection flags]     validate a selection; exit 2 with one line if invalid
   ` + reportUsage + `
   ` + registryUsage + `
+  ` + reproUsage + `
 
 The cells themselves, bisect and sweep run in the e2e test binary
 (make e2e, make bisect, make sweep), which takes the same flags.
@@ -69,8 +70,10 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 		return reportCommand(fs.Args(), os.Stdout)
 	case "registry":
 		return registryCommand(ctx, cat, fs.Args(), os.Stdout)
+	case "repro":
+		return reproCommand(ctx, cat, fs.Args(), os.Stdout)
 	}
-	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, report, registry)", cmd)}
+	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, report, registry, repro)", cmd)}
 }
 
 // expected is a cell's measured expectation in a mode, or that there is none.

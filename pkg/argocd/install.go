@@ -112,11 +112,13 @@ func (i *Installer) Install(ctx context.Context, tag string) error {
 	return nil
 }
 
-// configure sets what the suite relies on: a short reconciliation timeout so
-// refreshes come quickly. The stock config map is patched, nothing else.
+// Config is what the suite sets in the stock argocd-cm after an install: a
+// short reconciliation timeout so refreshes come quickly. Nothing else.
+var Config = map[string]string{"timeout.reconciliation": "15s"}
+
 func (i *Installer) configure(ctx context.Context) error {
-	_, err := i.Kubectl.Run(ctx, "-n", Namespace, "patch", "configmap", "argocd-cm", "--type", "merge",
-		"-p", `{"data":{"timeout.reconciliation":"15s"}}`)
+	patch, _ := json.Marshal(map[string]any{"data": Config})
+	_, err := i.Kubectl.Run(ctx, "-n", Namespace, "patch", "configmap", "argocd-cm", "--type", "merge", "-p", string(patch))
 	return err
 }
 

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/repro"
 )
 
 // Record collects one cell's verdict and observations while its feature runs.
@@ -117,24 +118,39 @@ func Step(what string, action func(ctx context.Context) error) features.Func {
 // That waits for check within timeout; not holding is an ERROR of the run
 // (a precondition of the scenario, not its verdict).
 func That(what string, timeout time.Duration, check Check) features.Func {
-	return Step(what, func(ctx context.Context) error { return Eventually(ctx, what, timeout, check) })
+	return Step(what, func(ctx context.Context) error {
+		if !record(ctx, repro.Wait, what, check, timeout, 0) {
+			return nil
+		}
+		err := Eventually(ctx, what, timeout, check)
+		ended(ctx, check, err)
+		return err
+	})
 }
 
 // Holds requires check to hold for hold; breaking is an ERROR of the run.
 func Holds(what string, hold time.Duration, check Check) features.Func {
-	return Step(what, func(ctx context.Context) error { return Consistently(ctx, what, hold, check) })
+	return Step(what, func(ctx context.Context) error {
+		if !record(ctx, repro.Hold, what, check, 0, hold) {
+			return nil
+		}
+		err := Consistently(ctx, what, hold, check)
+		ended(ctx, check, err)
+		return err
+	})
 }
 
 // Symptom is the verdict of a `bug` variant: the symptom must hold for the
 // whole hold. Holding: REPRODUCED; breaking: NOT_REPRODUCED with what was seen.
 func Symptom(what string, hold time.Duration, check Check) features.Func {
-	return verdict(what, func(ctx context.Context) error { return Consistently(ctx, what, hold, check) })
+	return verdict(repro.Step{Kind: repro.Symptom, What: what, Hold: hold}, check,
+		func(ctx context.Context) error { return Consistently(ctx, what, hold, check) })
 }
 
 // Resolved is the verdict of a mitigation: check must come true within
 // timeout and then hold for hold. MITIGATED, or NOT_MITIGATED with what was seen.
 func Resolved(what string, timeout, hold time.Duration, check Check) features.Func {
-	return verdict(what, func(ctx context.Context) error {
+	return verdict(repro.Step{Kind: repro.Resolved, What: what, Timeout: timeout, Hold: hold}, check, func(ctx context.Context) error {
 		if err := Eventually(ctx, what, timeout, check); err != nil {
 			return err
 		}
@@ -142,11 +158,17 @@ func Resolved(what string, timeout, hold time.Duration, check Check) features.Fu
 	})
 }
 
-func verdict(what string, run func(ctx context.Context) error) features.Func {
+func verdict(step repro.Step, check Check, run func(ctx context.Context) error) features.Func {
+	what := step.What
 	return func(ctx context.Context, t *testing.T, _ *envconf.Config) context.Context {
 		t.Helper()
+		step.Check = ScriptOf(ctx, check)
+		if !repro.Record(ctx, step) {
+			return ctx
+		}
 		rec := RecordFrom(ctx)
 		err := run(ctx)
+		ended(ctx, check, err)
 		var timeout *TimeoutError
 		var broken *BrokenError
 		switch {
@@ -169,5 +191,6 @@ func verdict(what string, run func(ctx context.Context) error) features.Func {
 // namespace deleted): REPRODUCED when check comes true within timeout,
 // NOT_REPRODUCED with what was seen when it does not.
 func Occurs(what string, timeout time.Duration, check Check) features.Func {
-	return verdict(what, func(ctx context.Context) error { return Eventually(ctx, what, timeout, check) })
+	return verdict(repro.Step{Kind: repro.Occurs, What: what, Timeout: timeout}, check,
+		func(ctx context.Context) error { return Eventually(ctx, what, timeout, check) })
 }

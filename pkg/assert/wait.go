@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gitops-conformance/suite/pkg/kube"
+	"github.com/gitops-conformance/suite/pkg/repro"
 )
 
 // Intervals is the one table of timeouts and polling intervals.
@@ -158,10 +159,26 @@ func Consistently(ctx context.Context, what string, hold time.Duration, check Ch
 }
 
 // All holds when every check holds; seen joins what each saw.
-func All(checks ...Check) Check { return combine(true, checks) }
+func All(checks ...Check) Check {
+	return Scripted(combine(true, checks), func(ctx context.Context) (*repro.Check, error) {
+		return repro.All(scripts(ctx, checks)...), nil
+	})
+}
 
 // Any holds when at least one check holds; seen joins what each saw.
-func Any(checks ...Check) Check { return combine(false, checks) }
+func Any(checks ...Check) Check {
+	return Scripted(combine(false, checks), func(ctx context.Context) (*repro.Check, error) {
+		return repro.Any(scripts(ctx, checks)...), nil
+	})
+}
+
+func scripts(ctx context.Context, checks []Check) []*repro.Check {
+	out := make([]*repro.Check, len(checks))
+	for i, c := range checks {
+		out[i] = ScriptOf(ctx, c)
+	}
+	return out
+}
 
 func combine(all bool, checks []Check) Check {
 	return func(ctx context.Context) (bool, string, error) {

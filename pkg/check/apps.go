@@ -8,37 +8,43 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/repro"
 )
 
 // SyncStatusIs holds when the Application's sync status is s.
 func SyncStatusIs(name string, s v1alpha1.SyncStatusCode) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
+	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		return lifecycle.From(ctx).Apps.SyncStatusIs(name, s)(ctx)
-	}
+	}, static(repro.ApplicationField(name, "{.status.sync.status}", string(s))))
 }
 
 // HealthIs holds when the Application's health is h.
 func HealthIs(name, h string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
+	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		return lifecycle.From(ctx).Apps.HealthIs(name, h)(ctx)
-	}
+	}, static(repro.ApplicationField(name, "{.status.health.status}", h)))
 }
 
 // OperationPhaseIs holds when the Application's last operation is in phase p.
 func OperationPhaseIs(name string, p synccommon.OperationPhase) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
+	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		return lifecycle.From(ctx).Apps.OperationPhaseIs(name, p)(ctx)
-	}
+	}, static(repro.OperationPhaseIs(name, string(p))))
 }
 
 // OperationMessageContains holds when the operation's message contains s.
 func OperationMessageContains(name, s string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
+	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		return lifecycle.From(ctx).Apps.OperationMessageContains(name, s)(ctx)
-	}
+	}, static(repro.OperationMessageContains(name, s)))
 }
 
 // AppGone holds when the Application no longer exists.
 func AppGone(name string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) { return lifecycle.From(ctx).Apps.Gone(name)(ctx) }
+	return assert.Scripted(func(ctx context.Context) (bool, string, error) { return lifecycle.From(ctx).Apps.Gone(name)(ctx) }, static(repro.Missing("applications.argoproj.io", "argocd", name)))
+}
+
+// static is a check's bash form that needs nothing from the run.
+func static(c *repro.Check) func(context.Context) (*repro.Check, error) {
+	return func(context.Context) (*repro.Check, error) { return c, nil }
 }

@@ -10,11 +10,12 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/repro"
 )
 
 // RolledOut holds when every Deployment in namespace is Available.
 func RolledOut(namespace string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
+	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		list, err := lifecycle.From(ctx).Kube.List(ctx, "deployments.apps", namespace, "")
 		if err != nil {
 			return false, "", assert.Unknown(err)
@@ -33,13 +34,13 @@ func RolledOut(namespace string) assert.Check {
 			seen = append(seen, fmt.Sprintf("%s=%d/%d", d.GetName(), have, want))
 		}
 		return ready, "deployments " + strings.Join(seen, " "), nil
-	}
+	}, static(repro.RolledOut(namespace)))
 }
 
 // EventSeen holds when an event in namespace about an object of kind has
 // the reason and a message containing substr.
 func EventSeen(namespace, kind, reason, substr string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
+	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		list, err := lifecycle.From(ctx).Kube.ListFields(ctx, "events", namespace, "involvedObject.kind="+kind+",reason="+reason)
 		if err != nil {
 			return false, "", assert.Unknown(fmt.Errorf("list events in %q: %w", namespace, err))
@@ -52,7 +53,7 @@ func EventSeen(namespace, kind, reason, substr string) assert.Check {
 			}
 		}
 		return false, fmt.Sprintf("%d %s %s event(s) in %s, none containing %q", len(list.Items), kind, reason, namespace, substr), nil
-	}
+	}, static(repro.EventSeen(namespace, kind, reason, substr)))
 }
 
 // ReadyEndpoints holds when the Service has n ready endpoints (EndpointSlices).
@@ -70,7 +71,7 @@ func ServingEndpoints(namespace, service string, n int) assert.Check {
 
 // endpoints counts the Service's endpoints whose condition cond is true.
 func endpoints(namespace, service, cond string, n int) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
+	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		list, err := lifecycle.From(ctx).Kube.List(ctx, "endpointslices.discovery.k8s.io", namespace, "kubernetes.io/service-name="+service)
 		if err != nil {
 			return false, "", assert.Unknown(fmt.Errorf("list endpointslices of %s/%s: %w", namespace, service, err))
@@ -85,7 +86,7 @@ func endpoints(namespace, service, cond string, n int) assert.Check {
 			}
 		}
 		return count == n, fmt.Sprintf("service %s/%s: %d %s endpoint(s)", namespace, service, count, cond), nil
-	}
+	}, static(repro.Endpoints(namespace, service, cond, n)))
 }
 
 func asMap(v any) map[string]any {
@@ -96,7 +97,7 @@ func asMap(v any) map[string]any {
 // FinalizerPending holds when the object is being deleted (it has a
 // deletionTimestamp) and still carries finalizer: a deletion held up by it.
 func FinalizerPending(kind, namespace, name, finalizer string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
+	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		m, err := lifecycle.GetMeta(ctx, kind, namespace, name)
 		if lifecycle.NotFound(err) {
 			return false, lifecycle.Ref(kind, namespace, name) + " not found", nil
@@ -106,5 +107,5 @@ func FinalizerPending(kind, namespace, name, finalizer string) assert.Check {
 		}
 		ok := m.DeletionTimestamp != "" && slices.Contains(m.Finalizers, finalizer)
 		return ok, lifecycle.Ref(kind, namespace, name) + " " + m.Describe(), nil
-	}
+	}, static(repro.FinalizerPending(kind, namespace, name, finalizer)))
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 	"sigs.k8s.io/yaml"
@@ -23,6 +24,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/gitserver"
 	"github.com/gitops-conformance/suite/pkg/kube"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/repro"
 )
 
 // PushRepo commits files to a fixture repository on the in-cluster git server.
@@ -31,6 +33,14 @@ func PushRepo(repo string, files fixture.Files) features.Func {
 		f, err := files(ctx)
 		if err != nil {
 			return err
+		}
+		dir := repro.Dir(ctx, "repos/"+repo)
+		bundled := map[string]string{}
+		for p, content := range f {
+			bundled[dir+"/"+p] = content
+		}
+		if !do(ctx, "push repository "+repo, "push "+repro.Quote(repo)+" "+repro.Quote(dir), bundled) {
+			return nil
 		}
 		commit, err := lifecycle.From(ctx).Git.Push(ctx, repo, "gitops-conformance fixture", f)
 		if err != nil {
@@ -47,6 +57,9 @@ func CreateApp(fix fixture.App) features.Func {
 		app, err := fix.Render()
 		if err != nil {
 			return err
+		}
+		if !applyStep(ctx, "application "+app.Name, applicationManifest(app)) {
+			return nil
 		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Watch("applications.argoproj.io", argocd.Namespace, app.Name)
@@ -73,6 +86,10 @@ func CreateApp(fix fixture.App) features.Func {
 // Sync starts a sync operation.
 func Sync(name string, options ...string) features.Func {
 	return assert.Step("sync application "+name, func(ctx context.Context) error {
+		opts, _ := json.Marshal(append([]string{}, options...))
+		if !call(ctx, "sync application "+name, "sync_app", name, string(opts)) {
+			return nil
+		}
 		lifecycle.CellFrom(ctx).Step("sync application %s %v", name, options)
 		return lifecycle.From(ctx).Apps.Sync(ctx, name, options...)
 	})
@@ -85,6 +102,13 @@ func Refresh(name string, hard bool) features.Func {
 		what = "hard " + what
 	}
 	return assert.Step(what, func(ctx context.Context) error {
+		kind := "normal"
+		if hard {
+			kind = "hard"
+		}
+		if !call(ctx, what, "refresh_app", name, kind) {
+			return nil
+		}
 		r := lifecycle.From(ctx)
 		lifecycle.CellFrom(ctx).Step("%s", what)
 		if err := r.Apps.Refresh(ctx, name, hard); err != nil {
@@ -97,6 +121,10 @@ func Refresh(name string, hard bool) features.Func {
 // SetArgoCDConfig sets keys in argocd-cm; the cell restores the old values.
 func SetArgoCDConfig(data map[string]string) features.Func {
 	return assert.Step("configure argocd-cm", func(ctx context.Context) error {
+		patch, _ := json.Marshal(map[string]any{"data": data})
+		if !kubectlStep(ctx, "configure argocd-cm", "-n", argocd.Namespace, "patch", "configmap", "argocd-cm", "--type", "merge", "-p", string(patch)) {
+			return nil
+		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		old := map[string]*string{}
 		for k := range data {
@@ -132,6 +160,10 @@ func patchConfig(ctx context.Context, r *lifecycle.Run, data map[string]*string)
 // live object: evidence of what the API server kept.
 func CountInLive(files fixture.Files, kind, name, needle string) features.Func {
 	return assert.Step("count "+needle+" in "+kind+" "+name, func(ctx context.Context) error {
+		if !do(ctx, "count "+needle+" in the live "+kind+" "+name, fmt.Sprintf(`echo "    %s: $(kubectl get %s %s -o jsonpath='{.spec}' | grep -o %s | wc -l) %s in the live object's spec"`,
+			name, repro.Quote(kind), repro.Quote(name), repro.Quote(needle), needle), nil) {
+			return nil
+		}
 		r := lifecycle.From(ctx)
 		f, err := files(ctx)
 		if err != nil {
@@ -171,6 +203,10 @@ const (
 func DeleteApp(name string, mode argocd.Deletion) features.Func {
 	what := "delete application " + name + " (" + string(mode) + ")"
 	return assert.Step(what, func(ctx context.Context) error {
+		finalizer := map[argocd.Deletion]string{Foreground: argocd.CascadeForeground, Background: argocd.CascadeBackground}[mode]
+		if !call(ctx, what, "delete_app", name, finalizer) {
+			return nil
+		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Step("%s", what)
 		c.Drop("delete application " + name)
@@ -185,4 +221,20 @@ func DeleteApp(name string, mode argocd.Deletion) features.Func {
 		})
 		return r.Apps.Delete(ctx, name, mode)
 	})
+}
+
+// applicationManifest is an Application as a user applies it: apiVersion,
+// kind, metadata (name, namespace, labels, annotations, finalizers) and spec.
+func applicationManifest(app *v1alpha1.Application) string {
+	meta := map[string]any{"name": app.Name, "namespace": argocd.Namespace}
+	if len(app.Labels) > 0 {
+		meta["labels"] = app.Labels
+	}
+	if len(app.Annotations) > 0 {
+		meta["annotations"] = app.Annotations
+	}
+	if len(app.Finalizers) > 0 {
+		meta["finalizers"] = app.Finalizers
+	}
+	return toYAML(map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": meta, "spec": app.Spec})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/helm"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
@@ -74,6 +75,10 @@ func installChart(ctx context.Context, rel helm.Release, chart fixture.Files, no
 	if rel.Timeout == 0 {
 		rel.Timeout = assert.Intervals.Install
 	}
+	if act, err := helmStep(ctx, rel, f); err != nil || !act {
+		os.RemoveAll(dir)
+		return err
+	}
 	c.Defer("helm uninstall "+rel.Name, func(context.Context) error {
 		defer os.RemoveAll(dir)
 		return helm.UninstallRelease(r.Kubectl.Kubeconfig, rel, io.Discard)
@@ -86,15 +91,22 @@ func installChart(ctx context.Context, rel helm.Release, chart fixture.Files, no
 // (in Git, for an app-of-apps), retrying on conflicts; the new spec is recorded.
 func UpdateApp(name, what string, mutate func(*v1alpha1.Application)) features.Func {
 	return assert.Step("update application "+argocd.Namespace+"/"+name+": "+what, func(ctx context.Context) error {
+		if repro.Planning(ctx) { // a branch not taken: the Application to change is not known
+			do(ctx, "update application "+name+": "+what, "error "+repro.Quote("the cell did not take this branch; its update of application "+name+" is not recorded"), nil)
+			return nil
+		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		var spec []byte
+		var updated *v1alpha1.Application
 		err := r.Apps.Update(ctx, name, func(app *v1alpha1.Application) {
 			mutate(app)
 			spec, _ = json.Marshal(app.Spec)
+			updated = app.DeepCopy()
 		})
 		if err != nil {
 			return err
 		}
+		applyStep(ctx, "application "+name+" ("+what+")", applicationManifest(updated))
 		lifecycle.Note(ctx, "application %s: %s", name, what)
 		c.Step("update application %s: %s", name, spec)
 		return nil
@@ -107,6 +119,9 @@ func UpdateApp(name, what string, mutate func(*v1alpha1.Application)) features.F
 // left; RemoveRenderedAtEnd does it when the cell ends.
 func RemoveRendered(what string, rendered fixture.Files) features.Func {
 	return assert.Step("delete what is left of "+what, func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
 		lifecycle.CellFrom(ctx).Step("delete what is left of %s", what)
 		return removeRendered(ctx, what, rendered)
 	})
@@ -117,6 +132,9 @@ func RemoveRendered(what string, rendered fixture.Files) features.Func {
 // chart is gone, for what they leave behind.
 func RemoveRenderedAtEnd(what string, rendered fixture.Files) features.Func {
 	return assert.Step("at the end, delete what is left of "+what, func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
 		lifecycle.CellFrom(ctx).Step("at the end, delete what is left of %s", what)
 		lifecycle.CellFrom(ctx).Defer("delete what is left of "+what, func(ctx context.Context) error {
 			return removeRendered(ctx, what, rendered)

@@ -10,13 +10,18 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/repro"
 )
 
 // RemoveFinalizer removes one finalizer from an object, as an operator would
 // by hand (kubectl patch); an object that is gone or lacks it is left alone.
 // What it found goes into the cell's observations.
 func RemoveFinalizer(kind, namespace, name, finalizer string) features.Func {
-	return assert.Step("remove finalizer "+finalizer+" from "+lifecycle.Ref(kind, namespace, name), func(ctx context.Context) error {
+	what := "remove finalizer " + finalizer + " from " + lifecycle.Ref(kind, namespace, name)
+	return assert.Step(what, func(ctx context.Context) error {
+		if !call(ctx, what, "remove_finalizer", kind, namespace, name, finalizer) {
+			return nil
+		}
 		return removeFinalizer(ctx, kind, namespace, name, finalizer)
 	})
 }
@@ -27,6 +32,9 @@ func RemoveFinalizer(kind, namespace, name, finalizer string) features.Func {
 func RemoveFinalizerAtEnd(kind, namespace, name, finalizer string) features.Func {
 	what := "finalizer " + finalizer + " of " + lifecycle.Ref(kind, namespace, name)
 	return assert.Step("at the end, remove "+what, func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
 		c := lifecycle.CellFrom(ctx)
 		c.Step("at the end, remove %s", what)
 		c.Defer("remove "+what, func(ctx context.Context) error {

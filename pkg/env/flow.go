@@ -9,6 +9,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/repro"
 )
 
 // If runs step only when check holds at that moment; otherwise the cell
@@ -24,16 +25,27 @@ func Unless(check assert.Check, what string, step features.Func) features.Func {
 
 func when(check assert.Check, want bool, what string, step features.Func) features.Func {
 	return func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+		if repro.Planning(ctx) { // inside a branch not taken: only written down
+			branch, done := repro.InBranch(ctx, what, assert.ScriptOf(ctx, check), want, false)
+			defer done()
+			step(branch, t, cfg)
+			return ctx
+		}
 		ok, seen, err := check(ctx)
 		if err != nil {
 			// neither run nor skip on a guess: the cell ends ERROR with the error
 			return assert.Step(what, func(context.Context) error { return err })(ctx, t, cfg)
 		}
+		branch, done := repro.InBranch(ctx, what, assert.ScriptOf(ctx, check), want, ok == want)
+		defer done()
 		if ok != want {
 			lifecycle.CellFrom(ctx).Step("%s: skipped (%v: %s)", what, ok, seen)
+			// written down for the reproduction, not carried out
+			step(branch, t, cfg)
 			return ctx
 		}
-		return step(ctx, t, cfg)
+		step(branch, t, cfg)
+		return ctx
 	}
 }
 

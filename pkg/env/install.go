@@ -2,6 +2,7 @@ package env
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/helm"
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
@@ -31,6 +33,15 @@ func HelmInstall(r helm.Release, values Values) features.Func {
 		r.Values = v
 		if r.Timeout == 0 {
 			r.Timeout = assert.Intervals.Install
+		}
+		dir := repro.Dir(ctx, "charts/"+r.Name)
+		shell := fmt.Sprintf("subst \"$BUNDLE/%s/values.yaml\" > \"$WORK/values-%s.yaml\"\nhelm install %s %s --version %s -n %s --create-namespace --wait --timeout %ds -f \"$WORK/values-%s.yaml\" || error 'helm install %s'",
+			dir, r.Name, repro.Quote(r.Name), repro.Quote(r.Chart), repro.Quote(r.Version), repro.Quote(r.Namespace), int(r.Timeout.Seconds()), r.Name, r.Name)
+		if r.RepoURL != "" {
+			shell = strings.Replace(shell, " --version ", " --repo "+repro.Quote(r.RepoURL)+" --version ", 1)
+		}
+		if !do(ctx, "helm install "+r.Namespace+"/"+r.Name, shell, map[string]string{dir + "/values.yaml": toYAML(repro.RedactValues(ctx, v))}) {
+			return nil
 		}
 		c.Step("helm install %s %s %s into %s, values keys %v", r.Name, r.Chart, r.Version, r.Namespace, keys(v))
 		c.Defer("helm uninstall "+r.Name, func(context.Context) error {
@@ -53,6 +64,9 @@ func keys(m map[string]any) []string {
 // ApplyURL applies a published manifest (online releases); the cell deletes it at its end.
 func ApplyURL(what, url string) features.Func {
 	return assert.Step("apply "+what+" from "+url, func(ctx context.Context) error {
+		if !kubectlStep(ctx, "apply "+what+" from "+url, "apply", "--server-side", "--force-conflicts", "-f", url) {
+			return nil
+		}
 		data, err := sources.Get(ctx, url)
 		if err != nil {
 			return err
@@ -75,13 +89,14 @@ func ApplyURL(what, url string) features.Func {
 func ComponentImages(component, version string) features.Func {
 	return assert.Step("images for "+component+" "+version, func(ctx context.Context) error {
 		r := lifecycle.From(ctx)
-		if r.Mode != images.Offline {
+		if r.Mode != images.Offline || repro.Planning(ctx) {
 			return nil
 		}
 		imgs, err := r.Images.Component(ctx, component, version)
 		if err != nil {
 			return err
 		}
+		imagesStep(ctx, component+" "+version, imgs)
 		lifecycle.Note(ctx, "offline images for %s %s: %s", component, version, strings.Join(imgs, " "))
 		return r.LoadImages(ctx, imgs...)
 	})

@@ -13,12 +13,16 @@ import (
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
 // Apply applies a manifest server-side; the cell deletes it at its end.
 func Apply(what, manifest string) features.Func {
 	return assert.Step("apply "+what, func(ctx context.Context) error {
+		if !applyStep(ctx, what, manifest) {
+			return nil
+		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Step("apply %s:\n%s", what, manifest)
 		c.Defer("delete "+what, func(ctx context.Context) error {
@@ -39,6 +43,9 @@ func ApplyFiles(what string, files fixture.Files) features.Func {
 		manifest, err := fixture.Manifest(ctx, files)
 		if err != nil {
 			return err
+		}
+		if !applyStep(ctx, what, manifest) {
+			return nil
 		}
 		_ = os.MkdirAll(c.Dir, 0o755)
 		_ = os.WriteFile(filepath.Join(c.Dir, "applied-"+fileName(what)+".yaml"), []byte(manifest), 0o644)
@@ -65,11 +72,14 @@ func fileName(what string) string {
 // (e.g. "--cascade=foreground").
 func Delete(kind, namespace, name string, args ...string) features.Func {
 	return assert.Step("delete "+lifecycle.Ref(kind, namespace, name), func(ctx context.Context) error {
-		lifecycle.CellFrom(ctx).Step("delete %s %v", lifecycle.Ref(kind, namespace, name), args)
 		a := append([]string{"delete", kind, name, "--wait=false"}, args...)
 		if namespace != "" {
 			a = append(a, "-n", namespace)
 		}
+		if !kubectlStep(ctx, "delete "+lifecycle.Ref(kind, namespace, name), a...) {
+			return nil
+		}
+		lifecycle.CellFrom(ctx).Step("delete %s %v", lifecycle.Ref(kind, namespace, name), args)
 		_, err := lifecycle.From(ctx).Kubectl.Run(ctx, a...)
 		return err
 	})
@@ -78,6 +88,9 @@ func Delete(kind, namespace, name string, args ...string) features.Func {
 // Watch adds an object to the cell's evidence.
 func Watch(kind, namespace, name string) features.Func {
 	return assert.Step("watch "+lifecycle.Ref(kind, namespace, name), func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
 		lifecycle.CellFrom(ctx).Watch(kind, namespace, name)
 		return nil
 	})
@@ -86,6 +99,10 @@ func Watch(kind, namespace, name string) features.Func {
 // Scale sets a workload's replicas (kubectl scale), the way an operator does.
 func Scale(kind, namespace, name string, replicas int) features.Func {
 	return assert.Step(fmt.Sprintf("scale %s to %d", lifecycle.Ref(kind, namespace, name), replicas), func(ctx context.Context) error {
+		if !kubectlStep(ctx, fmt.Sprintf("scale %s to %d", lifecycle.Ref(kind, namespace, name), replicas),
+			"scale", kind, name, "-n", namespace, fmt.Sprintf("--replicas=%d", replicas)) {
+			return nil
+		}
 		c := lifecycle.CellFrom(ctx)
 		c.Step("scale %s to %d", lifecycle.Ref(kind, namespace, name), replicas)
 		c.Watch(kind, namespace, name)
@@ -97,13 +114,16 @@ func Scale(kind, namespace, name string, replicas int) features.Func {
 // Label sets labels (key=value, or key- to remove) on an object (kubectl label --overwrite).
 func Label(kind, namespace, name string, labels ...string) features.Func {
 	return assert.Step(fmt.Sprintf("label %s %s", lifecycle.Ref(kind, namespace, name), strings.Join(labels, " ")), func(ctx context.Context) error {
-		c := lifecycle.CellFrom(ctx)
-		c.Step("label %s %v", lifecycle.Ref(kind, namespace, name), labels)
-		c.Watch(kind, namespace, name)
 		args := append([]string{"label", "--overwrite", kind, name}, labels...)
 		if namespace != "" {
 			args = append(args, "-n", namespace)
 		}
+		if !kubectlStep(ctx, "label "+lifecycle.Ref(kind, namespace, name)+" "+strings.Join(labels, " "), args...) {
+			return nil
+		}
+		c := lifecycle.CellFrom(ctx)
+		c.Step("label %s %v", lifecycle.Ref(kind, namespace, name), labels)
+		c.Watch(kind, namespace, name)
 		_, err := lifecycle.From(ctx).Kubectl.Run(ctx, args...)
 		return err
 	})
@@ -116,6 +136,9 @@ func Label(kind, namespace, name string, labels ...string) features.Func {
 func OwnedBy(kind, namespace, name, ownerAPIVersion, ownerKind, ownerName string) features.Func {
 	what := fmt.Sprintf("%s owned by %s %s", lifecycle.Ref(kind, namespace, name), ownerKind, ownerName)
 	return assert.Step(what, func(ctx context.Context) error {
+		if !call(ctx, what, "owned_by", kind, namespace, name, ownerAPIVersion, ownerKind, ownerName) {
+			return nil
+		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		owner, err := r.Kube.Get(ctx, ownerKind, "", ownerName)
 		if err != nil {
@@ -141,6 +164,9 @@ func OwnedBy(kind, namespace, name, ownerAPIVersion, ownerKind, ownerName string
 // first runs last, after the Application and the namespaces are gone.
 func DeleteAtEnd(what, kinds, selector string) features.Func {
 	return assert.Step("at the end, delete "+what, func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Step("at the end, delete %s (%s -l %s)", what, kinds, selector)
 		c.Defer("delete "+what, func(ctx context.Context) error {
@@ -161,6 +187,9 @@ func DeleteAtEnd(what, kinds, selector string) features.Func {
 // minutes. Registered after the namespace, it runs before its deletion.
 func ReleaseAtEnd(what, crdSelector, namespace string) features.Func {
 	return assert.Step("at the end, release "+what, func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Step("at the end, remove finalizers from %s in %s (CRDs %s)", what, namespace, crdSelector)
 		c.Defer("release "+what, func(ctx context.Context) error {
@@ -200,6 +229,9 @@ func ReleaseAtEnd(what, crdSelector, namespace string) features.Func {
 func DeleteObjectAtEnd(kind, namespace, name, why string) features.Func {
 	ref := lifecycle.Ref(kind, namespace, name)
 	return assert.Step("at the end, delete "+ref, func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Step("at the end, delete %s (%s)", ref, why)
 		c.Defer("delete "+ref, func(ctx context.Context) error {

@@ -9,12 +9,16 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/repro"
 )
 
 // Observe looks once with check and records what it saw as an observation
 // of the report; it never fails the cell (a measurement, not a verdict).
 func Observe(what string, check assert.Check) features.Func {
 	return assert.Step("observe "+what, func(ctx context.Context) error {
+		if !repro.Record(ctx, repro.Step{Kind: repro.Observe, What: what, Check: assert.ScriptOf(ctx, check)}) {
+			return nil
+		}
 		ok, seen, err := check(ctx)
 		if err != nil {
 			seen = "error: " + err.Error()
@@ -28,6 +32,9 @@ func Observe(what string, check assert.Check) features.Func {
 // observation either way: evidence for the report, never a verdict or an error.
 func ObserveWithin(what string, timeout time.Duration, check assert.Check) features.Func {
 	return assert.Step("observe "+what, func(ctx context.Context) error {
+		if !repro.Record(ctx, repro.Step{Kind: repro.Observe, What: what, Check: assert.ScriptOf(ctx, check), Timeout: timeout}) {
+			return nil
+		}
 		start := time.Now()
 		if err := assert.Eventually(ctx, what, timeout, check); err != nil {
 			lifecycle.Note(ctx, "observed: %s: no: %v", what, err)
@@ -45,6 +52,9 @@ func ObserveWithin(what string, timeout time.Duration, check assert.Check) featu
 // stays on record as it was at the verdict.
 func Snapshot(name string) features.Func {
 	return assert.Step("snapshot evidence "+name, func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		r.DumpEvidence(ctx, c, filepath.Join(c.Dir, name))
 		lifecycle.Note(ctx, "evidence as of this step (objects, events, controller logs): %s/", name)

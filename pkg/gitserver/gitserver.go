@@ -68,7 +68,7 @@ spec:
 
 // Start deploys the server with image (one that has git) and waits for it.
 func Start(ctx context.Context, kubectl kube.Kubectl, client *kube.Client, image string) (*Server, error) {
-	if err := kubectl.Apply(ctx, fmt.Sprintf(manifest, Namespace, image)); err != nil {
+	if err := kubectl.Apply(ctx, Manifest(image)); err != nil {
 		return nil, fmt.Errorf("start git server: %w", err)
 	}
 	if _, err := kubectl.Run(ctx, "-n", Namespace, "rollout", "status", "deploy/gitserver", "--timeout=3m"); err != nil {
@@ -77,14 +77,17 @@ func Start(ctx context.Context, kubectl kube.Kubectl, client *kube.Client, image
 	return &Server{client: client}, nil
 }
 
+// Manifest is the server's Namespace, Deployment and Service, running image.
+func Manifest(image string) string { return fmt.Sprintf(manifest, Namespace, image) }
+
 // URL is the clone URL of a repository, as ArgoCD sees it.
 func URL(repo string) string {
 	return fmt.Sprintf("git://gitserver.%s.svc.cluster.local/%s.git", Namespace, repo)
 }
 
-// pushScript replaces a repository's tree with the tar on stdin and commits it
+// PushScript replaces a repository's tree with the tar on stdin and commits it
 // on main; it prints the new commit.
-const pushScript = `set -e
+const PushScript = `set -e
 repo=/git/$1.git msg=$2
 [ -d "$repo" ] || git init -q --bare --initial-branch=main "$repo"
 w=$(mktemp -d)
@@ -108,7 +111,7 @@ func (s *Server) Push(ctx context.Context, repo, message string, files map[strin
 	if err != nil {
 		return "", fmt.Errorf("push %q: %w", repo, err)
 	}
-	out, err := s.client.Exec(ctx, Namespace, "gitserver", bytes.NewReader(archive), "sh", "-c", pushScript, "push", repo, message)
+	out, err := s.client.Exec(ctx, Namespace, "gitserver", bytes.NewReader(archive), "sh", "-c", PushScript, "push", repo, message)
 	if err != nil {
 		return "", fmt.Errorf("push %q: %w", repo, err)
 	}

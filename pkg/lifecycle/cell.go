@@ -11,6 +11,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/repro"
 )
 
 // Cell is the state of one running cell: where its evidence goes, what it
@@ -24,6 +25,8 @@ type Cell struct {
 	namespaces []string
 	steps      []string
 	started    time.Time
+	// Repro is what the cell's steps did, for its reproduction bundle.
+	Repro *repro.Log
 }
 
 type cleanup struct {
@@ -37,7 +40,8 @@ type cellKey struct{}
 
 // WithCell starts a cell whose evidence goes to dir.
 func WithCell(ctx context.Context, dir string) (context.Context, *Cell) {
-	c := &Cell{Dir: dir, namespaces: []string{argocd.Namespace}, started: time.Now()}
+	ctx, log := repro.WithLog(ctx)
+	c := &Cell{Dir: dir, namespaces: []string{argocd.Namespace}, started: time.Now(), Repro: log}
 	return context.WithValue(ctx, cellKey{}, c), c
 }
 
@@ -85,6 +89,10 @@ func Note(ctx context.Context, format string, args ...any) {
 	CellFrom(ctx).Step(format, args...)
 }
 
+// ReproRecord is the file in a cell's evidence holding its reproduction
+// record (pkg/repro), until the bundle is written from it.
+const ReproRecord = "repro-record.json"
+
 // evidenceAfterInterrupt bounds the evidence dump of an interrupted cell: the
 // user asked to stop, and the dump is a handful of kubectl reads.
 const evidenceAfterInterrupt = 20 * time.Second
@@ -108,6 +116,7 @@ func (r *Run) End(ctx context.Context, c *Cell) error {
 		t.stop(c.Dir)
 	}
 	_ = os.WriteFile(filepath.Join(c.Dir, "steps.txt"), []byte(strings.Join(c.steps, "\n")+"\n"), 0o644)
+	_ = c.Repro.Save(filepath.Join(c.Dir, ReproRecord))
 	if interrupted {
 		r.Dirty = true
 		return nil

@@ -188,7 +188,7 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 		r.Run.Logf("cell %s: %s in %.0fs: %s", rc.ID(), outcome, d, reason)
 		rc.Runs = append(rc.Runs, report.Run{Outcome: outcome, Reason: reason, Duration: d, Evidence: evidence})
 		rc.Observations = obs
-		writeBundle(dir, r.Run.Catalog, r.Run.Mode, c, outcome, reason)
+		writeBundle(dir, filepath.Base(r.Dir), r.Run.NodeImage, r.Run.Catalog, r.Run.Mode, c, outcome, reason, obs)
 	}
 	if len(rc.Runs) == 1 {
 		rc.Outcome, rc.Reason, rc.Duration = rc.Runs[0].Outcome, rc.Runs[0].Reason, rc.Runs[0].Duration

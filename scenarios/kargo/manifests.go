@@ -169,7 +169,7 @@ func OfflineValues(tag string, tls *fixture.ServingTLS) func(ctx context.Context
 }
 
 // AdminValues generates the chart's required admin credentials for this run.
-func AdminValues(context.Context) (map[string]any, error) {
+func AdminValues(ctx context.Context) (map[string]any, error) {
 	password, key := make([]byte, 18), make([]byte, 32)
 	if _, err := rand.Read(password); err != nil {
 		return nil, err
@@ -181,6 +181,8 @@ func AdminValues(context.Context) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	signing := base64.RawURLEncoding.EncodeToString(key)
+	fixture.Throwaway(ctx, string(hash), signing)
 	return map[string]any{"api": map[string]any{"adminAccount": map[string]any{
-		"passwordHash": string(hash), "tokenSigningKey": base64.RawURLEncoding.EncodeToString(key)}}}, nil
+		"passwordHash": string(hash), "tokenSigningKey": signing}}}, nil
 }

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/repro"
+	"github.com/gitops-conformance/suite/pkg/runner"
+)
+
+const reproUsage = `repro run [-cluster NAME] DIR...
+                               run the reproduction bundle of each cell under DIR... (a report or a cell's
+                               evidence directory) on a new kind cluster, one at a time; write whether it
+                               reached the cell's verdict into its README (offline: the suite's images,
+                               node image, kind and install.yaml)`
+
+// reproCommand runs cells' bundles: repro.sh, as a maintainer would, with
+// what an offline machine needs instead of registries and downloads.
+func reproCommand(ctx context.Context, cat *catalog.Catalog, args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "run" {
+		return &runner.BadInput{Err: errors.New("repro: want run")}
+	}
+	fs := flag.NewFlagSet("repro run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cluster := fs.String("cluster", "", "kind cluster to create for each bundle (default: the bundle's own name)")
+	command := fs.String("command", "", "how the run was asked for, for the README")
+	if err := fs.Parse(args[1:]); err != nil {
+		return &runner.BadInput{Err: fmt.Errorf("repro run: %w", err)}
+	}
+	var dirs []string
+	for _, d := range fs.Args() {
+		found, err := bundles(d)
+		if err != nil {
+			return err
+		}
+		dirs = append(dirs, found...)
+	}
+	if len(dirs) == 0 {
+		return &runner.BadInput{Err: fmt.Errorf("repro run: no bundle (%s/) under %v", repro.BundleDir, fs.Args())}
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cache, err := runner.CacheDir()
+	if err != nil {
+		return err
+	}
+	wd, _ := os.Getwd()
+	failed := 0
+	for _, dir := range dirs {
+		c, _, _, err := repro.Read(dir)
+		if err != nil {
+			return err
+		}
+		if c.Outcome == "ERROR" || c.Outcome == "SKIPPED" {
+			failed++
+			fmt.Fprintf(stdout, "repro %s: not run: the cell ended %s (%s); its bundle has no verdict to reach\n", c.ID, c.Outcome, c.Reason)
+			continue
+		}
+		var env []string
+		if *cluster != "" {
+			env = append(env, "CLUSTER="+*cluster)
+		}
+		if c.Offline {
+			// what the suite has instead of registries and downloads: its builds
+			// under the upstream names, its node image, kind and install.yaml
+			env = append(env, "REPRO_LOAD_IMAGES=1", "KIND="+filepath.Join(cache, "bin", "kind-"+cat.Kind),
+				"KIND_NODE_IMAGE="+c.SuiteNodeImage, "REPRO_KIND_CONFIG="+filepath.Join(wd, "kind-config.yaml"),
+				"REPRO_INSTALL_YAML="+filepath.Join(cache, "manifests", "argocd-{tag}", "install-offline-dex-drop.yaml"))
+		}
+		fmt.Fprintf(stdout, "repro %s: running %s/repro.sh\n", c.ID, dir+"/"+repro.BundleDir)
+		v, err := repro.Verify(ctx, dir, *command, env, stdout)
+		if err != nil {
+			return err
+		}
+		bundle := filepath.Join(dir, repro.BundleDir)
+		if v.Reached {
+			fmt.Fprintf(stdout, "repro %s: bundle %s reached the cell's verdict %s in %.0fs (%s, %s)\n", c.ID, bundle, v.Outcome, v.Seconds, filepath.Join(dir, repro.Archive), filepath.Join(dir, repro.RunLog))
+			continue
+		}
+		failed++
+		fmt.Fprintf(stdout, "repro %s: bundle %s did NOT reach the cell's verdict %s: it ended %s (%s)\n", c.ID, bundle, c.Outcome, v.Outcome, filepath.Join(dir, repro.RunLog))
+	}
+	if failed > 0 {
+		return fmt.Errorf("repro: %d of %d bundle(s) did not reach their cell's verdict", failed, len(dirs))
+	}
+	return nil
+}
+
+// bundles are the cell evidence directories holding a bundle under root.
+func bundles(root string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == repro.BundleDir {
+			if _, err := os.Stat(filepath.Join(p, "bundle.json")); err == nil {
+				out = append(out, filepath.Dir(p))
+			}
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("repro run: %w", err)
+	}
+	return out, nil
+}

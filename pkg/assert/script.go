@@ -1,0 +1,66 @@
+package assert
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/gitops-conformance/suite/pkg/repro"
+)
+
+// Scripted gives check its form in a reproduction's repro.sh: script, the
+// same look in bash over kubectl (pkg/repro's looks), made when the step
+// that uses check is recorded.
+func Scripted(check Check, script func(ctx context.Context) (*repro.Check, error)) Check {
+	return func(ctx context.Context) (bool, string, error) {
+		if d, ok := ctx.Value(describeKey{}).(*describing); ok {
+			d.check, d.err = script(ctx)
+			return false, "", errDescribed
+		}
+		return check(ctx)
+	}
+}
+
+type describeKey struct{}
+
+type describing struct {
+	check *repro.Check
+	err   error
+}
+
+var errDescribed = errors.New("described, not looked at")
+
+// ScriptOf is check's form in repro.sh; a check without one (Scripted
+// never gave it one) is repro.Unscripted.
+func ScriptOf(ctx context.Context, check Check) *repro.Check {
+	d := &describing{}
+	_, _, err := check(context.WithValue(ctx, describeKey{}, d))
+	if !errors.Is(err, errDescribed) || d.err != nil || d.check == nil {
+		return repro.Unscripted()
+	}
+	return d.check
+}
+
+// record adds a wait or verdict to the cell's reproduction record and
+// reports whether to carry it out (not while a branch the cell did not take
+// is written down).
+func record(ctx context.Context, kind repro.Kind, what string, check Check, timeout, hold time.Duration) bool {
+	return repro.Record(ctx, repro.Step{Kind: kind, What: what, Check: ScriptOf(ctx, check), Timeout: timeout, Hold: hold})
+}
+
+// ended records what check saw when a wait or verdict ended: the evidence
+// a reproduction's README quotes.
+func ended(ctx context.Context, check Check, err error) {
+	if repro.Planning(ctx) {
+		return
+	}
+	result := "held"
+	if err != nil {
+		result = err.Error()
+	}
+	_, seen, lookErr := check(ctx)
+	if lookErr != nil {
+		seen = lookErr.Error()
+	}
+	repro.Ended(ctx, seen, result)
+}
