@@ -20,7 +20,9 @@ import (
 
 // TreeImages builds (offline) a component's images from a source tree the
 // user provides, with its recipe images/<component>/build.sh VERSION TREE,
-// and loads them into the cluster. Online, the cluster pulls the upstream
+// and loads them into the cluster. The tree's git commit, when it is known
+// (see fixture.TreeCommit), goes to the recipe as GIT_COMMIT (a release's
+// version string needs it). Online, the cluster pulls the upstream
 // images itself.
 func TreeImages(component, version string, tree fixture.Tree) features.Func {
 	return assert.Step("images for "+component+" "+version+" from its source tree", func(ctx context.Context) error {
@@ -32,13 +34,23 @@ func TreeImages(component, version string, tree fixture.Tree) features.Func {
 		if err != nil {
 			return err
 		}
+		commit, how, err := fixture.TreeCommit(ctx, dir)
+		if err != nil {
+			return fmt.Errorf("the commit of %s's tree %s: %w", component, dir, err)
+		}
+		from := dir + ", commit unknown (the recipe builds without one)"
+		buildEnv := []string{"CACHE_DIR=" + r.CacheDir}
+		if commit != "" {
+			from = fmt.Sprintf("%s, commit %s from %s", dir, commit, how)
+			buildEnv = append(buildEnv, "GIT_COMMIT="+commit)
+		}
 		out, err := shell.Run(ctx, shell.Cmd{Name: filepath.Join(r.Repo, "images", component, "build.sh"), Args: []string{version, dir},
-			Env: []string{"CACHE_DIR=" + r.CacheDir}, Progress: r.Out})
+			Env: buildEnv, Progress: r.Out})
 		if err != nil {
 			return fmt.Errorf("build %s %s images: %w", component, version, err)
 		}
 		imgs := images.MarkedList(out, "IMAGES:")
-		lifecycle.Note(ctx, "offline images for %s %s (built from %s): %s", component, version, dir, strings.Join(imgs, " "))
+		lifecycle.Note(ctx, "offline images for %s %s (built from %s): %s", component, version, from, strings.Join(imgs, " "))
 		return r.LoadImages(ctx, imgs...)
 	})
 }
