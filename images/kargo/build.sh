@@ -136,8 +136,9 @@ else
   echo "$STAMP" >"$BIN_DIR/kargo.stamp"
   progress "binary kargo" "built $BIN_DIR/kargo"
 fi
-# what the binary says it is (upstream's Dockerfile runs `kargo version` after the build too)
-KARGO_VERSION=$("$BIN_DIR/kargo" version 2>/dev/null | jq -r .Version) || KARGO_VERSION=""
+# what the binary says it is (upstream's Dockerfile runs `kargo version` after the build too;
+# its JSON says "Version" up to v1.6, "version" later)
+KARGO_VERSION=$("$BIN_DIR/kargo" version 2>/dev/null | jq -r '.Version // .version // empty') || KARGO_VERSION=""
 progress "kargo version" "${KARGO_VERSION:-unreadable}"
 
 if [ -n "$PROBE_VERSION" ]; then
