@@ -112,7 +112,9 @@ func StartControlPlane(component string) features.Func {
 	})
 }
 
-func startControlPlane(component string) string { return "control plane: " + component + " started again" }
+func startControlPlane(component string) string {
+	return "control plane: " + component + " started again"
+}
 
 // restoreStaticPod moves a held manifest back; nothing held is nothing to do.
 func restoreStaticPod(ctx context.Context, node, component string) error {
