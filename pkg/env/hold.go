@@ -2,8 +2,10 @@ package env
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -76,7 +78,7 @@ const (
 // kube-scheduler) off the kind node: its static Pod's manifest moves out of
 // the kubelet's manifest directory, as an operator takes one out for
 // maintenance or a restart leaves it down, and the step waits until its
-// container is gone. With kube-controller-manager go the garbage collector,
+// process is gone. With kube-controller-manager go the garbage collector,
 // the namespace controller and the workload controllers.
 func StopControlPlane(component string) features.Func {
 	what := "control plane: " + component + " stopped"
@@ -91,13 +93,13 @@ func StopControlPlane(component string) features.Func {
 		if _, err := shell.Run(ctx, shell.Cmd{Name: "docker", Args: []string{"exec", node, "sh", "-c", mv}}); err != nil {
 			return err
 		}
-		return assert.Eventually(ctx, component+"'s container gone from "+node, assert.Intervals.Rollout,
-			nodeContainers(node, component, false))
+		return assert.Eventually(ctx, component+"'s process gone from "+node, assert.Intervals.Rollout,
+			nodeProcess(node, component, false))
 	})
 }
 
 // StartControlPlane puts back what StopControlPlane took off and waits until
-// the component's container runs again.
+// the component's process runs again.
 func StartControlPlane(component string) features.Func {
 	return assert.Step(startControlPlane(component), func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
@@ -107,8 +109,8 @@ func StartControlPlane(component string) features.Func {
 		if err := restoreStaticPod(ctx, node, component); err != nil {
 			return err
 		}
-		return assert.Eventually(ctx, component+"'s container running in "+node, assert.Intervals.Rollout,
-			nodeContainers(node, component, true))
+		return assert.Eventually(ctx, component+"'s process running in "+node, assert.Intervals.Rollout,
+			nodeProcess(node, component, true))
 	})
 }
 
@@ -123,17 +125,20 @@ func restoreStaticPod(ctx context.Context, node, component string) error {
 	return err
 }
 
-// nodeContainers holds when the node runs a container named component
-// (running) or none (!running), as crictl on the node lists them; a failed
-// docker exec could not tell.
-func nodeContainers(node, component string, running bool) assert.Check {
+// nodeProcess holds when the node runs the component's process (running)
+// or none (!running), as pgrep on the node sees its command line (the node
+// image's crictl may be a stand-in offline); pgrep's exit 1 is "none", a
+// failed docker exec could not tell.
+func nodeProcess(node, component string, running bool) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		out, err := shell.Run(ctx, shell.Cmd{Name: "docker", Args: []string{"exec", node, "crictl", "ps", "-q", "--state", "running", "--name", "^" + component + "$"}})
-		if err != nil {
+		out, err := shell.Run(ctx, shell.Cmd{Name: "docker", Args: []string{"exec", node, "pgrep", "-f", "^" + component + "( |$)"}})
+		var exit *exec.ExitError
+		switch {
+		case errors.As(err, &exit) && exit.ExitCode() == 1:
+			return !running, fmt.Sprintf("no %s process in %s", component, node), nil
+		case err != nil:
 			return false, "", assert.Unknown(err)
 		}
-		ids := strings.Fields(out)
-		seen := fmt.Sprintf("%d running %s container(s) in %s", len(ids), component, node)
-		return (len(ids) > 0) == running, seen, nil
+		return running, fmt.Sprintf("%s running in %s (pid %s)", component, node, strings.Join(strings.Fields(out), " ")), nil
 	}
 }
