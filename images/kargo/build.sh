@@ -57,10 +57,9 @@ LABEL_KEY=gitops-conformance.cache-key
 export GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0
 export DOCKER_BUILDKIT=0
 
-BIN_DIR=$CACHE_DIR/bin/kargo-$TAG
 WORK_DIR=$CACHE_DIR/work
 LOG_DIR=$CACHE_DIR/logs/kargo-$TAG
-mkdir -p "$BIN_DIR" "$WORK_DIR" "$LOG_DIR"
+mkdir -p "$WORK_DIR" "$LOG_DIR"
 
 T0=$SECONDS
 progress() { printf '[%4ss] %-24s %s\n' "$((SECONDS - T0))" "$1" "$2" >&2; }
@@ -117,6 +116,10 @@ VERSION_PACKAGE=github.com/akuity/kargo/pkg/x/version
 LDFLAGS="-w -X $VERSION_PACKAGE.version=$TAG -X $VERSION_PACKAGE.gitCommit=$GIT_COMMIT -X $VERSION_PACKAGE.gitTreeState=$GIT_TREE_STATE"
 # the stamp leaves the build date out: a cached binary keeps the date it was built on
 STAMP=$(printf '%s\n' "$TAG" "$TREE" "$LDFLAGS" "$GOVERSION" "$GOFLAGS" | sha256sum | cut -d' ' -f1)
+# one directory per stamp: two recipes sharing the cache (two checkouts, two
+# branches) each keep their binary instead of rebuilding over each other's
+BIN_DIR=$CACHE_DIR/bin/kargo-$TAG-${STAMP:0:12}
+mkdir -p "$BIN_DIR"
 if [ -x "$BIN_DIR/kargo" ] && [ "$(cat "$BIN_DIR/kargo.stamp" 2>/dev/null)" = "$STAMP" ]; then
   progress "binary kargo" "cached $BIN_DIR/kargo"
 else
