@@ -9,11 +9,18 @@
 #   env:   CACHE_DIR                 default ${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance
 #          DEBIAN_SUITE              default bookworm
 #          DEBIAN_MIRROR             default http://deb.debian.org/debian
+#          GIT_COMMIT                the tree's commit (40 hex) when SOURCE_DIR is no
+#                                    checkout (an archive's: git get-tar-commit-id)
 #
 # What upstream's Dockerfile ships and this recipe rebuilds:
 #   - /usr/local/bin/kargo: ./cmd/controlplane (api, controller,
 #     management-controller, webhooks servers, garbage-collector), with the
-#     Dockerfile's ldflags. The UI is not built (no node image offline): the
+#     ldflags of the tag's Dockerfile and Makefile: -w and, into
+#     pkg/x/version, version=TAG, buildDate (now, UTC), gitCommit (a
+#     checkout's HEAD, else GIT_COMMIT) and gitTreeState (clean, or dirty when
+#     `git status --porcelain` of a checkout lists anything; an archive is the
+#     commit's tree: clean). Kargo's version.go reports "devel+unknown"
+#     without a commit, so without one the build goes on and says so. The UI is not built (no node image offline): the
 #     tree's empty pkg/server/ui (internal/server/ui before v1.7) embeds and the
 #     API serves an empty page. `go mod download` is skipped (go.mod's tool
 #     block names a dev tool the proxy cannot serve); `go build` fetches what
@@ -50,10 +57,9 @@ LABEL_KEY=gitops-conformance.cache-key
 export GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0
 export DOCKER_BUILDKIT=0
 
-BIN_DIR=$CACHE_DIR/bin/kargo-$TAG
 WORK_DIR=$CACHE_DIR/work
 LOG_DIR=$CACHE_DIR/logs/kargo-$TAG
-mkdir -p "$BIN_DIR" "$WORK_DIR" "$LOG_DIR"
+mkdir -p "$WORK_DIR" "$LOG_DIR"
 
 T0=$SECONDS
 progress() { printf '[%4ss] %-24s %s\n' "$((SECONDS - T0))" "$1" "$2" >&2; }
@@ -75,9 +81,21 @@ image_key() { docker image inspect -f "{{ index .Config.Labels \"$LABEL_KEY\" }}
 
 GOVERSION=$(go env GOVERSION)
 RECIPE=$(cd "$HERE" && for f in $(ls -1 | LC_ALL=C sort); do printf '== %s\n' "$f"; cat "$f"; done | sha256sum | cut -d' ' -f1)
-# the tree's digest: every file's path and content (not where it lies, not .git)
-TREE=$(cd "$SRC" && find . -path ./.git -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
-progress "source $TAG" "$SRC (tree sha256 ${TREE:0:16})"
+# the tree's digest: every file's path and content (not where it lies, not
+# .git, not the suite's marks of an extracted archive)
+TREE=$(cd "$SRC" && find . \( -path ./.git -o -path ./.extracted -o -path ./.git-commit \) -prune -o -type f -print0 |
+  LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+# the commit and tree state, as upstream's Makefile passes them to its Dockerfile
+if [ -e "$SRC/.git" ]; then
+  GIT_COMMIT=$(git -C "$SRC" rev-parse HEAD)
+  GIT_TREE_STATE=$([ -z "$(git -C "$SRC" status --porcelain)" ] && echo clean || echo dirty)
+else
+  GIT_COMMIT=${GIT_COMMIT:-}
+  GIT_TREE_STATE=clean
+fi
+[ -z "$GIT_COMMIT" ] || [[ $GIT_COMMIT =~ ^[0-9a-f]{40}$ ]] || { echo "build.sh: GIT_COMMIT=$GIT_COMMIT is not a commit id (40 hex)" >&2; exit 2; }
+progress "source $TAG" "$SRC (tree sha256 ${TREE:0:16}, commit ${GIT_COMMIT:-unknown}, $GIT_TREE_STATE)"
+[ -n "$GIT_COMMIT" ] || echo "build.sh: no commit for $SRC (not a checkout, GIT_COMMIT unset): kargo will report version devel+unknown" >&2
 
 # grpc_health_probe: only where the tag's chart probes with it
 PROBE_VERSION=""
@@ -86,7 +104,8 @@ if grep -rqs grpc_health_probe "$SRC/charts/kargo/templates"; then
   [ -n "$PROBE_VERSION" ] || { echo "build.sh: the chart uses grpc_health_probe but $SRC/Dockerfile pins no GRPC_HEALTH_PROBE_VERSION" >&2; exit 1; }
 fi
 
-KEY=$(printf '%s\n' kargo "$TAG" "$TREE" "$IMAGE" "$RECIPE" "$GOVERSION" "$DEBIAN_SUITE" "$PACKAGES" "$PROBE_VERSION" | sha256sum | cut -d' ' -f1)
+KEY=$(printf '%s\n' kargo "$TAG" "$TREE" "$GIT_COMMIT" "$GIT_TREE_STATE" "$IMAGE" "$RECIPE" "$GOVERSION" "$DEBIAN_SUITE" "$PACKAGES" "$PROBE_VERSION" |
+  sha256sum | cut -d' ' -f1)
 if [ "$(image_key "$IMAGE")" = "$KEY" ]; then
   progress "image kargo" "cached $IMAGE"
   echo "IMAGES:"; echo "$IMAGE"; exit 0
@@ -94,8 +113,13 @@ fi
 
 # ---------------------------------------------------------------- kargo binary
 VERSION_PACKAGE=github.com/akuity/kargo/pkg/x/version
-LDFLAGS="-w -s -X $VERSION_PACKAGE.version=$TAG -X $VERSION_PACKAGE.gitTreeState=clean"
+LDFLAGS="-w -X $VERSION_PACKAGE.version=$TAG -X $VERSION_PACKAGE.gitCommit=$GIT_COMMIT -X $VERSION_PACKAGE.gitTreeState=$GIT_TREE_STATE"
+# the stamp leaves the build date out: a cached binary keeps the date it was built on
 STAMP=$(printf '%s\n' "$TAG" "$TREE" "$LDFLAGS" "$GOVERSION" "$GOFLAGS" | sha256sum | cut -d' ' -f1)
+# one directory per stamp: two recipes sharing the cache (two checkouts, two
+# branches) each keep their binary instead of rebuilding over each other's
+BIN_DIR=$CACHE_DIR/bin/kargo-$TAG-${STAMP:0:12}
+mkdir -p "$BIN_DIR"
 if [ -x "$BIN_DIR/kargo" ] && [ "$(cat "$BIN_DIR/kargo.stamp" 2>/dev/null)" = "$STAMP" ]; then
   progress "binary kargo" "cached $BIN_DIR/kargo"
 else
@@ -108,12 +132,17 @@ else
     [ -n "$(ls -A "$ui" 2>/dev/null)" ] || { mkdir -p "$ui"; : >"$ui/.keep"; }
   done
   progress "go build" "./cmd/controlplane (cold: ~12 min on 2 busy cores)"
-  run go-build go -C "$W" build -trimpath -ldflags "$LDFLAGS" -o "$BIN_DIR/kargo.tmp" ./cmd/controlplane
+  run go-build go -C "$W" build -trimpath -ldflags "$LDFLAGS -X $VERSION_PACKAGE.buildDate=$(date -u +'%Y-%m-%dT%H:%M:%SZ')" \
+    -o "$BIN_DIR/kargo.tmp" ./cmd/controlplane
   mv -f "$BIN_DIR/kargo.tmp" "$BIN_DIR/kargo"
   cp "$W/go.sum" "$BIN_DIR/go.sum"
   echo "$STAMP" >"$BIN_DIR/kargo.stamp"
-  progress "binary kargo" "built $BIN_DIR/kargo ($("$BIN_DIR/kargo" version 2>/dev/null | tr '\n' ' ' | cut -c1-120))"
+  progress "binary kargo" "built $BIN_DIR/kargo"
 fi
+# what the binary says it is (upstream's Dockerfile runs `kargo version` after the build too;
+# its JSON says "Version" up to v1.6, "version" later)
+KARGO_VERSION=$("$BIN_DIR/kargo" version 2>/dev/null | jq -r '.Version // .version // empty') || KARGO_VERSION=""
+progress "kargo version" "${KARGO_VERSION:-unreadable}"
 
 if [ -n "$PROBE_VERSION" ]; then
   PROBE=$CACHE_DIR/bin/grpc_health_probe-$PROBE_VERSION
@@ -144,7 +173,8 @@ cp "$BIN_DIR/kargo" "$C/bin/kargo"
 cp "$HERE/kargo.Dockerfile" "$C/Dockerfile"
 OLD=$(docker image inspect -f '{{.Id}}' "$IMAGE" 2>/dev/null || true)
 run docker-build docker build --force-rm --build-arg BASE_IMAGE="$BASE" --label "$LABEL_KEY=$KEY" \
-  --label gitops-conformance.kargo-tag="$TAG" --label gitops-conformance.kargo-tree="$TREE" -t "$IMAGE" "$C"
+  --label gitops-conformance.kargo-tag="$TAG" --label gitops-conformance.kargo-tree="$TREE" \
+  --label gitops-conformance.kargo-commit="${GIT_COMMIT:-unknown}" --label gitops-conformance.kargo-version="$KARGO_VERSION" -t "$IMAGE" "$C"
 if [ -n "$OLD" ] && [ "$OLD" != "$(docker image inspect -f '{{.Id}}' "$IMAGE")" ]; then
   docker rmi "$OLD" >/dev/null 2>&1 || true # superseded by this build; kept if still in use
 fi

@@ -79,40 +79,52 @@ func (e *TimeoutError) Error() string {
 // Eventually looks until check holds or timeout passes. It looks again as
 // soon as an object the last look read changes (kube.Watch), or after
 // Intervals.Poll when the look read something no watch follows.
+//
+// The timeout bounds when a look may start, not the look itself: a look in
+// flight when it passes runs to its end under ctx and the reads' own bounds
+// (a request times out by itself, kube.RequestTimeout), and the wait ends on
+// what that look answered. Cut by the wait's deadline, a slow read that would
+// have answered became "could not tell" (context deadline exceeded) and the
+// cell ERROR; a read that fails on its own still is "could not tell".
 func Eventually(ctx context.Context, what string, timeout time.Duration, check Check) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	end := time.Now().Add(timeout)
 	ctx, w, stop := kube.WithWatch(ctx)
 	defer stop()
 	seen := "nothing yet"
-	var unknown error // the last look could not tell
 	for {
 		w.Look()
 		ok, s, err := check(ctx)
 		if s != "" {
 			seen = s
 		}
-		unknown = nil
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err() // the cell was stopped, not a look that failed
+		}
+		if errors.Is(err, context.DeadlineExceeded) && !IsUnknown(err) {
+			err = Unknown(err) // a read's own timeout: could not tell
+		}
+		var unknown error // this look could not tell
 		switch {
 		case IsUnknown(err):
 			unknown, seen = err, err.Error()
-		case err != nil && !errors.Is(err, context.DeadlineExceeded):
+		case err != nil:
 			return fmt.Errorf("wait %s: %w", what, err)
 		case ok:
 			return nil
 		}
-		select {
-		case <-ctx.Done():
-			if unknown != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		left := time.Until(end)
+		if left <= 0 {
+			if unknown != nil {
 				// not a "no": the wait ended on a look that could not tell
 				return fmt.Errorf("wait %s (<=%s): %w", what, timeout, unknown)
 			}
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return &TimeoutError{What: what, Timeout: timeout, Seen: seen}
-			}
+			return &TimeoutError{What: what, Timeout: timeout, Seen: seen}
+		}
+		select {
+		case <-ctx.Done():
 			return ctx.Err()
 		case <-w.Changed():
-		case <-time.After(w.Sleep(Intervals.Poll, Intervals.Idle)):
+		case <-time.After(min(w.Sleep(Intervals.Poll, Intervals.Idle), left)):
 		}
 	}
 }

@@ -165,3 +165,44 @@ func TestEventuallyWakesOnAWatchedChange(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A look still reading when the wait's time is up ends on what it answers:
+// the deadline stops new looks, it does not cut the read in flight (a slow
+// API server made verdict reads "could not tell" that would have answered).
+func TestEventuallyLetsTheLastLookAnswer(t *testing.T) {
+	fastIntervals(t)
+	slow := func(answer bool) Check {
+		return func(ctx context.Context) (bool, string, error) {
+			select {
+			case <-ctx.Done():
+				return false, "", Unknown(ctx.Err())
+			case <-time.After(40 * time.Millisecond): // longer than the wait
+			}
+			if answer {
+				return true, "Active", nil
+			}
+			return false, "namespace x not found", nil
+		}
+	}
+	err := Eventually(context.Background(), "namespace x Active", 10*time.Millisecond, slow(false))
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Seen != "namespace x not found" {
+		t.Fatalf("a slow look that answered no must end the wait on that answer, got %v", err)
+	}
+	if err := Eventually(context.Background(), "namespace x Active", 10*time.Millisecond, slow(true)); err != nil {
+		t.Fatalf("a slow look that answered yes must end the wait held, got %v", err)
+	}
+	// a read that times out by itself is could-not-tell, never a no
+	err = Eventually(context.Background(), "namespace x Active", 10*time.Millisecond, func(context.Context) (bool, string, error) {
+		return false, "", context.DeadlineExceeded
+	})
+	if !IsUnknown(err) || errors.As(err, &te) {
+		t.Fatalf("a read's own timeout must be could-not-tell, got %v", err)
+	}
+	// the cell stopped: the wait ends with it
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Eventually(ctx, "x", time.Second, slow(false)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a stopped cell must end the wait with its error, got %v", err)
+	}
+}

@@ -155,11 +155,16 @@ func (b *Builder) ArgoCD(ctx context.Context, tag string) ([]string, error) {
 // returns the images the recipe names. The recipe keeps its own cache; a lock
 // makes runs side by side wait for one build instead of racing.
 func (b *Builder) Component(ctx context.Context, component, version string, args ...string) ([]string, error) {
+	return b.ComponentWith(ctx, nil, component, version, args...)
+}
+
+// ComponentWith is Component with variables added to the recipe's environment.
+func (b *Builder) ComponentWith(ctx context.Context, env []string, component, version string, args ...string) ([]string, error) {
 	var imgs []string
 	err := b.lock(ctx, component+"-"+version, func() error {
 		out, err := shell.Run(ctx, shell.Cmd{
 			Name: filepath.Join(b.Repo, "images", component, "build.sh"), Args: append([]string{version}, args...),
-			Env: []string{"CACHE_DIR=" + b.CacheDir}, Progress: b.Out,
+			Env: append([]string{"CACHE_DIR=" + b.CacheDir}, env...), Progress: b.Out,
 		})
 		if err != nil {
 			return fmt.Errorf("build %s %s images: %w", component, version, err)

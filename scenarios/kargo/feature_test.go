@@ -1,6 +1,8 @@
 package kargo_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
@@ -35,6 +37,39 @@ func TestEveryCellBuilds(t *testing.T) {
 		f := kargo.Feature(c)
 		if len(f.Steps()) < 10 {
 			t.Errorf("%s: %d steps", c.Report().ID(), len(f.Steps()))
+		}
+	}
+}
+
+// A staged variant stops its actor before the deletion and starts it again
+// only after the other actor's part is seen done, before the verdict.
+func TestHeldActorBracketsTheDeletion(t *testing.T) {
+	data, err := suites.Matrix()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for variant, want := range map[string][]string{
+		"keep-namespace-foreground-kargo-late": {"stop kargo", "delete the project", "collector done", "namespace before kargo", "start kargo", "deletion settled"},
+		"keep-namespace-foreground-gc-late": {"stop the garbage collector", "delete the project", "kargo done", "namespace before the collector",
+			"start the garbage collector", "deletion settled"},
+		"keep-namespace-foreground": {"delete the project", "deletion settled"},
+	} {
+		cells, err := data.Plan(cat, matrix.Selection{Scenarios: []string{"kargo-argocd"}, Variants: []string{variant}})
+		if err != nil || len(cells) == 0 {
+			t.Fatalf("%s: %d cells, %v", variant, len(cells), err)
+		}
+		var names []string
+		for _, s := range kargo.Feature(cells[0]).Steps() {
+			if slices.Contains(want, s.Name()) {
+				names = append(names, s.Name())
+			}
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("%s: steps in order %s, want %s", variant, strings.Join(names, ", "), strings.Join(want, ", "))
 		}
 	}
 }

@@ -20,6 +20,10 @@
 // finalizer). Delete the Project the variant's way: kubectl delete (background,
 // kubectl's default, or --cascade=foreground), removed from Git and pruned by
 // a sync, or gone with the Application deleted with cascade (foreground). The
+// -kargo-late and -gc-late variants stage akuity/kargo#4627's race one way
+// each: Kargo's management controller, or the garbage collector
+// (kube-controller-manager), is stopped before a foreground deletion and
+// started again once the other has finished with the Project. The
 // propagation used is read from the Project itself (the API server's
 // foregroundDeletion finalizer in the timeline). Wait until the deletion
 // settles (the namespace gone, or the Project gone and the namespace Active
@@ -106,8 +110,8 @@ func Feature(c matrix.Cell) features.Feature {
 			Assess("sync with prune", env.Sync(Team))
 	case ByArgoCDCascade:
 		f = f.Assess("delete the application", env.DeleteApp(Team, env.Foreground))
-	default:
-		f = f.Assess("delete the project", env.Delete(projects, "", Team, v.DeleteArgs...))
+	case ByKubectl:
+		f = held(f, v, env.Delete(projects, "", Team, v.DeleteArgs...))
 	}
 	deletedForeground := check.TimelineShows("team", project, `deletionTimestamp=.*finalizers=\[[^\]]*foregroundDeletion`)
 	deleting := check.TimelineShows("team", project, `deletionTimestamp=`)
@@ -127,6 +131,33 @@ func Feature(c matrix.Cell) features.Feature {
 		Assess("propagation", env.Observe("the project was deleted in the foreground (the API server's foregroundDeletion finalizer on it)", deletedForeground)).
 		Assess("project gone", env.Observe("project "+Team+" gone", check.Missing(projects, "", Team))).
 		Feature()
+}
+
+// held deletes the Project with the variant's actor held back: stopped
+// before the deletion, started again once the other actor has finished with
+// the Project, which its finalizers tell (a precondition of the staging, not
+// the verdict: the verdict still waits for the deletion to settle).
+func held(f *features.FeatureBuilder, v Variant, del features.Func) *features.FeatureBuilder {
+	deleting := check.JSONPathMatches(projects, "", Team, "{.metadata.deletionTimestamp}", ".")
+	switch v.Held {
+	case HeldKargo:
+		return f.Assess("stop kargo", env.StopWorkload(Namespace, controller, ControllerPods)).
+			Assess("delete the project", del).
+			Assess("collector done", assert.That("the garbage collector finished with project "+Team+" (only Kargo's finalizer left on it)", assert.Intervals.Sync,
+				assert.All(deleting, check.JSONPathIs(projects, "", Team, "{.metadata.finalizers}", `["`+Finalizer+`"]`)))).
+			Assess("namespace before kargo", env.Observe("namespace "+Team+" being deleted before Kargo came back",
+				check.JSONPathMatches("namespace", "", Team, "{.metadata.deletionTimestamp}", "."))).
+			Assess("start kargo", env.StartWorkload(Namespace, controller))
+	case HeldGC:
+		return f.Assess("stop the garbage collector", env.StopControlPlane(GarbageCollector)).
+			Assess("delete the project", del).
+			Assess("kargo done", assert.That("Kargo finished with project "+Team+" (only foregroundDeletion left on it)", assert.Intervals.Sync,
+				assert.All(deleting, check.JSONPathIs(projects, "", Team, "{.metadata.finalizers}", `["foregroundDeletion"]`)))).
+			Assess("namespace before the collector", env.Observe("namespace "+Team+" has no ownerReference before the garbage collector came back",
+				check.JSONPathIs("namespace", "", Team, "{.metadata.ownerReferences}", ""))).
+			Assess("start the garbage collector", env.StartControlPlane(GarbageCollector))
+	}
+	return f.Assess("delete the project", del)
 }
 
 func sources() (Sources, error) {

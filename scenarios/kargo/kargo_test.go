@@ -28,6 +28,11 @@ func TestVariants(t *testing.T) {
 	if v := VariantOf("keep-namespace-foreground"); !v.OnProject || !slices.Equal(v.DeleteArgs, []string{"--cascade=foreground"}) {
 		t.Fatalf("foreground must delete in the foreground: %+v", v)
 	}
+	for name, held := range map[string]string{"keep-namespace-foreground": "", "keep-namespace-foreground-kargo-late": HeldKargo, "keep-namespace-foreground-gc-late": HeldGC} {
+		if v := VariantOf(name); !v.OnProject || v.Held != held || !slices.Equal(v.DeleteArgs, []string{"--cascade=foreground"}) || v.ViaArgoCD() {
+			t.Fatalf("%s must delete in the foreground by kubectl, holding %q: %+v", name, held, v)
+		}
+	}
 	if v := VariantOf("keep-namespace-on-namespace"); v.OnProject || !v.OnNamespace {
 		t.Fatalf("on-namespace: %+v", v)
 	}

@@ -34,8 +34,14 @@ const (
 	webhookService = "kargo-webhooks-server"
 	webhookSecret  = "kargo-webhooks-server-cert"
 	// Controller is the workload that deletes a Project and its namespace
-	// (pkg/controller/management/projects).
-	Controller = "deploy/kargo-management-controller"
+	// (internal/controller/management/projects up to v1.6,
+	// pkg/controller/management/projects later); ControllerPods select its Pods.
+	Controller     = "deploy/" + controller
+	controller     = "kargo-management-controller"
+	ControllerPods = "app.kubernetes.io/component=management-controller"
+	// GarbageCollector is the control-plane component whose garbage
+	// collector deletes a foreground-deleted owner's dependents.
+	GarbageCollector = "kube-controller-manager"
 )
 
 // Sources are where the online path installs from: the catalog's kargo and
@@ -68,11 +74,37 @@ const (
 	ByArgoCDCascade = "argocd-cascade" // the Application deleted with cascade (foreground, as `argocd app delete` does)
 )
 
-// Variant says where the annotation goes and how the Project is deleted.
+// Which actor a variant holds back while the Project is deleted in the
+// foreground, staging akuity/kargo#4627's race one way. On v1.6.0 the adopted
+// namespace carries an ownerReference to the Project (blockOwnerDeletion:
+// false) until Kargo's Project reconciler, on seeing the Project's
+// deletionTimestamp, drops it (cleanupProject, with the keep annotation),
+// then its finalizer from the namespace, then from the Project. The garbage
+// collector, on seeing the Project's foregroundDeletion, deletes every
+// dependent whose owner still waits for it. Whoever acts first decides.
+const (
+	// HeldKargo: Kargo's management controller is scaled to 0 before the
+	// deletion and back once the garbage collector has finished with the
+	// Project (only Kargo's finalizer left on it): the collector acts first, as
+	// when Kargo is down, restarting or behind its queue at the deletion (an
+	// upgrade of Kargo, a crash loop, a slow leader election).
+	HeldKargo = "kargo"
+	// HeldGC: kube-controller-manager's static Pod is taken off the node before
+	// the deletion and put back once Kargo has finished with the Project (only
+	// foregroundDeletion left on it): Kargo acts first, as when the garbage
+	// collector is behind (kube-controller-manager restarting or failing over
+	// its leadership, a long collection backlog), and as Kargo did in 4 of the
+	// 5 natural-timing runs of 20261122-230608.
+	HeldGC = "gc"
+)
+
+// Variant says where the annotation goes, how the Project is deleted and
+// which actor, if any, is held back meanwhile.
 type Variant struct {
 	OnProject, OnNamespace bool
 	By                     string
 	DeleteArgs             []string
+	Held                   string // HeldKargo, HeldGC or none
 }
 
 // ViaArgoCD tells whether the Project lives in an Application's repository.
@@ -85,6 +117,10 @@ func VariantOf(name string) Variant {
 		return Variant{OnProject: true, By: ByKubectl}
 	case "keep-namespace-foreground":
 		return Variant{OnProject: true, By: ByKubectl, DeleteArgs: []string{"--cascade=foreground"}}
+	case "keep-namespace-foreground-kargo-late":
+		return Variant{OnProject: true, By: ByKubectl, DeleteArgs: []string{"--cascade=foreground"}, Held: HeldKargo}
+	case "keep-namespace-foreground-gc-late":
+		return Variant{OnProject: true, By: ByKubectl, DeleteArgs: []string{"--cascade=foreground"}, Held: HeldGC}
 	case "keep-namespace-on-namespace":
 		return Variant{OnNamespace: true, By: ByKubectl}
 	case "keep-namespace-argocd-prune":
