@@ -88,18 +88,11 @@ func TestMain(m *testing.M) {
 func parallel() int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	again := make(chan struct{})
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		sig := <-sigs
-		fmt.Fprintf(os.Stderr, "\n%s %s: stopping: each cluster's run ends its cell, writes its report and deletes its cluster (unless KEEP=1). Press Ctrl-C again to leave at once.\n",
-			time.Now().Format("15:04:05"), sig)
-		cancel(fmt.Errorf("interrupted by %s", sig))
-		sig = <-sigs
+	onInterrupt(cancel, "each cluster's run ends its cell, writes its report and deletes its cluster (unless KEEP=1)", func(sig os.Signal) {
 		fmt.Fprintf(os.Stderr, "%s %s again: the clusters' runs leave at once; clusters may be left: make cluster-delete CLUSTER=%s-<n>\n",
 			time.Now().Format("15:04:05"), sig, opts.Cluster)
 		close(again)
-	}()
+	})
 	r, err := newRunner(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -108,18 +101,19 @@ func parallel() int {
 		}
 		return exitFailed
 	}
-	if _, err := lifecycle.Preflight()(r.Context(ctx), nil); err != nil {
+	setupFailed := func(err error) int {
 		fmt.Fprintln(os.Stderr, err)
 		r.Finish("setup failed: " + err.Error())
 		return exitFailed
+	}
+	if _, err := lifecycle.Preflight()(r.Context(ctx), nil); err != nil {
+		return setupFailed(err)
 	}
 	args := os.Args[1:]
 	// DELIVER=registry: one registry for every cluster, each image pushed once
 	name, err := r.Run.StartRegistry(r.Context(ctx))
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		r.Finish("setup failed: " + err.Error())
-		return exitFailed
+		return setupFailed(err)
 	}
 	if name != "" {
 		args = append(args, "-shared-registry", name)
@@ -164,14 +158,7 @@ func interruptible() context.Context {
 			_ = stopTimer // released with the process
 		}
 	}
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		sig := <-sigs
-		fmt.Fprintf(os.Stderr, "\n%s %s: stopping: the current step is cancelled, no further cell starts; the report is written and the cluster deleted (unless KEEP=1). Press Ctrl-C again to leave at once.\n",
-			time.Now().Format("15:04:05"), sig)
-		cancel(fmt.Errorf("interrupted by %s", sig))
-		sig = <-sigs
+	onInterrupt(cancel, "the current step is cancelled, no further cell starts; the report is written and the cluster deleted (unless KEEP=1)", func(sig os.Signal) {
 		n := shell.KillAll()
 		waiting := "nothing"
 		if run != nil {
@@ -180,8 +167,21 @@ func interruptible() context.Context {
 		fmt.Fprintf(os.Stderr, "%s %s again: leaving now (was waiting for: %s; %d command(s) ended). The cluster may be left: %s\n",
 			time.Now().Format("15:04:05"), sig, waiting, n, "make cluster-delete CLUSTER="+opts.Cluster)
 		os.Exit(exitInterrupted)
-	}()
+	})
 	return ctx
+}
+
+// onInterrupt cancels the run on the first SIGINT or SIGTERM, saying what
+// stopping does, and hands the second to again.
+func onInterrupt(cancel context.CancelCauseFunc, stopping string, again func(os.Signal)) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		fmt.Fprintf(os.Stderr, "\n%s %s: stopping: %s. Press Ctrl-C again to leave at once.\n", time.Now().Format("15:04:05"), sig, stopping)
+		cancel(fmt.Errorf("interrupted by %s", sig))
+		again(<-sigs)
+	}()
 }
 
 // setupErr is the error of a setup env func that failed.

@@ -98,7 +98,6 @@ func (r *Runner) Parallel(ctx context.Context, shards []Shard, self string, args
 func (r *Runner) mergeShards(ctx context.Context, procs []*shardProc, wall time.Duration) int {
 	var reports []*report.Report
 	var stopped []string
-	var notRun []report.Cell
 	failed := false
 	for _, p := range procs {
 		rep, err := loadLatest(p.dir)
@@ -106,15 +105,11 @@ func (r *Runner) mergeShards(ctx context.Context, procs []*shardProc, wall time.
 		if err != nil {
 			note += fmt.Sprintf("; no report (%v): its cells did not run; its output is in %s", err, p.log)
 			stopped = append(stopped, fmt.Sprintf("shard %d ended without a report", p.Index))
-			for _, c := range p.Cells {
-				notRun = append(notRun, c.Report())
-			}
 			failed = true
 		} else {
 			reports = append(reports, rep)
 			if rep.Stopped != "" {
 				stopped = append(stopped, fmt.Sprintf("shard %d: %s", p.Index, rep.Stopped))
-				notRun = append(notRun, rep.NotRun...)
 			}
 		}
 		if p.exit != 0 && p.exit != ExitFailed && p.exit != ExitInterrupted {
@@ -140,11 +135,7 @@ func (r *Runner) mergeShards(ctx context.Context, procs []*shardProc, wall time.
 	rep.Notes = append([]string{fmt.Sprintf("ran on %d kind clusters at once (-clusters %d), %s wall; each shard's own report and logs are under shards/", len(procs), len(procs), wall.Round(time.Second))}, rep.Notes...)
 	rep.Notes = append(rep.Notes, merged.Notes...)
 	if len(stopped) > 0 || ctx.Err() != nil {
-		r.done = map[string]bool{}
-		for _, c := range rep.Cells {
-			r.done[c.ID()] = true
-		}
-		rep.NotRun = notRun
+		rep.NotRun = r.notRun(rep.Cells)
 		why := stopped
 		if ctx.Err() != nil {
 			why = append([]string{interrupted(ctx, "")}, why...)
@@ -155,12 +146,9 @@ func (r *Runner) mergeShards(ctx context.Context, procs []*shardProc, wall time.
 	if err := rep.Rebase(r.Dir); err != nil {
 		r.Run.Logf("report: %v", err)
 	}
-	if err := rep.Write(r.Dir); err != nil {
-		r.Run.Logf("write report: %v", err)
+	if err := r.publish(rep, fmt.Sprintf(" (merged from %d shard(s))", len(reports))); err != nil {
 		return ExitFailed
 	}
-	r.Run.Logf("report: %s/report.{json,md,html} and junit.xml (merged from %d shard(s))", r.Dir, len(reports))
-	fmt.Fprint(r.Run.Out, Summary(rep))
 	switch {
 	case ctx.Err() != nil:
 		return ExitInterrupted

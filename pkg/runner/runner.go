@@ -47,8 +47,7 @@ type Runner struct {
 
 	mu      sync.Mutex
 	report  *report.Report
-	done    map[string]bool // cells started (by ID)
-	waiting string          // what the run is doing now, for a second Ctrl-C
+	waiting string // what the run is doing now, for a second Ctrl-C
 	once    sync.Once
 }
 
@@ -94,7 +93,6 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 		Data: data, Cells: cells, Repeat: o.Repeat, Dir: filepath.Join(reports, runID), Scenarios: scenarios,
 		report: &report.Report{RunID: runID, Started: time.Now().UTC(), Kubernetes: cat.Kubernetes.Version, Command: o.Command,
 			UnmeasuredFails: o.Unmeasured == "fail"},
-		done: map[string]bool{},
 	}
 	r.Run.NeedsCluster = r.needsCluster
 	r.Run.NodeImageChoice = o.NodeImage
@@ -159,9 +157,6 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 	if ctx.Err() != nil {
 		return rc, false
 	}
-	r.mu.Lock()
-	r.done[rc.ID()] = true
-	r.mu.Unlock()
 	expected, why := r.Data.Expected(c, r.Run.Mode == images.Offline)
 	rc.Expected, rc.ExpectedWhy = expected, why
 	rc.Evidence = filepath.Join("cells", rc.ID())
@@ -296,21 +291,38 @@ func (r *Runner) Finish(stopped string) *report.Report {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("mode %s: %s", r.Run.Mode, r.Run.ModeWhy))
 		}
 		if stopped != "" {
-			rep.Stopped = stopped
-			for _, c := range r.Cells {
-				if rc := c.Report(); !r.done[rc.ID()] {
-					rep.NotRun = append(rep.NotRun, rc)
-				}
-			}
+			rep.Stopped, rep.NotRun = stopped, r.notRun(rep.Cells)
 		}
-		if err := rep.Write(r.Dir); err != nil {
-			r.Run.Logf("write report: %v", err)
-			return
-		}
-		r.Run.Logf("report: %s/report.{json,md,html} and junit.xml", r.Dir)
-		fmt.Fprint(r.Run.Out, Summary(rep))
+		_ = r.publish(rep, "") // a failure is logged; the exit status follows the cells
 	})
 	return r.report
+}
+
+// publish writes rep into the run's directory and prints its summary; what
+// is added to the line that names the files.
+func (r *Runner) publish(rep *report.Report, what string) error {
+	if err := rep.Write(r.Dir); err != nil {
+		r.Run.Logf("write report: %v", err)
+		return err
+	}
+	r.Run.Logf("report: %s/report.{json,md,html} and junit.xml%s", r.Dir, what)
+	fmt.Fprint(r.Run.Out, Summary(rep))
+	return nil
+}
+
+// notRun are the planned cells the report holds no result of.
+func (r *Runner) notRun(cells []report.Cell) []report.Cell {
+	ran := map[string]bool{}
+	for _, c := range cells {
+		ran[c.ID()] = true
+	}
+	var left []report.Cell
+	for _, c := range r.Cells {
+		if rc := c.Report(); !ran[rc.ID()] {
+			left = append(left, rc)
+		}
+	}
+	return left
 }
 
 // Summary is the console table of a report.

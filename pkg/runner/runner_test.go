@@ -18,7 +18,7 @@ import (
 func testRunner(t *testing.T, cells ...matrix.Cell) *Runner {
 	dir := t.TempDir()
 	return &Runner{Run: &lifecycle.Run{Out: io.Discard}, Data: &matrix.Data{}, Cells: cells, Repeat: 1,
-		Dir: filepath.Join(dir, "run"), report: &report.Report{RunID: "run"}, done: map[string]bool{}}
+		Dir: filepath.Join(dir, "run"), report: &report.Report{RunID: "run"}}
 }
 
 func cell(variant string) matrix.Cell {
