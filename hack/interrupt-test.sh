@@ -105,7 +105,7 @@ case " $CASES " in *" at-cell "*)
 EXPECT_CELL_ERROR=1 interrupt at-cell "the first cell's sync" cell_started \
   -scenario kubeovn-argocd -variant bug,ignore-differences -argocd "$SMOKE_TAG";;
 esac
-# two shards: the cells of each release on a cluster of their own
+# two clusters taking the cells from the run's queue: each starts one
 both_started() { [ "$(grep -c '^\[[12]/2\] .*sync application kube-ovn-crd' "$1")" -ge 2 ]; }
 case " $CASES " in *" parallel "*)
 CASE_LIMIT=$((LIMIT * 2)) EXPECT_CELL_ERROR=1 interrupt parallel "both clusters' first sync" both_started \

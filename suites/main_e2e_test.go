@@ -82,8 +82,8 @@ func TestMain(m *testing.M) {
 }
 
 // parallel runs the plan on -clusters clusters at once: this binary again per
-// cluster, each with its share of the cells (pkg/runner.Parallel), and one
-// report at the end. It prepares the host once first (Docker, tools, the
+// cluster, each taking the next cell of the run's queue when free
+// (pkg/runner.Parallel), and one report at the end. It prepares the host once first (Docker, tools, the
 // mode), so the shards do not race to.
 func parallel() int {
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -119,13 +119,12 @@ func parallel() int {
 		args = append(args, "-shared-registry", name)
 		defer func() { _ = r.Run.StopRegistry(context.WithoutCancel(ctx)) }()
 	}
-	shards := runner.Split(r.Cells, opts.Clusters, opts.Repeat, runner.Costs(filepath.Dir(r.Dir)))
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return exitFailed
 	}
-	return r.Parallel(ctx, shards, self, args, again)
+	return r.Parallel(ctx, opts.Clusters, runner.Costs(filepath.Dir(r.Dir)), self, args, again)
 }
 
 func newRunner(ctx context.Context) (*runner.Runner, error) {

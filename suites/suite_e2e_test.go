@@ -8,19 +8,22 @@ import (
 	"github.com/gitops-conformance/suite/pkg/report"
 )
 
-// TestMatrix runs the planned cells, each as a subtest, ArgoCD release outermost.
+// TestMatrix runs the planned cells, each as a subtest, ArgoCD release
+// outermost (a parallel run's cluster: the cells it takes from the queue).
 func TestMatrix(t *testing.T) {
 	run.Plan()
-	for _, c := range run.Cells {
-		t.Run(c.Report().ID(), func(t *testing.T) {
-			rc, ok := run.Cell(runCtx, c, exec(t))
-			if !ok {
-				t.Skip("not run: the run was interrupted")
-			}
-			if rc.Unexpected || rc.Outcome == report.Error || rc.Outcome == report.Flaky {
-				t.Errorf("%s: %s, expected %s (%s): %s", rc.ID(), rc.Outcome, rc.Expected, rc.ExpectedWhy, rc.Reason)
-			}
-		})
+	for cells := run.Next(runCtx); len(cells) > 0; cells = run.Next(runCtx) {
+		for _, c := range cells {
+			t.Run(c.Report().ID(), func(t *testing.T) {
+				rc, ok := run.Cell(runCtx, c, exec(t))
+				if !ok {
+					t.Skip("not run: the run was interrupted")
+				}
+				if rc.Unexpected || rc.Outcome == report.Error || rc.Outcome == report.Flaky {
+					t.Errorf("%s: %s, expected %s (%s): %s", rc.ID(), rc.Outcome, rc.Expected, rc.ExpectedWhy, rc.Reason)
+				}
+			})
+		}
 	}
 }
 

@@ -52,6 +52,9 @@ type Options struct {
 	// SharedRegistry is set by a parallel run for its shards: the registry
 	// container they deliver through and leave running (DELIVER=registry).
 	SharedRegistry string
+	// Queue is set by a parallel run for its shards: the directory of the
+	// queue they take the plan's cells from, one at a time (see Queue).
+	Queue string
 }
 
 // Register defines the options' flags on fs.
@@ -75,6 +78,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Unmeasured, "unmeasured", "ok", "a cell with no measured expectation: ok (listed in the report) or fail (fails the run)")
 	fs.IntVar(&o.Clusters, "clusters", 1, "run the cells on N kind clusters at once (one process each, one report at the end)")
 	fs.StringVar(&o.Cells, "cells", "", "only the planned cells with these IDs, comma-separated (as the report names them)")
+	fs.StringVar(&o.Queue, "queue", "", "take the plan's cells one at a time from this queue directory (set by a parallel run for its clusters)")
 	fs.StringVar(&o.SharedRegistry, "shared-registry", "", "deliver=registry: a running registry container to deliver through and leave running (set by a parallel run for its clusters)")
 }
 

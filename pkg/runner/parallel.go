@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
 
@@ -30,38 +31,49 @@ const (
 // cell, write its report and delete its cluster before it is killed.
 const shardStop = 10 * time.Minute
 
-// Parallel runs the plan on the shards' clusters at once, one process each:
-// self (the test binary) with args (its command line) and, appended so they
-// win, the shard's cells (-cells), its cluster (<cluster>-<k>) and its own
-// reports directory under the run's. Each process is an ordinary run with
-// its own cluster, report and cleanup; their output is printed as it comes,
-// each line prefixed [k/N]. At the end their reports are merged into one, in
-// this run's directory, as if the cells had run one after the other.
+// Parallel runs the plan on n clusters at once, one process each: self (the
+// test binary) with args (its command line) and, appended so they win, the
+// queue its cells are taken from (-queue, see Queue), its cluster
+// (<cluster>-<k>) and its own reports directory under the run's. Each
+// process is an ordinary run with its own cluster, report and cleanup, which
+// takes the next cell whenever it is free; their output is printed as it
+// comes, each line prefixed [k/N]. At the end their reports are merged into
+// one, in this run's directory, as if the cells had run one after the other.
 //
 // ctx cancelled (the first Ctrl-C) tells each shard to stop (SIGINT: it ends
-// its cell, writes its report and deletes its cluster); the shards run in
-// process groups of their own, so a terminal's Ctrl-C reaches them only this
-// way, once. again (a second Ctrl-C) tells them again: they leave at once.
-func (r *Runner) Parallel(ctx context.Context, shards []Shard, self string, args []string, again <-chan struct{}) int {
+// its cell, writes its report and deletes its cluster; the cells still
+// queued are reported not run); the shards run in process groups of their
+// own, so a terminal's Ctrl-C reaches them only this way, once. again (a
+// second Ctrl-C) tells them again: they leave at once.
+func (r *Runner) Parallel(ctx context.Context, n int, cost func(matrix.Cell) time.Duration, self string, args []string, again <-chan struct{}) int {
 	out := &lockedWriter{w: r.Run.Out}
 	r.Run.Out = out // the run's own lines and the shards' do not cut each other
-	r.Run.Logf("plan: %d cell(s) x %d run(s) on %d cluster(s) at once; report %s", len(r.Cells), r.Repeat, len(shards), r.Dir)
-	procs := make([]*shardProc, len(shards))
-	for i, s := range shards {
-		p := &shardProc{Shard: s, cluster: fmt.Sprintf("%s-%d", r.Run.Cluster, s.Index), dir: filepath.Join(r.Dir, "shards", strconv.Itoa(s.Index))}
-		procs[i] = p
-		r.Run.Logf("shard %d/%d on cluster %s: %s", s.Index, len(shards), p.cluster, s.Describe())
+	n = min(n, len(r.Cells))
+	queue, total, err := NewQueue(filepath.Join(r.Dir, "queue"), n, r.Cells, r.Repeat, cost)
+	if err != nil {
+		r.Run.Logf("queue: %v", err)
+		r.Finish("setup failed: the queue: " + err.Error())
+		return ExitFailed
+	}
+	tags, byTag := perRelease(r.Cells)
+	each := (total + time.Duration(tags)*installCost) / time.Duration(n) // each release installed at least once
+	r.Run.Logf("plan: %d cell(s) x %d run(s) on %d cluster(s) at once, each taking the next cell when free; about %s of cluster time (%s), %s each; report %s",
+		len(r.Cells), r.Repeat, n, total.Round(time.Minute), byTag, each.Round(time.Minute), r.Dir)
+	procs := make([]*shardProc, n)
+	for i := range procs {
+		procs[i] = &shardProc{index: i + 1, cluster: fmt.Sprintf("%s-%d", r.Run.Cluster, i+1), dir: filepath.Join(r.Dir, "shards", strconv.Itoa(i+1))}
+		r.Run.Logf("shard %d/%d on cluster %s: its report and output under %s", i+1, n, procs[i].cluster, procs[i].dir)
 	}
 	start := time.Now()
 	prog := &progress{total: len(r.Cells) * r.Repeat, start: start, logf: r.Run.Logf}
 	var wg sync.WaitGroup
 	for _, p := range procs {
 		p.progress = prog
-		prefix := fmt.Sprintf("[%d/%d] ", p.Index, len(shards))
-		cmdArgs := append(append([]string{}, args...), "-clusters", "1", "-cells", p.IDs(), "-cluster", p.cluster,
-			"-reports", p.dir, "-command", fmt.Sprintf("%s (shard %d/%d)", r.report.Command, p.Index, len(shards)))
+		prefix := fmt.Sprintf("[%d/%d] ", p.index, n)
+		cmdArgs := append(append([]string{}, args...), "-clusters", "1", "-queue", queue.Dir, "-cluster", p.cluster,
+			"-reports", p.dir, "-command", fmt.Sprintf("%s (cluster %d/%d)", r.report.Command, p.index, n))
 		if err := p.start(ctx, self, cmdArgs, out, prefix); err != nil {
-			r.Run.Logf("shard %d: %v", p.Index, err)
+			r.Run.Logf("cluster %d: %v", p.index, err)
 			p.exit = ExitFailed
 			continue
 		}
@@ -93,6 +105,24 @@ func (r *Runner) Parallel(ctx context.Context, shards []Shard, self string, args
 	return r.mergeShards(ctx, procs, time.Since(start))
 }
 
+// perRelease counts the ArgoCD releases of cells and says how many cells
+// run on each, in the plan's order.
+func perRelease(cells []matrix.Cell) (int, string) {
+	var tags []string
+	n := map[string]int{}
+	for _, c := range cells {
+		if n[c.ArgoCD] == 0 {
+			tags = append(tags, c.ArgoCD)
+		}
+		n[c.ArgoCD]++
+	}
+	parts := make([]string, len(tags))
+	for i, tag := range tags {
+		parts[i] = fmt.Sprintf("%s %d", tag, n[tag])
+	}
+	return len(tags), strings.Join(parts, ", ")
+}
+
 // mergeShards merges the shards' reports into the run's and returns the
 // run's exit status.
 func (r *Runner) mergeShards(ctx context.Context, procs []*shardProc, wall time.Duration) int {
@@ -101,15 +131,16 @@ func (r *Runner) mergeShards(ctx context.Context, procs []*shardProc, wall time.
 	failed := false
 	for _, p := range procs {
 		rep, err := loadLatest(p.dir)
-		note := fmt.Sprintf("shard %d on cluster %s: %d cell(s), exit status %d, %s", p.Index, p.cluster, len(p.Cells), p.exit, p.took.Round(time.Second))
+		note := fmt.Sprintf("shard %d on cluster %s: exit status %d, %s", p.index, p.cluster, p.exit, p.took.Round(time.Second))
 		if err != nil {
-			note += fmt.Sprintf("; no report (%v): its cells did not run; its output is in %s", err, p.log)
-			stopped = append(stopped, fmt.Sprintf("shard %d ended without a report", p.Index))
+			note += fmt.Sprintf("; no report (%v): the cells it took did not run; its output is in %s", err, p.log)
+			stopped = append(stopped, fmt.Sprintf("shard %d ended without a report", p.index))
 			failed = true
 		} else {
+			note += fmt.Sprintf(", %d cell(s): %s", len(rep.Cells), ids(rep.Cells))
 			reports = append(reports, rep)
 			if rep.Stopped != "" {
-				stopped = append(stopped, fmt.Sprintf("shard %d: %s", p.Index, rep.Stopped))
+				stopped = append(stopped, fmt.Sprintf("shard %d: %s", p.index, rep.Stopped))
 			}
 		}
 		if p.exit != 0 && p.exit != ExitFailed && p.exit != ExitInterrupted {
@@ -158,9 +189,18 @@ func (r *Runner) mergeShards(ctx context.Context, procs []*shardProc, wall time.
 	return 0
 }
 
-// shardProc is one shard's process.
+// ids are the report IDs of cells, comma-separated.
+func ids(cells []report.Cell) string {
+	s := make([]string, len(cells))
+	for i, c := range cells {
+		s[i] = c.ID()
+	}
+	return strings.Join(s, ", ")
+}
+
+// shardProc is one cluster's process.
 type shardProc struct {
-	Shard
+	index             int // from 1
 	cluster, dir, log string
 	cmd               *exec.Cmd
 	logFile           *os.File

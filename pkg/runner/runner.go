@@ -45,6 +45,12 @@ type Runner struct {
 	Dir       string // this run's report directory
 	Scenarios Scenarios
 
+	// queue, for a parallel run's cluster: where its cells come from, one
+	// at a time; taken are those it took (Cells is the whole plan).
+	queue   *Queue
+	taken   []matrix.Cell
+	last    *Unit
+	handed  bool
 	mu      sync.Mutex
 	report  *report.Report
 	waiting string // what the run is doing now, for a second Ctrl-C
@@ -105,6 +111,11 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 		}
 		r.Run.Mirror = &m
 	}
+	if o.Queue != "" {
+		if r.queue, err = OpenQueue(o.Queue); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
 
@@ -147,7 +158,47 @@ func (r *Runner) Context(ctx context.Context) context.Context { return lifecycle
 
 // Plan logs the plan.
 func (r *Runner) Plan() {
+	if r.queue != nil {
+		r.Run.Logf("plan: cells taken one at a time from %s, of %d cell(s) x %d run(s); report %s", r.queue.Dir, len(r.Cells), r.Repeat, r.Dir)
+		return
+	}
 	r.Run.Logf("plan: %d cell(s) x %d run(s); report %s", len(r.Cells), r.Repeat, r.Dir)
+}
+
+// Next is the cells to run next, none when the run is done: the whole plan
+// at once, or for a parallel run's cluster the next cell of the queue (none
+// once ctx is cancelled: what is left stays queued and is reported not run).
+func (r *Runner) Next(ctx context.Context) []matrix.Cell {
+	if r.queue == nil {
+		if r.handed {
+			return nil
+		}
+		r.handed = true
+		return r.Cells
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	u, left, ok, err := r.queue.Take(r.Run.Cluster, r.last)
+	if err != nil {
+		r.Run.Logf("queue: %v; no further cell is taken", err)
+		return nil
+	}
+	if !ok {
+		return nil
+	}
+	for _, c := range r.Cells {
+		if c.Report().ID() == u.ID {
+			r.last = &u
+			r.mu.Lock()
+			r.taken = append(r.taken, c)
+			r.mu.Unlock()
+			r.Run.Logf("queue: took %s (%d left)", u.ID, left)
+			return []matrix.Cell{c}
+		}
+	}
+	r.Run.Logf("queue: cell %s is not in this run's plan; no further cell is taken", u.ID)
+	return nil
 }
 
 // Cell runs one cell Repeat times and records it. It returns the report
@@ -310,14 +361,19 @@ func (r *Runner) publish(rep *report.Report, what string) error {
 	return nil
 }
 
-// notRun are the planned cells the report holds no result of.
+// notRun are the planned cells the report holds no result of: for a
+// parallel run's cluster, of those it took.
 func (r *Runner) notRun(cells []report.Cell) []report.Cell {
 	ran := map[string]bool{}
 	for _, c := range cells {
 		ran[c.ID()] = true
 	}
+	planned := r.Cells
+	if r.queue != nil {
+		planned = r.taken
+	}
 	var left []report.Cell
-	for _, c := range r.Cells {
+	for _, c := range planned {
 		if rc := c.Report(); !ran[rc.ID()] {
 			left = append(left, rc)
 		}

@@ -18,48 +18,116 @@ func cellOn(scenario, variant, tag string) matrix.Cell {
 	return matrix.Cell{Scenario: matrix.Scenario{Name: scenario}, Variant: matrix.Variant{Name: variant}, ArgoCD: tag}
 }
 
-func TestSplitKeepsAReleasesScenarioTogetherAndBalances(t *testing.T) {
+func costByScenario(c matrix.Cell) time.Duration {
+	if c.Scenario.Name == "kyverno-argocd" {
+		return 5 * time.Minute
+	}
+	return time.Minute
+}
+
+func TestQueueGivesEachCellToOneClusterOnly(t *testing.T) {
 	var cells []matrix.Cell
 	for _, tag := range []string{"v2.13.3", "v2.14.11", "v2.14.21"} {
-		for _, v := range []string{"bug", "a", "b"} {
+		for _, v := range []string{"bug", "a", "b", "c", "d"} {
 			cells = append(cells, cellOn("kubeovn-argocd", v, tag), cellOn("kyverno-argocd", v, tag))
 		}
 	}
-	cells = append(cells, cellOn("knative-argocd", "bug", "v2.14.11"))
-	cost := func(c matrix.Cell) time.Duration {
-		if c.Scenario.Name == "kyverno-argocd" {
-			return 5 * time.Minute
-		}
-		return time.Minute
+	q, total, err := NewQueue(t.TempDir(), 4, cells, 2, costByScenario)
+	if err != nil {
+		t.Fatal(err)
 	}
-	shards := Split(cells, 3, 1, cost)
-	if len(shards) != 3 {
-		t.Fatalf("%d shards, want 3", len(shards))
+	if want := 2 * 15 * (5*time.Minute + time.Minute); total != want {
+		t.Errorf("total %s, want %s (every cell's repeats)", total, want)
 	}
-	where := map[[2]string]int{}
-	total := 0
-	for _, s := range shards {
-		total += len(s.Cells)
-		for i, c := range s.Cells {
-			k := [2]string{c.ArgoCD, c.Scenario.Name}
-			if w, ok := where[k]; ok && w != s.Index {
-				t.Errorf("%s on %s split between shards %d and %d", k[1], k[0], w, s.Index)
+	var mu sync.Mutex
+	seen := map[string]string{}
+	var wg sync.WaitGroup
+	for k := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cluster := fmt.Sprintf("c-%d", k+1)
+			var last *Unit
+			for {
+				u, _, ok, err := q.Take(cluster, last)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !ok {
+					return
+				}
+				last = &u
+				mu.Lock()
+				if by, dup := seen[u.ID]; dup {
+					t.Errorf("%s taken by %s and %s", u.ID, by, cluster)
+				}
+				seen[u.ID] = cluster
+				mu.Unlock()
 			}
-			where[k] = s.Index
-			if i > 0 && s.Cells[i-1].ArgoCD > c.ArgoCD {
-				t.Errorf("shard %d: %s after %s: releases not in order", s.Index, c.ArgoCD, s.Cells[i-1].ArgoCD)
-			}
+		}()
+	}
+	wg.Wait()
+	if len(seen) != len(cells) {
+		t.Errorf("%d cells taken, want %d", len(seen), len(cells))
+	}
+	taken, _ := os.ReadDir(filepath.Join(q.Dir, "taken"))
+	if len(taken) != len(cells) || !strings.Contains(taken[0].Name(), "@c-") {
+		t.Errorf("taken/ holds %d entries (%v), want %d named <n>.<id>@<cluster>", len(taken), taken[0].Name(), len(cells))
+	}
+}
+
+func TestQueueKeepsAClusterOnItsReleaseUntilTheTail(t *testing.T) {
+	var cells []matrix.Cell
+	for _, v := range []string{"a", "b", "c", "d", "e", "f"} {
+		cells = append(cells, cellOn("kyverno-argocd", v, "v2.13.3"), cellOn("kubeovn-argocd", v, "v2.14.11"))
+	}
+	q, _, err := NewQueue(t.TempDir(), 2, cells, 1, costByScenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _, _ := q.Take("c-1", nil)
+	if first.Scenario != "kyverno-argocd" {
+		t.Fatalf("first take %s, want the largest (a kyverno cell)", first.ID)
+	}
+	// a cluster on v2.14.11 stays there while the work left is plenty
+	last := Unit{ArgoCD: "v2.14.11", Scenario: "kubeovn-argocd"}
+	u, _, _, _ := q.Take("c-2", &last)
+	if u.ArgoCD != "v2.14.11" {
+		t.Errorf("a cluster with v2.14.11 installed took %s, want a v2.14.11 cell while the others are not the tail", u.ID)
+	}
+	// until the largest left would alone outlast the fair share of what is left
+	for {
+		pending, _ := q.Pending()
+		var left time.Duration
+		for _, p := range pending {
+			left += p.Cost
 		}
-		// the three kyverno groups (15 min each) go one per shard
-		if s.Estimate > 25*time.Minute {
-			t.Errorf("shard %d estimated %s: unbalanced (%s)", s.Index, s.Estimate, s.Describe())
+		if pending[0].Cost*2 > left {
+			break
+		}
+		if _, _, ok, _ := q.Take("c-1", &last); !ok {
+			t.Fatal("queue emptied before its tail")
 		}
 	}
-	if total != len(cells) {
-		t.Errorf("%d cells dealt, want %d", total, len(cells))
+	pending, _ := q.Pending()
+	u, _, _, _ = q.Take("c-2", &last)
+	if u.ID != pending[0].ID {
+		t.Errorf("at the tail a cluster took %s, want the largest left %s", u.ID, pending[0].ID)
 	}
-	if got := Split(cells[:2], 4, 1, cost); len(got) != 2 {
-		t.Errorf("2 groups on 4 clusters: %d shards, want 2 (empty ones dropped)", len(got))
+}
+
+func TestQueueReopensWithItsClusterCount(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := NewQueue(dir, 3, []matrix.Cell{cellOn("s", "a", "v1.0.0")}, 1, costByScenario); err != nil {
+		t.Fatal(err)
+	}
+	q, err := OpenQueue(dir)
+	if err != nil || q.Clusters != 3 || q.Dir != dir {
+		t.Fatalf("OpenQueue = %+v, %v", q, err)
+	}
+	if _, err := OpenQueue(t.TempDir()); err == nil {
+		t.Error("a directory with no queue opened")
 	}
 }
 
@@ -99,15 +167,16 @@ func TestCostsUseTheMedianOfMeasuredRuns(t *testing.T) {
 	}
 }
 
-// fakeShard is a stand-in for the test binary: it writes a report of the
-// cells it was given (-cells) into its -reports directory, as a shard's run
-// does, or, with FAKE_SHARD=wait, waits for SIGINT and writes a report that
-// says it was interrupted.
+// fakeShard is a stand-in for the test binary: it takes cells from its
+// -queue (a rename, as Queue.Take does) and writes a report of them into its
+// -reports directory, as a shard's run does, or, with FAKE_SHARD=wait, waits
+// for SIGINT and writes a report that says it was interrupted.
 const fakeShard = `#!/usr/bin/env bash
 set -eu
 while [ $# -gt 0 ]; do
-  case $1 in -cells) cells=$2; shift;; -reports) reports=$2; shift;; esac; shift
+  case $1 in -queue) queue=$2; shift;; -cluster) cluster=$2; shift;; -reports) reports=$2; shift;; esac; shift
 done
+echo "started on $cluster"
 stopped=""
 if [ "${FAKE_SHARD:-}" = wait ]; then
   trap 'stopped=interrupted' INT
@@ -115,8 +184,11 @@ if [ "${FAKE_SHARD:-}" = wait ]; then
   while [ -z "$stopped" ]; do sleep 0.1; done
 fi
 out=""
-IFS=, read -ra ids <<< "$cells"
-for id in "${ids[@]}"; do
+for f in "$queue"/pending/*; do
+  [ -z "$stopped" ] && [ -e "$f" ] || break
+  name=${f##*/}
+  mv "$f" "$queue/taken/$name@$cluster" 2>/dev/null || continue
+  id=${name#*.}
   IFS=_ read -r s v a <<< "$id"
   out="$out${out:+,}{\"scenario\":\"$s\",\"variant\":\"$v\",\"argocd\":\"$a\",\"outcome\":\"REPRODUCED\",\"expected\":\"REPRODUCED\",\"duration_seconds\":1,\"evidence\":\"cells/$id\"}"
   echo "$(date +%H:%M:%S) cell $id: REPRODUCED in 1s: held"
@@ -138,8 +210,7 @@ func TestParallelRunsShardsAndMergesTheirReports(t *testing.T) {
 	out := &syncBuffer{}
 	r.Run.Out = out
 	r.Run.Cluster = "c"
-	shards := Split(cells, 2, 1, func(matrix.Cell) time.Duration { return time.Minute })
-	code := r.Parallel(context.Background(), shards, self, nil, nil)
+	code := r.Parallel(context.Background(), 2, costByScenario, self, nil, nil)
 	if code != 0 {
 		t.Fatalf("exit %d, want 0\n%s", code, out.String())
 	}
@@ -179,7 +250,7 @@ func TestParallelInterruptedStopsEachShardAndSaysSo(t *testing.T) {
 		}
 		cancel(fmt.Errorf("interrupted by interrupt"))
 	}()
-	code := r.Parallel(ctx, Split(cells, 2, 1, func(matrix.Cell) time.Duration { return time.Minute }), self, nil, nil)
+	code := r.Parallel(ctx, 2, costByScenario, self, nil, nil)
 	if code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitInterrupted, out.String())
 	}

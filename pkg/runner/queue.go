@@ -1,0 +1,221 @@
+package runner
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/report"
+)
+
+// MaxClusters bounds -clusters: each kind cluster with ArgoCD and a
+// component holds 1.5-3 GiB and a share of the CPU.
+const MaxClusters = 8
+
+// installCost is what a cluster pays to run a release it does not have yet:
+// loading its images and installing it (measured 60-120 s here, warm).
+const installCost = 120 * time.Second
+
+// defaultCellCost is a cell's estimate when neither the reports nor the
+// matrix say more.
+const defaultCellCost = 120 * time.Second
+
+// Queue is a parallel run's cells, which its clusters take one at a time as
+// each becomes free, so that none idles while another has a backlog (a
+// deal made beforehand from estimates left one cluster idle for half an
+// hour of a matrix run). It lives in the run's directory, one file per cell
+// (its repeats stay together: k/N comes from one cluster): pending/<n>.<id>
+// until a cluster takes it by renaming it to taken/<n>.<id>@<cluster>, which
+// the file system does for one taker only; taken/ keeps who ran what.
+type Queue struct {
+	Dir      string `json:"-"`
+	Clusters int    `json:"clusters"`
+}
+
+// Unit is one queued cell.
+type Unit struct {
+	ID       string        `json:"id"` // the cell's report ID
+	ArgoCD   string        `json:"argocd"`
+	Scenario string        `json:"scenario"`
+	Version  string        `json:"componentVersion,omitempty"`
+	Cost     time.Duration `json:"cost"` // all its repeats
+	file     string
+}
+
+// NewQueue writes cells into a queue under dir, largest first, for clusters
+// that take from it.
+func NewQueue(dir string, clusters int, cells []matrix.Cell, repeat int, cost func(matrix.Cell) time.Duration) (*Queue, time.Duration, error) {
+	q := &Queue{Dir: dir, Clusters: clusters}
+	for _, sub := range []string{"pending", "taken"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return nil, 0, err
+		}
+	}
+	units := make([]Unit, len(cells))
+	var total time.Duration
+	for i, c := range cells {
+		units[i] = Unit{ID: c.Report().ID(), ArgoCD: c.ArgoCD, Scenario: c.Scenario.Name, Version: c.ComponentVersion,
+			Cost: cost(c) * time.Duration(repeat)}
+		total += units[i].Cost
+	}
+	slices.SortStableFunc(units, func(a, b Unit) int { return cmp.Compare(b.Cost, a.Cost) })
+	meta, _ := json.Marshal(q)
+	if err := os.WriteFile(filepath.Join(dir, "queue.json"), meta, 0o644); err != nil {
+		return nil, 0, err
+	}
+	for i, u := range units {
+		b, _ := json.Marshal(u)
+		if err := os.WriteFile(filepath.Join(dir, "pending", fmt.Sprintf("%04d.%s", i+1, u.ID)), b, 0o644); err != nil {
+			return nil, 0, err
+		}
+	}
+	return q, total, nil
+}
+
+// OpenQueue opens the queue a parallel run made under dir.
+func OpenQueue(dir string) (*Queue, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "queue.json"))
+	if err != nil {
+		return nil, fmt.Errorf("queue %s: %w", dir, err)
+	}
+	q := &Queue{}
+	if err := json.Unmarshal(b, q); err != nil {
+		return nil, fmt.Errorf("queue %s: %w", dir, err)
+	}
+	q.Dir = dir
+	return q, nil
+}
+
+// Pending is what is left in the queue, largest first.
+func (q *Queue) Pending() ([]Unit, error) {
+	entries, err := os.ReadDir(filepath.Join(q.Dir, "pending"))
+	if err != nil {
+		return nil, err
+	}
+	var units []Unit
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(q.Dir, "pending", e.Name()))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // taken since the listing
+		}
+		if err != nil {
+			return nil, err
+		}
+		var u Unit
+		if err := json.Unmarshal(b, &u); err != nil {
+			return nil, fmt.Errorf("queue %s: %s: %w", q.Dir, e.Name(), err)
+		}
+		u.file = e.Name()
+		units = append(units, u)
+	}
+	slices.SortStableFunc(units, func(a, b Unit) int {
+		return cmp.Or(cmp.Compare(b.Cost, a.Cost), strings.Compare(a.file, b.file))
+	})
+	return units, nil
+}
+
+// Take gives cluster (its name, for the record) the next cell: after
+// last (the cell it ran last, nil for none), one that shares most with it -
+// the ArgoCD release installed, then the scenario's images, then the
+// component version - largest first. Except near the end: when the largest
+// cell left is more than the clusters' fair share of what is left, no
+// cluster may leave it for later, or it alone would make the run's tail, and
+// it is taken first. ok is false when the queue is empty.
+func (q *Queue) Take(cluster string, last *Unit) (u Unit, left int, ok bool, err error) {
+	for {
+		pending, err := q.Pending()
+		if err != nil || len(pending) == 0 {
+			return Unit{}, 0, false, err
+		}
+		next := q.choose(pending, last)
+		err = os.Rename(filepath.Join(q.Dir, "pending", next.file), filepath.Join(q.Dir, "taken", next.file+"@"+cluster))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // another cluster took it first: look again
+		}
+		if err != nil {
+			return Unit{}, 0, false, err
+		}
+		return next, len(pending) - 1, true, nil
+	}
+}
+
+// choose picks from pending (largest first) what a cluster that ran last
+// should take.
+func (q *Queue) choose(pending []Unit, last *Unit) Unit {
+	if last == nil {
+		return pending[0]
+	}
+	var left time.Duration
+	for _, u := range pending {
+		left += u.Cost
+	}
+	if pending[0].Cost*time.Duration(max(q.Clusters, 1)) > left {
+		return pending[0]
+	}
+	best, bestScore := pending[0], -1
+	for _, u := range pending { // largest first: a tie keeps the larger
+		if s := affinity(*last, u); s > bestScore {
+			best, bestScore = u, s
+		}
+	}
+	return best
+}
+
+// affinity is what running u after last saves: the ArgoCD install most,
+// then loading the scenario's images, then the component version's.
+func affinity(last, u Unit) int {
+	s := 0
+	if u.ArgoCD == last.ArgoCD {
+		s += 4
+	}
+	if u.Scenario == last.Scenario {
+		s += 2
+		if u.Version == last.Version {
+			s++
+		}
+	}
+	return s
+}
+
+// Costs estimates each cell's time for one run: the median of the runs the
+// reports under dir measured for it (ERROR and SKIPPED left out: an error's
+// time says nothing of the cell's), else the scenario's typical time from
+// suites/matrix.yaml (seconds:), else defaultCellCost.
+func Costs(dir string) func(matrix.Cell) time.Duration {
+	measured := map[string][]float64{}
+	paths, _ := filepath.Glob(filepath.Join(dir, "*", "report.json"))
+	for _, p := range paths {
+		if fi, err := os.Lstat(filepath.Dir(p)); err != nil || fi.Mode()&os.ModeSymlink != 0 {
+			continue // reports/latest is one of the others
+		}
+		rep, err := report.Load(p)
+		if err != nil {
+			continue
+		}
+		for _, c := range rep.Cells {
+			for _, run := range c.Results() {
+				if run.Outcome != report.Error && run.Outcome != report.Skipped && run.Duration > 0 {
+					measured[c.ID()] = append(measured[c.ID()], run.Duration)
+				}
+			}
+		}
+	}
+	return func(c matrix.Cell) time.Duration {
+		if d := measured[c.Report().ID()]; len(d) > 0 {
+			slices.Sort(d)
+			return time.Duration(d[len(d)/2] * float64(time.Second))
+		}
+		if c.Scenario.Seconds > 0 {
+			return time.Duration(c.Scenario.Seconds) * time.Second
+		}
+		return defaultCellCost
+	}
+}
