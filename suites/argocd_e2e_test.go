@@ -13,7 +13,6 @@ import (
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
-	"github.com/gitops-conformance/suite/pkg/matrix"
 )
 
 const fixtureApp = "fixture"
@@ -43,21 +42,19 @@ func syncs(f *features.FeatureBuilder, message string) *features.FeatureBuilder 
 // on each, then upgrades the oldest in place to the newest and syncs again.
 // Each install verifies the running version. Run it with make argocd-check.
 func TestArgoCD(t *testing.T) {
-	tags := matrix.ParseList(opts.ArgoCD)
-	if len(tags) == 0 {
-		tags = run.Run.Catalog.ArgoCD.Default
-	}
-	for _, tag := range tags {
+	rels := run.ArgoCD
+	for _, rel := range rels {
+		tag := rel.String()
 		f := features.New("argocd " + tag).
-			Setup(env.InstallArgoCDRelease(tag)).
+			Setup(env.InstallArgoCDRelease(rel)).
 			Setup(env.CreateApp(fixtureApplication()))
 		runCheck(t, "argocd-"+tag, syncs(f, "installed-"+tag).Feature())
 	}
-	if len(tags) < 2 {
+	if len(rels) < 2 {
 		return
 	}
-	oldest, newest := tags[0], tags[len(tags)-1]
-	f := features.New("argocd upgrade " + oldest + " to " + newest).
+	oldest, newest := rels[0], rels[len(rels)-1]
+	f := features.New("argocd upgrade " + oldest.String() + " to " + newest.String()).
 		Setup(env.InstallArgoCDRelease(oldest)).
 		Setup(env.CreateApp(fixtureApplication()))
 	f = syncs(f, "before-upgrade").Assess("upgrade in place", env.UpgradeArgoCD(newest))

@@ -61,8 +61,9 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 	}
 	switch cmd {
 	case "list":
-		fmt.Print(List(cat, data))
-		return nil
+		out, err := List(cat, data)
+		fmt.Print(out)
+		return err
 	case "check":
 		_, err := runner.Validate(ctx, cat, data, o)
 		return err
@@ -89,7 +90,7 @@ var modeName = map[bool]string{true: "offline", false: "online"}
 // List renders the matrix for `make list`: each variant's cells on the
 // scenario's default axis with their measured expectation, "unmeasured"
 // where no run on a cluster recorded one.
-func List(cat *catalog.Catalog, data *matrix.Data) string {
+func List(cat *catalog.Catalog, data *matrix.Data) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Kubernetes %s (kind %s); ArgoCD default axis: %s (any release tag works: ARGOCD=v2.14.5)\n\n",
 		cat.Kubernetes.Version, cat.Kind, strings.Join(cat.ArgoCD.Default, ", "))
@@ -97,6 +98,10 @@ func List(cat *catalog.Catalog, data *matrix.Data) string {
 		axis := s.ArgoCD
 		if len(axis) == 0 {
 			axis = cat.ArgoCD.Default
+		}
+		rels, err := cat.Releases(axis)
+		if err != nil {
+			return b.String(), fmt.Errorf("suites/matrix.yaml: scenario %s: %w", s.Name, err)
 		}
 		fmt.Fprintf(&b, "%s (%s; ArgoCD %s)\n  %s\n", s.Name, s.Component, strings.Join(axis, ", "), s.Summary)
 		if s.OfflineSkip != "" {
@@ -107,8 +112,8 @@ func List(cat *catalog.Catalog, data *matrix.Data) string {
 			for _, version := range v.Versions() {
 				for _, offline := range []bool{true, false} {
 					b.WriteString("      " + strings.TrimSpace(version+" "+modeName[offline]+":"))
-					for _, tag := range axis {
-						fmt.Fprintf(&b, " %s %s", tag, expected(data, matrix.Cell{Scenario: s, Variant: v, ArgoCD: tag, ComponentVersion: version}, offline))
+					for _, rel := range rels {
+						fmt.Fprintf(&b, " %s %s", rel, expected(data, matrix.Cell{Scenario: s, Variant: v, ArgoCD: rel, ComponentVersion: version}, offline))
 					}
 					b.WriteString("\n")
 				}
@@ -116,5 +121,5 @@ func List(cat *catalog.Catalog, data *matrix.Data) string {
 		}
 		b.WriteString("\n")
 	}
-	return b.String()
+	return b.String(), nil
 }

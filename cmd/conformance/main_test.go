@@ -41,7 +41,7 @@ func TestCheckRejectsBadInputWithOneLine(t *testing.T) {
 			t.Fatalf("check %v: error is not one line: %q", args, err)
 		}
 	}
-	if !strings.Contains(List(cat, data), "kubeovn-argocd") {
+	if out, err := List(cat, data); err != nil || !strings.Contains(out, "kubeovn-argocd") {
 		t.Fatal("list must name the scenarios")
 	}
 }

@@ -30,21 +30,21 @@ type Installer struct {
 	Mode     images.Mode
 	Catalog  *catalog.Catalog
 	Out      io.Writer
-	// NoDex leaves argocd-dex-server out of an online install of a tag (a
-	// registry mirror that lacks dex's image); offline installs never have it.
-	NoDex map[string]bool
+	// NoDex leaves argocd-dex-server out of an online install of a release
+	// (a registry mirror that lacks dex's image); offline installs never have it.
+	NoDex map[catalog.Release]bool
 }
 
 // Manifest returns the path of a release's install.yaml, ready to apply. It
-// is the tag's manifests/install.yaml from the argo-cd module zip in both
+// is the release's manifests/install.yaml from the argo-cd module zip in both
 // modes (images/argocd/install-yaml.sh): offline adapted (IfNotPresent, no
 // dex), online as published, without dex only where NoDex says so.
-func (i *Installer) Manifest(ctx context.Context, tag string) (string, error) {
-	dir := filepath.Join(i.CacheDir, "manifests", "argocd-"+tag)
+func (i *Installer) Manifest(ctx context.Context, rel catalog.Release) (string, error) {
+	dir := filepath.Join(i.CacheDir, "manifests", "argocd-"+rel.String())
 	adapt, dex := "offline", "drop"
 	if i.Mode == images.Online {
 		adapt, dex = "online", "keep"
-		if i.NoDex[tag] {
+		if i.NoDex[rel] {
 			dex = "drop"
 		}
 	}
@@ -56,8 +56,8 @@ func (i *Installer) Manifest(ctx context.Context, tag string) (string, error) {
 		return "", err
 	}
 	if _, err := shell.Run(ctx, shell.Cmd{Name: filepath.Join(i.Repo, "images/argocd/install-yaml.sh"),
-		Args: []string{tag, path + ".partial"}, Env: []string{"CACHE_DIR=" + i.CacheDir, "ADAPT=" + adapt, "DEX=" + dex}}); err != nil {
-		return "", fmt.Errorf("render argocd %s install.yaml: %w", tag, err)
+		Args: []string{rel.String(), path + ".partial"}, Env: []string{"CACHE_DIR=" + i.CacheDir, "ADAPT=" + adapt, "DEX=" + dex}}); err != nil {
+		return "", fmt.Errorf("render argocd %s install.yaml: %w", rel, err)
 	}
 	return path, os.Rename(path+".partial", path)
 }
@@ -83,32 +83,32 @@ func ManifestImages(manifest string) []string {
 
 // Install applies a release (fresh or over another one: an in-place upgrade),
 // waits for every workload to roll out and verifies the running version.
-func (i *Installer) Install(ctx context.Context, tag string) error {
+func (i *Installer) Install(ctx context.Context, rel catalog.Release) error {
 	start := time.Now()
-	manifest, err := i.Manifest(ctx, tag)
+	manifest, err := i.Manifest(ctx, rel)
 	if err != nil {
 		return err
 	}
 	if _, err := i.Kubectl.Run(ctx, "create", "namespace", Namespace); err != nil && !strings.Contains(err.Error(), "AlreadyExists") {
-		return fmt.Errorf("install argocd %s: %w", tag, err)
+		return fmt.Errorf("install argocd %s: %w", rel, err)
 	}
 	if err := i.Kubectl.ApplyFile(ctx, manifest, "-n", Namespace); err != nil {
-		return fmt.Errorf("install argocd %s: %w", tag, err)
+		return fmt.Errorf("install argocd %s: %w", rel, err)
 	}
 	if err := i.configure(ctx); err != nil {
-		return fmt.Errorf("install argocd %s: %w", tag, err)
+		return fmt.Errorf("install argocd %s: %w", rel, err)
 	}
 	if err := i.rollout(ctx); err != nil {
-		return fmt.Errorf("install argocd %s: %w", tag, err)
+		return fmt.Errorf("install argocd %s: %w", rel, err)
 	}
 	running, err := i.RunningVersion(ctx)
 	if err != nil {
-		return fmt.Errorf("install argocd %s: %w", tag, err)
+		return fmt.Errorf("install argocd %s: %w", rel, err)
 	}
-	if !SameRelease(running, tag) {
-		return fmt.Errorf("install argocd %s: the API server reports %s", tag, running)
+	if !SameRelease(running, rel.String()) {
+		return fmt.Errorf("install argocd %s: the API server reports %s", rel, running)
 	}
-	fmt.Fprintf(i.Out, "argocd %s: installed and verified (%s) in %s\n", tag, running, time.Since(start).Round(time.Second))
+	fmt.Fprintf(i.Out, "argocd %s: installed and verified (%s) in %s\n", rel, running, time.Since(start).Round(time.Second))
 	return nil
 }
 
@@ -168,19 +168,19 @@ func SameRelease(reported, tag string) bool {
 
 // Uninstall removes Applications (without touching what they manage), the
 // release and its namespace.
-func (i *Installer) Uninstall(ctx context.Context, tag string) error {
+func (i *Installer) Uninstall(ctx context.Context, rel catalog.Release) error {
 	_, _ = i.Kubectl.Run(ctx, "-n", Namespace, "patch", "applications", "--all", "--type", "json",
 		"-p", `[{"op":"remove","path":"/metadata/finalizers"}]`)
 	_, _ = i.Kubectl.Run(ctx, "-n", Namespace, "delete", "applications", "--all", "--wait=false")
-	manifest, err := i.Manifest(ctx, tag)
+	manifest, err := i.Manifest(ctx, rel)
 	if err != nil {
 		return err
 	}
 	if _, err := i.Kubectl.Run(ctx, "delete", "-n", Namespace, "-f", manifest, "--ignore-not-found", "--wait", "--timeout=3m"); err != nil {
-		return fmt.Errorf("uninstall argocd %s: %w", tag, err)
+		return fmt.Errorf("uninstall argocd %s: %w", rel, err)
 	}
 	if _, err := i.Kubectl.Run(ctx, "delete", "namespace", Namespace, "--ignore-not-found", "--timeout=3m"); err != nil {
-		return fmt.Errorf("uninstall argocd %s: %w", tag, err)
+		return fmt.Errorf("uninstall argocd %s: %w", rel, err)
 	}
 	return nil
 }

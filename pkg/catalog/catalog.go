@@ -60,29 +60,13 @@ func Parse(data []byte) (*Catalog, error) {
 	if c.Kubernetes.Version == "" || c.Kind == "" || len(c.ArgoCD.Default) == 0 {
 		return nil, fmt.Errorf("parse catalog: kind, kubernetes.version and argocd.default are required")
 	}
-	for _, tag := range append(slices.Clone(c.ArgoCD.Default), c.ArgoCD.Smoke) {
-		if _, err := c.ArgoCDModule(tag); err != nil {
-			return nil, fmt.Errorf("parse catalog: %w", err)
-		}
+	if _, err := c.Releases(append(slices.Clone(c.ArgoCD.Default), c.ArgoCD.Smoke)); err != nil {
+		return nil, fmt.Errorf("parse catalog: %w", err)
 	}
 	return &c, nil
 }
 
 var releaseTag = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)(-rc\d+)?$`)
-
-// ArgoCDModule returns the Go module that holds an ArgoCD release tag. Any
-// well-formed tag is accepted: whether it exists is learnt from the module proxy.
-func (c *Catalog) ArgoCDModule(tag string) (string, error) {
-	m := releaseTag.FindStringSubmatch(tag)
-	if m == nil {
-		return "", fmt.Errorf("argocd version %q is not a release tag (like %s)", tag, strings.Join(c.ArgoCD.Default, ", "))
-	}
-	mod, ok := c.ArgoCD.Modules["v"+m[1]]
-	if !ok {
-		return "", fmt.Errorf("argocd version %q: no module for major version v%s (known: %s)", tag, m[1], strings.Join(keys(c.ArgoCD.Modules), ", "))
-	}
-	return mod, nil
-}
 
 // File returns a component and the path, inside its module, of the file or
 // directory the catalog names under key.

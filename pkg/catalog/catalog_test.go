@@ -17,20 +17,28 @@ func TestEmbeddedCatalog(t *testing.T) {
 	}
 }
 
-func TestArgoCDModule(t *testing.T) {
+func TestReleaseParsesOnceWithItsModule(t *testing.T) {
 	c, _ := Load()
 	for tag, want := range map[string]string{
-		"v2.14.5": "github.com/argoproj/argo-cd/v2",
-		"v3.0.0":  "github.com/argoproj/argo-cd/v3",
+		"v2.14.5":      "github.com/argoproj/argo-cd/v2",
+		"v3.0.0":       "github.com/argoproj/argo-cd/v3",
+		"v3.1.0-rc2":   "github.com/argoproj/argo-cd/v3",
+		"v2.14.21":     "github.com/argoproj/argo-cd/v2",
+		"v2.13.3":      "github.com/argoproj/argo-cd/v2",
+		"v3.10.11-rc1": "github.com/argoproj/argo-cd/v3",
 	} {
-		if got, err := c.ArgoCDModule(tag); err != nil || got != want {
-			t.Errorf("ArgoCDModule(%s) = %s, %v; want %s", tag, got, err, want)
+		r, err := c.Release(tag)
+		if err != nil || r.Module() != want || r.String() != tag || r.IsZero() {
+			t.Errorf("Release(%s) = %+v, %v; want module %s", tag, r, err, want)
 		}
 	}
-	for _, bad := range []string{"2.14.5", "v2.14", "latest", "v4.0.0"} {
-		if _, err := c.ArgoCDModule(bad); err == nil {
-			t.Errorf("ArgoCDModule(%q) must be an error", bad)
+	for _, bad := range []string{"2.14.5", "v2.14", "latest", "v4.0.0", "v2.14.5-beta", ""} {
+		if _, err := c.Release(bad); err == nil {
+			t.Errorf("Release(%q) must be an error", bad)
 		}
+	}
+	if !(Release{}).IsZero() {
+		t.Error("the zero Release must be none")
 	}
 	if _, err := c.Component("nope"); err == nil {
 		t.Error("an unknown component must be an error")

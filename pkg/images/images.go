@@ -137,16 +137,13 @@ func (b *Builder) Registry(ctx context.Context) (string, error) {
 
 // ArgoCD builds (or finds cached) the offline images of an ArgoCD release and
 // returns their names, as install.yaml references them.
-func (b *Builder) ArgoCD(ctx context.Context, tag string) ([]string, error) {
-	if _, err := b.Catalog.ArgoCDModule(tag); err != nil {
-		return nil, err
-	}
+func (b *Builder) ArgoCD(ctx context.Context, rel catalog.Release) ([]string, error) {
 	start := time.Now()
-	imgs, err := b.Component(ctx, "argocd", tag)
+	imgs, err := b.Component(ctx, "argocd", rel.String())
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(b.Out, "argocd %s images ready in %s: %s\n", tag, time.Since(start).Round(time.Second), strings.Join(imgs, " "))
+	fmt.Fprintf(b.Out, "argocd %s images ready in %s: %s\n", rel, time.Since(start).Round(time.Second), strings.Join(imgs, " "))
 	return imgs, nil
 }
 

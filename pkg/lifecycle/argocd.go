@@ -9,66 +9,67 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/gitserver"
 	"github.com/gitops-conformance/suite/pkg/images"
 )
 
-// InstallArgoCD makes tag the installed release: a fresh install, after
+// InstallArgoCD makes rel the installed release: a fresh install, after
 // removing any other release (cells of one version share it).
-func (r *Run) InstallArgoCD(ctx context.Context, tag string) error {
-	if r.ArgoCD == tag {
+func (r *Run) InstallArgoCD(ctx context.Context, rel catalog.Release) error {
+	if r.ArgoCD == rel {
 		return nil
 	}
-	if err := r.provideArgoCDImages(ctx, tag); err != nil {
+	if err := r.provideArgoCDImages(ctx, rel); err != nil {
 		return err
 	}
-	if r.ArgoCD != "" {
+	if !r.ArgoCD.IsZero() {
 		if err := r.UninstallArgoCD(ctx); err != nil {
 			return err
 		}
 	}
-	r.Logf("argocd %s: installing", tag)
-	if err := r.Installer.Install(ctx, tag); err != nil {
+	r.Logf("argocd %s: installing", rel)
+	if err := r.Installer.Install(ctx, rel); err != nil {
 		return err
 	}
-	r.ArgoCD = tag
-	return r.startGitServer(ctx, tag)
+	r.ArgoCD = rel
+	return r.startGitServer(ctx)
 }
 
-// UpgradeArgoCD applies tag over the installed release, in place, the way a
+// UpgradeArgoCD applies rel over the installed release, in place, the way a
 // user upgrades: Applications and their operations stay.
-func (r *Run) UpgradeArgoCD(ctx context.Context, tag string) error {
-	if err := r.provideArgoCDImages(ctx, tag); err != nil {
+func (r *Run) UpgradeArgoCD(ctx context.Context, rel catalog.Release) error {
+	if err := r.provideArgoCDImages(ctx, rel); err != nil {
 		return err
 	}
-	r.Logf("argocd %s -> %s: upgrading in place", r.ArgoCD, tag)
-	if err := r.Installer.Install(ctx, tag); err != nil {
+	r.Logf("argocd %s -> %s: upgrading in place", r.ArgoCD, rel)
+	if err := r.Installer.Install(ctx, rel); err != nil {
 		return err
 	}
-	r.ArgoCD = tag
+	r.ArgoCD = rel
 	return nil
 }
 
 // UninstallArgoCD removes the installed release.
 func (r *Run) UninstallArgoCD(ctx context.Context) error {
-	if r.ArgoCD == "" {
+	if r.ArgoCD.IsZero() {
 		return nil
 	}
 	r.Logf("argocd %s: uninstalling", r.ArgoCD)
 	if err := r.Installer.Uninstall(ctx, r.ArgoCD); err != nil {
 		return err
 	}
-	r.ArgoCD = ""
+	r.ArgoCD = catalog.Release{}
 	return nil
 }
 
 // provideArgoCDImages builds (offline) and loads a release's images into the node.
-func (r *Run) provideArgoCDImages(ctx context.Context, tag string) error {
+func (r *Run) provideArgoCDImages(ctx context.Context, rel catalog.Release) error {
 	if r.Mode != images.Offline {
-		r.gitImage = "quay.io/argoproj/argocd:" + tag
-		return r.mirrorHolds(ctx, tag)
+		r.gitImage = rel.Image()
+		return r.mirrorHolds(ctx, rel)
 	}
-	imgs, err := r.Images.ArgoCD(ctx, tag)
+	imgs, err := r.Images.ArgoCD(ctx, rel)
 	if err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ func (r *Run) provideArgoCDImages(ctx context.Context, tag string) error {
 	if err := r.LoadImages(ctx, imgs...); err != nil {
 		return err
 	}
-	r.noteOnce("offline: ArgoCD images built from %s at each tag; argocd-dex-server is left out (dex is not obtainable offline)",
+	r.noteOnce("offline: ArgoCD images built from %s at each rel; argocd-dex-server is left out (dex is not obtainable offline)",
 		r.Catalog.ArgoCD.Modules["v2"])
 	return nil
 }
@@ -90,11 +91,11 @@ func (r *Run) provideArgoCDImages(ctx context.Context, tag string) error {
 // missing one is one clear error instead of an ImagePullBackOff at rollout.
 // Dex is the exception: the suite needs no login, and offline it is left out
 // too, so a mirror without dex's image gets the install without it (noted).
-func (r *Run) mirrorHolds(ctx context.Context, tag string) error {
+func (r *Run) mirrorHolds(ctx context.Context, rel catalog.Release) error {
 	if r.Mirror == nil {
 		return nil
 	}
-	path, err := r.Installer.Manifest(ctx, tag)
+	path, err := r.Installer.Manifest(ctx, rel)
 	if err != nil {
 		return err
 	}
@@ -111,7 +112,7 @@ func (r *Run) mirrorHolds(ctx context.Context, tag string) error {
 		switch {
 		case ok:
 		case strings.Contains(img, "/dexidp/dex:"):
-			r.Installer.NoDex[tag] = true
+			r.Installer.NoDex[rel] = true
 			r.noteOnce("registry mirror %s: it lacks %s, so argocd-dex-server is left out of the online install (the suite needs no login; offline leaves it out too)", r.Mirror, img)
 		default:
 			missing = append(missing, img)
@@ -119,7 +120,7 @@ func (r *Run) mirrorHolds(ctx context.Context, tag string) error {
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("registry mirror %s lacks the images of argocd %s: %s (push them under their upstream paths; see make mirror-check)",
-			r.Mirror, tag, strings.Join(missing, ", "))
+			r.Mirror, rel, strings.Join(missing, ", "))
 	}
 	return nil
 }
@@ -149,7 +150,7 @@ func (r *Run) LoadImages(ctx context.Context, imgs ...string) error {
 	return nil
 }
 
-func (r *Run) startGitServer(ctx context.Context, tag string) error {
+func (r *Run) startGitServer(ctx context.Context) error {
 	if r.Git != nil {
 		return nil
 	}
@@ -166,21 +167,27 @@ func (r *Run) startGitServer(ctx context.Context, tag string) error {
 	return nil
 }
 
-// installedArgoCD reads the release a reused cluster runs, "" for none.
-func (r *Run) installedArgoCD(ctx context.Context) string {
+// installedArgoCD reads the release a reused cluster runs, none when it
+// runs none the suite knows (the cell then installs its own over it).
+func (r *Run) installedArgoCD(ctx context.Context) catalog.Release {
 	if _, err := r.Kubectl.Run(ctx, "get", "namespace", argocd.Namespace); err != nil {
-		return ""
+		return catalog.Release{}
 	}
 	v, err := r.Installer.RunningVersion(ctx)
 	if err != nil {
-		return ""
+		return catalog.Release{}
 	}
 	tag, _, _ := strings.Cut(v, "+")
-	r.Logf("argocd %s: found installed in the reused cluster", tag)
+	rel, err := r.Catalog.Release(tag)
+	if err != nil {
+		r.Logf("argocd %s found in the reused cluster: %v; it is replaced", v, err)
+		return catalog.Release{}
+	}
+	r.Logf("argocd %s: found installed in the reused cluster", rel)
 	if _, err := r.Kubectl.Run(ctx, "get", "namespace", gitserver.Namespace); err == nil {
 		r.Git = gitserver.Attach(r.Kube)
 	}
-	return tag
+	return rel
 }
 
 func (r *Run) noteOnce(format string, args ...any) {

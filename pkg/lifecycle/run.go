@@ -50,8 +50,8 @@ type Run struct {
 	Apps      *argocd.Apps
 	Git       *gitserver.Server
 	Installer *argocd.Installer
-	ArgoCD    string // the release installed now, "" for none
-	Dirty     bool   // a cell's cleanup failed: the cluster is not left for reuse
+	ArgoCD    catalog.Release // the release installed now; zero for none
+	Dirty     bool            // a cell's cleanup failed: the cluster is not left for reuse
 	Images    *images.Builder
 	NodeImage string
 	// NodeImageChoice is the user's: "" the mode's node image, "built" the
@@ -188,7 +188,7 @@ func CreateCluster() types.EnvFunc {
 			return ctx, err
 		}
 		r.Installer = &argocd.Installer{Kubectl: r.Kubectl, Kube: r.Kube, Repo: r.Repo, CacheDir: r.CacheDir, Mode: r.Mode, Catalog: r.Catalog, Out: r.Out,
-			NoDex: map[string]bool{}}
+			NoDex: map[catalog.Release]bool{}}
 		r.loaded = map[string]bool{}
 		if _, err := r.Kubectl.Run(ctx, "wait", "--for=condition=Ready", "node", "--all", "--timeout=3m"); err != nil {
 			return ctx, fmt.Errorf("wait for the node: %w", err)

@@ -46,6 +46,9 @@ type Variant struct {
 	Summary           string   `json:"summary"`
 	ComponentVersion  string   `json:"componentVersion,omitempty"`
 	ComponentVersions []string `json:"componentVersions,omitempty"`
+	// ArgoCDUpgrades are releases the variant upgrades ArgoCD to in place,
+	// in order; a cell gets those newer than its own (Cell.Upgrades).
+	ArgoCDUpgrades []string `json:"argocdUpgrades,omitempty"`
 }
 
 // Mitigation reports whether the variant applies a mitigation. `bug` runs
@@ -88,8 +91,10 @@ var runID = regexp.MustCompile(`^\d{8}-\d{6}(-\d+)?$`)
 type Cell struct {
 	Scenario         Scenario
 	Variant          Variant
-	ArgoCD           string
+	ArgoCD           catalog.Release
 	ComponentVersion string
+	// Upgrades are the variant's ArgoCDUpgrades newer than ArgoCD, in order.
+	Upgrades []catalog.Release
 }
 
 // Replay is the command that runs exactly this cell again: its scenario,
@@ -249,30 +254,42 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 			return nil, fmt.Errorf("unknown variant %q (valid: %s)", v, strings.Join(valid, "; "))
 		}
 	}
-	for _, tag := range sel.ArgoCD {
-		if _, err := cat.ArgoCDModule(tag); err != nil {
-			return nil, err
-		}
-	}
-	scenarios, err := withVersions(cat, scenarios, sel.Versions)
+	selected, err := cat.Releases(sel.ArgoCD)
 	if err != nil {
 		return nil, err
 	}
-	byVersion := map[string][]Cell{}
-	var versions []string
+	scenarios, err = withVersions(cat, scenarios, sel.Versions)
+	if err != nil {
+		return nil, err
+	}
+	byVersion := map[catalog.Release][]Cell{}
+	var versions []catalog.Release
 	for _, s := range scenarios {
-		axis := sel.ArgoCD
+		axis := selected
 		if len(axis) == 0 {
-			axis = s.ArgoCD
-		}
-		if len(axis) == 0 {
-			axis = cat.ArgoCD.Default
+			tags := s.ArgoCD
+			if len(tags) == 0 {
+				tags = cat.ArgoCD.Default
+			}
+			if axis, err = cat.Releases(tags); err != nil {
+				return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+			}
 		}
 		for _, v := range s.Variants {
 			if len(sel.Variants) > 0 && !slices.Contains(sel.Variants, v.Name) {
 				continue
 			}
+			upgrades, err := cat.Releases(v.ArgoCDUpgrades)
+			if err != nil {
+				return nil, fmt.Errorf("scenario %s, variant %s: argocdUpgrades: %w", s.Name, v.Name, err)
+			}
 			for _, tag := range axis {
+				var newer []catalog.Release
+				for _, u := range upgrades {
+					if u.Compare(tag) > 0 {
+						newer = append(newer, u)
+					}
+				}
 				if !slices.Contains(versions, tag) {
 					versions = append(versions, tag)
 				}
@@ -281,12 +298,12 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 					componentVersions = s.versions
 				}
 				for _, cv := range componentVersions {
-					byVersion[tag] = append(byVersion[tag], Cell{Scenario: s, Variant: v, ArgoCD: tag, ComponentVersion: cv})
+					byVersion[tag] = append(byVersion[tag], Cell{Scenario: s, Variant: v, ArgoCD: tag, ComponentVersion: cv, Upgrades: newer})
 				}
 			}
 		}
 	}
-	slices.SortFunc(versions, catalog.CompareTags)
+	slices.SortFunc(versions, catalog.Release.Compare)
 	var cells []Cell
 	for _, tag := range versions {
 		cells = append(cells, byVersion[tag]...)
@@ -330,7 +347,7 @@ func withVersions(cat *catalog.Catalog, scenarios []Scenario, versions []string)
 // Expected returns the expected outcome of a cell and why.
 func (d *Data) Expected(c Cell, offline bool) (report.Outcome, string) {
 	for _, e := range d.Expectations {
-		if e.Scenario == c.Scenario.Name && match(e.Variant, c.Variant.Name) && match(e.ArgoCD, c.ArgoCD) &&
+		if e.Scenario == c.Scenario.Name && match(e.Variant, c.Variant.Name) && match(e.ArgoCD, c.ArgoCD.String()) &&
 			match(e.ComponentVersion, c.ComponentVersion) && (e.Offline == nil || *e.Offline == offline) {
 			return e.Expected, e.Why
 		}
@@ -354,15 +371,9 @@ func match(pattern, value string) bool {
 
 // Report returns the report cell for c, before it runs.
 func (c Cell) Report() report.Cell {
-	return report.Cell{Scenario: c.Scenario.Name, Variant: c.Variant.Name, ArgoCD: c.ArgoCD,
+	return report.Cell{Scenario: c.Scenario.Name, Variant: c.Variant.Name, ArgoCD: c.ArgoCD.String(),
 		Component: c.Scenario.Component, ComponentVersion: c.ComponentVersion, Upstream: c.Scenario.Upstream}
 }
-
-// Numbers is catalog.TagNumbers, kept for bisect.
-func Numbers(tag string) [3]int { return catalog.TagNumbers(tag) }
-
-// CompareTags is catalog.CompareTags, kept for bisect and scenarios.
-func CompareTags(a, b string) int { return catalog.CompareTags(a, b) }
 
 // ParseList splits a comma-separated command-line list, dropping blanks.
 func ParseList(s string) []string {

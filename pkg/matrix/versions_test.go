@@ -36,7 +36,7 @@ expectations:
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells, err := d.Plan(&catalog.Catalog{}, Selection{})
+	cells, err := d.Plan(&catalog.Catalog{ArgoCD: argocdV2}, Selection{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ scenarios:
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := &catalog.Catalog{Components: map[string]catalog.Component{
+	cat := &catalog.Catalog{ArgoCD: argocdV2, Components: map[string]catalog.Component{
 		"c": {Versions: []string{"v0.42.2", "v0.43.0", "v0.47.1"}},
 		"o": {Versions: []string{"v1.0.0"}},
 	}}
@@ -114,8 +114,13 @@ scenarios:
 	}
 }
 
+// argocdV2 is a catalog's ArgoCD part that parses v2 tags.
+var argocdV2 = catalog.ArgoCD{Modules: map[string]string{"v2": "github.com/argoproj/argo-cd/v2"}}
+
 func TestReplayNamesTheCell(t *testing.T) {
-	c := Cell{Scenario: Scenario{Name: "knative-argocd"}, Variant: Variant{Name: "bug"}, ArgoCD: "v2.14.11", ComponentVersion: "v0.42.2"}
+	cat, _ := catalog.Load()
+	rel, _ := cat.Release("v2.14.11")
+	c := Cell{Scenario: Scenario{Name: "knative-argocd"}, Variant: Variant{Name: "bug"}, ArgoCD: rel, ComponentVersion: "v0.42.2"}
 	want := "make e2e SCENARIO=knative-argocd VARIANT=bug ARGOCD=v2.14.11 COMPONENT_VERSION=v0.42.2"
 	if got := c.Replay(); got != want {
 		t.Errorf("Replay() = %q, want %q", got, want)

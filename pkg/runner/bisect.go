@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/shell"
 	"github.com/gitops-conformance/suite/pkg/sources"
@@ -19,15 +19,15 @@ import (
 // maxPatchProbe bounds how far a minor line is probed for patch releases.
 const maxPatchProbe = 40
 
-// Releases lists the release tags from..to (inclusive), in order, probing each
+// Releases lists the releases from..to (inclusive), in order, probing each
 // minor line's patch releases (the proxy's version lists are partial). probe
 // answers nil for a release it can serve, an error wrapping ErrNoRelease for
 // a tag never published, and any other error for a release that exists but
 // cannot be had here (this machine's proxy answers 403 for some): those are
 // returned apart with the reason, never taken for "no such release".
-func Releases(from, to string, probe func(string) error) (tags []string, unobtainable map[string]string, err error) {
-	f, t := matrix.Numbers(from), matrix.Numbers(to)
-	if f[0] != t[0] || matrix.CompareTags(from, to) >= 0 {
+func Releases(cat *catalog.Catalog, from, to catalog.Release, probe func(catalog.Release) error) (rels []catalog.Release, unobtainable map[string]string, err error) {
+	f, t := from.Numbers(), to.Numbers()
+	if f[0] != t[0] || from.Compare(to) >= 0 {
 		return nil, nil, fmt.Errorf("range %s..%s: FROM must be before TO, same major version", from, to)
 	}
 	unobtainable = map[string]string{}
@@ -41,46 +41,44 @@ func Releases(from, to string, probe func(string) error) (tags []string, unobtai
 		}
 		misses := 0
 		for patch := start; patch <= end && misses < 3; patch++ {
-			tag := fmt.Sprintf("v%d.%d.%d", f[0], minor, patch)
-			err := error(nil)
-			if tag != from && tag != to {
-				err = probe(tag)
+			rel, err := cat.Release(fmt.Sprintf("v%d.%d.%d", f[0], minor, patch))
+			if err != nil {
+				return nil, nil, err // from's major is known: cannot happen
+			}
+			if rel != from && rel != to {
+				err = probe(rel)
 			}
 			switch {
 			case err == nil:
-				tags = append(tags, tag)
+				rels = append(rels, rel)
 				misses = 0
 			case errors.Is(err, ErrNoRelease):
 				if minor != t[1] {
 					misses++
 				}
 			default:
-				unobtainable[tag] = err.Error()
+				unobtainable[rel.String()] = err.Error()
 				misses = 0
 			}
 		}
 	}
-	slices.SortFunc(tags, matrix.CompareTags)
-	return tags, unobtainable, nil
+	slices.SortFunc(rels, catalog.Release.Compare)
+	return rels, unobtainable, nil
 }
 
 // ErrNoRelease is a tag the module proxy says was never published.
 var ErrNoRelease = errors.New("no such release")
 
-// probeRelease asks the module proxy for an ArgoCD tag: nil when it can be
-// had, ErrNoRelease when it does not exist, another error when it exists but
-// the proxy will not serve it (or did not answer).
-func probeRelease(ctx context.Context, r *Runner, tag string) error {
-	mod, err := r.Run.Catalog.ArgoCDModule(tag)
-	if err != nil {
-		return err
-	}
-	_, err = sources.ModuleInfo(ctx, mod, tag)
+// probeRelease asks the module proxy for an ArgoCD release: nil when it can
+// be had, ErrNoRelease when it does not exist, another error when it exists
+// but the proxy will not serve it (or did not answer).
+func probeRelease(ctx context.Context, rel catalog.Release) error {
+	_, err := sources.ModuleInfo(ctx, rel.Module(), rel.String())
 	switch {
 	case err == nil:
 		return nil
 	case sources.NotPublished(err):
-		return fmt.Errorf("%s: %w", tag, ErrNoRelease)
+		return fmt.Errorf("%s: %w", rel, ErrNoRelease)
 	}
 	return fmt.Errorf("not obtainable from the module proxy: %s", strings.TrimSpace(strings.TrimPrefix(shell.LastLine(err.Error()), "server response:")))
 }
@@ -267,7 +265,7 @@ func (s *Search) settle() {
 		for tag := range s.Unobtainable {
 			tags = append(tags, tag)
 		}
-		slices.SortFunc(tags, matrix.CompareTags)
+		slices.SortFunc(tags, catalog.CompareTags)
 		for i, tag := range tags {
 			tags[i] = tag + " (" + s.Unobtainable[tag] + ")"
 		}
@@ -296,9 +294,24 @@ func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*Search, err
 	if len(r.Cells) != 2 || strings.Contains(o.Scenarios+o.Variants, ",") || o.Scenarios == "" || o.Variants == "" {
 		return nil, &BadInput{fmt.Errorf("bisect needs one SCENARIO, one VARIANT (one COMPONENT_VERSION where the variant has several), FROM and TO (e.g. make bisect SCENARIO=kubeovn-argocd VARIANT=bug FROM=v2.13.3 TO=v2.14.21)")}
 	}
-	releases, unobtainable, err := Releases(o.From, o.To, func(tag string) error { return probeRelease(ctx, r, tag) })
+	cat := r.Run.Catalog
+	from, err := cat.Release(o.From)
 	if err != nil {
 		return nil, &BadInput{err}
+	}
+	to, err := cat.Release(o.To)
+	if err != nil {
+		return nil, &BadInput{err}
+	}
+	rels, unobtainable, err := Releases(cat, from, to, func(rel catalog.Release) error { return probeRelease(ctx, rel) })
+	if err != nil {
+		return nil, &BadInput{err}
+	}
+	// the search works on the tags, its report's words; each maps back to its release
+	byTag := map[string]catalog.Release{}
+	releases := make([]string, len(rels))
+	for i, rel := range rels {
+		releases[i], byTag[rel.String()] = rel.String(), rel
 	}
 	verb := "bisect"
 	if sweep {
@@ -308,14 +321,14 @@ func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*Search, err
 	template := r.Cells[0]
 	var groups *Grouping
 	if !sweep {
-		groups = r.engineGrouping(ctx)
+		groups = engineGrouping(ctx, byTag)
 	}
 	for tag, why := range unobtainable {
 		r.Run.Logf("%s: %s is left out: %s", verb, tag, why)
 	}
 	s, err := Find(o.Scenarios, o.Variants, releases, sweep, groups, func(tag string) (report.Outcome, error) {
 		c := template
-		c.ArgoCD = tag
+		c.ArgoCD = byTag[tag]
 		rc, ok := r.Cell(ctx, c, exec)
 		if !ok {
 			return "", context.Cause(ctx)
@@ -344,15 +357,12 @@ const gitopsEngine = "github.com/argoproj/gitops-engine"
 
 // engineGrouping groups ArgoCD releases by the gitops-engine their go.mod
 // pins (read from the module proxy: go.mod files only).
-func (r *Runner) engineGrouping(ctx context.Context) *Grouping {
+func engineGrouping(ctx context.Context, byTag map[string]catalog.Release) *Grouping {
 	return &Grouping{
 		By: "the " + gitopsEngine + " version their go.mod pins",
 		Key: func(tag string) (string, error) {
-			mod, err := r.Run.Catalog.ArgoCDModule(tag)
-			if err != nil {
-				return "", err
-			}
-			return sources.Requirement(ctx, mod, tag, gitopsEngine)
+			rel := byTag[tag]
+			return sources.Requirement(ctx, rel.Module(), rel.String(), gitopsEngine)
 		},
 	}
 }

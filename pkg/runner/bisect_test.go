@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
 
 func TestReleases(t *testing.T) {
 	published := map[string]bool{"v2.13.3": true, "v2.13.4": true, "v2.14.0": true, "v2.14.1": true, "v2.14.2": true}
-	probe := func(tag string) error {
+	probe := func(rel catalog.Release) error {
+		tag := rel.String()
 		switch {
 		case tag == "v2.14.1":
 			return errors.New("not obtainable from the module proxy: This module version is not available")
@@ -21,9 +23,14 @@ func TestReleases(t *testing.T) {
 		}
 		return fmt.Errorf("%s: %w", tag, ErrNoRelease)
 	}
-	got, unobtainable, err := Releases("v2.13.3", "v2.14.2", probe)
+	cat, _ := catalog.Load()
+	rels, unobtainable, err := Releases(cat, release("v2.13.3"), release("v2.14.2"), probe)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rels {
+		got = append(got, r.String())
 	}
 	if want := []string{"v2.13.3", "v2.13.4", "v2.14.0", "v2.14.2"}; !slices.Equal(got, want) {
 		t.Fatalf("Releases = %v, want %v", got, want)
@@ -32,7 +39,7 @@ func TestReleases(t *testing.T) {
 	if len(unobtainable) != 1 || unobtainable["v2.14.1"] == "" {
 		t.Fatalf("unobtainable = %v, want v2.14.1 with its reason", unobtainable)
 	}
-	if _, _, err := Releases("v2.14.2", "v2.13.3", nil); err == nil {
+	if _, _, err := Releases(cat, release("v2.14.2"), release("v2.13.3"), nil); err == nil {
 		t.Fatal("a reversed range must be an error")
 	}
 	s := &Search{Releases: got, Runs: map[string]report.Outcome{"v2.13.3": report.NotReproduced, "v2.14.2": report.NotReproduced}, Unobtainable: unobtainable}

@@ -41,11 +41,11 @@ func writeBundle(dir, runID, nodeImage string, cat *catalog.Catalog, mode images
 	rc := c.Report()
 	bundle := repro.Cell{ID: rc.ID(), Run: runID, Scenario: c.Scenario.Name, Variant: c.Variant.Name,
 		Summary: c.Scenario.Summary, VariantSummary: c.Variant.Summary, Upstream: c.Scenario.Upstream,
-		Component: c.Scenario.Component, ComponentVersion: c.ComponentVersion, ArgoCD: c.ArgoCD,
+		Component: c.Scenario.Component, ComponentVersion: c.ComponentVersion, ArgoCD: c.ArgoCD.String(),
 		Kubernetes: cat.Kubernetes.Version, Kind: cat.Kind, NodeImage: cat.Kubernetes.OnlineNodeImage, SuiteNodeImage: nodeImage,
 		Offline: mode == images.Offline, Mitigation: c.Variant.Mitigation(), Outcome: string(outcome), Reason: reason,
 		Replay: c.Replay(), Observations: observations, ArgoCDConfig: argocd.Config,
-		GitServer: gitserver.Manifest(argocdImage(c.ArgoCD)), GitServerImage: argocdImage(c.ArgoCD), GitNamespace: gitserver.Namespace,
+		GitServer: gitserver.Manifest(c.ArgoCD.Image()), GitServerImage: c.ArgoCD.Image(), GitNamespace: gitserver.Namespace,
 		GitProbeURL: gitserver.URL("reachability-probe"), PushScript: gitserver.PushScript}
 	if err := repro.Write(dir, bundle, log, nil); err != nil {
 		_ = os.WriteFile(filepath.Join(dir, "repro-error.txt"), []byte(err.Error()+"\n"), 0o644)
@@ -53,7 +53,3 @@ func writeBundle(dir, runID, nodeImage string, cat *catalog.Catalog, mode images
 	}
 	_ = os.Remove(record)
 }
-
-// argocdImage is the ArgoCD release's image, upstream's name (offline, the
-// suite builds it under that name); the git server runs in it.
-func argocdImage(tag string) string { return "quay.io/argoproj/argocd:" + tag }

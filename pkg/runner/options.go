@@ -139,9 +139,15 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 	if len(cells) == 0 {
 		return nil, &BadInput{fmt.Errorf("the selection has no cells (scenarios: %s)", strings.Join(data.Names(), ", "))}
 	}
-	for _, tag := range sel.ArgoCD {
-		if err := ReleaseExists(ctx, cat, tag); err != nil {
-			return nil, &BadInput{err}
+	if len(sel.ArgoCD) > 0 { // named by the user: asked of the proxy once each (the axis' are known)
+		asked := map[catalog.Release]bool{}
+		for _, c := range cells {
+			if !asked[c.ArgoCD] {
+				asked[c.ArgoCD] = true
+				if err := ReleaseExists(ctx, cat, c.ArgoCD); err != nil {
+					return nil, &BadInput{err}
+				}
+			}
 		}
 	}
 	if _, err := Mirror(ctx, o.RegistryMirror, mode); err != nil {
@@ -195,13 +201,9 @@ func Mirror(ctx context.Context, s string, mode images.Mode) (*registry.Mirror, 
 	return &m, nil
 }
 
-// ReleaseExists asks the module proxy whether an ArgoCD tag exists.
-func ReleaseExists(ctx context.Context, cat *catalog.Catalog, tag string) error {
-	mod, err := cat.ArgoCDModule(tag)
-	if err != nil {
-		return err
-	}
-	if _, err := sources.ModuleInfo(ctx, mod, tag); err != nil {
+// ReleaseExists asks the module proxy whether an ArgoCD release was published.
+func ReleaseExists(ctx context.Context, cat *catalog.Catalog, rel catalog.Release) error {
+	if _, err := sources.ModuleInfo(ctx, rel.Module(), rel.String()); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -210,7 +212,7 @@ func ReleaseExists(ctx context.Context, cat *catalog.Catalog, tag string) error 
 		if !sources.NotPublished(err) {
 			what = "not obtainable from the module proxy"
 		}
-		return fmt.Errorf("argocd version %s: %s (%s); the default axis is %s", tag, what, msg, strings.Join(cat.ArgoCD.Default, ", "))
+		return fmt.Errorf("argocd version %s: %s (%s); the default axis is %s", rel, what, msg, strings.Join(cat.ArgoCD.Default, ", "))
 	}
 	return nil
 }

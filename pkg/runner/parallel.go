@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
@@ -108,8 +109,8 @@ func (r *Runner) Parallel(ctx context.Context, n int, cost func(matrix.Cell) tim
 // perRelease counts the ArgoCD releases of cells and says how many cells
 // run on each, in the plan's order.
 func perRelease(cells []matrix.Cell) (int, string) {
-	var tags []string
-	n := map[string]int{}
+	var tags []catalog.Release
+	n := map[catalog.Release]int{}
 	for _, c := range cells {
 		if n[c.ArgoCD] == 0 {
 			tags = append(tags, c.ArgoCD)

@@ -62,7 +62,7 @@ func NewQueue(dir string, clusters int, cells []matrix.Cell, repeat int, cost fu
 	units := make([]Unit, len(cells))
 	var total time.Duration
 	for i, c := range cells {
-		units[i] = Unit{ID: c.Report().ID(), ArgoCD: c.ArgoCD, Scenario: c.Scenario.Name, Version: c.ComponentVersion,
+		units[i] = Unit{ID: c.Report().ID(), ArgoCD: c.ArgoCD.String(), Scenario: c.Scenario.Name, Version: c.ComponentVersion,
 			Cost: cost(c) * time.Duration(repeat)}
 		total += units[i].Cost
 	}
@@ -125,10 +125,11 @@ func (q *Queue) Pending() ([]Unit, error) {
 // Take gives cluster (its name, for the record) the next cell: after
 // last (the cell it ran last, nil for none), one that shares most with it -
 // the ArgoCD release installed, then the scenario's images, then the
-// component version - largest first. Except near the end: when the largest
-// cell left is more than the clusters' fair share of what is left, no
-// cluster may leave it for later, or it alone would make the run's tail, and
-// it is taken first. ok is false when the queue is empty.
+// component version - largest first. Except when the largest cell left is
+// more than the clusters' fair share of what is left by over an install:
+// then no cluster may leave it for later, or it alone would make the run's
+// tail, and the first free cluster takes it. ok is false when the queue is
+// empty.
 func (q *Queue) Take(cluster string, last *Unit) (u Unit, left int, ok bool, err error) {
 	for {
 		pending, err := q.Pending()
@@ -157,7 +158,8 @@ func (q *Queue) choose(pending []Unit, last *Unit) Unit {
 	for _, u := range pending {
 		left += u.Cost
 	}
-	if pending[0].Cost*time.Duration(max(q.Clusters, 1)) > left {
+	n := time.Duration(max(q.Clusters, 1))
+	if pending[0].Cost-left/n > installCost {
 		return pending[0]
 	}
 	best, bestScore := pending[0], -1

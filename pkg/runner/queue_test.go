@@ -15,7 +15,7 @@ import (
 )
 
 func cellOn(scenario, variant, tag string) matrix.Cell {
-	return matrix.Cell{Scenario: matrix.Scenario{Name: scenario}, Variant: matrix.Variant{Name: variant}, ArgoCD: tag}
+	return matrix.Cell{Scenario: matrix.Scenario{Name: scenario}, Variant: matrix.Variant{Name: variant}, ArgoCD: release(tag)}
 }
 
 func costByScenario(c matrix.Cell) time.Duration {
@@ -77,49 +77,48 @@ func TestQueueGivesEachCellToOneClusterOnly(t *testing.T) {
 	}
 }
 
-func TestQueueKeepsAClusterOnItsReleaseUntilTheTail(t *testing.T) {
-	var cells []matrix.Cell
-	for _, v := range []string{"a", "b", "c", "d", "e", "f"} {
-		cells = append(cells, cellOn("kyverno-argocd", v, "v2.13.3"), cellOn("kubeovn-argocd", v, "v2.14.11"))
-	}
-	q, _, err := NewQueue(t.TempDir(), 2, cells, 1, costByScenario)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, _, _, _ := q.Take("c-1", nil)
-	if first.Scenario != "kyverno-argocd" {
-		t.Fatalf("first take %s, want the largest (a kyverno cell)", first.ID)
-	}
-	// a cluster on v2.14.11 stays there while the work left is plenty
-	last := Unit{ArgoCD: "v2.14.11", Scenario: "kubeovn-argocd"}
-	u, _, _, _ := q.Take("c-2", &last)
-	if u.ArgoCD != "v2.14.11" {
-		t.Errorf("a cluster with v2.14.11 installed took %s, want a v2.14.11 cell while the others are not the tail", u.ID)
-	}
-	// until the largest left would alone outlast the fair share of what is left
-	for {
-		pending, _ := q.Pending()
-		var left time.Duration
-		for _, p := range pending {
-			left += p.Cost
+func TestQueueKeepsAClusterOnItsReleaseUnlessTheLargestWouldMakeTheTail(t *testing.T) {
+	last := &Unit{ArgoCD: "v2.14.11", Scenario: "kubeovn-argocd"}
+	take := func(big time.Duration) Unit {
+		t.Helper()
+		cells := []matrix.Cell{cellOn("kyverno-argocd", "bug", "v2.13.3")}
+		for _, v := range []string{"a", "b", "c", "d"} {
+			cells = append(cells, cellOn("kubeovn-argocd", v, "v2.14.11"))
 		}
-		if pending[0].Cost*2 > left {
-			break
+		q, _, err := NewQueue(t.TempDir(), 2, cells, 1, func(c matrix.Cell) time.Duration {
+			if c.Scenario.Name == "kyverno-argocd" {
+				return big
+			}
+			return time.Minute
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if _, _, ok, _ := q.Take("c-1", &last); !ok {
-			t.Fatal("queue emptied before its tail")
+		if first, _, _, _ := q.Take("c-1", nil); first.Scenario != "kyverno-argocd" {
+			t.Fatalf("a cluster with nothing installed took %s, want the largest", first.ID)
 		}
+		if err := os.Rename(filepath.Join(q.Dir, "taken", "0001.kyverno-argocd_bug_v2.13.3@c-1"), filepath.Join(q.Dir, "pending", "0001.kyverno-argocd_bug_v2.13.3")); err != nil {
+			t.Fatal(err)
+		}
+		u, _, _, err := q.Take("c-2", last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
 	}
-	pending, _ := q.Pending()
-	u, _, _, _ = q.Take("c-2", &last)
-	if u.ID != pending[0].ID {
-		t.Errorf("at the tail a cluster took %s, want the largest left %s", u.ID, pending[0].ID)
+	// 3 min against a fair share of 3.5 min: the cluster stays on its release
+	if u := take(3 * time.Minute); u.ArgoCD != "v2.14.11" {
+		t.Errorf("a cluster with v2.14.11 took %s, want a v2.14.11 cell (the larger one is not the tail)", u.ID)
+	}
+	// 30 min against a fair share of 17 min: it goes first, whoever is free
+	if u := take(30 * time.Minute); u.Scenario != "kyverno-argocd" {
+		t.Errorf("a cluster with v2.14.11 took %s, want the 30-minute cell that would make the tail", u.ID)
 	}
 }
 
 func TestQueueReopensWithItsClusterCount(t *testing.T) {
 	dir := t.TempDir()
-	if _, _, err := NewQueue(dir, 3, []matrix.Cell{cellOn("s", "a", "v1.0.0")}, 1, costByScenario); err != nil {
+	if _, _, err := NewQueue(dir, 3, []matrix.Cell{cellOn("s", "a", "v2.13.3")}, 1, costByScenario); err != nil {
 		t.Fatal(err)
 	}
 	q, err := OpenQueue(dir)
@@ -132,12 +131,12 @@ func TestQueueReopensWithItsClusterCount(t *testing.T) {
 }
 
 func TestOnlyKeepsThePlansOrderAndRefusesAnUnknownCell(t *testing.T) {
-	cells := []matrix.Cell{cellOn("s", "a", "v1.0.0"), cellOn("s", "b", "v1.0.0"), cellOn("s", "c", "v1.0.0")}
-	got, err := only(cells, []string{"s_c_v1.0.0", "s_a_v1.0.0"})
+	cells := []matrix.Cell{cellOn("s", "a", "v2.13.3"), cellOn("s", "b", "v2.13.3"), cellOn("s", "c", "v2.13.3")}
+	got, err := only(cells, []string{"s_c_v2.13.3", "s_a_v2.13.3"})
 	if err != nil || len(got) != 2 || got[0].Variant.Name != "a" || got[1].Variant.Name != "c" {
 		t.Fatalf("only = %v, %v", got, err)
 	}
-	if _, err := only(cells, []string{"s_d_v1.0.0"}); err == nil || !strings.Contains(err.Error(), "s_d_v1.0.0") {
+	if _, err := only(cells, []string{"s_d_v2.13.3"}); err == nil || !strings.Contains(err.Error(), "s_d_v2.13.3") {
 		t.Errorf("an unknown cell: %v", err)
 	}
 }
@@ -146,18 +145,18 @@ func TestCostsUseTheMedianOfMeasuredRuns(t *testing.T) {
 	dir := t.TempDir()
 	for i, d := range []float64{100, 300, 200} {
 		rep := &report.Report{RunID: fmt.Sprint(i), Cells: []report.Cell{
-			{Scenario: "s", Variant: "a", ArgoCD: "v1.0.0", Outcome: report.Reproduced, Duration: d},
-			{Scenario: "s", Variant: "b", ArgoCD: "v1.0.0", Outcome: report.Error, Duration: 9999},
+			{Scenario: "s", Variant: "a", ArgoCD: "v2.13.3", Outcome: report.Reproduced, Duration: d},
+			{Scenario: "s", Variant: "b", ArgoCD: "v2.13.3", Outcome: report.Error, Duration: 9999},
 		}}
 		if err := rep.WriteFiles(filepath.Join(dir, fmt.Sprint(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	cost := Costs(dir)
-	if got := cost(cellOn("s", "a", "v1.0.0")); got != 200*time.Second {
+	if got := cost(cellOn("s", "a", "v2.13.3")); got != 200*time.Second {
 		t.Errorf("measured cell: %s, want the median 200s", got)
 	}
-	b := cellOn("s", "b", "v1.0.0")
+	b := cellOn("s", "b", "v2.13.3")
 	if got := cost(b); got != defaultCellCost {
 		t.Errorf("a cell measured only as ERROR: %s, want the default", got)
 	}
@@ -205,7 +204,7 @@ func TestParallelRunsShardsAndMergesTheirReports(t *testing.T) {
 	if err := os.WriteFile(self, []byte(fakeShard), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cells := []matrix.Cell{cellOn("s", "a", "v1.0.0"), cellOn("s", "b", "v1.0.0"), cellOn("t", "a", "v2.0.0")}
+	cells := []matrix.Cell{cellOn("s", "a", "v2.13.3"), cellOn("s", "b", "v2.13.3"), cellOn("t", "a", "v3.1.4")}
 	r := testRunner(t, cells...)
 	out := &syncBuffer{}
 	r.Run.Out = out
@@ -239,7 +238,7 @@ func TestParallelInterruptedStopsEachShardAndSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("FAKE_SHARD", "wait")
-	cells := []matrix.Cell{cellOn("s", "a", "v1.0.0"), cellOn("t", "a", "v2.0.0")}
+	cells := []matrix.Cell{cellOn("s", "a", "v2.13.3"), cellOn("t", "a", "v3.1.4")}
 	r := testRunner(t, cells...)
 	out := &syncBuffer{}
 	r.Run.Out = out

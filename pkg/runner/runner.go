@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,9 +39,12 @@ type Exec func(ctx context.Context, f features.Feature)
 
 // Runner is one run of the matrix: the cells, their results and where they go.
 type Runner struct {
-	Run       *lifecycle.Run
-	Data      *matrix.Data
-	Cells     []matrix.Cell
+	Run   *lifecycle.Run
+	Data  *matrix.Data
+	Cells []matrix.Cell
+	// ArgoCD are the releases selected (-argocd), else the catalog's default
+	// axis, in order: what make argocd-check installs.
+	ArgoCD    []catalog.Release
 	Repeat    int
 	Dir       string // this run's report directory
 	Scenarios Scenarios
@@ -80,6 +84,15 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 	if err != nil {
 		return nil, err
 	}
+	axis := matrix.ParseList(o.ArgoCD)
+	if len(axis) == 0 {
+		axis = cat.ArgoCD.Default
+	}
+	releases, err := cat.Releases(axis) // Validate parsed them
+	if err != nil {
+		return nil, &BadInput{err}
+	}
+	slices.SortFunc(releases, catalog.Release.Compare)
 	mode, _ := images.ParseMode(o.Mode)
 	cache, err := CacheDir()
 	if err != nil {
@@ -96,7 +109,7 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 	r := &Runner{
 		Run: &lifecycle.Run{Repo: repo, CacheDir: cache, Catalog: cat, Mode: mode, Keep: o.Keep,
 			Cluster: o.Cluster, Out: os.Stdout},
-		Data: data, Cells: cells, Repeat: o.Repeat, Dir: filepath.Join(reports, runID), Scenarios: scenarios,
+		Data: data, Cells: cells, ArgoCD: releases, Repeat: o.Repeat, Dir: filepath.Join(reports, runID), Scenarios: scenarios,
 		report: &report.Report{RunID: runID, Started: time.Now().UTC(), Kubernetes: cat.Kubernetes.Version, Command: o.Command,
 			UnmeasuredFails: o.Unmeasured == "fail"},
 	}

@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
@@ -22,7 +23,20 @@ func testRunner(t *testing.T, cells ...matrix.Cell) *Runner {
 }
 
 func cell(variant string) matrix.Cell {
-	return matrix.Cell{Scenario: matrix.Scenario{Name: "kubeovn-argocd"}, Variant: matrix.Variant{Name: variant}, ArgoCD: "v2.14.11"}
+	return matrix.Cell{Scenario: matrix.Scenario{Name: "kubeovn-argocd"}, Variant: matrix.Variant{Name: variant}, ArgoCD: release("v2.14.11")}
+}
+
+// release parses a tag with the embedded catalog; a bad one panics the test.
+func release(tag string) catalog.Release {
+	cat, err := catalog.Load()
+	if err != nil {
+		panic(err)
+	}
+	r, err := cat.Release(tag)
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 // After an interrupt no cell starts, and the report lists those not run

@@ -42,7 +42,7 @@ func minimalFeature(c matrix.Cell) features.Feature {
 		Setup(env.DeleteAtEnd("the minimal webhook configuration", "validatingwebhookconfigurations", "app.kubernetes.io/part-of=gitops-conformance-minimal")).
 		Setup(env.ApplyFiles("namespace "+minimalNS, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": minimalNS}}))).
 		Setup(env.PushRepo(minimalApp, fixture.Chart("owned-webhook", map[string]any{
-			"name": minimalApp, "namespace": minimalNS, "image": "quay.io/argoproj/argocd:" + c.ArgoCD, "guardLabel": guardLabel}))).
+			"name": minimalApp, "namespace": minimalNS, "image": c.ArgoCD.Image(), "guardLabel": guardLabel}))).
 		Setup(env.CreateApp(fixture.Application(map[string]any{"name": minimalApp}))).
 		Setup(env.Sync(minimalApp)).
 		Assess("installed", assert.That("synced, webhook Deployment available", assert.Intervals.Install, assert.All(

@@ -14,7 +14,7 @@
 // wait until that sync completes or is held. Nothing here adds a finalizer:
 // ArgoCD does, or not. Verdict: `bug` holds the stuck state (Job deleting with
 // the hook finalizer, operation Running on the hook); then, while it is held,
-// upgrades ArgoCD in place to each of UpgradeTargets newer than the cell's and
+// upgrades ArgoCD in place to each of the variant's argocdUpgrades newer than the cell's and
 // records whether the held sync completes, and last removes the finalizer by
 // hand; the evidence as it was at the verdict is kept in at-verdict/.
 // `argocd-upgrade` (the cell's ArgoCD) and `hook-disabled`
@@ -51,14 +51,6 @@ const (
 // (fixtures/charts/hook-finalizer): the hook as Kyverno's chart declares it.
 const Minimal = "minimal"
 
-// argocdImage is the image the minimal hook runs: the cell's ArgoCD image,
-// already on the node, has a shell.
-const argocdImage = "quay.io/argoproj/argocd:"
-
-// UpgradeTargets are the releases a held sync is upgraded to in place, in
-// order, until one releases it: the newest 2.14 patch on the axis, then 3.1.
-var UpgradeTargets = []string{"v2.14.21", "v3.1.4"}
-
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) features.Feature {
 	synced := check.OperationPhaseIs(app, synccommon.OperationSucceeded)
@@ -73,7 +65,7 @@ func Feature(c matrix.Cell) features.Feature {
 	if c.Variant.Name == Minimal {
 		// the ArgoCD side alone: the hook Job as Kyverno's chart declares it, no Kyverno
 		f = f.Setup(env.ApplyFiles("namespace "+namespace, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": namespace}}))).
-			Setup(env.PushRepo(app, fixture.Chart("hook-finalizer", map[string]any{"name": job, "namespace": namespace, "image": argocdImage + c.ArgoCD}))).
+			Setup(env.PushRepo(app, fixture.Chart("hook-finalizer", map[string]any{"name": job, "namespace": namespace, "image": c.ArgoCD.Image()}))).
 			Setup(env.CreateApp(fixture.Application(map[string]any{"name": app, "namespace": namespace})))
 	} else {
 		f = f.Setup(env.ComponentImages("kyverno", c.ComponentVersion)).
@@ -105,12 +97,10 @@ func Feature(c matrix.Cell) features.Feature {
 			Assess("stuck on the hook", assert.Symptom("sync stuck on hook "+job, assert.Intervals.Hold, held)).
 			// the upgrades below replace the controller (and its log); the unblock deletes the Job
 			Assess("evidence of the verdict", env.Snapshot("at-verdict"))
-		for _, tag := range UpgradeTargets {
-			if matrix.CompareTags(tag, c.ArgoCD) > 0 {
-				// the new controller resumes the operation at once: a hold tells
-				f = f.Assess("upgrade to "+tag, env.If(held, "upgrade argocd in place to "+tag, env.InOrder(env.UpgradeArgoCD(tag),
-					env.ObserveWithin("held sync Succeeded after the upgrade to "+tag, assert.Intervals.Hold, synced))))
-			}
+		for _, to := range c.Upgrades {
+			// the new controller resumes the operation at once: a hold tells
+			f = f.Assess("upgrade to "+to.String(), env.If(held, "upgrade argocd in place to "+to.String(), env.InOrder(env.UpgradeArgoCD(to),
+				env.ObserveWithin("held sync Succeeded after the upgrade to "+to.String(), assert.Intervals.Hold, synced))))
 		}
 		f = f.Assess("unblock by hand", env.If(held, "remove the finalizer by hand", env.RemoveFinalizer("job", namespace, job, finalizer))).
 			Assess("after the unblock", env.ObserveWithin("sync Succeeded (after the unblock, if one was needed)", assert.Intervals.Sync, synced))
