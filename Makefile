@@ -84,11 +84,11 @@ smoke: $(CLI) $(E2E) ## the end-to-end smoke: cluster checks and kubeovn-argocd 
 	  -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -mode $(MODE) $(PULL) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make smoke"
 
-e2e: $(CLI) $(E2E) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [COMPONENT_VERSION=v[,v]] [REPEAT=N] [PARALLEL=N] [KEEP=1] [MODE=offline|online]
+e2e: $(CLI) $(E2E) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [COMPONENT_VERSION=v[,v]] [CELLS=id[,id]] [REPEAT=N] [PARALLEL=N] [KEEP=1] [MODE=offline|online]
 	@$(CLI) check $(SELECTION)
 	$(RUN_E2E) -test.run TestMatrix $(SELECTION) \
 	  -repeat $(REPEAT) -clusters $(PARALLEL) -cells "$(CELLS)" -cluster $(CLUSTER) $(KEEP_FLAG) \
-	  -command "make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION) REPEAT=$(REPEAT) PARALLEL=$(PARALLEL)"
+	  -command "make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION) REPEAT=$(REPEAT) PARALLEL=$(PARALLEL)$(if $(CELLS), CELLS=$(CELLS))"
 
 argocd-check: $(CLI) $(E2E) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
 	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -mode $(MODE) $(PULL)
