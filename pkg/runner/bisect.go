@@ -2,294 +2,19 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/gitops-conformance/suite/pkg/bisect"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/report"
-	"github.com/gitops-conformance/suite/pkg/shell"
-	"github.com/gitops-conformance/suite/pkg/sources"
 )
-
-// maxPatchProbe bounds how far a minor line is probed for patch releases.
-const maxPatchProbe = 40
-
-// Releases lists the releases from..to (inclusive), in order, probing each
-// minor line's patch releases (the proxy's version lists are partial). probe
-// answers nil for a release it can serve, an error wrapping ErrNoRelease for
-// a tag never published, and any other error for a release that exists but
-// cannot be had here (this machine's proxy answers 403 for some): those are
-// returned apart with the reason, never taken for "no such release".
-func Releases(cat *catalog.Catalog, from, to catalog.Release, probe func(catalog.Release) error) (rels []catalog.Release, unobtainable map[string]string, err error) {
-	f, t := from.Numbers(), to.Numbers()
-	if f[0] != t[0] || from.Compare(to) >= 0 {
-		return nil, nil, fmt.Errorf("range %s..%s: FROM must be before TO, same major version", from, to)
-	}
-	unobtainable = map[string]string{}
-	for minor := f[1]; minor <= t[1]; minor++ {
-		start, end := 0, maxPatchProbe
-		if minor == f[1] {
-			start = f[2]
-		}
-		if minor == t[1] {
-			end = t[2]
-		}
-		misses := 0
-		for patch := start; patch <= end && misses < 3; patch++ {
-			rel, err := cat.Release(fmt.Sprintf("v%d.%d.%d", f[0], minor, patch))
-			if err != nil {
-				return nil, nil, err // from's major is known: cannot happen
-			}
-			if rel != from && rel != to {
-				err = probe(rel)
-			}
-			switch {
-			case err == nil:
-				rels = append(rels, rel)
-				misses = 0
-			case errors.Is(err, ErrNoRelease):
-				if minor != t[1] {
-					misses++
-				}
-			default:
-				unobtainable[rel.String()] = err.Error()
-				misses = 0
-			}
-		}
-	}
-	slices.SortFunc(rels, catalog.Release.Compare)
-	return rels, unobtainable, nil
-}
-
-// ErrNoRelease is a tag the module proxy says was never published.
-var ErrNoRelease = errors.New("no such release")
-
-// probeRelease asks the module proxy for an ArgoCD release: nil when it can
-// be had, ErrNoRelease when it does not exist, another error when it exists
-// but the proxy will not serve it (or did not answer).
-func probeRelease(ctx context.Context, rel catalog.Release) error {
-	_, err := sources.ModuleInfo(ctx, rel.Module(), rel.String())
-	switch {
-	case err == nil:
-		return nil
-	case sources.NotPublished(err):
-		return fmt.Errorf("%s: %w", rel, ErrNoRelease)
-	}
-	return fmt.Errorf("not obtainable from the module proxy: %s", strings.TrimSpace(strings.TrimPrefix(shell.LastLine(err.Error()), "server response:")))
-}
-
-// Search is the result of a bisect or a sweep over releases.
-type Search struct {
-	Scenario string                    `json:"scenario"`
-	Variant  string                    `json:"variant"`
-	Releases []string                  `json:"releases"`
-	Sweep    bool                      `json:"sweep"`
-	Runs     map[string]report.Outcome `json:"runs"`
-	// Groups, when the bisect grouped the releases before running any, map
-	// each release to its group's key (for ArgoCD: the gitops-engine pin in
-	// its go.mod). A grouping is read from sources, not measured: releases
-	// of one group may still differ.
-	Groups    map[string]string `json:"groups,omitempty"`
-	GroupedBy string            `json:"grouped_by,omitempty"`
-	// Unobtainable are releases of the range that exist but cannot be run
-	// here (the module proxy will not serve them), with the reason.
-	Unobtainable map[string]string `json:"unobtainable,omitempty"`
-	// Changes are the adjacent pairs of releases that were both run and differ.
-	Changes []Change `json:"changes"`
-	// NotRun are the releases the search did not run: a change hidden
-	// between two run releases with one outcome (an island) is not seen.
-	NotRun  []string `json:"not_run"`
-	Verdict string   `json:"verdict"`
-}
-
-// Change is an outcome flip between two consecutive releases that were run.
-type Change struct {
-	Last  string         `json:"last"`
-	From  report.Outcome `json:"from"`
-	First string         `json:"first"`
-	To    report.Outcome `json:"to"`
-}
-
-// Grouping tells which releases are expected to behave alike before any is
-// run: Key maps a release to its group (consecutive releases with one key
-// are one group); By says what the key is, for the report.
-type Grouping struct {
-	By  string
-	Key func(tag string) (string, error)
-}
-
-// Find runs eval on releases (in order) and reports where the outcome
-// changes. A sweep runs every release and finds every change. A bisect runs
-// the two ends, and with a grouping the first release of every group, then
-// halves each range between two differing outcomes. It says which releases
-// it did not run, since an island between two equal outcomes is invisible to
-// it (the kyverno-argocd hold exists on v2.14.3 only: v2.14.2 and v2.14.4
-// agree); a grouping finds such an island when its releases form a group of
-// their own (v2.14.3 is the only 2.14 release with its gitops-engine pin).
-func Find(scenario, variant string, releases []string, sweep bool, groups *Grouping, eval func(tag string) (report.Outcome, error)) (*Search, error) {
-	s := &Search{Scenario: scenario, Variant: variant, Releases: releases, Sweep: sweep, Runs: map[string]report.Outcome{}}
-	run := func(i int) (report.Outcome, error) {
-		tag := releases[i]
-		if o, ok := s.Runs[tag]; ok {
-			return o, nil
-		}
-		o, err := eval(tag)
-		if err != nil {
-			return "", fmt.Errorf("run %s on %s: %w", scenario+"/"+variant, tag, err)
-		}
-		s.Runs[tag] = o
-		return o, nil
-	}
-	var err error
-	if sweep {
-		for i := range releases {
-			if _, err = run(i); err != nil {
-				break
-			}
-		}
-	} else {
-		var halve func(lo, hi int) error
-		halve = func(lo, hi int) error {
-			a, err := run(lo)
-			if err != nil {
-				return err
-			}
-			b, err := run(hi)
-			if err != nil || a == b || hi-lo <= 1 {
-				return err
-			}
-			mid := (lo + hi) / 2
-			if err := halve(lo, mid); err != nil {
-				return err
-			}
-			return halve(mid, hi)
-		}
-		points := []int{0, len(releases) - 1}
-		if groups != nil {
-			if points, err = s.group(groups); err != nil {
-				err = fmt.Errorf("group the releases: %w", err)
-			}
-		}
-		for i := 0; err == nil && i+1 < len(points); i++ {
-			err = halve(points[i], points[i+1])
-		}
-	}
-	s.settle()
-	if err != nil {
-		// what was run stands, and the verdict says the search did not finish
-		s.Verdict = "incomplete (" + err.Error() + "): " + s.Verdict
-	}
-	return s, err
-}
-
-// groupRun reports whether a release of the group key was run.
-func (s *Search) groupRun(key string) bool {
-	for tag := range s.Runs {
-		if s.Groups[tag] == key {
-			return true
-		}
-	}
-	return false
-}
-
-// group reads every release's key and returns the indices to run first: the
-// first release of each group and the last release.
-func (s *Search) group(g *Grouping) ([]int, error) {
-	s.Groups, s.GroupedBy = map[string]string{}, g.By
-	var points []int
-	for i, tag := range s.Releases {
-		key, err := g.Key(tag)
-		if err != nil {
-			return []int{0, len(s.Releases) - 1}, fmt.Errorf("%s: %w", tag, err)
-		}
-		s.Groups[tag] = key
-		if i == 0 || key != s.Groups[s.Releases[i-1]] {
-			points = append(points, i)
-		}
-	}
-	if last := len(s.Releases) - 1; points[len(points)-1] != last {
-		points = append(points, last)
-	}
-	return points, nil
-}
-
-// settle derives the changes, the releases not run and the verdict from Runs.
-func (s *Search) settle() {
-	s.Changes, s.NotRun = nil, nil
-	var prev string
-	for _, tag := range s.Releases {
-		o, ok := s.Runs[tag]
-		if !ok {
-			s.NotRun = append(s.NotRun, tag)
-			continue
-		}
-		if prev != "" && s.Runs[prev] != o {
-			s.Changes = append(s.Changes, Change{Last: prev, From: s.Runs[prev], First: tag, To: o})
-		}
-		prev = tag
-	}
-	var parts []string
-	for _, c := range s.Changes {
-		parts = append(parts, fmt.Sprintf("%s on %s, %s from %s", c.From, c.Last, c.To, c.First))
-	}
-	if len(s.Changes) == 0 && len(s.Runs) > 0 {
-		parts = append(parts, "no change among the releases run")
-	}
-	var covered, uncovered []string // not run, with and without a run release in their group
-	for _, tag := range s.NotRun {
-		if s.Groups != nil && s.groupRun(s.Groups[tag]) {
-			covered = append(covered, tag)
-		} else {
-			uncovered = append(uncovered, tag)
-		}
-	}
-	if len(covered) > 0 {
-		parts = append(parts, fmt.Sprintf("not run: %s, each grouped with a release that was run by %s (a grouping read from sources, not a measurement: "+
-			"a change inside a group would be missed; `make sweep` runs every release)", strings.Join(covered, " "), s.GroupedBy))
-	}
-	switch {
-	case len(covered) > 0 && len(uncovered) == 0:
-	case len(uncovered) > 0:
-		parts = append(parts, fmt.Sprintf("not run: %s; a change between two run releases with the same outcome (an island) would be missed: `make sweep` runs every release",
-			strings.Join(uncovered, " ")))
-	default:
-		parts = append(parts, "every release in the range was run")
-	}
-	if len(s.Unobtainable) > 0 {
-		tags := make([]string, 0, len(s.Unobtainable))
-		for tag := range s.Unobtainable {
-			tags = append(tags, tag)
-		}
-		slices.SortFunc(tags, catalog.CompareTags)
-		for i, tag := range tags {
-			tags[i] = tag + " (" + s.Unobtainable[tag] + ")"
-		}
-		parts = append(parts, "not obtainable here, so not run: "+strings.Join(tags, ", "))
-	}
-	s.Verdict = strings.Join(parts, "; ")
-}
-
-// Write saves the search as bisect.json in dir.
-func (s *Search) Write(dir string) error {
-	out, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "bisect.json"), append(out, '\n'), 0o644)
-}
 
 // Bisect plans the search of one scenario/variant over the releases from..to
 // (every one with o.Sweep) and runs each step as a cell of this run, on this
 // run's cluster, through exec. The steps' cells go into the run's report.
-func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*Search, error) {
+func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*bisect.Search, error) {
 	sweep := o.Sweep
 	if len(r.Cells) != 2 || strings.Contains(o.Scenarios+o.Variants, ",") || o.Scenarios == "" || o.Variants == "" {
 		return nil, &BadInput{fmt.Errorf("bisect needs one SCENARIO, one VARIANT (one COMPONENT_VERSION where the variant has several), FROM and TO (e.g. make bisect SCENARIO=kubeovn-argocd VARIANT=bug FROM=v2.13.3 TO=v2.14.21)")}
@@ -303,7 +28,7 @@ func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*Search, err
 	if err != nil {
 		return nil, &BadInput{err}
 	}
-	rels, unobtainable, err := Releases(cat, from, to, func(rel catalog.Release) error { return probeRelease(ctx, rel) })
+	rels, unobtainable, err := bisect.Releases(cat, from, to, func(rel catalog.Release) error { return bisect.Probe(ctx, rel) })
 	if err != nil {
 		return nil, &BadInput{err}
 	}
@@ -319,14 +44,14 @@ func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*Search, err
 	}
 	r.Run.Logf("%s %s/%s over %d releases: %s", verb, o.Scenarios, o.Variants, len(releases), strings.Join(releases, " "))
 	template := r.Cells[0]
-	var groups *Grouping
+	var groups *bisect.Grouping
 	if !sweep {
-		groups = engineGrouping(ctx, byTag)
+		groups = bisect.EngineGrouping(ctx, byTag)
 	}
 	for tag, why := range unobtainable {
 		r.Run.Logf("%s: %s is left out: %s", verb, tag, why)
 	}
-	s, err := Find(o.Scenarios, o.Variants, releases, sweep, groups, func(tag string) (report.Outcome, error) {
+	s, err := bisect.Find(o.Scenarios, o.Variants, releases, sweep, groups, func(tag string) (report.Outcome, error) {
 		c := template
 		c.ArgoCD = byTag[tag]
 		rc, ok := r.Cell(ctx, c, exec)
@@ -341,7 +66,7 @@ func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*Search, err
 	})
 	if s != nil && len(unobtainable) > 0 {
 		s.Unobtainable = unobtainable
-		s.settle()
+		s.Settle()
 	}
 	if s != nil {
 		r.Run.Logf("%s %s/%s: %s (%d of %d releases run; %s)", verb, o.Scenarios, o.Variants, s.Verdict, len(s.Runs), len(releases), filepath.Join(r.Dir, "bisect.json"))
@@ -350,19 +75,4 @@ func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*Search, err
 		}
 	}
 	return s, err
-}
-
-// gitopsEngine is the module ArgoCD's sync, hooks and diffing live in.
-const gitopsEngine = "github.com/argoproj/gitops-engine"
-
-// engineGrouping groups ArgoCD releases by the gitops-engine their go.mod
-// pins (read from the module proxy: go.mod files only).
-func engineGrouping(ctx context.Context, byTag map[string]catalog.Release) *Grouping {
-	return &Grouping{
-		By: "the " + gitopsEngine + " version their go.mod pins",
-		Key: func(tag string) (string, error) {
-			rel := byTag[tag]
-			return sources.Requirement(ctx, rel.Module(), rel.String(), gitopsEngine)
-		},
-	}
 }

@@ -1,4 +1,4 @@
-package runner
+package bisect
 
 import (
 	"errors"
@@ -24,6 +24,13 @@ func TestReleases(t *testing.T) {
 		return fmt.Errorf("%s: %w", tag, ErrNoRelease)
 	}
 	cat, _ := catalog.Load()
+	release := func(tag string) catalog.Release {
+		r, err := cat.Release(tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
 	rels, unobtainable, err := Releases(cat, release("v2.13.3"), release("v2.14.2"), probe)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +50,7 @@ func TestReleases(t *testing.T) {
 		t.Fatal("a reversed range must be an error")
 	}
 	s := &Search{Releases: got, Runs: map[string]report.Outcome{"v2.13.3": report.NotReproduced, "v2.14.2": report.NotReproduced}, Unobtainable: unobtainable}
-	s.settle()
+	s.Settle()
 	if !strings.Contains(s.Verdict, "not obtainable here, so not run: v2.14.1") {
 		t.Errorf("the verdict must name the release it could not run: %q", s.Verdict)
 	}
