@@ -39,9 +39,10 @@ const RequestTimeout = 30 * time.Second
 type Client struct {
 	Dynamic dynamic.Interface
 	Mapper  meta.RESTMapper
-	// Raw sends GETs to paths of the API server and Config opens exec
-	// streams (both nil in tests).
+	// Raw sends GETs to paths of the API server; Core (the core API's REST
+	// client) and Config open exec streams (all nil in tests).
 	Raw    rest.Interface
+	Core   rest.Interface
 	Config *rest.Config
 
 	mu    sync.Mutex
@@ -65,12 +66,17 @@ func NewClient(cfg *rest.Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discovery client: %w", err)
 	}
+	core, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("core client: %w", err)
+	}
 	cached := memory.NewMemCacheClient(disco)
 	deferred := restmapper.NewDeferredDiscoveryRESTMapper(cached)
 	return &Client{
 		Dynamic: dyn,
 		Mapper:  restmapper.NewShortcutExpander(deferred, cached, nil),
 		Raw:     disco.RESTClient(),
+		Core:    core.CoreV1().RESTClient(),
 		Config:  cfg,
 		reset:   deferred.Reset,
 	}, nil
@@ -283,18 +289,14 @@ func unanswered(msg string) bool {
 // an error.
 func (c *Client) Exec(ctx context.Context, namespace, deployment string, stdin io.Reader, command ...string) (string, error) {
 	Blind(ctx)
-	if c.Config == nil {
+	if c.Config == nil || c.Core == nil {
 		return "", errors.New("no REST config")
 	}
 	pod, err := c.runningPod(ctx, namespace, deployment)
 	if err != nil {
 		return "", err
 	}
-	core, err := kubernetes.NewForConfig(c.Config)
-	if err != nil {
-		return "", err
-	}
-	req := core.CoreV1().RESTClient().Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("exec").
+	req := c.Core.Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{Command: command, Stdin: stdin != nil, Stdout: true, Stderr: true}, scheme.ParameterCodec)
 	exec, err := remotecommand.NewSPDYExecutor(c.Config, "POST", req.URL())
 	if err != nil {
