@@ -84,9 +84,12 @@ func TestMain(m *testing.M) {
 // parallel runs the plan on -clusters clusters at once: this binary again per
 // cluster, each taking the next cell of the run's queue when free
 // (pkg/runner.Parallel), and one report at the end. It prepares the host once first (Docker, tools, the
-// mode), so the shards do not race to.
+// mode), so the shards do not race to. Under go test's -timeout the clusters'
+// runs get timeoutMargin less, so they stop, report and delete their clusters
+// while this process still has the time to merge their reports.
 func parallel() int {
-	ctx, cancel := context.WithCancelCause(context.Background())
+	base, cancel := context.WithCancelCause(context.Background())
+	ctx, limit := withTimeLimit(base)
 	again := make(chan struct{})
 	onInterrupt(cancel, "each cluster's run ends its cell, writes its report and deletes its cluster (unless KEEP=1)", func(sig os.Signal) {
 		fmt.Fprintf(os.Stderr, "%s %s again: the clusters' runs leave at once; clusters may be left: make cluster-delete CLUSTER=%s-<n>\n",
@@ -110,6 +113,9 @@ func parallel() int {
 		return setupFailed(err)
 	}
 	args := os.Args[1:]
+	if limit > 3*timeoutMargin { // the clusters' runs keep a margin of their own too
+		args = append(args, "-test.timeout", (limit - timeoutMargin).String()) // the last one wins
+	}
 	// DELIVER=registry: one registry for every cluster, each image pushed once
 	name, err := r.Run.StartRegistry(r.Context(ctx))
 	if err != nil {
@@ -148,15 +154,8 @@ func newRunner(ctx context.Context) (*runner.Runner, error) {
 // cause. A second signal leaves at once: it ends every process the run started
 // and says what was being waited for and what is left.
 func interruptible() context.Context {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	if t := flag.Lookup("test.timeout"); t != nil {
-		if d, ok := t.Value.(flag.Getter).Get().(time.Duration); ok && d > 2*timeoutMargin {
-			var stopTimer context.CancelFunc
-			ctx, stopTimer = context.WithTimeoutCause(ctx, d-timeoutMargin,
-				fmt.Errorf("interrupted: the run's time limit (-timeout %s) is %s away", d, timeoutMargin))
-			_ = stopTimer // released with the process
-		}
-	}
+	base, cancel := context.WithCancelCause(context.Background())
+	ctx, _ := withTimeLimit(base)
 	onInterrupt(cancel, "the current step is cancelled, no further cell starts; the report is written and the cluster deleted (unless KEEP=1)", func(sig os.Signal) {
 		n := shell.KillAll()
 		waiting := "nothing"
@@ -168,6 +167,24 @@ func interruptible() context.Context {
 		os.Exit(exitInterrupted)
 	})
 	return ctx
+}
+
+// withTimeLimit is ctx cancelled timeoutMargin before go test's -timeout,
+// with the reason as its cause, and that -timeout (0 when there is none, or
+// too short to keep a margin).
+func withTimeLimit(ctx context.Context) (context.Context, time.Duration) {
+	t := flag.Lookup("test.timeout")
+	if t == nil {
+		return ctx, 0
+	}
+	d, ok := t.Value.(flag.Getter).Get().(time.Duration)
+	if !ok || d <= 2*timeoutMargin {
+		return ctx, 0
+	}
+	ctx, stopTimer := context.WithTimeoutCause(ctx, d-timeoutMargin,
+		fmt.Errorf("interrupted: the run's time limit (-timeout %s) is %s away", d, timeoutMargin))
+	_ = stopTimer // released with the process
+	return ctx, d
 }
 
 // onInterrupt cancels the run on the first SIGINT or SIGTERM, saying what
