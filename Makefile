@@ -60,7 +60,7 @@ PULL = -registry-mirror "$(REGISTRY_MIRROR)" -node-image "$(NODE_IMAGE)" -delive
 SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -mode "$(MODE)" -unmeasured "$(UNMEASURED)" $(PULL)
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
-.PHONY: help test unit e2e argocd-check matrix list bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
+.PHONY: help test unit e2e argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
 .PHONY: report-merge report-render lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
@@ -101,6 +101,9 @@ matrix: ## every scenario and variant on the default ArgoCD axis, on PARALLEL cl
 
 list: $(CLI) ## scenarios, variants, ArgoCD and component versions
 	@$(CLI) list
+
+plan: $(CLI) ## how long a selection takes on 1..8 clusters, from the times measured in reports/ [SCENARIO=.. VARIANT=.. ARGOCD=.. REPEAT=N]
+	@$(CLI) plan $(SELECTION) -repeat $(REPEAT)
 
 BISECT = @$(CLI) check -scenario "$(SCENARIO)" -variant "$(VARIANT)" -version "$(COMPONENT_VERSION)" -argocd "$(FROM),$(TO)" -mode $(MODE) && \
 	$(RUN_E2E) -test.run TestBisect -scenario "$(SCENARIO)" -variant "$(VARIANT)" -version "$(COMPONENT_VERSION)" \

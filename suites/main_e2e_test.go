@@ -130,7 +130,7 @@ func parallel() int {
 		fmt.Fprintln(os.Stderr, err)
 		return exitFailed
 	}
-	return r.Parallel(ctx, opts.Clusters, runner.Costs(filepath.Dir(r.Dir)), self, args, again)
+	return r.Parallel(ctx, opts.Clusters, runner.ReadCosts(filepath.Dir(r.Dir)), self, args, again)
 }
 
 func newRunner(ctx context.Context) (*runner.Runner, error) {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
@@ -23,6 +24,8 @@ const usage = `usage: conformance <command> [flags]
 commands:
   list                         scenarios, variants, ArgoCD and component versions
   check  [selection flags]     validate a selection; exit 2 with one line if invalid
+  plan   [selection flags]     a selection's cells and how long they take on 1..8 clusters,
+                               from the times measured in the reports (-reports, default reports/)
   ` + reportUsage + `
   ` + registryUsage + `
   ` + reproUsage + `
@@ -67,6 +70,17 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 	case "check":
 		_, err := runner.Validate(ctx, cat, data, o)
 		return err
+	case "plan":
+		cells, err := runner.Validate(ctx, cat, data, o)
+		if err != nil {
+			return err
+		}
+		reports := o.Reports
+		if reports == "" {
+			reports = "reports"
+		}
+		fmt.Print(Plan(runner.EstimateOf(cells, o.Repeat, runner.ReadCosts(reports)), reports))
+		return nil
 	case "report":
 		return reportCommand(fs.Args(), os.Stdout)
 	case "registry":
@@ -74,7 +88,23 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 	case "repro":
 		return reproCommand(ctx, cat, fs.Args(), os.Stdout)
 	}
-	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, report, registry, repro)", cmd)}
+	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, plan, report, registry, repro)", cmd)}
+}
+
+// Plan renders an estimate: cluster time per scenario and the wall time on
+// 1..MaxClusters clusters.
+func Plan(e runner.Estimate, reports string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d cell(s) x %d run(s) on %d ArgoCD release(s): about %s of cluster time\n", e.Cells, e.Repeat, e.Releases, e.Total.Round(time.Minute))
+	fmt.Fprintf(&b, "(%d cell(s) from the median of their runs in %s/, the others from their scenario's seconds: in suites/matrix.yaml)\n\n", e.Measured, reports)
+	for _, s := range e.Scenarios {
+		fmt.Fprintf(&b, "  %-22s %8s\n", s, e.ByScenario[s].Round(time.Minute))
+	}
+	b.WriteString("\nclusters  wall (the cluster time and one install per release shared out; never under the largest cell;\n          clusters on one machine slow each other down, so more is not always faster)\n")
+	for n := 1; n <= runner.MaxClusters; n++ {
+		fmt.Fprintf(&b, "  %d       %8s\n", n, e.Wall(n).Round(time.Minute))
+	}
+	return b.String()
 }
 
 // expected is a cell's measured expectation in a mode, or that there is none.

@@ -53,3 +53,17 @@ func TestRealMatrixExpectationsHaveTheirVariantsPolarity(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestPlanNeedsNoClusterAndNamesEveryScenario(t *testing.T) {
+	cat, data := loadMatrix(t)
+	cells, err := runner.Validate(context.Background(), cat, data, runner.Options{Mode: "offline", Repeat: 1, Clusters: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := Plan(runner.EstimateOf(cells, 1, runner.ReadCosts(t.TempDir())), "reports")
+	for _, want := range []string{"cluster time", "0 cell(s) from the median", "kubeovn-argocd", "kargo-argocd", "\n  8 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -46,20 +46,19 @@ const shardStop = 10 * time.Minute
 // queued are reported not run); the shards run in process groups of their
 // own, so a terminal's Ctrl-C reaches them only this way, once. again (a
 // second Ctrl-C) tells them again: they leave at once.
-func (r *Runner) Parallel(ctx context.Context, n int, cost func(matrix.Cell) time.Duration, self string, args []string, again <-chan struct{}) int {
+func (r *Runner) Parallel(ctx context.Context, n int, costs *Costs, self string, args []string, again <-chan struct{}) int {
 	out := &lockedWriter{w: r.Run.Out}
 	r.Run.Out = out // the run's own lines and the shards' do not cut each other
 	n = min(n, len(r.Cells))
-	queue, total, err := NewQueue(filepath.Join(r.Dir, "queue"), n, r.Cells, r.Repeat, cost)
+	queue, err := NewQueue(filepath.Join(r.Dir, "queue"), n, r.Cells, r.Repeat, costs.Of)
 	if err != nil {
 		r.Run.Logf("queue: %v", err)
 		r.Finish("setup failed: the queue: " + err.Error())
 		return ExitFailed
 	}
-	tags, byTag := perRelease(r.Cells)
-	each := (total + time.Duration(tags)*installCost) / time.Duration(n) // each release installed at least once
-	r.Run.Logf("plan: %d cell(s) x %d run(s) on %d cluster(s) at once, each taking the next cell when free; about %s of cluster time (%s), %s each; report %s",
-		len(r.Cells), r.Repeat, n, total.Round(time.Minute), byTag, each.Round(time.Minute), r.Dir)
+	est := EstimateOf(r.Cells, r.Repeat, costs)
+	r.Run.Logf("plan: %d cell(s) x %d run(s) on %d cluster(s) at once, each taking the next cell when free; about %s of cluster time (%s), %s wall; report %s",
+		len(r.Cells), r.Repeat, n, est.Total.Round(time.Minute), perRelease(r.Cells), est.Wall(n).Round(time.Minute), r.Dir)
 	procs := make([]*shardProc, n)
 	for i := range procs {
 		procs[i] = &shardProc{index: i + 1, cluster: fmt.Sprintf("%s-%d", r.Run.Cluster, i+1), dir: filepath.Join(r.Dir, "shards", strconv.Itoa(i+1))}
@@ -106,9 +105,8 @@ func (r *Runner) Parallel(ctx context.Context, n int, cost func(matrix.Cell) tim
 	return r.mergeShards(ctx, procs, time.Since(start))
 }
 
-// perRelease counts the ArgoCD releases of cells and says how many cells
-// run on each, in the plan's order.
-func perRelease(cells []matrix.Cell) (int, string) {
+// perRelease says how many cells run on each ArgoCD release, in the plan's order.
+func perRelease(cells []matrix.Cell) string {
 	var tags []catalog.Release
 	n := map[catalog.Release]int{}
 	for _, c := range cells {
@@ -121,7 +119,7 @@ func perRelease(cells []matrix.Cell) (int, string) {
 	for i, tag := range tags {
 		parts[i] = fmt.Sprintf("%s %d", tag, n[tag])
 	}
-	return len(tags), strings.Join(parts, ", ")
+	return strings.Join(parts, ", ")
 }
 
 // mergeShards merges the shards' reports into the run's and returns the

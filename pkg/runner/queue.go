@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
@@ -52,32 +53,30 @@ type Unit struct {
 
 // NewQueue writes cells into a queue under dir, largest first, for clusters
 // that take from it.
-func NewQueue(dir string, clusters int, cells []matrix.Cell, repeat int, cost func(matrix.Cell) time.Duration) (*Queue, time.Duration, error) {
+func NewQueue(dir string, clusters int, cells []matrix.Cell, repeat int, cost func(matrix.Cell) time.Duration) (*Queue, error) {
 	q := &Queue{Dir: dir, Clusters: clusters}
 	for _, sub := range []string{"pending", "taken"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 	}
 	units := make([]Unit, len(cells))
-	var total time.Duration
 	for i, c := range cells {
 		units[i] = Unit{ID: c.Report().ID(), ArgoCD: c.ArgoCD.String(), Scenario: c.Scenario.Name, Version: c.ComponentVersion,
 			Cost: cost(c) * time.Duration(repeat)}
-		total += units[i].Cost
 	}
 	slices.SortStableFunc(units, func(a, b Unit) int { return cmp.Compare(b.Cost, a.Cost) })
 	meta, _ := json.Marshal(q)
 	if err := os.WriteFile(filepath.Join(dir, "queue.json"), meta, 0o644); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	for i, u := range units {
 		b, _ := json.Marshal(u)
 		if err := os.WriteFile(filepath.Join(dir, "pending", fmt.Sprintf("%04d.%s", i+1, u.ID)), b, 0o644); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 	}
-	return q, total, nil
+	return q, nil
 }
 
 // OpenQueue opens the queue a parallel run made under dir.
@@ -187,11 +186,16 @@ func affinity(last, u Unit) int {
 	return s
 }
 
-// Costs estimates each cell's time for one run: the median of the runs the
-// reports under dir measured for it (ERROR and SKIPPED left out: an error's
-// time says nothing of the cell's), else the scenario's typical time from
-// suites/matrix.yaml (seconds:), else defaultCellCost.
-func Costs(dir string) func(matrix.Cell) time.Duration {
+// Costs are the cells' estimated times for one run: the median of the runs
+// the reports under a directory measured for each (ERROR and SKIPPED left
+// out: an error's time says nothing of the cell's), else the scenario's
+// typical time from suites/matrix.yaml (seconds:), else defaultCellCost.
+type Costs struct {
+	measured map[string][]float64
+}
+
+// ReadCosts reads the measured times of the reports under dir.
+func ReadCosts(dir string) *Costs {
 	measured := map[string][]float64{}
 	paths, _ := filepath.Glob(filepath.Join(dir, "*", "report.json"))
 	for _, p := range paths {
@@ -210,14 +214,61 @@ func Costs(dir string) func(matrix.Cell) time.Duration {
 			}
 		}
 	}
-	return func(c matrix.Cell) time.Duration {
-		if d := measured[c.Report().ID()]; len(d) > 0 {
-			slices.Sort(d)
-			return time.Duration(d[len(d)/2] * float64(time.Second))
-		}
-		if c.Scenario.Seconds > 0 {
-			return time.Duration(c.Scenario.Seconds) * time.Second
-		}
-		return defaultCellCost
+	for _, d := range measured {
+		slices.Sort(d)
 	}
+	return &Costs{measured: measured}
+}
+
+// Of is a cell's estimate.
+func (k *Costs) Of(c matrix.Cell) time.Duration {
+	if d := k.measured[c.Report().ID()]; len(d) > 0 {
+		return time.Duration(d[len(d)/2] * float64(time.Second))
+	}
+	if c.Scenario.Seconds > 0 {
+		return time.Duration(c.Scenario.Seconds) * time.Second
+	}
+	return defaultCellCost
+}
+
+// Measured reports whether a cell's estimate comes from its measured runs.
+func (k *Costs) Measured(c matrix.Cell) bool { return len(k.measured[c.Report().ID()]) > 0 }
+
+// Estimate is what a plan costs, from Costs.
+type Estimate struct {
+	Cells, Repeat, Measured int
+	Total                   time.Duration // cluster time: every cell's runs
+	Releases                int           // ArgoCD releases, each installed at least once
+	Largest                 time.Duration // the largest cell's runs, which one cluster runs alone
+	Scenarios               []string      // in the plan's order
+	ByScenario              map[string]time.Duration
+}
+
+// EstimateOf adds up a plan's cells.
+func EstimateOf(cells []matrix.Cell, repeat int, costs *Costs) Estimate {
+	e := Estimate{Cells: len(cells), Repeat: repeat, ByScenario: map[string]time.Duration{}}
+	releases := map[catalog.Release]bool{}
+	for _, c := range cells {
+		d := costs.Of(c) * time.Duration(repeat)
+		e.Total += d
+		e.Largest = max(e.Largest, d)
+		if costs.Measured(c) {
+			e.Measured++
+		}
+		if _, ok := e.ByScenario[c.Scenario.Name]; !ok {
+			e.Scenarios = append(e.Scenarios, c.Scenario.Name)
+		}
+		e.ByScenario[c.Scenario.Name] += d
+		releases[c.ArgoCD] = true
+	}
+	e.Releases = len(releases)
+	return e
+}
+
+// Wall is the estimated wall time on n clusters: the cluster time and one
+// install per release shared out, but never less than the largest cell
+// and an install, which one cluster runs alone. It assumes the clusters do
+// not slow each other down; on 2 cores they do, by the load.
+func (e Estimate) Wall(n int) time.Duration {
+	return max((e.Total+time.Duration(e.Releases)*installCost)/time.Duration(max(n, 1)), e.Largest+installCost)
 }

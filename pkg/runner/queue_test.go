@@ -32,12 +32,9 @@ func TestQueueGivesEachCellToOneClusterOnly(t *testing.T) {
 			cells = append(cells, cellOn("kubeovn-argocd", v, tag), cellOn("kyverno-argocd", v, tag))
 		}
 	}
-	q, total, err := NewQueue(t.TempDir(), 4, cells, 2, costByScenario)
+	q, err := NewQueue(t.TempDir(), 4, cells, 2, costByScenario)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if want := 2 * 15 * (5*time.Minute + time.Minute); total != want {
-		t.Errorf("total %s, want %s (every cell's repeats)", total, want)
 	}
 	var mu sync.Mutex
 	seen := map[string]string{}
@@ -85,7 +82,7 @@ func TestQueueKeepsAClusterOnItsReleaseUnlessTheLargestWouldMakeTheTail(t *testi
 		for _, v := range []string{"a", "b", "c", "d"} {
 			cells = append(cells, cellOn("kubeovn-argocd", v, "v2.14.11"))
 		}
-		q, _, err := NewQueue(t.TempDir(), 2, cells, 1, func(c matrix.Cell) time.Duration {
+		q, err := NewQueue(t.TempDir(), 2, cells, 1, func(c matrix.Cell) time.Duration {
 			if c.Scenario.Name == "kyverno-argocd" {
 				return big
 			}
@@ -116,9 +113,30 @@ func TestQueueKeepsAClusterOnItsReleaseUnlessTheLargestWouldMakeTheTail(t *testi
 	}
 }
 
+func TestEstimateSharesTheClusterTimeButNotTheLargestCell(t *testing.T) {
+	var cells []matrix.Cell
+	for _, tag := range []string{"v2.13.3", "v2.14.11"} {
+		for _, v := range []string{"a", "b", "c"} {
+			cells = append(cells, cellOn("kubeovn-argocd", v, tag))
+		}
+	}
+	cells = append(cells, cellOn("kyverno-argocd", "bug", "v2.14.11"))
+	costs := ReadCosts(t.TempDir()) // nothing measured: the default per cell
+	e := EstimateOf(cells, 2, costs)
+	if e.Total != 7*2*defaultCellCost || e.Releases != 2 || e.Measured != 0 || e.ByScenario["kubeovn-argocd"] != 12*defaultCellCost {
+		t.Fatalf("estimate %+v", e)
+	}
+	if got, want := e.Wall(2), (e.Total+2*installCost)/2; got != want {
+		t.Errorf("Wall(2) = %s, want %s", got, want)
+	}
+	if got, want := e.Wall(100), e.Largest+installCost; got != want {
+		t.Errorf("Wall(100) = %s, want the largest cell and an install, %s", got, want)
+	}
+}
+
 func TestQueueReopensWithItsClusterCount(t *testing.T) {
 	dir := t.TempDir()
-	if _, _, err := NewQueue(dir, 3, []matrix.Cell{cellOn("s", "a", "v2.13.3")}, 1, costByScenario); err != nil {
+	if _, err := NewQueue(dir, 3, []matrix.Cell{cellOn("s", "a", "v2.13.3")}, 1, costByScenario); err != nil {
 		t.Fatal(err)
 	}
 	q, err := OpenQueue(dir)
@@ -152,8 +170,9 @@ func TestCostsUseTheMedianOfMeasuredRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cost := Costs(dir)
-	if got := cost(cellOn("s", "a", "v2.13.3")); got != 200*time.Second {
+	costs := ReadCosts(dir)
+	cost := costs.Of
+	if got := cost(cellOn("s", "a", "v2.13.3")); got != 200*time.Second || !costs.Measured(cellOn("s", "a", "v2.13.3")) {
 		t.Errorf("measured cell: %s, want the median 200s", got)
 	}
 	b := cellOn("s", "b", "v2.13.3")
@@ -209,7 +228,7 @@ func TestParallelRunsShardsAndMergesTheirReports(t *testing.T) {
 	out := &syncBuffer{}
 	r.Run.Out = out
 	r.Run.Cluster = "c"
-	code := r.Parallel(context.Background(), 2, costByScenario, self, nil, nil)
+	code := r.Parallel(context.Background(), 2, ReadCosts(t.TempDir()), self, nil, nil)
 	if code != 0 {
 		t.Fatalf("exit %d, want 0\n%s", code, out.String())
 	}
@@ -249,7 +268,7 @@ func TestParallelInterruptedStopsEachShardAndSaysSo(t *testing.T) {
 		}
 		cancel(fmt.Errorf("interrupted by interrupt"))
 	}()
-	code := r.Parallel(ctx, 2, costByScenario, self, nil, nil)
+	code := r.Parallel(ctx, 2, ReadCosts(t.TempDir()), self, nil, nil)
 	if code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitInterrupted, out.String())
 	}
