@@ -22,7 +22,7 @@ ARGOCD ?=
 COMPONENT_VERSION ?=
 MODE ?= auto
 # online: a registry mirror (host:port) the nodes pull docker.io, quay.io, ghcr.io,
-# gcr.io, registry.k8s.io and reg.kyverno.io through
+# gcr.io, registry.k8s.io, reg.kyverno.io and public.ecr.aws through
 REGISTRY_MIRROR ?=
 # the node image: empty for the mode's, "built" for the suite's own build, or an image
 NODE_IMAGE ?=

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,6 +113,9 @@ func (l *Local) PushImage(ctx context.Context, image string) error {
 	}
 	if ref.Digest != "" {
 		return fmt.Errorf("push %s: a digest-pinned name cannot be pushed by tag", image)
+	}
+	if !slices.Contains(Upstreams, ref.Host) {
+		return fmt.Errorf("push %s: the nodes do not pull %s through the registry (mirrored: %s)", image, ref.Host, strings.Join(Upstreams, ", "))
 	}
 	tmp := ref.MirrorName(l.Push)
 	if _, err := shell.Output(ctx, "docker", "tag", image, tmp); err != nil {

@@ -2,7 +2,7 @@
 // rather than loaded: a registry mirror the user names (REGISTRY_MIRROR=host:port,
 // the way air-gapped installations run), through which containerd on the kind
 // nodes pulls the upstream names (docker.io, quay.io, ghcr.io, gcr.io,
-// registry.k8s.io, reg.kyverno.io), and the suite's own local registry (a
+// registry.k8s.io, reg.kyverno.io, public.ecr.aws), and the suite's own local registry (a
 // real one, distribution/distribution built by images/registry), started and
 // removed by the suite, its data under the cache directory.
 //
@@ -24,8 +24,9 @@ import (
 	"time"
 )
 
-// Upstreams are the registry hosts the nodes pull through a mirror.
-var Upstreams = []string{"docker.io", "quay.io", "ghcr.io", "gcr.io", "registry.k8s.io", "reg.kyverno.io"}
+// Upstreams are the registry hosts the nodes pull through a mirror
+// (public.ecr.aws: ArgoCD 3.x's redis).
+var Upstreams = []string{"docker.io", "quay.io", "ghcr.io", "gcr.io", "registry.k8s.io", "reg.kyverno.io", "public.ecr.aws"}
 
 // Mirror is a registry the nodes pull the upstream names through.
 type Mirror struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -105,5 +106,16 @@ func TestMirrorHasAndProbe(t *testing.T) {
 	m, _ = ParseMirror(other.URL)
 	if err := m.Probe(ctx); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("Probe of a non-registry = %v", err)
+	}
+}
+
+func TestPushRefusesAHostTheNodesDoNotPullThroughIt(t *testing.T) {
+	err := (&Local{}).PushImage(context.Background(), "example.org/team/app:1")
+	if err == nil || !strings.Contains(err.Error(), "do not pull example.org") {
+		t.Fatalf("push of an unmirrored host: %v", err)
+	}
+	// ArgoCD 3.x's redis: mirrored since a v3.1.4 install went ImagePullBackOff through the registry
+	if !slices.Contains(Upstreams, "public.ecr.aws") {
+		t.Error("public.ecr.aws is not mirrored")
 	}
 }

@@ -64,7 +64,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.ArgoCD, "argocd", "", "ArgoCD tags, comma-separated (default: each scenario's axis)")
 	fs.StringVar(&o.Versions, "version", "", "component versions, comma-separated (replace the variants')")
 	fs.StringVar(&o.Mode, "mode", "auto", "image source: auto, online or offline")
-	fs.StringVar(&o.RegistryMirror, "registry-mirror", "", "host:port of a registry mirror the nodes pull docker.io, quay.io, ghcr.io, gcr.io, registry.k8s.io and reg.kyverno.io through (online)")
+	fs.StringVar(&o.RegistryMirror, "registry-mirror", "", "host:port of a registry mirror the nodes pull docker.io, quay.io, ghcr.io, gcr.io, registry.k8s.io, reg.kyverno.io and public.ecr.aws through (online)")
 	fs.StringVar(&o.NodeImage, "node-image", "", `node image: "" the mode's, "built" the suite's own build, or an image name`)
 	fs.StringVar(&o.Deliver, "deliver", "load", "offline: how built images reach the nodes: load (kind load) or registry (the suite's registry, pulled by the nodes)")
 	fs.IntVar(&o.Repeat, "repeat", 1, "run each cell N times and report k/N")
