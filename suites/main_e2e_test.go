@@ -22,6 +22,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/runner"
+	"github.com/gitops-conformance/suite/pkg/schedule"
 	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
@@ -130,7 +131,7 @@ func parallel() int {
 		fmt.Fprintln(os.Stderr, err)
 		return exitFailed
 	}
-	return r.Parallel(ctx, opts.Clusters, runner.ReadCosts(filepath.Dir(r.Dir)), self, args, again)
+	return r.Parallel(ctx, opts.Clusters, schedule.ReadCosts(filepath.Dir(r.Dir)), self, args, again)
 }
 
 func newRunner(ctx context.Context) (*runner.Runner, error) {

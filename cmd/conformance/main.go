@@ -16,6 +16,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
+	"github.com/gitops-conformance/suite/pkg/schedule"
 	"github.com/gitops-conformance/suite/suites"
 )
 
@@ -79,7 +80,7 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 		if reports == "" {
 			reports = "reports"
 		}
-		fmt.Print(Plan(runner.EstimateOf(cells, o.Repeat, runner.ReadCosts(reports)), reports))
+		fmt.Print(Plan(schedule.EstimateOf(cells, o.Repeat, schedule.ReadCosts(reports)), reports))
 		return nil
 	case "report":
 		return reportCommand(fs.Args(), os.Stdout)
@@ -93,7 +94,7 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 
 // Plan renders an estimate: cluster time per scenario and the wall time on
 // 1..MaxClusters clusters.
-func Plan(e runner.Estimate, reports string) string {
+func Plan(e schedule.Estimate, reports string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d cell(s) x %d run(s) on %d ArgoCD release(s): about %s of cluster time\n", e.Cells, e.Repeat, e.Releases, e.Total.Round(time.Minute))
 	fmt.Fprintf(&b, "(%d cell(s) from the median of their runs in %s/, the others from their scenario's seconds: in suites/matrix.yaml)\n\n", e.Measured, reports)

@@ -8,6 +8,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
+	"github.com/gitops-conformance/suite/pkg/schedule"
 	"github.com/gitops-conformance/suite/suites"
 )
 
@@ -60,7 +61,7 @@ func TestPlanNeedsNoClusterAndNamesEveryScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := Plan(runner.EstimateOf(cells, 1, runner.ReadCosts(t.TempDir())), "reports")
+	out := Plan(schedule.EstimateOf(cells, 1, schedule.ReadCosts(t.TempDir())), "reports")
 	for _, want := range []string{"cluster time", "0 cell(s) from the median", "kubeovn-argocd", "kargo-argocd", "\n  8 "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan lacks %q:\n%s", want, out)

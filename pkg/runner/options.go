@@ -15,6 +15,10 @@ import (
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
+// MaxClusters bounds -clusters: each kind cluster with ArgoCD and a
+// component holds 1.5-3 GiB and a share of the CPU.
+const MaxClusters = 8
+
 // Options is what a user asks of a run: the one flag set the CLI and the
 // e2e test binary share.
 type Options struct {
@@ -53,7 +57,7 @@ type Options struct {
 	// container they deliver through and leave running (DELIVER=registry).
 	SharedRegistry string
 	// Queue is set by a parallel run for its shards: the directory of the
-	// queue they take the plan's cells from, one at a time (see Queue).
+	// queue they take the plan's cells from, one at a time (see schedule.Queue).
 	Queue string
 }
 

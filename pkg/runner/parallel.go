@@ -19,6 +19,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/schedule"
 )
 
 // Exit statuses of a run (the test binary's, and each shard's).
@@ -46,17 +47,17 @@ const shardStop = 10 * time.Minute
 // queued are reported not run); the shards run in process groups of their
 // own, so a terminal's Ctrl-C reaches them only this way, once. again (a
 // second Ctrl-C) tells them again: they leave at once.
-func (r *Runner) Parallel(ctx context.Context, n int, costs *Costs, self string, args []string, again <-chan struct{}) int {
+func (r *Runner) Parallel(ctx context.Context, n int, costs *schedule.Costs, self string, args []string, again <-chan struct{}) int {
 	out := &lockedWriter{w: r.Run.Out}
 	r.Run.Out = out // the run's own lines and the shards' do not cut each other
 	n = min(n, len(r.Cells))
-	queue, err := NewQueue(filepath.Join(r.Dir, "queue"), n, r.Cells, r.Repeat, costs.Of)
+	queue, err := schedule.NewQueue(filepath.Join(r.Dir, "queue"), n, r.Cells, r.Repeat, costs.Of)
 	if err != nil {
 		r.Run.Logf("queue: %v", err)
 		r.Finish("setup failed: the queue: " + err.Error())
 		return ExitFailed
 	}
-	est := EstimateOf(r.Cells, r.Repeat, costs)
+	est := schedule.EstimateOf(r.Cells, r.Repeat, costs)
 	r.Run.Logf("plan: %d cell(s) x %d run(s) on %d cluster(s) at once, each taking the next cell when free; about %s of cluster time (%s), %s wall; report %s",
 		len(r.Cells), r.Repeat, n, est.Total.Round(time.Minute), perRelease(r.Cells), est.Wall(n).Round(time.Minute), r.Dir)
 	procs := make([]*shardProc, n)

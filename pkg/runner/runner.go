@@ -28,6 +28,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/registry"
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/schedule"
 )
 
 // Scenarios maps a scenario name to the function that builds its feature for a cell.
@@ -51,9 +52,9 @@ type Runner struct {
 
 	// queue, for a parallel run's cluster: where its cells come from, one
 	// at a time; taken are those it took (Cells is the whole plan).
-	queue   *Queue
+	queue   *schedule.Queue
 	taken   []matrix.Cell
-	last    *Unit
+	last    *schedule.Unit
 	handed  bool
 	mu      sync.Mutex
 	report  *report.Report
@@ -125,7 +126,7 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 		r.Run.Mirror = &m
 	}
 	if o.Queue != "" {
-		if r.queue, err = OpenQueue(o.Queue); err != nil {
+		if r.queue, err = schedule.OpenQueue(o.Queue); err != nil {
 			return nil, err
 		}
 	}

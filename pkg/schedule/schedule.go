@@ -1,4 +1,7 @@
-package runner
+// Package schedule shares a run's cells among the kind clusters that run
+// them at once: what each cell costs (from the reports' measured times), what
+// a plan costs on n clusters, and the queue the clusters take cells from.
+package schedule
 
 import (
 	"cmp"
@@ -17,17 +20,13 @@ import (
 	"github.com/gitops-conformance/suite/pkg/report"
 )
 
-// MaxClusters bounds -clusters: each kind cluster with ArgoCD and a
-// component holds 1.5-3 GiB and a share of the CPU.
-const MaxClusters = 8
-
-// installCost is what a cluster pays to run a release it does not have yet:
+// InstallCost is what a cluster pays to run a release it does not have yet:
 // loading its images and installing it (measured 60-120 s here, warm).
-const installCost = 120 * time.Second
+const InstallCost = 120 * time.Second
 
-// defaultCellCost is a cell's estimate when neither the reports nor the
+// DefaultCellCost is a cell's estimate when neither the reports nor the
 // matrix say more.
-const defaultCellCost = 120 * time.Second
+const DefaultCellCost = 120 * time.Second
 
 // Queue is a parallel run's cells, which its clusters take one at a time as
 // each becomes free, so that none idles while another has a backlog (a
@@ -158,7 +157,7 @@ func (q *Queue) choose(pending []Unit, last *Unit) Unit {
 		left += u.Cost
 	}
 	n := time.Duration(max(q.Clusters, 1))
-	if pending[0].Cost-left/n > installCost {
+	if pending[0].Cost-left/n > InstallCost {
 		return pending[0]
 	}
 	best, bestScore := pending[0], -1
@@ -189,7 +188,7 @@ func affinity(last, u Unit) int {
 // Costs are the cells' estimated times for one run: the median of the runs
 // the reports under a directory measured for each (ERROR and SKIPPED left
 // out: an error's time says nothing of the cell's), else the scenario's
-// typical time from suites/matrix.yaml (seconds:), else defaultCellCost.
+// typical time from suites/matrix.yaml (seconds:), else DefaultCellCost.
 type Costs struct {
 	measured map[string][]float64
 }
@@ -228,7 +227,7 @@ func (k *Costs) Of(c matrix.Cell) time.Duration {
 	if c.Scenario.Seconds > 0 {
 		return time.Duration(c.Scenario.Seconds) * time.Second
 	}
-	return defaultCellCost
+	return DefaultCellCost
 }
 
 // Measured reports whether a cell's estimate comes from its measured runs.
@@ -270,5 +269,5 @@ func EstimateOf(cells []matrix.Cell, repeat int, costs *Costs) Estimate {
 // and an install, which one cluster runs alone. It assumes the clusters do
 // not slow each other down; on 2 cores they do, by the load.
 func (e Estimate) Wall(n int) time.Duration {
-	return max((e.Total+time.Duration(e.Releases)*installCost)/time.Duration(max(n, 1)), e.Largest+installCost)
+	return max((e.Total+time.Duration(e.Releases)*InstallCost)/time.Duration(max(n, 1)), e.Largest+InstallCost)
 }
