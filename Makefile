@@ -88,7 +88,7 @@ e2e: $(CLI) $(E2E) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] 
 	@$(CLI) check $(SELECTION)
 	$(RUN_E2E) -test.run TestMatrix $(SELECTION) \
 	  -repeat $(REPEAT) -clusters $(PARALLEL) -cells "$(CELLS)" -cluster $(CLUSTER) $(KEEP_FLAG) \
-	  -command "make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION) REPEAT=$(REPEAT) PARALLEL=$(PARALLEL)$(if $(CELLS), CELLS=$(CELLS))"
+	  -command "$(or $(E2E_COMMAND),make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION) REPEAT=$(REPEAT) PARALLEL=$(PARALLEL)$(if $(CELLS), CELLS=$(CELLS)))"
 
 argocd-check: $(CLI) $(E2E) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
 	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -mode $(MODE) $(PULL)
@@ -97,7 +97,10 @@ argocd-check: $(CLI) $(E2E) ## install each ArgoCD release of the axis, sync a f
 
 matrix: ## every scenario and variant on the default ArgoCD axis, on PARALLEL clusters at once (default $(MATRIX_PARALLEL)); REPEAT=N for k/N
 	@$(MAKE) --no-print-directory e2e SCENARIO= VARIANT= COMPONENT_VERSION= ARGOCD="$(ARGOCD)" \
-	  PARALLEL=$(if $(filter command line environment,$(origin PARALLEL)),$(PARALLEL),$(MATRIX_PARALLEL))
+	  PARALLEL=$(MATRIX_N) E2E_COMMAND="make matrix ARGOCD=$(ARGOCD) REPEAT=$(REPEAT) PARALLEL=$(MATRIX_N) DELIVER=$(DELIVER)"
+
+# make matrix's clusters: PARALLEL when given, else MATRIX_PARALLEL
+MATRIX_N = $(if $(filter command line environment,$(origin PARALLEL)),$(PARALLEL),$(MATRIX_PARALLEL))
 
 list: $(CLI) ## scenarios, variants, ArgoCD and component versions
 	@$(CLI) list
