@@ -81,7 +81,7 @@ func (r *Run) provideArgoCDImages(ctx context.Context, rel catalog.Release) erro
 	if err := r.LoadImages(ctx, imgs...); err != nil {
 		return err
 	}
-	r.noteOnce("offline: ArgoCD images built from %s at each rel; argocd-dex-server is left out (dex is not obtainable offline)",
+	r.noteOnce("offline: ArgoCD images built from %s at each tag; argocd-dex-server is left out (dex is not obtainable offline)",
 		r.Catalog.ArgoCD.Modules["v2"])
 	return nil
 }
