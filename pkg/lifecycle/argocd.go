@@ -82,7 +82,7 @@ func (r *Run) provideArgoCDImages(ctx context.Context, rel catalog.Release) erro
 		return err
 	}
 	r.noteOnce("offline: ArgoCD images built from %s at each tag; argocd-dex-server is left out (dex is not obtainable offline)",
-		r.Catalog.ArgoCD.Modules["v2"])
+		rel.Module()) // one note per major version
 	return nil
 }
 
