@@ -24,13 +24,7 @@ func TestReleases(t *testing.T) {
 		return fmt.Errorf("%s: %w", tag, ErrNoRelease)
 	}
 	cat, _ := catalog.Load()
-	release := func(tag string) catalog.Release {
-		r, err := cat.Release(tag)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	release := catalog.MustRelease
 	rels, unobtainable, err := Releases(cat, release("v2.13.3"), release("v2.14.2"), probe)
 	if err != nil {
 		t.Fatal(err)

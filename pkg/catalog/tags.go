@@ -42,6 +42,20 @@ func (c *Catalog) Release(tag string) (Release, error) {
 	return r, nil
 }
 
+// MustRelease parses a tag fixed in code (a test's) with the embedded
+// catalog, as regexp.MustCompile does a pattern: a bad one panics.
+func MustRelease(tag string) Release {
+	c, err := Load()
+	if err != nil {
+		panic(err)
+	}
+	r, err := c.Release(tag)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
 // Releases parses tags with Release, in their order.
 func (c *Catalog) Releases(tags []string) ([]Release, error) {
 	out := make([]Release, len(tags))

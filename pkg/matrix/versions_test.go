@@ -118,9 +118,7 @@ scenarios:
 var argocdV2 = catalog.ArgoCD{Modules: map[string]string{"v2": "github.com/argoproj/argo-cd/v2"}}
 
 func TestReplayNamesTheCell(t *testing.T) {
-	cat, _ := catalog.Load()
-	rel, _ := cat.Release("v2.14.11")
-	c := Cell{Scenario: Scenario{Name: "knative-argocd"}, Variant: Variant{Name: "bug"}, ArgoCD: rel, ComponentVersion: "v0.42.2"}
+	c := Cell{Scenario: Scenario{Name: "knative-argocd"}, Variant: Variant{Name: "bug"}, ArgoCD: catalog.MustRelease("v2.14.11"), ComponentVersion: "v0.42.2"}
 	want := "make e2e SCENARIO=knative-argocd VARIANT=bug ARGOCD=v2.14.11 COMPONENT_VERSION=v0.42.2"
 	if got := c.Replay(); got != want {
 		t.Errorf("Replay() = %q, want %q", got, want)

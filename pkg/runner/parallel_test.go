@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/schedule"
 )
 
 func cellOn(scenario, variant, tag string) matrix.Cell {
-	return matrix.Cell{Scenario: matrix.Scenario{Name: scenario}, Variant: matrix.Variant{Name: variant}, ArgoCD: release(tag)}
+	return matrix.Cell{Scenario: matrix.Scenario{Name: scenario}, Variant: matrix.Variant{Name: variant}, ArgoCD: catalog.MustRelease(tag)}
 }
 
 func TestOnlyKeepsThePlansOrderAndRefusesAnUnknownCell(t *testing.T) {

@@ -23,20 +23,7 @@ func testRunner(t *testing.T, cells ...matrix.Cell) *Runner {
 }
 
 func cell(variant string) matrix.Cell {
-	return matrix.Cell{Scenario: matrix.Scenario{Name: "kubeovn-argocd"}, Variant: matrix.Variant{Name: variant}, ArgoCD: release("v2.14.11")}
-}
-
-// release parses a tag with the embedded catalog; a bad one panics the test.
-func release(tag string) catalog.Release {
-	cat, err := catalog.Load()
-	if err != nil {
-		panic(err)
-	}
-	r, err := cat.Release(tag)
-	if err != nil {
-		panic(err)
-	}
-	return r
+	return matrix.Cell{Scenario: matrix.Scenario{Name: "kubeovn-argocd"}, Variant: matrix.Variant{Name: variant}, ArgoCD: catalog.MustRelease("v2.14.11")}
 }
 
 // After an interrupt no cell starts, and the report lists those not run

@@ -15,15 +15,7 @@ import (
 )
 
 func cellOn(scenario, variant, tag string) matrix.Cell {
-	cat, err := catalog.Load()
-	if err != nil {
-		panic(err)
-	}
-	r, err := cat.Release(tag)
-	if err != nil {
-		panic(err)
-	}
-	return matrix.Cell{Scenario: matrix.Scenario{Name: scenario}, Variant: matrix.Variant{Name: variant}, ArgoCD: r}
+	return matrix.Cell{Scenario: matrix.Scenario{Name: scenario}, Variant: matrix.Variant{Name: variant}, ArgoCD: catalog.MustRelease(tag)}
 }
 
 func costByScenario(c matrix.Cell) time.Duration {
