@@ -47,11 +47,11 @@ type Options struct {
 	// run's exit status: "ok" (listed, not a failure) or "fail".
 	Unmeasured string
 	// Clusters is how many kind clusters run the cells at once (PARALLEL=N):
-	// one process per cluster, each with its share of the cells.
+	// one process per cluster, each taking the next cell from the run's queue.
 	Clusters int
 	// Cells, when set, keeps only the planned cells with these IDs
-	// (comma-separated, as the report names them): a shard's share, or a
-	// user's "run these again".
+	// (comma-separated, as the report names them): a user's "run these
+	// again".
 	Cells string
 	// SharedRegistry is set by a parallel run for its shards: the registry
 	// container they deliver through and leave running (DELIVER=registry).
