@@ -180,8 +180,12 @@ func (r *Runner) mergeShards(ctx context.Context, procs []*shardProc, wall time.
 	if err := r.publish(rep, fmt.Sprintf(" (merged from %d shard(s))", len(reports))); err != nil {
 		return ExitFailed
 	}
+	interrupted := ctx.Err() != nil
+	for _, p := range procs {
+		interrupted = interrupted || p.exit == ExitInterrupted // its time limit, before this run's
+	}
 	switch {
-	case ctx.Err() != nil:
+	case interrupted:
 		return ExitInterrupted
 	case failed || rep.Failed():
 		return ExitFailed

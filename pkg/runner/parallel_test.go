@@ -42,6 +42,7 @@ while [ $# -gt 0 ]; do
 done
 echo "started on $cluster"
 stopped=""
+[ "${FAKE_SHARD:-}" != limit ] || stopped="interrupted: the run's time limit"
 if [ "${FAKE_SHARD:-}" = wait ]; then
   trap 'stopped=interrupted' INT
   echo waiting
@@ -124,6 +125,29 @@ func TestParallelInterruptedStopsEachShardAndSaysSo(t *testing.T) {
 	}
 	if !strings.Contains(rep.Stopped, "interrupted by interrupt") || !strings.Contains(rep.Stopped, "shard 1: interrupted") {
 		t.Errorf("stopped %q does not say the run and the shards were interrupted", rep.Stopped)
+	}
+}
+
+// A cluster's run that stopped at its own time limit (before this run's)
+// makes the run's exit status 130, as the limit stopped it, not 1.
+func TestParallelStoppedByTheClustersTimeLimitIsInterrupted(t *testing.T) {
+	self := filepath.Join(t.TempDir(), "shard.sh")
+	if err := os.WriteFile(self, []byte(fakeShard), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FAKE_SHARD", "limit")
+	r := testRunner(t, cellOn("s", "a", "v2.13.3"), cellOn("t", "a", "v3.1.4"))
+	out := &syncBuffer{}
+	r.Run.Out = out
+	if code := r.Parallel(context.Background(), 2, schedule.ReadCosts(t.TempDir()), self, nil, nil); code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitInterrupted, out.String())
+	}
+	rep, err := report.LoadDir(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.Stopped, "time limit") || len(rep.NotRun) != 2 {
+		t.Errorf("stopped %q, not run %d: want the time limit and both cells", rep.Stopped, len(rep.NotRun))
 	}
 }
 
