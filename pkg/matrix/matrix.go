@@ -32,8 +32,9 @@ type Scenario struct {
 	Variants    []Variant `json:"variants"`
 	OfflineSkip string    `json:"offlineSkip,omitempty"` // why the scenario cannot run offline
 	// Seconds is a typical cell's wall time (one run, warm caches, on the
-	// 2-core machine the suite is developed on): what -clusters deals cells
-	// by until the reports hold measured times.
+	// 2-core machine the suite is developed on): what a parallel run orders
+	// its queue by, and make plan estimates with, until the reports hold
+	// measured times.
 	Seconds int `json:"seconds,omitempty"`
 
 	versions []string // the selection's component versions this scenario runs, if any

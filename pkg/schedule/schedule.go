@@ -30,8 +30,8 @@ const DefaultCellCost = 120 * time.Second
 
 // Queue is a parallel run's cells, which its clusters take one at a time as
 // each becomes free, so that none idles while another has a backlog (a
-// deal made beforehand from estimates left one cluster idle for half an
-// hour of a matrix run). It lives in the run's directory, one file per cell
+// deal made beforehand from estimates left one cluster idle for 40 minutes
+// of a matrix run). It lives in the run's directory, one file per cell
 // (its repeats stay together: k/N comes from one cluster): pending/<n>.<id>
 // until a cluster takes it by renaming it to taken/<n>.<id>@<cluster>, which
 // the file system does for one taker only; taken/ keeps who ran what.
