@@ -140,6 +140,9 @@ func TestParseRefusesExpectationsNoVariantCanHave(t *testing.T) {
 		"- {scenario: s, variant: bug, expected: REPRODUCED, argocd: v2.14.11, runs: [yesterday]}",        // not a run id
 		"- {scenario: s, variant: versioned, expected: MITIGATED, " + measured + "}",                      // no component version
 		"- {scenario: s, variant: versioned, componentVersion: 'v*', expected: MITIGATED, " + measured + "}",
+		"- {scenario: s, variant: fix, expected: FLAKY, " + measured + "}",      // an outcome, not an expectation
+		"- {scenario: s, variant: fix, expected: RACE, argocd: v2.14.11}",       // a race nobody measured
+		"- {scenario: s, variant: versioned, expected: RACE, " + measured + "}", // no component version
 	} {
 		if _, err := Parse([]byte(head + bad + "\n")); err == nil {
 			t.Errorf("accepted %s", bad)
@@ -148,6 +151,7 @@ func TestParseRefusesExpectationsNoVariantCanHave(t *testing.T) {
 	valid := "- {scenario: s, variant: bug, expected: NOT_REPRODUCED, " + measured + "}\n" +
 		"- {scenario: s, variant: fix, expected: NOT_MITIGATED, " + measured + "}\n" +
 		"- {scenario: s, variant: versioned, componentVersion: 'v1,v2', expected: MITIGATED, " + measured + "}\n" +
+		"- {scenario: s, variant: 'bug,fix', expected: RACE, " + measured + "}\n" +
 		"- {scenario: s, expected: SKIPPED}\n"
 	if _, err := Parse([]byte(head + valid)); err != nil {
 		t.Errorf("refused valid expectations: %v", err)

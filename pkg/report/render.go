@@ -183,7 +183,7 @@ func (r *Report) HTML() string {
 	var buf bytes.Buffer
 	var look []*Cell
 	for i := range r.Cells {
-		if needsLook(&r.Cells[i]) {
+		if r.Cells[i].NeedsLook() {
 			look = append(look, &r.Cells[i])
 		}
 	}
@@ -222,7 +222,7 @@ td.cell{min-width:9em;max-width:18em;overflow-wrap:anywhere}
 </style></head><body>
 <h1>GitOps compatibility matrix</h1>
 <p class="meta">Run {{.R.RunID}} · Kubernetes {{.R.Kubernetes}} · {{.Mode}} · {{.Span}}{{if .R.Sources}} · runs merged: {{len .R.Sources}}{{end}}</p>
-<p class="legend"><span class="reproduced">REPRODUCED</span><span class="not_reproduced">NOT_REPRODUCED</span><span class="mitigated">MITIGATED</span><span class="not_mitigated">NOT_MITIGATED</span><span class="skipped">SKIPPED</span><span class="error">ERROR</span><span class="flaky">FLAKY</span> red outline: differs from the expectation; dashed outline: no measured expectation</p>
+<p class="legend"><span class="reproduced">REPRODUCED</span><span class="not_reproduced">NOT_REPRODUCED</span><span class="mitigated">MITIGATED</span><span class="not_mitigated">NOT_MITIGATED</span><span class="skipped">SKIPPED</span><span class="error">ERROR</span><span class="flaky">FLAKY</span> red outline: differs from the expectation; dashed outline: no measured expectation; expected RACE: measured going both ways, either verdict or FLAKY is as expected</p>
 {{if .Look}}<h2>Needs a look</h2><ul class="look">{{range .Look}}<li><span class="{{lower .Outcome}}">{{.Outcome}}</span> {{.Scenario}} {{.Variant}} · {{.Component}} {{.ComponentVersion}} · ArgoCD {{.ArgoCD}}{{if .Expected}} · expected {{.Expected}}{{end}}: <span class="meta">{{.Reason}}</span></li>{{end}}</ul>{{end}}
 {{if .Unmeasured}}<h2>No measured expectation</h2><p class="meta">No run on a cluster has recorded what these cells should do: their outcome is new, not checked against anything{{if .R.UnmeasuredFails}} (this run was asked to fail on them){{end}}.</p><ul class="look">{{range .Unmeasured}}<li><span class="{{lower .Outcome}}">{{.Outcome}}</span> {{.Scenario}} {{.Variant}} · {{.Component}} {{.ComponentVersion}} · ArgoCD {{.ArgoCD}}</li>{{end}}</ul>{{end}}
 {{range .Tables}}<h2>{{.Scenario}}{{if .Upstream}}<a href="{{.Upstream}}">upstream</a>{{end}}</h2>
@@ -238,7 +238,7 @@ td.cell{min-width:9em;max-width:18em;overflow-wrap:anywhere}
 </body></html>
 `))
 
-// JUnit renders one test case per cell; unexpected, ERROR and FLAKY cells fail.
+// JUnit renders one test case per cell; the cells that fail the run (Fails) fail.
 func (r *Report) JUnit() []byte {
 	type failure struct {
 		Message string `xml:"message,attr"`
@@ -268,7 +268,7 @@ func (r *Report) JUnit() []byte {
 		tc := testcase{Name: c.Variant + " argocd " + c.ArgoCD + " " + c.Component + " " + c.ComponentVersion,
 			Classname: c.Scenario, Time: fmt.Sprintf("%.1f", c.Duration)}
 		switch {
-		case c.Unexpected || c.Outcome == Error || c.Outcome == Flaky || (r.UnmeasuredFails && c.Unmeasured):
+		case r.Fails(&c):
 			tc.Failure = &failure{Message: fmt.Sprintf("%s, expected %s", c.Outcome, c.ExpectedText()), Text: c.Reason}
 			s.Failures++
 		case c.Outcome == Skipped:

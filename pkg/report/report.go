@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -23,6 +24,25 @@ const (
 	Error         Outcome = "ERROR"
 	Flaky         Outcome = "FLAKY"
 )
+
+// Race is an expectation, never an outcome: runs on a cluster measured the
+// cell going both ways, a race in the cluster itself. Either verdict, or FLAKY
+// when repeated runs disagree, is as expected, and k/N is the measurement; an
+// ERROR still fails. A race's orderings belong in variants that stage each one
+// and expect a single outcome.
+const Race Outcome = "RACE"
+
+// Allows reports whether a cell whose expectation is e may come out as o.
+func (e Outcome) Allows(o Outcome) bool {
+	if e != Race {
+		return o == e
+	}
+	switch o {
+	case Flaky, Reproduced, NotReproduced, Mitigated, NotMitigated:
+		return true
+	}
+	return false
+}
 
 // Cell is one scenario x variant x ArgoCD version x component version.
 type Cell struct {
@@ -95,18 +115,29 @@ type Report struct {
 // NoMeasurement is what a report says of a cell no measured expectation covers.
 const NoMeasurement = "no measured expectation"
 
-// Failed reports whether the run was interrupted or any cell is ERROR, FLAKY
-// or differs from its expectation (or has none, when UnmeasuredFails).
+// Failed reports whether the run was interrupted or any cell fails it.
 func (r *Report) Failed() bool {
 	if r.Stopped != "" {
 		return true
 	}
-	for _, c := range r.Cells {
-		if c.Unexpected || c.Outcome == Error || c.Outcome == Flaky || (r.UnmeasuredFails && c.Unmeasured) {
+	for i := range r.Cells {
+		if r.Fails(&r.Cells[i]) {
 			return true
 		}
 	}
 	return false
+}
+
+// Fails reports whether c fails the run: it needs a look, or it has no
+// measured expectation and the run was asked to fail on those.
+func (r *Report) Fails(c *Cell) bool {
+	return c.NeedsLook() || r.UnmeasuredFails && c.Unmeasured
+}
+
+// NeedsLook reports a cell that fails any run: unexpected, ERROR, or FLAKY
+// where no race was expected.
+func (c *Cell) NeedsLook() bool {
+	return c.Unexpected || c.Outcome == Error || c.Outcome == Flaky && c.Expected != Race
 }
 
 // Unmeasured lists the cells no measured expectation covers.
@@ -129,7 +160,9 @@ func (c *Cell) ExpectedText() string {
 }
 
 // Settle fills in Unexpected and folds repeated runs: a cell whose runs
-// disagree is FLAKY with k/N in its reason, never retried into a pass.
+// disagree is FLAKY with k/N in its reason, never retried into a pass. A run
+// that ended ERROR makes the cell ERROR: a run that failed (or was stopped)
+// says nothing about the cell, so it is no disagreement.
 func (c *Cell) Settle() {
 	if len(c.Runs) > 0 {
 		counts := map[Outcome]int{}
@@ -143,14 +176,18 @@ func (c *Cell) Settle() {
 			total += r.Duration
 		}
 		c.Duration = total
-		if len(counts) > 1 {
+		if n := counts[Error]; n > 0 && len(counts) > 1 {
+			i := slices.IndexFunc(c.Runs, func(r Run) bool { return r.Outcome == Error })
+			c.Outcome = Error
+			c.Reason = fmt.Sprintf("%d/%d ERROR, run %d: %s; %s", n, len(c.Runs), i+1, c.Runs[i].Reason, summarize(counts))
+		} else if len(counts) > 1 {
 			c.Outcome = Flaky
 			c.Reason = fmt.Sprintf("%d/%d %s; %s", counts[first.Outcome], len(c.Runs), first.Outcome, summarize(counts))
 		} else if len(c.Runs) > 1 {
 			c.Reason = fmt.Sprintf("%d/%d %s; %s", len(c.Runs), len(c.Runs), first.Outcome, first.Reason)
 		}
 	}
-	c.Unexpected = c.Expected != "" && c.Outcome != c.Expected
+	c.Unexpected = c.Expected != "" && !c.Expected.Allows(c.Outcome)
 	c.Unmeasured = c.Expected == ""
 }
 

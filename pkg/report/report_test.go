@@ -33,6 +33,53 @@ func TestSettle(t *testing.T) {
 	}
 }
 
+// A run that ended ERROR (an interrupt, a failed read) is no disagreement: the
+// cell is ERROR, with the other runs counted, never FLAKY.
+func TestSettleErrorRun(t *testing.T) {
+	c := Cell{Expected: Reproduced, Runs: []Run{{Outcome: Reproduced}, {Outcome: Reproduced}, {Outcome: Error, Reason: "interrupted"}}}
+	c.Settle()
+	if c.Outcome != Error || !c.NeedsLook() || c.Reason != "1/3 ERROR, run 3: interrupted; REPRODUCED 2, ERROR 1" {
+		t.Fatalf("settled = %+v", c)
+	}
+}
+
+// An expected race allows either verdict and FLAKY, and nothing else: an ERROR
+// still fails the run, and a cell whose runs disagree without an expected race
+// still does.
+func TestRaceExpectation(t *testing.T) {
+	for _, tc := range []struct {
+		runs []Outcome
+		want Outcome
+		fail bool
+	}{
+		{[]Outcome{Mitigated, NotMitigated, NotMitigated}, Flaky, false},
+		{[]Outcome{Mitigated, Mitigated}, Mitigated, false},
+		{[]Outcome{NotMitigated}, NotMitigated, false},
+		{[]Outcome{Mitigated, Error}, Error, true},
+		{[]Outcome{Skipped}, Skipped, true},
+	} {
+		c := Cell{Expected: Race}
+		for _, o := range tc.runs {
+			c.Runs = append(c.Runs, Run{Outcome: o})
+		}
+		c.Settle()
+		r := &Report{Cells: []Cell{c}}
+		if c.Outcome != tc.want || r.Failed() != tc.fail {
+			t.Errorf("runs %v: outcome %s, failed %v; want %s, %v", tc.runs, c.Outcome, r.Failed(), tc.want, tc.fail)
+		}
+	}
+	f := Cell{Expected: Mitigated, Runs: []Run{{Outcome: Mitigated}, {Outcome: NotMitigated}}}
+	f.Settle()
+	if !(&Report{Cells: []Cell{f}}).Failed() {
+		t.Fatalf("a FLAKY cell expected MITIGATED passed: %+v", f)
+	}
+	u := Cell{Runs: []Run{{Outcome: Mitigated}, {Outcome: NotMitigated}}}
+	u.Settle()
+	if !u.NeedsLook() {
+		t.Fatalf("a FLAKY cell with no expectation needs no look: %+v", u)
+	}
+}
+
 // A repeated cell's section lists every run with its evidence directory, so
 // "5/5" can be checked run by run.
 func TestMarkdownListsRuns(t *testing.T) {

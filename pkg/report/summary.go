@@ -8,7 +8,7 @@ import (
 
 // Summary renders the report as a short Markdown page for a CI job summary
 // ($GITHUB_STEP_SUMMARY): the counts, the cells that need a look (unexpected,
-// ERROR, FLAKY) first, then a compact matrix per scenario, scenarios with
+// ERROR, FLAKY where no race was expected) first, then a compact matrix per scenario, scenarios with
 // such cells first.
 func (r *Report) Summary() string {
 	var b strings.Builder
@@ -17,7 +17,7 @@ func (r *Report) Summary() string {
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		counts[c.Outcome]++
-		if needsLook(c) {
+		if c.NeedsLook() {
 			flagged = append(flagged, c)
 		}
 	}
@@ -76,17 +76,11 @@ func (r *Report) Summary() string {
 	return b.String()
 }
 
-// needsLook is a cell that fails the run whatever the policy on unmeasured
-// cells: unexpected, ERROR or FLAKY.
-func needsLook(c *Cell) bool {
-	return c.Unexpected || c.Outcome == Error || c.Outcome == Flaky
-}
-
 func flaggedIn(t *table) int {
 	n := 0
 	for _, rw := range t.Rows {
 		for _, c := range rw.Cells {
-			if c != nil && needsLook(c) {
+			if c != nil && c.NeedsLook() {
 				n++
 			}
 		}
@@ -100,10 +94,12 @@ func summaryCell(c *Cell) string {
 		return ""
 	case c.Unexpected:
 		return fmt.Sprintf("**%s** (expected %s)", c.Outcome, c.Expected)
-	case needsLook(c):
+	case c.NeedsLook():
 		return "**" + string(c.Outcome) + "**"
 	case c.Unmeasured:
 		return string(c.Outcome) + " _unmeasured_"
+	case c.Expected == Race:
+		return string(c.Outcome) + " _race_"
 	}
 	return string(c.Outcome)
 }
