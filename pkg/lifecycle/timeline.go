@@ -191,7 +191,9 @@ func (t *timeline) stop(dir string) {
 	t.stopWatchers()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	head := fmt.Sprintf("# timeline %s: every change the API server reported (UTC arrival time, event, object, its state)\n", t.name)
+	head := fmt.Sprintf("# timeline %s: every change the API server reported (UTC arrival time, event, object, its state)\n", t.name) +
+		"# DELETED carries the object as last stored: the update that removed its last finalizer was not written,\n" +
+		"# the API server deleted the object instead (k8s.io/apiserver registry Store.Update), so that finalizer still shows\n"
 	for _, e := range t.errs {
 		head += "# watch error: " + e + "\n"
 	}

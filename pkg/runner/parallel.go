@@ -24,7 +24,7 @@ import (
 
 // Exit statuses of a run (the test binary's, and each shard's).
 const (
-	ExitFailed      = 1   // a cell is ERROR, FLAKY or not as expected; a check failed
+	ExitFailed      = 1   // a cell fails the run (report.Fails); a check failed
 	ExitBadInput    = 2   // an unknown scenario, variant or version: nothing started
 	ExitInterrupted = 130 // SIGINT, SIGTERM or the time limit stopped the run
 )
