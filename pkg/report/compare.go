@@ -11,8 +11,9 @@ import (
 // baseline and candidate (make bench: one cluster vs several at once).
 type Comparison struct {
 	Base, Other *Report
-	// Differ are the cells whose outcomes differ, and Missing those only one
-	// run holds (not run, or not in its plan).
+	// Differ are the cells whose outcomes differ (where no race was expected
+	// in both runs), and Missing those only one run holds (not run, or not in
+	// its plan).
 	Differ, Missing []string
 }
 
@@ -29,7 +30,7 @@ func Compare(base, other *Report) *Comparison {
 		switch {
 		case !ok:
 			c.Missing = append(c.Missing, x.ID())
-		case x.Outcome != y.Outcome:
+		case differ(x, y):
 			c.Differ = append(c.Differ, x.ID())
 		}
 	}
@@ -39,6 +40,15 @@ func Compare(base, other *Report) *Comparison {
 		}
 	}
 	return c
+}
+
+// differ reports whether two runs of a cell disagree: different outcomes,
+// unless both runs expected the race that allows them.
+func differ(x, y Cell) bool {
+	if x.Outcome == y.Outcome {
+		return false
+	}
+	return x.Expected != Race || y.Expected != Race || !Race.Allows(x.Outcome) || !Race.Allows(y.Outcome)
 }
 
 // Same reports whether every cell is in both runs with the same outcome.
@@ -73,8 +83,11 @@ func (c *Comparison) Markdown(baseName, otherName string) string {
 		if ok {
 			got = fmt.Sprintf("%s %s", y.Outcome, round(seconds(y.Duration)))
 		}
-		if !ok || x.Outcome != y.Outcome {
+		switch {
+		case !ok || differ(x, y):
 			mark = "**differs**"
+		case x.Outcome != y.Outcome:
+			mark = "race (RACE expected)"
 		}
 		fmt.Fprintf(&b, "| %s | %s %s | %s | %s |\n", x.ID(), x.Outcome, round(seconds(x.Duration)), got, mark)
 	}

@@ -29,3 +29,21 @@ func TestCompareNamesEveryCellThatDiffers(t *testing.T) {
 		t.Error("a run compared with itself differs")
 	}
 }
+
+// A cell expected to race may come out either way in each run of a benchmark:
+// that is no difference; an ERROR in one of them still is.
+func TestCompareAllowsAnExpectedRace(t *testing.T) {
+	race := func(o Outcome) *Report {
+		return &Report{Cells: []Cell{{Scenario: "s", Variant: "v", ArgoCD: "v1.0.0", Outcome: o, Expected: Race}}}
+	}
+	c := Compare(race(Mitigated), race(NotMitigated))
+	if !c.Same() {
+		t.Fatalf("an expected race differs: %v", c.Differ)
+	}
+	if md := c.Markdown("a", "b"); !strings.Contains(md, "race (RACE expected)") {
+		t.Errorf("markdown does not name the race:\n%s", md)
+	}
+	if Compare(race(Mitigated), race(Error)).Same() {
+		t.Error("an ERROR beside a race's verdict is the same")
+	}
+}
