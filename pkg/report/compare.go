@@ -43,12 +43,9 @@ func Compare(base, other *Report) *Comparison {
 }
 
 // differ reports whether two runs of a cell disagree: different outcomes,
-// unless both runs expected the race that allows them.
+// unless the expectation both runs had allows each (an expected race).
 func differ(x, y Cell) bool {
-	if x.Outcome == y.Outcome {
-		return false
-	}
-	return x.Expected != Race || y.Expected != Race || !Race.Allows(x.Outcome) || !Race.Allows(y.Outcome)
+	return x.Outcome != y.Outcome && !(x.Expected == y.Expected && x.Expected.Allows(x.Outcome) && x.Expected.Allows(y.Outcome))
 }
 
 // Same reports whether every cell is in both runs with the same outcome.

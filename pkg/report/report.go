@@ -135,9 +135,9 @@ func (r *Report) Fails(c *Cell) bool {
 }
 
 // NeedsLook reports a cell that fails any run: unexpected, ERROR, or FLAKY
-// where no race was expected.
+// where its expectation does not allow it (only RACE does).
 func (c *Cell) NeedsLook() bool {
-	return c.Unexpected || c.Outcome == Error || c.Outcome == Flaky && c.Expected != Race
+	return c.Unexpected || c.Outcome == Error || c.Outcome == Flaky && !c.Expected.Allows(Flaky)
 }
 
 // Unmeasured lists the cells no measured expectation covers.

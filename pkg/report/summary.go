@@ -7,9 +7,8 @@ import (
 )
 
 // Summary renders the report as a short Markdown page for a CI job summary
-// ($GITHUB_STEP_SUMMARY): the counts, the cells that need a look (unexpected,
-// ERROR, FLAKY where no race was expected) first, then a compact matrix per scenario, scenarios with
-// such cells first.
+// ($GITHUB_STEP_SUMMARY): the counts, the cells that need a look (NeedsLook)
+// first, then a compact matrix per scenario, scenarios with such cells first.
 func (r *Report) Summary() string {
 	var b strings.Builder
 	var flagged []*Cell
