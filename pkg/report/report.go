@@ -1,5 +1,5 @@
-// Package report is the run's data model (report.json, the format the README's
-// Reports section documents) and its renderings: Markdown, HTML and JUnit.
+// Package report is the run's data model (report.json, the format docs/reports.md
+// documents) and its renderings: Markdown, HTML and JUnit.
 package report
 
 import (
