@@ -60,7 +60,7 @@ PULL = -registry-mirror "$(REGISTRY_MIRROR)" -node-image "$(NODE_IMAGE)" -delive
 SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -mode "$(MODE)" -unmeasured "$(UNMEASURED)" $(PULL)
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
-.PHONY: help test unit e2e argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
+.PHONY: docs help test unit e2e argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
 .PHONY: report-merge report-render lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
@@ -147,10 +147,21 @@ bench-infra: ## benchmarks: node image, cluster create, ArgoCD image and install
 bench-delivery: $(CLI) ## offline images to a node, per ArgoCD release per cluster: kind load vs push once + pull through the suite's registry [BENCH_ARGOCD=..]
 	./hack/bench-delivery.sh
 
-verify: ## gofmt, go vet, golangci-lint, go mod tidy check, actionlint
-	@test -z "$$(gofmt -l cmd pkg suites scenarios)" || { gofmt -l cmd pkg suites scenarios; echo "gofmt: files above need formatting"; exit 1; }
+# make docs: the pages generated from the code and the data (hack/docgen)
+REPORT ?=
+GENERATED_DOCS := vocabulary.md results.md writing-scenarios.md
+
+docs: ## docs/vocabulary.md, docs/results.md and the example in docs/writing-scenarios.md, from the code and suites/matrix.yaml [REPORT=dir: a merged run's results into results.md]
+	$(GO) run ./hack/docgen -out docs $(if $(REPORT),-report "$(REPORT)")
+
+verify: ## generated docs current, gofmt, go vet, golangci-lint (.golangci.yml), shellcheck, actionlint, go mod tidy check; installs the linters it lacks (what .ci/run calls before make test)
+	@out=$$(mktemp -d -t docs-verify.XXXXXX) && trap 'rm -rf "$$out"' EXIT && $(GO) run ./hack/docgen -out "$$out" && \
+	  for f in $(GENERATED_DOCS); do cmp -s "$$out/$$f" "docs/$$f" || { diff -u "docs/$$f" "$$out/$$f" | head -20; \
+	    echo "docs/$$f is stale: run make docs and commit it"; exit 1; }; done
+	@test -z "$$(gofmt -l cmd pkg suites scenarios hack docs)" || { gofmt -l cmd pkg suites scenarios hack docs; echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./... && $(GO) vet -tags e2e ./suites
 	./hack/golangci-lint.sh
+	./hack/shellcheck.sh
 	./hack/actionlint.sh
 	@cp go.mod /tmp/go.mod.verify && cp go.sum /tmp/go.sum.verify && $(GO) mod tidy && \
 	  if ! diff -q go.mod /tmp/go.mod.verify >/dev/null || ! diff -q go.sum /tmp/go.sum.verify >/dev/null; then \
@@ -176,7 +187,7 @@ report-merge: $(CLI) ## OUT=dir DIRS="a b": merge report directories into one re
 report-render: $(CLI) ## DIR=reports/<run-id>: render report.md, report.html and junit.xml again from its report.json
 	@$(CLI) report render "$(DIR)"
 
-lint-workflows: ## actionlint (and shellcheck, if installed) on .github/workflows
+lint-workflows: ## actionlint and shellcheck (installed when missing) on .github/workflows
 	./hack/actionlint.sh
 
 merge-check: $(CLI) ## the nightly's merge and job-summary step (hack/nightly-merge.sh) on the newest report under reports/

@@ -6,6 +6,7 @@ package suites
 
 import (
 	_ "embed"
+	"fmt"
 
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
@@ -19,16 +20,28 @@ import (
 //go:embed matrix.yaml
 var matrixYAML []byte
 
-// Matrix returns the parsed matrix data.
-func Matrix() (*matrix.Data, error) { return matrix.Parse(matrixYAML) }
+// Matrix returns the parsed matrix data, checked against the scenarios' code:
+// every scenario and variant it declares has code that handles it, and no
+// more (runner.Scenarios.Check). The CLI and the e2e test binary both read
+// it here, so a variant enters a run only as matrix.yaml declares it.
+func Matrix() (*matrix.Data, error) {
+	d, err := matrix.Parse(matrixYAML)
+	if err != nil {
+		return nil, err
+	}
+	if err := Scenarios().Check(d); err != nil {
+		return nil, fmt.Errorf("suites/matrix.yaml: %w", err)
+	}
+	return d, nil
+}
 
-// Scenarios are the scenario functions by name.
+// Scenarios are the scenarios' code by name.
 func Scenarios() runner.Scenarios {
 	return runner.Scenarios{
-		"kargo-argocd":       kargo.Feature,
-		"knative-argocd":     knative.Feature,
-		"kubeovn-argocd":     kubeovn.Feature,
-		"kyverno-argocd":     kyverno.Feature,
-		"openkruise-webhook": openkruise.Feature,
+		"kargo-argocd":       {Feature: kargo.Feature, Variants: kargo.Variants},
+		"knative-argocd":     {Feature: knative.Feature, Variants: knative.Variants},
+		"kubeovn-argocd":     {Feature: kubeovn.Feature, Variants: kubeovn.Variants},
+		"kyverno-argocd":     {Feature: kyverno.Feature, Variants: kyverno.Variants},
+		"openkruise-webhook": {Feature: openkruise.Feature, Variants: openkruise.Variants},
 	}
 }

@@ -68,3 +68,14 @@ func TestPlanNeedsNoClusterAndNamesEveryScenario(t *testing.T) {
 		}
 	}
 }
+
+// An unknown variant of a scenario is refused where it enters, naming that
+// scenario's variants, before anything starts.
+func TestCheckRefusesAnUnknownVariantNamingTheScenarios(t *testing.T) {
+	cat, data := loadMatrix(t)
+	err := run(context.Background(), cat, data, "check", []string{"-scenario", "kyverno-argocd", "-variant", "nope"})
+	want := `unknown variant "nope" (valid: kyverno-argocd: bug, argocd-upgrade, hook-disabled, minimal)`
+	if !runner.IsBadInput(err) || err.Error() != want {
+		t.Fatalf("got %v, want bad input %q", err, want)
+	}
+}

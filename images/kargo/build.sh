@@ -47,40 +47,13 @@ TAG=$1 SRC=$2
 grep -q '^module github.com/akuity/kargo$' "$SRC/go.mod" || { echo "build.sh: $SRC/go.mod is not github.com/akuity/kargo" >&2; exit 1; }
 IMAGE=ghcr.io/akuity/kargo:$TAG
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance}
+BUILD_NAME=kargo-$TAG
+# shellcheck source=images/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 DEBIAN_SUITE=${DEBIAN_SUITE:-bookworm}
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 PACKAGES=ca-certificates,git,gnupg,gpg-agent,openssh-client,tini
-LABEL_KEY=gitops-conformance.cache-key
 
-export GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0
-export DOCKER_BUILDKIT=0
-
-WORK_DIR=$CACHE_DIR/work
-LOG_DIR=$CACHE_DIR/logs/kargo-$TAG
-mkdir -p "$WORK_DIR" "$LOG_DIR"
-
-T0=$SECONDS
-progress() { printf '[%4ss] %-24s %s\n' "$((SECONDS - T0))" "$1" "$2" >&2; }
-TMPS=()
-cleanup() {
-  local rc=$? d
-  for d in "${TMPS[@]+"${TMPS[@]}"}"; do [ -e "$d" ] && rm -rf --one-file-system "$d"; done
-  [ "$rc" -eq 0 ] || echo "build.sh $TAG: FAILED (exit $rc) after $((SECONDS - T0))s; logs in $LOG_DIR" >&2
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-run() { # run LOGNAME CMD...: output to a log, its tail on failure
-  local log=$LOG_DIR/$1.log; shift
-  if ! "$@" >"$log" 2>&1; then
-    echo "build.sh: command failed: $*" >&2; tail -n 40 "$log" >&2; return 1
-  fi
-}
-image_key() { docker image inspect -f "{{ index .Config.Labels \"$LABEL_KEY\" }}" "$1" 2>/dev/null || true; }
-
-GOVERSION=$(go env GOVERSION)
-RECIPE=$(cd "$HERE" && for f in $(ls -1 | LC_ALL=C sort); do printf '== %s\n' "$f"; cat "$f"; done | sha256sum | cut -d' ' -f1)
 # the tree's digest: every file's path and content (not where it lies, not
 # .git, not the suite's marks of an extracted archive)
 TREE=$(cd "$SRC" && find . \( -path ./.git -o -path ./.extracted -o -path ./.git-commit \) -prune -o -type f -print0 |

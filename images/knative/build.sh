@@ -19,11 +19,11 @@ usage() { echo "usage: $0 VERSION   (a knative.dev/serving module tag, e.g. v0.4
 VERSION=$1
 [[ $VERSION =~ ^v0\.[0-9]+\.[0-9]+$ ]] || usage
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BUILD_NAME=knative-$VERSION
+# shellcheck source=images/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 MODDIR=$HERE/modules/$VERSION
-CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance}
-mkdir -p "$CACHE_DIR/work"
-exec 9>"$CACHE_DIR/work/knative-$VERSION.lock" # one build of a version at a time
+exec 9>"$WORK_DIR/knative-$VERSION.lock" # one build of a version at a time
 flock 9
 if [ ! -f "$MODDIR/go.mod" ]; then
   echo "build.sh: no build module modules/$VERSION; generating it (commit it afterwards)" >&2
@@ -31,25 +31,9 @@ if [ ! -f "$MODDIR/go.mod" ]; then
 fi
 CMDS=(webhook controller activator autoscaler)
 REGISTRY=gcr.io/knative-releases/knative.dev/serving/cmd
-LABEL_KEY=gitops-conformance.cache-key
-export GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0
-export DOCKER_BUILDKIT=0
+WORK=$(mktemp -d "$WORK_DIR/knative-$VERSION.XXXXXX"); TMPS+=("$WORK")
 
-LOG_DIR=$CACHE_DIR/logs/knative-$VERSION
-mkdir -p "$LOG_DIR" "$CACHE_DIR/work"
-T0=$SECONDS
-progress() { printf '[%4ss] %-24s %s\n' "$((SECONDS - T0))" "$1" "$2" >&2; }
-WORK=$(mktemp -d "$CACHE_DIR/work/knative-$VERSION.XXXXXX")
-trap 'rc=$?; rm -rf "$WORK"; [ $rc -eq 0 ] || echo "build.sh $VERSION: FAILED (exit $rc); logs in $LOG_DIR" >&2' EXIT
-run() { # run LOGNAME CMD...: output to a log, its tail on failure
-  local log=$LOG_DIR/$1.log; shift
-  if ! "$@" >"$log" 2>&1; then
-    echo "build.sh: command failed: $*" >&2; tail -n 40 "$log" >&2; return 1
-  fi
-}
-
-KEY=$(cat "$HERE/build.sh" "$HERE/serving.Dockerfile" "$MODDIR/go.mod" "$MODDIR/go.sum" <(echo "$VERSION $(go env GOVERSION)") | sha256sum | cut -d' ' -f1)
-image_key() { docker image inspect -f "{{ index .Config.Labels \"$LABEL_KEY\" }}" "$1" 2>/dev/null || true; }
+KEY=$(cat "$HERE/build.sh" "$HERE/serving.Dockerfile" "$LIB" "$MODDIR/go.mod" "$MODDIR/go.sum" <(echo "$VERSION $GOVERSION") | sha256sum | cut -d' ' -f1)
 
 TODO=()
 for c in "${CMDS[@]}"; do

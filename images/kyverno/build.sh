@@ -30,41 +30,15 @@ VERSION=$1
 [[ $VERSION =~ ^v1\.[0-9]+\.[0-9]+$ ]] || usage
 MOD=github.com/kyverno/kyverno
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance}
+BUILD_NAME=kyverno-$VERSION
+# shellcheck source=images/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 KUBECTL=${KUBECTL:-$CACHE_DIR/bin/kubernetes-v1.33.13/kubectl}
 DEBIAN_SUITE=${DEBIAN_SUITE:-bookworm}
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-LABEL_KEY=gitops-conformance.cache-key
 CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt
-
-export GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0
-export DOCKER_BUILDKIT=0
-
 BIN_DIR=$CACHE_DIR/bin/kyverno-$VERSION
-WORK_DIR=$CACHE_DIR/work
-LOG_DIR=$CACHE_DIR/logs/kyverno-$VERSION
-mkdir -p "$BIN_DIR" "$WORK_DIR" "$LOG_DIR"
-
-T0=$SECONDS
-progress() { printf '[%4ss] %-24s %s\n' "$((SECONDS - T0))" "$1" "$2" >&2; }
-TMPS=()
-cleanup() {
-  local rc=$? d
-  for d in "${TMPS[@]+"${TMPS[@]}"}"; do [ -e "$d" ] && rm -rf --one-file-system "$d"; done
-  [ "$rc" -eq 0 ] || echo "build.sh $VERSION: FAILED (exit $rc) after $((SECONDS - T0))s; logs in $LOG_DIR" >&2
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-run() { # run LOGNAME CMD...: output to a log, its tail on failure
-  local log=$LOG_DIR/$1.log; shift
-  if ! "$@" >"$log" 2>&1; then
-    echo "build.sh: command failed: $*" >&2; tail -n 40 "$log" >&2; return 1
-  fi
-}
-image_key() { docker image inspect -f "{{ index .Config.Labels \"$LABEL_KEY\" }}" "$1" 2>/dev/null || true; }
-RECIPE=$(cd "$HERE" && for f in $(ls -1 | LC_ALL=C sort); do printf '== %s\n' "$f"; cat "$f"; done | sha256sum | cut -d' ' -f1)
-GOVERSION=$(go env GOVERSION)
+mkdir -p "$BIN_DIR"
 
 # ---------------------------------------------------------------- module and names
 J=$(cd "$WORK_DIR" && go mod download -json "$MOD@$VERSION" 2>>"$LOG_DIR/go-mod-download.log") ||

@@ -22,37 +22,15 @@ set -euo pipefail
 TAG=$1
 MOD=github.com/openkruise/kruise
 IMAGE=openkruise/kruise-manager:$TAG
-LABEL_KEY=gitops-conformance.cache-key
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance}
+BUILD_NAME=openkruise-$TAG
+# shellcheck source=images/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 BIN_DIR=$CACHE_DIR/bin
-WORK_DIR=$CACHE_DIR/work
-LOG_DIR=$CACHE_DIR/logs/openkruise-$TAG
-mkdir -p "$BIN_DIR" "$WORK_DIR" "$LOG_DIR"
-export GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0
-export DOCKER_BUILDKIT=0
+mkdir -p "$BIN_DIR"
 
-T0=$SECONDS
-progress() { printf '[%4ss] %-24s %s\n' "$((SECONDS - T0))" "$1" "$2" >&2; }
-TMPS=()
-cleanup() {
-  local rc=$? d
-  for d in "${TMPS[@]+"${TMPS[@]}"}"; do rm -rf --one-file-system "$d"; done
-  [ "$rc" -eq 0 ] || echo "build.sh $TAG: FAILED (exit $rc) after $((SECONDS - T0))s; logs in $LOG_DIR" >&2
-}
-trap cleanup EXIT
-run() { # run LOGNAME CMD...: output to a log, its tail on failure
-  local log=$LOG_DIR/$1.log; shift
-  if ! "$@" >"$log" 2>&1; then
-    echo "build.sh: command failed: $*" >&2; tail -n 40 "$log" >&2; return 1
-  fi
-}
-
-GOVERSION=$(go env GOVERSION)
-RECIPE=$(cd "$HERE" && cat ./*.sh ./*.Dockerfile | sha256sum | cut -d' ' -f1)
 KEY=$(printf '%s\n' openkruise "$TAG" "$IMAGE" "$RECIPE" "$GOVERSION" | sha256sum | cut -d' ' -f1)
-if [ "$(docker image inspect -f "{{ index .Config.Labels \"$LABEL_KEY\" }}" "$IMAGE" 2>/dev/null || true)" = "$KEY" ]; then
+if [ "$(image_key "$IMAGE")" = "$KEY" ]; then
   progress "image kruise-manager" "cached $IMAGE"
   echo "IMAGES:"; echo "$IMAGE"; exit 0
 fi

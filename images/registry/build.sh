@@ -13,38 +13,17 @@ set -euo pipefail
 
 [ $# -eq 1 ] || { echo "usage: $0 IMAGE" >&2; exit 2; }
 IMAGE=$1
-LABEL_KEY=gitops-conformance.cache-key
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance}
-CACHE_KEY=${CACHE_KEY:-$(cd "$HERE" && cat build.sh config.yml registry.Dockerfile module/go.mod module/go.sum | sha256sum | cut -c1-16)}
-WORK_DIR=$CACHE_DIR/work
-LOG_DIR=$CACHE_DIR/logs/registry
-mkdir -p "$WORK_DIR" "$LOG_DIR"
-export GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0
-export DOCKER_BUILDKIT=0
+BUILD_NAME=registry
+# shellcheck source=images/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+CACHE_KEY=${CACHE_KEY:-$(cd "$HERE" && cat build.sh config.yml registry.Dockerfile module/go.mod module/go.sum "$LIB" | sha256sum | cut -c1-16)}
 
-T0=$SECONDS
-progress() { printf '[%4ss] %-24s %s\n' "$((SECONDS - T0))" "$1" "$2" >&2; }
-CTX=""
-cleanup() {
-  local rc=$?
-  [ -z "$CTX" ] || rm -rf --one-file-system "$CTX"
-  [ "$rc" -eq 0 ] || echo "build.sh: FAILED (exit $rc) after $((SECONDS - T0))s; logs in $LOG_DIR" >&2
-}
-trap cleanup EXIT
-run() { # run LOGNAME CMD...: output to a log, its tail on failure
-  local log=$LOG_DIR/$1.log; shift
-  if ! "$@" >"$log" 2>&1; then
-    echo "build.sh: command failed: $*" >&2; tail -n 40 "$log" >&2; return 1
-  fi
-}
-
-if [ "$(docker image inspect -f "{{ index .Config.Labels \"$LABEL_KEY\" }}" "$IMAGE" 2>/dev/null || true)" = "$CACHE_KEY" ]; then
+if [ "$(image_key "$IMAGE")" = "$CACHE_KEY" ]; then
   progress "image registry" "cached $IMAGE"
   echo "IMAGES:"; echo "$IMAGE"; exit 0
 fi
 
-CTX=$(mktemp -d "$WORK_DIR/registry.XXXXXX")
+CTX=$(mktemp -d "$WORK_DIR/registry.XXXXXX"); TMPS+=("$CTX")
 # the build module is copied: go build may touch go.sum, the checkout stays as committed
 cp "$HERE/module/go.mod" "$HERE/module/go.sum" "$HERE/module/tools.go" "$CTX/"
 mkdir -p "$CTX/root/etc/distribution" "$CTX/root/var/lib/registry" "$CTX/root/tmp"

@@ -62,7 +62,7 @@ func Install(ctx context.Context, kubeconfig string, r Release, out io.Writer) e
 	install.ReleaseName, install.Namespace, install.CreateNamespace = r.Name, r.Namespace, !r.ExistingNamespace
 	install.Version, install.RepoURL = r.Version, r.RepoURL
 	install.Wait, install.Timeout = !r.NoWait, r.Timeout
-	path, err := install.ChartPathOptions.LocateChart(r.Chart, settings)
+	path, err := install.LocateChart(r.Chart, settings)
 	if err != nil {
 		return fmt.Errorf("locate chart %q %s: %w", r.Chart, r.Version, err)
 	}

@@ -109,7 +109,7 @@ func (b *Builder) nodeImage(ctx context.Context, image, key string) error {
 }
 
 // registryRecipe lists the files the local registry image is built from.
-var registryRecipe = []string{"images/registry"}
+var registryRecipe = []string{"images/registry", "images/lib.sh"}
 
 // Registry returns the suite's local registry image (distribution/distribution
 // from the Go module proxy, images/registry/build.sh), building it when no

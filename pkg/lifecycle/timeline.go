@@ -64,8 +64,7 @@ func (r *Run) StartTimeline(ctx context.Context, c *Cell, name string, objs ...T
 			t.stopWatchers()
 			return fmt.Errorf("timeline %s: %s: %w", name, o.Kind, err)
 		}
-		ri := client.Resource(gvr).Namespace(o.Namespace)
-		var res dynamic.ResourceInterface = ri
+		res := client.Resource(gvr).Namespace(o.Namespace)
 		if o.Namespace == "" {
 			res = client.Resource(gvr)
 		}

@@ -4,6 +4,7 @@
 package matrix
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"regexp"
@@ -40,11 +41,19 @@ type Scenario struct {
 	versions []string // the selection's component versions this scenario runs, if any
 }
 
-// Variant is the bug or one mitigation. It runs on ComponentVersion, or on
-// each of ComponentVersions (one cell per version) when that list is given.
+// Variant is the bug, its minimal form or one mitigation, as
+// suites/matrix.yaml declares it: every variant a cell carries comes from
+// there (Plan refuses a name the scenario does not declare). It runs on
+// ComponentVersion, or on each of ComponentVersions (one cell per version)
+// when that list is given.
 type Variant struct {
-	Name              string   `json:"name"`
-	Summary           string   `json:"summary"`
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+	// Mitigates says the variant applies a mitigation (judged MITIGATED or
+	// NOT_MITIGATED). matrix.yaml says so of every variant but Bug and
+	// Minimal, and Parse refuses one that does not: no variant is a
+	// mitigation by accident of its name.
+	Mitigates         bool     `json:"mitigation,omitempty"`
 	ComponentVersion  string   `json:"componentVersion,omitempty"`
 	ComponentVersions []string `json:"componentVersions,omitempty"`
 	// ArgoCDUpgrades are releases the variant upgrades ArgoCD to in place,
@@ -52,11 +61,19 @@ type Variant struct {
 	ArgoCDUpgrades []string `json:"argocdUpgrades,omitempty"`
 }
 
-// Mitigation reports whether the variant applies a mitigation. `bug` runs
-// without one, and `minimal` is the bug reproduced with a minimal fixture in
-// place of the third-party project: both are judged REPRODUCED or
-// NOT_REPRODUCED.
-func (v Variant) Mitigation() bool { return v.Name != "bug" && v.Name != "minimal" }
+// The variants every scenario may have under these names: Bug runs without
+// a mitigation, and Minimal is the bug reproduced with a minimal fixture in
+// place of the third-party project; both are judged REPRODUCED or
+// NOT_REPRODUCED. Every other variant is a mitigation, and says so in
+// matrix.yaml (mitigation: true).
+const (
+	Bug     = "bug"
+	Minimal = "minimal"
+)
+
+// Mitigation reports whether the variant applies a mitigation, as
+// matrix.yaml says (Parse checked it against the name).
+func (v Variant) Mitigation() bool { return v.Mitigates }
 
 // Versions are the component versions the variant runs on.
 func (v Variant) Versions() []string {
@@ -125,12 +142,44 @@ func Parse(data []byte) (*Data, error) {
 	if err := yaml.UnmarshalStrict(data, &d); err != nil {
 		return nil, fmt.Errorf("parse matrix: %w", err)
 	}
+	for _, s := range d.Scenarios {
+		if err := checkVariants(s); err != nil {
+			return nil, fmt.Errorf("parse matrix: scenario %q: %w", s.Name, err)
+		}
+	}
 	for i, e := range d.Expectations {
 		if err := d.checkExpectation(e); err != nil {
 			return nil, fmt.Errorf("parse matrix: expectation %d (%s/%s): %w", i+1, e.Scenario, orAny(e.Variant), err)
 		}
 	}
 	return &d, nil
+}
+
+// checkVariants refuses a scenario with no variants, a variant without a
+// name or named twice, and a variant whose kind its name contradicts: bug
+// and minimal are never mitigations, every other variant says it is one.
+func checkVariants(s Scenario) error {
+	if s.Name == "" {
+		return errors.New("no name")
+	}
+	if len(s.Variants) == 0 {
+		return errors.New("no variants")
+	}
+	seen := map[string]bool{}
+	for _, v := range s.Variants {
+		switch {
+		case v.Name == "":
+			return errors.New("a variant without a name")
+		case seen[v.Name]:
+			return fmt.Errorf("variant %q twice", v.Name)
+		case (v.Name == Bug || v.Name == Minimal) && v.Mitigates:
+			return fmt.Errorf("variant %q: %s reproduces the bug, it is not a mitigation (drop mitigation: true)", v.Name, v.Name)
+		case v.Name != Bug && v.Name != Minimal && !v.Mitigates:
+			return fmt.Errorf("variant %q: neither %s nor %s, so a mitigation: say mitigation: true", v.Name, Bug, Minimal)
+		}
+		seen[v.Name] = true
+	}
+	return nil
 }
 
 // checkExpectation refuses an expectation that names no variant of its

@@ -18,6 +18,7 @@ scenarios:
       - name: bug
         componentVersions: [v0.42.2, v0.43.0]
       - name: fix
+        mitigation: true
         componentVersion: v0.43.0
 expectations:
   - scenario: s
@@ -83,6 +84,7 @@ scenarios:
       - name: bug
         componentVersions: [v0.42.2, v0.43.0]
       - name: fix
+        mitigation: true
         componentVersion: v0.43.0
   - name: other
     component: o
@@ -126,7 +128,7 @@ func TestReplayNamesTheCell(t *testing.T) {
 }
 
 func TestParseRefusesExpectationsNoVariantCanHave(t *testing.T) {
-	const head = "scenarios:\n- name: s\n  component: c\n  variants:\n  - {name: bug}\n  - {name: fix}\n  - {name: versioned, componentVersions: [v1, v2]}\nexpectations:\n"
+	const head = "scenarios:\n- name: s\n  component: c\n  variants:\n  - {name: bug}\n  - {name: fix, mitigation: true}\n  - {name: versioned, mitigation: true, componentVersions: [v1, v2]}\nexpectations:\n"
 	const measured = "argocd: v2.14.11, runs: [20261122-081801]"
 	for _, bad := range []string{
 		"- {scenario: s, variant: nope, expected: REPRODUCED, " + measured + "}",
@@ -155,5 +157,46 @@ func TestParseRefusesExpectationsNoVariantCanHave(t *testing.T) {
 		"- {scenario: s, expected: SKIPPED}\n"
 	if _, err := Parse([]byte(head + valid)); err != nil {
 		t.Errorf("refused valid expectations: %v", err)
+	}
+}
+
+// A variant is bug, minimal or a mitigation that says so: a name cannot
+// make a variant a mitigation by accident.
+func TestParseRefusesVariantsOfNoKind(t *testing.T) {
+	for _, bad := range []string{
+		"{name: bug}, {name: fix}",                          // fix says nothing
+		"{name: bug, mitigation: true}",                     // bug is not a mitigation
+		"{name: minimal, mitigation: true}",                 // neither is minimal
+		"{name: bug}, {name: bug}",                          // twice
+		"{name: bug}, {summary: no name, mitigation: true}", // no name
+		"", // none
+	} {
+		yaml := "scenarios:\n- name: s\n  component: c\n  variants: [" + bad + "]\n"
+		if _, err := Parse([]byte(yaml)); err == nil {
+			t.Errorf("accepted variants [%s]", bad)
+		} else if !strings.Contains(err.Error(), `scenario "s"`) {
+			t.Errorf("[%s]: the error does not name the scenario: %v", bad, err)
+		}
+	}
+	d, err := Parse([]byte("scenarios:\n- name: s\n  component: c\n  variants: [{name: bug}, {name: minimal}, {name: fix, mitigation: true}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{false, false, true} {
+		if v := d.Scenarios[0].Variants[i]; v.Mitigation() != want {
+			t.Errorf("%s: Mitigation() = %v, want %v", v.Name, v.Mitigation(), want)
+		}
+	}
+}
+
+// An unknown variant is refused naming the valid variants of the scenario.
+func TestPlanRefusesAnUnknownVariantNamingTheScenarios(t *testing.T) {
+	d, err := Parse([]byte("scenarios:\n- name: s\n  component: c\n  variants: [{name: bug}, {name: fix, mitigation: true}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.Plan(&catalog.Catalog{}, Selection{Scenarios: []string{"s"}, Variants: []string{"nope"}})
+	if err == nil || err.Error() != `unknown variant "nope" (valid: s: bug, fix)` {
+		t.Fatalf("got %v", err)
 	}
 }

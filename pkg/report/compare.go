@@ -45,7 +45,8 @@ func Compare(base, other *Report) *Comparison {
 // differ reports whether two runs of a cell disagree: different outcomes,
 // unless the expectation both runs had allows each (an expected race).
 func differ(x, y Cell) bool {
-	return x.Outcome != y.Outcome && !(x.Expected == y.Expected && x.Expected.Allows(x.Outcome) && x.Expected.Allows(y.Outcome))
+	bothAllowed := x.Expected == y.Expected && x.Expected.Allows(x.Outcome) && x.Expected.Allows(y.Outcome)
+	return x.Outcome != y.Outcome && !bothAllowed
 }
 
 // Same reports whether every cell is in both runs with the same outcome.

@@ -345,9 +345,8 @@ func stepFiles(s Step) string {
 	dirs := map[string]bool{}
 	var out []string
 	for _, n := range names {
-		if d, _, ok := strings.Cut(n, "/"); ok && strings.HasPrefix(n, "repos/") {
-			parts := strings.SplitN(n, "/", 3)
-			d = parts[0] + "/" + parts[1] + "/"
+		if parts := strings.SplitN(n, "/", 3); len(parts) > 1 && parts[0] == "repos" {
+			d := parts[0] + "/" + parts[1] + "/"
 			if !dirs[d] {
 				dirs[d] = true
 				out = append(out, "`"+d+"`")

@@ -31,8 +31,44 @@ import (
 	"github.com/gitops-conformance/suite/pkg/schedule"
 )
 
-// Scenarios maps a scenario name to the function that builds its feature for a cell.
-type Scenarios map[string]func(matrix.Cell) features.Feature
+// Scenario is one scenario's code: the function that builds its feature for
+// a cell, and the variants that function handles.
+type Scenario struct {
+	Feature  func(matrix.Cell) features.Feature
+	Variants []string
+}
+
+// Scenarios maps a scenario name to its code.
+type Scenarios map[string]Scenario
+
+// Check refuses matrix data and code that disagree: a scenario of the data
+// with no code or the other way round, or a variant the data declares and
+// the scenario's code does not handle (it would reach no verdict), or one
+// the code handles and the data does not declare.
+func (s Scenarios) Check(d *matrix.Data) error {
+	for _, sc := range d.Scenarios {
+		code, ok := s[sc.Name]
+		if !ok || code.Feature == nil {
+			return fmt.Errorf("scenario %q: no code registered for it (suites.Scenarios)", sc.Name)
+		}
+		for _, v := range sc.VariantNames() {
+			if !slices.Contains(code.Variants, v) {
+				return fmt.Errorf("scenario %q: variant %q is in matrix.yaml but its code does not handle it (handles: %s)", sc.Name, v, strings.Join(code.Variants, ", "))
+			}
+		}
+		for _, v := range code.Variants {
+			if !slices.Contains(sc.VariantNames(), v) {
+				return fmt.Errorf("scenario %q: its code handles variant %q, which matrix.yaml does not declare", sc.Name, v)
+			}
+		}
+	}
+	for name := range s {
+		if _, err := d.Scenario(name); err != nil {
+			return fmt.Errorf("scenario %q: code registered, not in matrix.yaml", name)
+		}
+	}
+	return nil
+}
 
 // Exec runs one feature to its end (its teardowns included). The test binary
 // runs it with e2e-framework on the current test.
@@ -303,8 +339,8 @@ func (r *Runner) prepare(ctx context.Context, c matrix.Cell) (report.Outcome, st
 	if why := skipped(c, r.Run.Mode); why != "" {
 		return report.Skipped, why, nil
 	}
-	if _, ok := r.Scenarios[c.Scenario.Name]; !ok {
-		return report.Error, "no scenario function registered for " + c.Scenario.Name, nil
+	if s, ok := r.Scenarios[c.Scenario.Name]; !ok || !slices.Contains(s.Variants, c.Variant.Name) {
+		return report.Error, fmt.Sprintf("no scenario code registered for %s variant %q", c.Scenario.Name, c.Variant.Name), nil
 	}
 	if err := r.Run.InstallArgoCD(r.Context(ctx), c.ArgoCD); err != nil {
 		return report.Error, err.Error(), nil
@@ -317,7 +353,7 @@ func (r *Runner) execute(ctx context.Context, c matrix.Cell, dir string, exec Ex
 	ctx = r.Context(ctx)
 	ctx, rec := assert.WithRecord(ctx, c.Variant.Mitigation())
 	ctx, cell := lifecycle.WithCell(ctx, dir)
-	exec(ctx, r.Scenarios[c.Scenario.Name](c))
+	exec(ctx, r.Scenarios[c.Scenario.Name].Feature(c))
 	outcome, reason := rec.Outcome()
 	r.SetWaiting("the evidence and cleanup of cell " + c.Report().ID())
 	if err := r.Run.End(ctx, cell); err != nil {

@@ -37,6 +37,8 @@ package kargo
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
@@ -54,7 +56,13 @@ const projects = "projects.kargo.akuity.io"
 
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) features.Feature {
-	v, tag := VariantOf(c.Variant.Name), c.ComponentVersion
+	v, known := VariantOf(c.Variant.Name)
+	if !known { // suites.Matrix refuses such a matrix first; the cell ends ERROR saying so
+		return features.New(c.Report().ID()).Setup(assert.Step("variant "+c.Variant.Name, func(context.Context) error {
+			return fmt.Errorf("kargo-argocd has no variant %q (valid: %s)", c.Variant.Name, strings.Join(Variants, ", "))
+		})).Feature()
+	}
+	tag := c.ComponentVersion
 	src, err := sources()
 	if err != nil { // the cell ends ERROR saying so; no panic at package init
 		return features.New(c.Report().ID()).Setup(assert.Step("read the catalog", func(context.Context) error { return err })).Feature()
@@ -121,7 +129,7 @@ func Feature(c matrix.Cell) features.Feature {
 	gone := check.Missing("namespace", "", Team)
 	f = f.Assess("deletion settled", assert.That("the deletion settled: namespace "+Team+" gone, or the project gone and the namespace Active with its contents",
 		assert.Intervals.Sync, assert.Any(gone, kept)))
-	if c.Variant.Name == "bug" {
+	if c.Variant.Name == matrix.Bug {
 		f = f.Assess("namespace deleted", assert.Occurs("namespace "+Team+" deleted", assert.Intervals.HoldShort, gone))
 	} else {
 		f = f.Assess("namespace kept", assert.Resolved("project "+Team+" gone, namespace "+Team+" Active with its ConfigMap and Secret",

@@ -18,26 +18,39 @@ import (
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
+// variantOf is VariantOf of a variant Feature must handle.
+func variantOf(t *testing.T, name string) Variant {
+	t.Helper()
+	v, ok := VariantOf(name)
+	if !ok {
+		t.Fatalf("VariantOf(%q): unknown (valid: %v)", name, Variants)
+	}
+	return v
+}
+
 func TestVariants(t *testing.T) {
-	if v := VariantOf("bug"); v.OnProject || v.OnNamespace || len(v.DeleteArgs) != 0 || v.ViaArgoCD() {
+	if _, ok := VariantOf("nope"); ok {
+		t.Fatal(`VariantOf("nope") is known: an unknown variant must not run as another`)
+	}
+	if v := variantOf(t, "bug"); v.OnProject || v.OnNamespace || len(v.DeleteArgs) != 0 || v.ViaArgoCD() {
 		t.Fatalf("bug must carry no mitigation and delete the kubectl way: %+v", v)
 	}
-	if v := VariantOf("keep-namespace"); !v.OnProject || v.OnNamespace || len(v.DeleteArgs) != 0 || v.ViaArgoCD() {
+	if v := variantOf(t, "keep-namespace"); !v.OnProject || v.OnNamespace || len(v.DeleteArgs) != 0 || v.ViaArgoCD() {
 		t.Fatalf("keep-namespace: %+v", v)
 	}
-	if v := VariantOf("keep-namespace-foreground"); !v.OnProject || !slices.Equal(v.DeleteArgs, []string{"--cascade=foreground"}) {
+	if v := variantOf(t, "keep-namespace-foreground"); !v.OnProject || !slices.Equal(v.DeleteArgs, []string{"--cascade=foreground"}) {
 		t.Fatalf("foreground must delete in the foreground: %+v", v)
 	}
 	for name, held := range map[string]string{"keep-namespace-foreground": "", "keep-namespace-foreground-kargo-late": HeldKargo, "keep-namespace-foreground-gc-late": HeldGC} {
-		if v := VariantOf(name); !v.OnProject || v.Held != held || !slices.Equal(v.DeleteArgs, []string{"--cascade=foreground"}) || v.ViaArgoCD() {
+		if v := variantOf(t, name); !v.OnProject || v.Held != held || !slices.Equal(v.DeleteArgs, []string{"--cascade=foreground"}) || v.ViaArgoCD() {
 			t.Fatalf("%s must delete in the foreground by kubectl, holding %q: %+v", name, held, v)
 		}
 	}
-	if v := VariantOf("keep-namespace-on-namespace"); v.OnProject || !v.OnNamespace {
+	if v := variantOf(t, "keep-namespace-on-namespace"); v.OnProject || !v.OnNamespace {
 		t.Fatalf("on-namespace: %+v", v)
 	}
 	for name, by := range map[string]string{"keep-namespace-argocd-prune": ByArgoCDPrune, "keep-namespace-argocd-cascade": ByArgoCDCascade} {
-		if v := VariantOf(name); !v.OnProject || v.By != by || !v.ViaArgoCD() || len(v.DeleteArgs) != 0 {
+		if v := variantOf(t, name); !v.OnProject || v.By != by || !v.ViaArgoCD() || len(v.DeleteArgs) != 0 {
 			t.Fatalf("%s: %+v", name, v)
 		}
 	}
@@ -74,7 +87,7 @@ func render(t *testing.T, files fixture.Files) []meta {
 
 func TestTeamFixtures(t *testing.T) {
 	for _, name := range []string{"bug", "keep-namespace", "keep-namespace-on-namespace"} {
-		v := VariantOf(name)
+		v := variantOf(t, name)
 		objs := append(render(t, TeamNamespace(v)), render(t, Project(v))...)
 		if objs[0].Kind != "Namespace" {
 			t.Fatalf("%s: the Namespace must come first (one apply creates it, then what is in it): %s", name, objs[0].Kind)
@@ -103,7 +116,7 @@ func TestTeamFixtures(t *testing.T) {
 			t.Errorf("%s: kinds %v", name, kinds)
 		}
 	}
-	files, err := Repository(VariantOf("keep-namespace-argocd-prune"), false)(context.Background())
+	files, err := Repository(variantOf(t, "keep-namespace-argocd-prune"), false)(context.Background())
 	if err != nil || len(files) != 1 || files["README.md"] == "" {
 		t.Fatalf("the repository without the Project: %v %v", files, err)
 	}

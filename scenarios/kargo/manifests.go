@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"golang.org/x/crypto/bcrypt"
@@ -12,6 +14,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/helm"
+	"github.com/gitops-conformance/suite/pkg/matrix"
 )
 
 // Team is the namespace and Project name (and, in the ArgoCD variants, the
@@ -110,25 +113,27 @@ type Variant struct {
 // ViaArgoCD tells whether the Project lives in an Application's repository.
 func (v Variant) ViaArgoCD() bool { return v.By != ByKubectl }
 
-// VariantOf maps a variant name to what it does.
-func VariantOf(name string) Variant {
-	switch name {
-	case "keep-namespace":
-		return Variant{OnProject: true, By: ByKubectl}
-	case "keep-namespace-foreground":
-		return Variant{OnProject: true, By: ByKubectl, DeleteArgs: []string{"--cascade=foreground"}}
-	case "keep-namespace-foreground-kargo-late":
-		return Variant{OnProject: true, By: ByKubectl, DeleteArgs: []string{"--cascade=foreground"}, Held: HeldKargo}
-	case "keep-namespace-foreground-gc-late":
-		return Variant{OnProject: true, By: ByKubectl, DeleteArgs: []string{"--cascade=foreground"}, Held: HeldGC}
-	case "keep-namespace-on-namespace":
-		return Variant{OnNamespace: true, By: ByKubectl}
-	case "keep-namespace-argocd-prune":
-		return Variant{OnProject: true, By: ByArgoCDPrune}
-	case "keep-namespace-argocd-cascade":
-		return Variant{OnProject: true, By: ByArgoCDCascade}
-	}
-	return Variant{By: ByKubectl}
+// variants are what each variant does, by name.
+var variants = map[string]Variant{
+	matrix.Bug:                             {By: ByKubectl},
+	"keep-namespace":                       {OnProject: true, By: ByKubectl},
+	"keep-namespace-foreground":            {OnProject: true, By: ByKubectl, DeleteArgs: []string{"--cascade=foreground"}},
+	"keep-namespace-foreground-kargo-late": {OnProject: true, By: ByKubectl, DeleteArgs: []string{"--cascade=foreground"}, Held: HeldKargo},
+	"keep-namespace-foreground-gc-late":    {OnProject: true, By: ByKubectl, DeleteArgs: []string{"--cascade=foreground"}, Held: HeldGC},
+	"keep-namespace-on-namespace":          {OnNamespace: true, By: ByKubectl},
+	"keep-namespace-argocd-prune":          {OnProject: true, By: ByArgoCDPrune},
+	"keep-namespace-argocd-cascade":        {OnProject: true, By: ByArgoCDCascade},
+}
+
+// Variants are the variants Feature handles (suites.Matrix checks that
+// matrix.yaml declares exactly these).
+var Variants = slices.Sorted(maps.Keys(variants))
+
+// VariantOf maps a variant name to what it does; ok is false for a name
+// Feature does not handle.
+func VariantOf(name string) (v Variant, ok bool) {
+	v, ok = variants[name]
+	return v, ok
 }
 
 // TeamNamespace is the pre-created namespace with what a team keeps in it

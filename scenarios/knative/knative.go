@@ -101,7 +101,7 @@ func Feature(c matrix.Cell) features.Feature {
 		Assess("deletion error?", env.Observe("application deletion error", check.JSONPathMatches("applications.argoproj.io", "argocd", app,
 			"{.status.conditions[?(@.type==\"DeletionError\")].message}", "."))).
 		Assess("negative control", assert.That("unguarded ConfigMap admitted", assert.Intervals.Sync, check.Accepted(Unguarded)))
-	if variant == "bug" {
+	if !c.Variant.Mitigation() {
 		return f.Assess("guarded operation rejected", assert.Symptom("configuration left and the guarded ConfigMap rejected",
 			assert.Intervals.Hold, assert.All(check.Exists(vwc, "", config), check.Rejected(Guarded, reject)))).Feature()
 	}

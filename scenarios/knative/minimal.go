@@ -15,7 +15,11 @@ import (
 // (fixtures/charts/owned-webhook): a failurePolicy Fail configuration owned
 // by its Namespace, with the Deployment and Service behind it in the
 // Application.
-const Minimal = "minimal"
+const Minimal = matrix.Minimal
+
+// Variants are the variants Feature handles (suites.Matrix checks that
+// matrix.yaml declares exactly these).
+var Variants = []string{matrix.Bug, "env-flag", "flag-later", Minimal}
 
 const (
 	minimalApp    = "owned-webhook"

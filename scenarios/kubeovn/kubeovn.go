@@ -29,9 +29,15 @@ const (
 	crd = "vpc-nat-gateways.kubeovn.io"
 	// Minimal is the variant that reproduces the ArgoCD side without Kube-OVN:
 	// MinimalCRD (fixtures/charts/patch-keys-crd) carries the same keys.
-	Minimal    = "minimal"
+	Minimal    = matrix.Minimal
 	MinimalCRD = "widgets.conformance.gitops.io"
 )
+
+// Variants are the variants Feature handles (suites.Matrix checks that
+// matrix.yaml declares exactly these): the mitigations differ only in the
+// Application (Application), argocd-cm (SetArgoCDConfig) and the component
+// version matrix.yaml gives crd-upgrade.
+var Variants = []string{matrix.Bug, "ignore-differences", "argocd-cm", "crd-upgrade", "server-side-diff", Minimal}
 
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) features.Feature {

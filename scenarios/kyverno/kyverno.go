@@ -49,7 +49,11 @@ const (
 
 // Minimal is the variant that reproduces the ArgoCD side without Kyverno
 // (fixtures/charts/hook-finalizer): the hook as Kyverno's chart declares it.
-const Minimal = "minimal"
+const Minimal = matrix.Minimal
+
+// Variants are the variants Feature handles (suites.Matrix checks that
+// matrix.yaml declares exactly these).
+var Variants = []string{matrix.Bug, "argocd-upgrade", "hook-disabled", Minimal}
 
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) features.Feature {
@@ -92,7 +96,7 @@ func Feature(c matrix.Cell) features.Feature {
 		f = f.Assess("hook result", env.Observe("hook "+job+" Succeeded in the sync result", hookPhase("Succeeded"))).
 			Assess("stuck on the hook", assert.Symptom("sync stuck on hook "+job, assert.Intervals.Hold, held)).
 			Assess("unblock by hand", env.If(held, "remove the finalizer by hand", env.RemoveFinalizer("job", namespace, job, finalizer)))
-	case "bug":
+	case matrix.Bug:
 		f = f.Assess("hook result", env.Observe("hook "+job+" Succeeded in the sync result", hookPhase("Succeeded"))).
 			Assess("stuck on the hook", assert.Symptom("sync stuck on hook "+job, assert.Intervals.Hold, held)).
 			// the upgrades below replace the controller (and its log); the unblock deletes the Job
@@ -107,7 +111,7 @@ func Feature(c matrix.Cell) features.Feature {
 	case "hook-disabled":
 		f = f.Assess("no hook", assert.Resolved("sync Succeeded without "+job, assert.Intervals.Sync, assert.Intervals.HoldShort,
 			assert.All(synced, check.Missing("job", namespace, job), hookPhase(""))))
-	default:
+	case "argocd-upgrade":
 		f = f.Assess("hook completes", assert.Resolved("sync Succeeded, hook "+job+" Succeeded and deleted", assert.Intervals.Sync,
 			assert.Intervals.HoldShort, assert.All(synced, hookPhase("Succeeded"), check.Missing("job", namespace, job))))
 	}

@@ -49,6 +49,10 @@ import (
 // probed are the namespaces whose Pod creation the bug's blast radius measures.
 var probed = []string{"default", "argocd", "gitops-conformance-git", "kube-system", namespace}
 
+// Variants are the variants Feature handles (suites.Matrix checks that
+// matrix.yaml declares exactly these).
+var Variants = []string{matrix.Bug, "namespace-label", "label-after-stuck", "argocd-managed-namespace"}
+
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) features.Feature {
 	v, variant := c.ComponentVersion, c.Variant.Name
@@ -108,7 +112,7 @@ func Feature(c matrix.Cell) features.Feature {
 			assert.Intervals.Rollout, assert.Intervals.HoldShort, assert.All(available, caBundle, check.ReadyEndpoints(namespace, service, 1))))
 		return probe(f).Feature()
 	}
-	if variant == "bug" {
+	if variant == matrix.Bug {
 		f = f.Assess("ReplicaFailure", assert.Occurs(deployment+" ReplicaFailure FailedCreate by "+podHook, assert.Intervals.Rollout, stuck))
 	} else {
 		f = f.Assess("ReplicaFailure", assert.That(deployment+" ReplicaFailure FailedCreate by "+podHook, assert.Intervals.Rollout, stuck))
@@ -116,7 +120,7 @@ func Feature(c matrix.Cell) features.Feature {
 	f = f.Assess("event", env.Observe("the ReplicaSet's FailedCreate event names "+podHook, check.EventSeen(namespace, "ReplicaSet", "FailedCreate", podHook)))
 	f = probe(f)
 	switch variant {
-	case "bug":
+	case matrix.Bug:
 		return kubeSystem(f.Assess("stays stuck", assert.Symptom(deployment+" stuck in ReplicaFailure", assert.Intervals.Hold, stuck))).Feature()
 	case "argocd-managed-namespace":
 		return f.Assess("stays stuck", assert.Holds(deployment+" stuck in ReplicaFailure under ArgoCD", assert.Intervals.HoldShort, stuck)).
@@ -134,12 +138,14 @@ func Feature(c matrix.Cell) features.Feature {
 			Assess("namespace labels", env.Observe(namespace+" labelled "+label, check.JSONPathIs("namespace", "", namespace,
 				`{.metadata.labels.control-plane}`, strings.SplitN(label, "=", 2)[1]))).
 			Feature()
+	case "label-after-stuck": // the write-up's workaround on an install already stuck
+		return f.Assess("label", env.Label("namespace", "", namespace, label)).
+			Assess("recovers", assert.Resolved(deployment+" Available after labelling",
+				assert.Intervals.Install, assert.Intervals.HoldShort, assert.All(available, caBundle))).
+			Feature()
 	}
-	// label-after-stuck: the write-up's workaround on an install already stuck
-	return f.Assess("label", env.Label("namespace", "", namespace, label)).
-		Assess("recovers", assert.Resolved(deployment+" Available after labelling",
-			assert.Intervals.Install, assert.Intervals.HoldShort, assert.All(available, caBundle))).
-		Feature()
+	// a variant not in Variants (suites.Matrix refuses it first): no verdict, the cell ends ERROR
+	return f.Feature()
 }
 
 // kubeSystem records what the stuck install does to kube-system's own

@@ -1,0 +1,83 @@
+// Command docgen writes the documentation pages that are generated from the
+// code and the data, so they cannot drift from them (`make docs`; `make
+// verify` runs it into a temporary directory and fails on a stale page):
+//
+//   - docs/vocabulary.md: every exported function, method and type of the
+//     packages scenarios are written in (pkg/env, pkg/check, pkg/fixture,
+//     pkg/assert), with the first sentence of its doc comment;
+//   - docs/results.md: each scenario of suites/matrix.yaml with its variants
+//     and its expectations (the releases, versions and runs they were
+//     measured on), and, given -report, the newest merged report;
+//   - docs/writing-scenarios.md: its worked example is docs/example/example.go
+//     verbatim (a package the module builds and tests).
+//
+// Run it from the repository's root: go run ./hack/docgen -out docs [-report dir].
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+func main() {
+	out := flag.String("out", "docs", "directory to write the pages into")
+	reportDir := flag.String("report", "", "a report directory (a merged run) whose results go into results.md; without it, results.md keeps the report section of -previous")
+	previous := flag.String("previous", "docs/results.md", "the committed results.md, whose report section is kept when no -report is given")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "docgen: unexpected arguments %q (flags: -out, -report, -previous)\n", flag.Args())
+		os.Exit(2)
+	}
+	if err := run(*out, *reportDir, *previous); err != nil {
+		fmt.Fprintln(os.Stderr, "docgen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(out, reportDir, previous string) error {
+	vocabulary, names, err := Vocabulary(".", vocabularyPackages)
+	if err != nil {
+		return err
+	}
+	results, err := Results(reportDir, previous)
+	if err != nil {
+		return err
+	}
+	writing, err := os.ReadFile("docs/writing-scenarios.md")
+	if err != nil {
+		return fmt.Errorf("read the worked example's page: %w", err)
+	}
+	example, err := os.ReadFile(exampleFile)
+	if err != nil {
+		return fmt.Errorf("read the worked example: %w", err)
+	}
+	withExample, err := Splice(string(writing), "example", "```go\n"+string(example)+"```\n")
+	if err != nil {
+		return fmt.Errorf("docs/writing-scenarios.md: %w", err)
+	}
+	pages := map[string]string{"docs/writing-scenarios.md": withExample}
+	for _, name := range []string{"README.md", "docs/running.md", "docs/offline-online.md", "docs/reports.md", "docs/design.md"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+		pages[name] = string(b)
+	}
+	if bad := CheckMentions(pages, names); len(bad) > 0 {
+		return fmt.Errorf("pages name what the code does not have: %s", strings.Join(bad, "; "))
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", out, err)
+	}
+	var errs []error
+	for name, content := range map[string]string{"vocabulary.md": vocabulary, "results.md": results, "writing-scenarios.md": withExample} {
+		if err := os.WriteFile(filepath.Join(out, name), []byte(content), 0o644); err != nil {
+			errs = append(errs, fmt.Errorf("write %s: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
