@@ -63,6 +63,7 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 	if err := fs.Parse(args); err != nil {
 		return &runner.BadInput{Err: err}
 	}
+	o.Repo, _ = os.Getwd() // make runs it from the checkout
 	switch cmd {
 	case "list":
 		out, err := List(cat, data)

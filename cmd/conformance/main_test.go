@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
@@ -55,8 +58,40 @@ func TestRealMatrixExpectationsHaveTheirVariantsPolarity(t *testing.T) {
 	}
 }
 
+// fakeSources points ARGOCD_SOURCES at archives named for every release of
+// the default axis built from a source tree (what a check looks for; their
+// content is read only when a cell builds).
+func fakeSources(t *testing.T, cat *catalog.Catalog) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, tag := range cat.ArgoCD.Default {
+		if catalog.MustRelease(tag).FromSources() {
+			if err := os.WriteFile(filepath.Join(dir, "argo-cd-"+tag+".tar.gz"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Setenv(argocd.SourcesEnv, dir)
+}
+
+// Offline, without ARGOCD_SOURCES, a selection holding a release built from
+// its source tree is refused by check: one line, naming the variable.
+func TestCheckRefusesAReleaseWithoutItsSourceTree(t *testing.T) {
+	cat, data := loadMatrix(t)
+	t.Setenv(argocd.SourcesEnv, "")
+	err := run(context.Background(), cat, data, "check", []string{"-scenario", "kubeovn-argocd", "-variant", "bug", "-mode", "offline"})
+	if !runner.IsBadInput(err) || !strings.Contains(err.Error(), argocd.SourcesEnv) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("want one line naming %s, got %v", argocd.SourcesEnv, err)
+	}
+	fakeSources(t, cat)
+	if err := run(context.Background(), cat, data, "check", []string{"-scenario", "kubeovn-argocd", "-variant", "bug", "-mode", "offline"}); err != nil {
+		t.Fatalf("with the archives there: %v", err)
+	}
+}
+
 func TestPlanNeedsNoClusterAndNamesEveryScenario(t *testing.T) {
 	cat, data := loadMatrix(t)
+	fakeSources(t, cat)
 	cells, err := runner.Validate(context.Background(), cat, data, runner.Options{Mode: "offline", Repeat: 1, Clusters: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -81,6 +81,7 @@ func (r *Runner) Waiting() string {
 
 // New validates the options and reserves the run's report directory.
 func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data, scenarios Scenarios, repo string) (*Runner, error) {
+	o.Repo = repo
 	cells, err := Validate(ctx, cat, data, o)
 	if err != nil {
 		return nil, err

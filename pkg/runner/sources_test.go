@@ -1,0 +1,64 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+)
+
+// An ArgoCD release whose module zip does not build is refused offline,
+// before anything starts, with one line naming ARGOCD_SOURCES and where it
+// looked, unless a tree of the tag is there; online nothing is asked.
+func TestSourcesAreCheckedBeforeAnythingStarts(t *testing.T) {
+	release := catalog.MustRelease
+	cells := []matrix.Cell{{ArgoCD: release("v2.14.11"), Upgrades: []catalog.Release{release("v3.5.1")}}, {ArgoCD: release("v3.4.7")}}
+	ctx := context.Background()
+	offline := func(context.Context, string) error { return errors.New("no route to host") }
+	online := func(context.Context, string) error { return nil }
+	repo := t.TempDir()
+	t.Setenv(argocd.SourcesEnv, "")
+	for _, mode := range []images.Mode{images.Offline, images.Auto} {
+		err := sourcesProvided(ctx, cells, mode, "", repo, offline)
+		if err == nil || !strings.Contains(err.Error(), argocd.SourcesEnv+", which is not set") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s, unset: want one line naming %s, got %v", mode, argocd.SourcesEnv, err)
+		}
+	}
+	for name, check := range map[string]func() error{
+		"online":               func() error { return sourcesProvided(ctx, cells, images.Online, "", repo, offline) },
+		"auto, registries up":  func() error { return sourcesProvided(ctx, cells, images.Auto, "", repo, online) },
+		"a registry mirror":    func() error { return sourcesProvided(ctx, cells, images.Auto, "mirror:5000", repo, offline) },
+		"no release from tree": func() error {
+			return sourcesProvided(ctx, []matrix.Cell{{ArgoCD: release("v2.14.11")}}, images.Offline, "", repo, offline)
+		},
+	} {
+		if err := check(); err != nil {
+			t.Errorf("%s: nothing to ask, got %v", name, err)
+		}
+	}
+	dir := filepath.Join(repo, "sources")
+	if err := os.MkdirAll(filepath.Join(dir, "argo-cd-v3.4.7", "gitops-engine"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "argo-cd-v3.4.7", "gitops-engine", "go.mod"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(argocd.SourcesEnv, "sources") // relative: from the checkout
+	err := sourcesProvided(ctx, cells, images.Offline, "", repo, offline)
+	if err == nil || !strings.Contains(err.Error(), "argocd v3.5.1") || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "argo-cd-v3.5.1.tar.gz") {
+		t.Errorf("the upgrade target's tree missing: want its tag, the path looked at and what to provide, got %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "argo-cd-v3.5.1.tar.gz"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := sourcesProvided(ctx, cells, images.Offline, "", repo, offline); err != nil {
+		t.Errorf("a checkout of one tag and an archive of the other: %v", err)
+	}
+}
