@@ -32,9 +32,9 @@ func TestSourcesAreCheckedBeforeAnythingStarts(t *testing.T) {
 		}
 	}
 	for name, check := range map[string]func() error{
-		"online":               func() error { return sourcesProvided(ctx, cells, images.Online, "", repo, offline) },
-		"auto, registries up":  func() error { return sourcesProvided(ctx, cells, images.Auto, "", repo, online) },
-		"a registry mirror":    func() error { return sourcesProvided(ctx, cells, images.Auto, "mirror:5000", repo, offline) },
+		"online":              func() error { return sourcesProvided(ctx, cells, images.Online, "", repo, offline) },
+		"auto, registries up": func() error { return sourcesProvided(ctx, cells, images.Auto, "", repo, online) },
+		"a registry mirror":   func() error { return sourcesProvided(ctx, cells, images.Auto, "mirror:5000", repo, offline) },
 		"no release from tree": func() error {
 			return sourcesProvided(ctx, []matrix.Cell{{ArgoCD: release("v2.14.11")}}, images.Offline, "", repo, offline)
 		},
