@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/shell"
@@ -100,6 +101,26 @@ func NotPublished(err error) bool {
 		}
 	}
 	return false
+}
+
+// ProxyLister lists a module's published versions through the Go module
+// proxy (`go list -m -versions`): the catalog.Lister the suite uses.
+type ProxyLister struct{}
+
+// Versions is the proxy's list of module's versions.
+func (ProxyLister) Versions(ctx context.Context, module string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := shell.Run(ctx, shell.Cmd{Name: "go", Args: []string{"list", "-m", "-versions", "-json", module},
+		Env: []string{"GOFLAGS=-mod=mod", "GOSUMDB=off", "GOTOOLCHAIN=local"}, Dir: os.TempDir()})
+	if err != nil {
+		return nil, fmt.Errorf("go list -m -versions %s: %s", module, strings.TrimSpace(strings.TrimPrefix(shell.LastLine(err.Error()), "server response:")))
+	}
+	var m struct{ Versions []string }
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		return nil, fmt.Errorf("go list -m -versions %s: %w", module, err)
+	}
+	return m.Versions, nil
 }
 
 // ModuleInfo asks the module proxy for a version's metadata only (no zip):
