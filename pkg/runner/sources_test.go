@@ -62,3 +62,17 @@ func TestSourcesAreCheckedBeforeAnythingStarts(t *testing.T) {
 		t.Errorf("a checkout of one tag and an archive of the other: %v", err)
 	}
 }
+
+// The report records every release of the plan, upgrade targets too, as the
+// listing makes it stand.
+func TestSupportOfMarksEveryReleaseOfThePlan(t *testing.T) {
+	release := catalog.MustRelease
+	cells := []matrix.Cell{{ArgoCD: release("v2.14.11"), Upgrades: []catalog.Release{release("v3.5.1")}}}
+	s := SupportOf(catalog.Support{Lines: []catalog.Line{{Major: 3, Minor: 5, Newest: "v3.5.7"}}}, cells)
+	if s.Releases["v2.14.11"] != catalog.EndOfLife || s.Releases["v3.5.1"] != catalog.Supported || s.Lines[0] != "3.5 (newest v3.5.7)" {
+		t.Errorf("SupportOf = %+v", s)
+	}
+	if s := SupportOf(catalog.Support{Why: "403"}, cells); s.Releases["v3.5.1"] != catalog.CouldNotTell || s.Why != "403" {
+		t.Errorf("could not tell: %+v", s)
+	}
+}
