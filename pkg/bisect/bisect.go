@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,49 +22,72 @@ import (
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
-// maxPatchProbe bounds how far a minor line is probed for patch releases.
-const maxPatchProbe = 40
+// maxPatchProbe bounds how far a minor line is probed for patch releases,
+// maxMinorProbe how far a major version is probed for minor lines.
+const (
+	maxPatchProbe = 40
+	maxMinorProbe = 60
+)
 
 // Releases lists the releases from..to (inclusive), in order, probing each
-// minor line's patch releases (the proxy's version lists are partial). probe
+// minor line's patch releases (the proxy's version lists are partial). The
+// range may span major versions (v2.14.21..v3.5.1): each major's releases
+// come from its own module (argo-cd/v2, then argo-cd/v3), and a major's
+// lines are probed up to the first minor line with no release. probe
 // answers nil for a release it can serve, an error wrapping ErrNoRelease for
 // a tag never published, and any other error for a release that exists but
-// cannot be had here (this machine's proxy answers 403 for some): those are
-// returned apart with the reason, never taken for "no such release".
+// cannot be had here (this machine's proxy answers 403 for some; a release
+// built from a source tree the user did not provide): those are returned
+// apart with the reason, never taken for "no such release".
 func Releases(cat *catalog.Catalog, from, to catalog.Release, probe func(catalog.Release) error) (rels []catalog.Release, unobtainable map[string]string, err error) {
 	f, t := from.Numbers(), to.Numbers()
-	if f[0] != t[0] || from.Compare(to) >= 0 {
-		return nil, nil, fmt.Errorf("range %s..%s: FROM must be before TO, same major version", from, to)
+	if from.Compare(to) >= 0 {
+		return nil, nil, fmt.Errorf("range %s..%s: FROM must be before TO", from, to)
 	}
 	unobtainable = map[string]string{}
-	for minor := f[1]; minor <= t[1]; minor++ {
-		start, end := 0, maxPatchProbe
-		if minor == f[1] {
-			start = f[2]
+	for major := f[0]; major <= t[0]; major++ {
+		first, last := 0, maxMinorProbe // a major before TO's: up to its last line
+		if major == f[0] {
+			first = f[1]
 		}
-		if minor == t[1] {
-			end = t[2]
+		if major == t[0] {
+			last = t[1]
 		}
-		misses := 0
-		for patch := start; patch <= end && misses < 3; patch++ {
-			rel, err := cat.Release(fmt.Sprintf("v%d.%d.%d", f[0], minor, patch))
-			if err != nil {
-				return nil, nil, err // from's major is known: cannot happen
+		for minor := first; minor <= last; minor++ {
+			start, end := 0, maxPatchProbe
+			if major == f[0] && minor == f[1] {
+				start = f[2]
 			}
-			if rel != from && rel != to {
-				err = probe(rel)
+			final := major == t[0] && minor == t[1]
+			if final {
+				end = t[2]
 			}
-			switch {
-			case err == nil:
-				rels = append(rels, rel)
-				misses = 0
-			case errors.Is(err, ErrNoRelease):
-				if minor != t[1] {
-					misses++
+			published, misses := 0, 0
+			for patch := start; patch <= end && misses < 3; patch++ {
+				rel, err := cat.Release(fmt.Sprintf("v%d.%d.%d", major, minor, patch))
+				if err != nil {
+					return nil, nil, fmt.Errorf("range %s..%s: %w", from, to, err)
 				}
-			default:
-				unobtainable[rel.String()] = err.Error()
-				misses = 0
+				if rel != from && rel != to {
+					err = probe(rel)
+				}
+				switch {
+				case err == nil:
+					rels = append(rels, rel)
+					published++
+					misses = 0
+				case errors.Is(err, ErrNoRelease):
+					if !final {
+						misses++
+					}
+				default:
+					unobtainable[rel.String()] = err.Error()
+					published++
+					misses = 0
+				}
+			}
+			if published == 0 && major != t[0] && minor > first {
+				break // the major's last line was the one before
 			}
 		}
 	}
@@ -266,15 +290,18 @@ func (s *Search) Settle() {
 		parts = append(parts, "every release in the range was run")
 	}
 	if len(s.Unobtainable) > 0 {
-		tags := make([]string, 0, len(s.Unobtainable))
-		for tag := range s.Unobtainable {
-			tags = append(tags, tag)
+		// one reason, once, after the releases it holds for, in release order
+		tags := slices.SortedFunc(maps.Keys(s.Unobtainable), catalog.CompareTags)
+		var groups []string
+		for i := 0; i < len(tags); {
+			why, j := s.Unobtainable[tags[i]], i
+			for j < len(tags) && s.Unobtainable[tags[j]] == why {
+				j++
+			}
+			groups = append(groups, strings.Join(tags[i:j], " ")+" ("+why+")")
+			i = j
 		}
-		slices.SortFunc(tags, catalog.CompareTags)
-		for i, tag := range tags {
-			tags[i] = tag + " (" + s.Unobtainable[tag] + ")"
-		}
-		parts = append(parts, "not obtainable here, so not run: "+strings.Join(tags, ", "))
+		parts = append(parts, "not obtainable here, so not run: "+strings.Join(groups, ", "))
 	}
 	s.Verdict = strings.Join(parts, "; ")
 }
@@ -291,17 +318,40 @@ func (s *Search) Write(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "bisect.json"), append(out, '\n'), 0o644)
 }
 
-// gitopsEngine is the module ArgoCD's sync, hooks and diffing live in.
-const gitopsEngine = "github.com/argoproj/gitops-engine"
+// gitopsEngine is the module ArgoCD's sync, hooks and diffing live in; from
+// v3.3 it is a module of ArgoCD's own repository (nestedEngine), which
+// go.mod replaces with the tree's directory.
+const (
+	gitopsEngine = "github.com/argoproj/gitops-engine"
+	nestedEngine = "github.com/argoproj/argo-cd/gitops-engine"
+)
 
 // EngineGrouping groups ArgoCD releases by the gitops-engine their go.mod
-// pins (read from the module proxy: go.mod files only).
+// pins (read from the module proxy: go.mod files only). A release whose
+// go.mod replaces the engine with the tree's own directory (v3.3 on) pins
+// nothing the proxy can tell apart: it is a group of its own.
 func EngineGrouping(ctx context.Context, byTag map[string]catalog.Release) *Grouping {
 	return &Grouping{
-		By: "the " + gitopsEngine + " version their go.mod pins",
+		By: "the " + gitopsEngine + " version their go.mod pins (from v3.3 the engine is the tree's own, " + nestedEngine + ": each release a group of its own)",
 		Key: func(tag string) (string, error) {
 			rel := byTag[tag]
-			return sources.Requirement(ctx, rel.Module(), rel.String(), gitopsEngine)
+			return EngineKey(func(dep string) (string, error) { return sources.Requirement(ctx, rel.Module(), rel.String(), dep) }, tag)
 		},
 	}
+}
+
+// EngineKey is a release's group key from what its go.mod requires of the
+// engine (required answers sources.Requirement's way: a version, a replacing
+// "path version", or a local directory).
+func EngineKey(required func(dep string) (string, error), tag string) (string, error) {
+	v, err := required(gitopsEngine)
+	if err != nil {
+		if v, err = required(nestedEngine); err != nil {
+			return "", err
+		}
+	}
+	if strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
+		return v + " (the tree at " + tag + ")", nil
+	}
+	return v, nil
 }

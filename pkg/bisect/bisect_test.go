@@ -9,6 +9,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
 func TestReleases(t *testing.T) {
@@ -174,5 +175,80 @@ func TestGroupedBisectThatStoppedSaysWhatItDidNotCover(t *testing.T) {
 	}
 	if !strings.Contains(s.Verdict, "not run: v2.14.3") || !strings.Contains(s.Verdict, "island") {
 		t.Errorf("the verdict must name v2.14.3 as not run, with the island risk: %q", s.Verdict)
+	}
+}
+
+// A range across a major version runs through the older major's last line
+// (its module, argo-cd/v2) into the newer one's (argo-cd/v3); a release that
+// exists but cannot be had here (no source tree) is listed apart, once per
+// reason in the verdict.
+func TestReleasesAcrossAMajorVersion(t *testing.T) {
+	published := map[string]bool{"v2.14.21": true, "v2.14.22": true, "v3.0.0": true, "v3.0.1": true, "v3.1.0": true,
+		"v3.2.0": true, "v3.3.0": true, "v3.3.1": true, "v3.4.0": true, "v3.4.2": true, "v3.4.4": true, "v3.4.6": true, "v3.4.7": true, "v3.5.0": true, "v3.5.1": true}
+	var asked []string
+	probe := func(rel catalog.Release) error {
+		tag := rel.String()
+		asked = append(asked, tag)
+		switch {
+		case !published[tag]:
+			return fmt.Errorf("%s: %w", tag, ErrNoRelease)
+		case rel.FromSources() && tag != "v3.4.7":
+			return errors.New("no source tree in ARGOCD_SOURCES=/src")
+		}
+		return nil
+	}
+	cat, _ := catalog.Load()
+	rels, unobtainable, err := Releases(cat, catalog.MustRelease("v2.14.21"), catalog.MustRelease("v3.5.1"), probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rels {
+		got = append(got, r.String()+" "+r.Module()[len("github.com/argoproj/"):])
+	}
+	want := []string{"v2.14.21 argo-cd/v2", "v2.14.22 argo-cd/v2", "v3.0.0 argo-cd/v3", "v3.0.1 argo-cd/v3", "v3.1.0 argo-cd/v3",
+		"v3.2.0 argo-cd/v3", "v3.4.7 argo-cd/v3", "v3.5.1 argo-cd/v3"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Releases = %v, want %v", got, want)
+	}
+	if slices.Contains(asked, "v2.16.0") || !slices.Contains(asked, "v2.15.0") {
+		t.Errorf("v2's lines end at the first with no release (2.15), asked %v", asked)
+	}
+	if len(unobtainable) != 7 || unobtainable["v3.3.0"] == "" || unobtainable["v3.5.0"] == "" {
+		t.Fatalf("unobtainable = %v", unobtainable)
+	}
+	s := &Search{Releases: got, Runs: map[string]report.Outcome{}, Unobtainable: unobtainable}
+	s.Settle()
+	if !strings.Contains(s.Verdict, "not obtainable here, so not run: v3.3.0 v3.3.1 v3.4.0 v3.4.2 v3.4.4 v3.4.6 v3.5.0 (no source tree in ARGOCD_SOURCES=/src)") {
+		t.Errorf("one reason once, after its releases: %q", s.Verdict)
+	}
+}
+
+// The engine a release pins: the gitops-engine module up to v3.2, then
+// ArgoCD's own nested module, which go.mod replaces with the tree's
+// directory: nothing to tell two releases apart by, each its own group.
+func TestEngineKey(t *testing.T) {
+	gomods := map[string]string{
+		"v2.14.11": "require github.com/argoproj/gitops-engine v0.7.1-0.20250328191959-6d3cf122b03f\n",
+		"v3.4.7": "require github.com/argoproj/argo-cd/gitops-engine v0.7.1-0.20250908182407-97ad5b59a627\n" +
+			"replace github.com/argoproj/argo-cd/gitops-engine => ./gitops-engine\n",
+		"v3.5.1": "require github.com/argoproj/argo-cd/gitops-engine v0.7.1-0.20250908182407-97ad5b59a627\n" +
+			"replace github.com/argoproj/argo-cd/gitops-engine => ./gitops-engine\n",
+	}
+	key := func(tag string) string {
+		k, err := EngineKey(func(dep string) (string, error) { return sources.RequiredVersion([]byte(gomods[tag]), dep) }, tag)
+		if err != nil {
+			t.Fatalf("%s: %v", tag, err)
+		}
+		return k
+	}
+	if k := key("v2.14.11"); k != "v0.7.1-0.20250328191959-6d3cf122b03f" {
+		t.Errorf("v2.14.11: %q", k)
+	}
+	if a, b := key("v3.4.7"), key("v3.5.1"); a == b || !strings.Contains(a, "./gitops-engine") {
+		t.Errorf("nested engines must be groups of their own: %q %q", a, b)
+	}
+	if _, err := EngineKey(func(string) (string, error) { return "", errors.New("go.mod does not require it") }, "v9.0.0"); err == nil {
+		t.Error("no engine at all must be an error")
 	}
 }

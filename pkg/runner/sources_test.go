@@ -11,6 +11,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 )
 
@@ -74,5 +75,29 @@ func TestSupportOfMarksEveryReleaseOfThePlan(t *testing.T) {
 	}
 	if s := SupportOf(catalog.Support{Why: "403"}, cells); s.Releases["v3.5.1"] != catalog.CouldNotTell || s.Why != "403" {
 		t.Errorf("could not tell: %+v", s)
+	}
+}
+
+// A bisect offline leaves out, with a short reason, the releases built from
+// a source tree that ARGOCD_SOURCES does not hold; online it asks nothing.
+func TestBisectProbeAsksForTheTree(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repo, "argo-cd-v3.4.7.tar.gz"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(argocd.SourcesEnv, repo)
+	r := &Runner{Run: &lifecycle.Run{Repo: repo, Mode: images.Offline}}
+	if err := r.treeProvided(catalog.MustRelease("v3.4.7")); err != nil {
+		t.Errorf("v3.4.7's archive is there: %v", err)
+	}
+	if err := r.treeProvided(catalog.MustRelease("v2.14.11")); err != nil {
+		t.Errorf("v2.14.11 builds from its module zip: %v", err)
+	}
+	if err := r.treeProvided(catalog.MustRelease("v3.3.0")); err == nil || !strings.Contains(err.Error(), "ARGOCD_SOURCES holds none: "+repo) {
+		t.Errorf("v3.3.0 has no tree here: %v", err)
+	}
+	r.Run.Mode = images.Online
+	if err := r.treeProvided(catalog.MustRelease("v3.3.0")); err != nil {
+		t.Errorf("online the upstream images serve: %v", err)
 	}
 }
