@@ -83,7 +83,7 @@ func (r *Run) provideArgoCDImages(ctx context.Context, rel catalog.Release) erro
 		if commit == "" {
 			commit, how = "unknown", "neither a checkout nor an archive made by git: the version reads +unknown"
 		}
-		r.noteOnce("offline: ArgoCD %s images and install.yaml from its source tree (its module zip lacks the nested gitops-engine): %s, commit %s (%s); argocd-dex-server is left out (dex is not obtainable offline)",
+		r.noteOnce("offline: ArgoCD %s images and install.yaml from its source tree (its module zip lacks the nested gitops-engine): %s, commit %s, from %s; argocd-dex-server is left out (dex is not obtainable offline)",
 			rel, src, commit, how)
 		if commit == "unknown" {
 			commit = ""
