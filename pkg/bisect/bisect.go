@@ -33,12 +33,15 @@ const (
 // minor line's patch releases (the proxy's version lists are partial). The
 // range may span major versions (v2.14.21..v3.5.1): each major's releases
 // come from its own module (argo-cd/v2, then argo-cd/v3), and a major's
-// lines are probed up to the first minor line with no release. probe
-// answers nil for a release it can serve, an error wrapping ErrNoRelease for
-// a tag never published, and any other error for a release that exists but
-// cannot be had here (this machine's proxy answers 403 for some; a release
-// built from a source tree the user did not provide): those are returned
-// apart with the reason, never taken for "no such release".
+// lines are probed up to the first minor line of which nothing is known to
+// exist. probe answers nil for a release it can serve, an error wrapping
+// ErrNoRelease for a tag never published, one wrapping ErrRefused where the
+// proxy would not say (this machine's answers 403 for releases it lacks and
+// for tags never published alike), and any other error for a release that
+// exists but cannot be run here (built from a source tree the user did not
+// provide). All but the never published are returned apart with the reason;
+// a refused tag is known to exist when a later patch of its line does, and
+// is said to be perhaps unpublished when none does.
 func Releases(cat *catalog.Catalog, from, to catalog.Release, probe func(catalog.Release) error) (rels []catalog.Release, unobtainable map[string]string, err error) {
 	f, t := from.Numbers(), to.Numbers()
 	if from.Compare(to) >= 0 {
@@ -62,7 +65,16 @@ func Releases(cat *catalog.Catalog, from, to catalog.Release, probe func(catalog
 			if final {
 				end = t[2]
 			}
-			published, misses := 0, 0
+			exists, misses := false, 0
+			var refused []catalog.Release // since the line's last release known to exist
+			why := map[catalog.Release]string{}
+			known := func() { // a later patch exists: the refused ones before it do too
+				exists = true
+				for _, r := range refused {
+					unobtainable[r.String()] = why[r]
+				}
+				refused = nil
+			}
 			for patch := start; patch <= end && misses < 3; patch++ {
 				rel, err := cat.Release(fmt.Sprintf("v%d.%d.%d", major, minor, patch))
 				if err != nil {
@@ -74,20 +86,28 @@ func Releases(cat *catalog.Catalog, from, to catalog.Release, probe func(catalog
 				switch {
 				case err == nil:
 					rels = append(rels, rel)
-					published++
+					known()
 					misses = 0
+				case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+					return nil, nil, err
 				case errors.Is(err, ErrNoRelease):
 					if !final {
 						misses++
 					}
+				case errors.Is(err, ErrRefused):
+					refused = append(refused, rel) // misses unchanged: the proxy refuses releases that exist too
+					why[rel] = err.Error()
 				default:
 					unobtainable[rel.String()] = err.Error()
-					published++
+					known()
 					misses = 0
 				}
 			}
-			if published == 0 && major != t[0] && minor > first {
+			if !exists && major != t[0] && minor > first {
 				break // the major's last line was the one before
+			}
+			for _, r := range refused {
+				unobtainable[r.String()] = why[r] + "; no later patch of its line is known: perhaps never published"
 			}
 		}
 	}
@@ -98,18 +118,28 @@ func Releases(cat *catalog.Catalog, from, to catalog.Release, probe func(catalog
 // ErrNoRelease is a tag the module proxy says was never published.
 var ErrNoRelease = errors.New("no such release")
 
-// Probe asks the module proxy for an ArgoCD release: nil when it can
-// be had, ErrNoRelease when it does not exist, another error when it exists
-// but the proxy will not serve it (or did not answer).
+// ErrRefused is a tag the module proxy would not say anything about (403):
+// on this machine's proxy, a release it lacks and a tag never published
+// answer alike.
+var ErrRefused = errors.New("refused by the module proxy")
+
+// Probe asks the module proxy for an ArgoCD release: nil when it can be
+// had, ErrNoRelease when it does not exist, ErrRefused when the proxy would
+// not answer for it, another error when it exists and does not download (its
+// go.mod refused), ctx's error when the search was stopped.
 func Probe(ctx context.Context, rel catalog.Release) error {
-	_, err := sources.ModuleInfo(ctx, rel.Module(), rel.String())
+	err := sources.Served(ctx, rel.Module(), rel.String())
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, sources.ErrNoGoMod):
+		return sources.ErrNoGoMod
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
 	case sources.NotPublished(err):
 		return fmt.Errorf("%s: %w", rel, ErrNoRelease)
 	}
-	return fmt.Errorf("not obtainable from the module proxy: %s", strings.TrimSpace(strings.TrimPrefix(shell.LastLine(err.Error()), "server response:")))
+	return fmt.Errorf("%w (%s)", ErrRefused, strings.TrimSpace(strings.TrimPrefix(shell.LastLine(err.Error()), "server response:")))
 }
 
 // Search is the result of a bisect or a sweep over releases.
@@ -290,20 +320,48 @@ func (s *Search) Settle() {
 		parts = append(parts, "every release in the range was run")
 	}
 	if len(s.Unobtainable) > 0 {
-		// one reason, once, after the releases it holds for, in release order
+		// each reason once, after the releases it holds for; reasons in the
+		// order of their first release
 		tags := slices.SortedFunc(maps.Keys(s.Unobtainable), catalog.CompareTags)
-		var groups []string
-		for i := 0; i < len(tags); {
-			why, j := s.Unobtainable[tags[i]], i
-			for j < len(tags) && s.Unobtainable[tags[j]] == why {
-				j++
+		byWhy := map[string][]string{}
+		var whys []string
+		for _, tag := range tags {
+			why := s.Unobtainable[tag]
+			if _, ok := byWhy[why]; !ok {
+				whys = append(whys, why)
 			}
-			groups = append(groups, strings.Join(tags[i:j], " ")+" ("+why+")")
-			i = j
+			byWhy[why] = append(byWhy[why], tag)
+		}
+		var groups []string
+		for _, why := range whys {
+			groups = append(groups, spans(byWhy[why])+" ("+why+")")
 		}
 		parts = append(parts, "not obtainable here, so not run: "+strings.Join(groups, ", "))
 	}
 	s.Verdict = strings.Join(parts, "; ")
+}
+
+// spans writes sorted tags, consecutive patches of a line as one span:
+// "v3.0.24..v3.0.40 v3.1.17".
+func spans(tags []string) string {
+	var out []string
+	for i := 0; i < len(tags); {
+		j := i
+		for j+1 < len(tags) {
+			a, b := catalog.TagNumbers(tags[j]), catalog.TagNumbers(tags[j+1])
+			if a[0] != b[0] || a[1] != b[1] || a[2]+1 != b[2] {
+				break
+			}
+			j++
+		}
+		if j > i {
+			out = append(out, tags[i]+".."+tags[j])
+		} else {
+			out = append(out, tags[i])
+		}
+		i = j + 1
+	}
+	return strings.Join(out, " ")
 }
 
 // Write saves the search as bisect.json in dir.

@@ -179,19 +179,22 @@ func TestGroupedBisectThatStoppedSaysWhatItDidNotCover(t *testing.T) {
 }
 
 // A range across a major version runs through the older major's last line
-// (its module, argo-cd/v2) into the newer one's (argo-cd/v3); a release that
-// exists but cannot be had here (no source tree) is listed apart, once per
-// reason in the verdict.
+// (its module, argo-cd/v2) into the newer one's (argo-cd/v3). The proxy is
+// modelled as this machine's: 403 for a tag it lacks, published or not. A
+// refused tag before a later release of its line exists and is listed apart;
+// after the line's last it is perhaps unpublished; a line of which nothing
+// is known ends the major. A release built from a source tree the user did
+// not provide is listed apart too, each reason once in the verdict.
 func TestReleasesAcrossAMajorVersion(t *testing.T) {
-	published := map[string]bool{"v2.14.21": true, "v2.14.22": true, "v3.0.0": true, "v3.0.1": true, "v3.1.0": true,
-		"v3.2.0": true, "v3.3.0": true, "v3.3.1": true, "v3.4.0": true, "v3.4.2": true, "v3.4.4": true, "v3.4.6": true, "v3.4.7": true, "v3.5.0": true, "v3.5.1": true}
+	served := map[string]bool{"v2.14.21": true, "v3.0.0": true, "v3.0.12": true, "v3.1.0": true, "v3.2.0": true, "v3.3.0": true,
+		"v3.3.1": true, "v3.4.0": true, "v3.4.2": true, "v3.4.4": true, "v3.4.6": true, "v3.4.7": true, "v3.5.0": true, "v3.5.1": true}
 	var asked []string
 	probe := func(rel catalog.Release) error {
 		tag := rel.String()
 		asked = append(asked, tag)
 		switch {
-		case !published[tag]:
-			return fmt.Errorf("%s: %w", tag, ErrNoRelease)
+		case !served[tag]:
+			return fmt.Errorf("%w (403 Forbidden)", ErrRefused)
 		case rel.FromSources() && tag != "v3.4.7":
 			return errors.New("no source tree in ARGOCD_SOURCES=/src")
 		}
@@ -206,21 +209,31 @@ func TestReleasesAcrossAMajorVersion(t *testing.T) {
 	for _, r := range rels {
 		got = append(got, r.String()+" "+r.Module()[len("github.com/argoproj/"):])
 	}
-	want := []string{"v2.14.21 argo-cd/v2", "v2.14.22 argo-cd/v2", "v3.0.0 argo-cd/v3", "v3.0.1 argo-cd/v3", "v3.1.0 argo-cd/v3",
-		"v3.2.0 argo-cd/v3", "v3.4.7 argo-cd/v3", "v3.5.1 argo-cd/v3"}
+	want := []string{"v2.14.21 argo-cd/v2", "v3.0.0 argo-cd/v3", "v3.0.12 argo-cd/v3", "v3.1.0 argo-cd/v3", "v3.2.0 argo-cd/v3",
+		"v3.4.7 argo-cd/v3", "v3.5.1 argo-cd/v3"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Releases = %v, want %v", got, want)
 	}
 	if slices.Contains(asked, "v2.16.0") || !slices.Contains(asked, "v2.15.0") {
-		t.Errorf("v2's lines end at the first with no release (2.15), asked %v", asked)
+		t.Errorf("v2's lines end at the first of which nothing is known (2.15), asked %v", asked)
 	}
-	if len(unobtainable) != 7 || unobtainable["v3.3.0"] == "" || unobtainable["v3.5.0"] == "" {
-		t.Fatalf("unobtainable = %v", unobtainable)
+	if _, ok := unobtainable["v2.15.0"]; ok {
+		t.Errorf("a line that does not exist is not listed: %v", unobtainable["v2.15.0"])
 	}
-	s := &Search{Releases: got, Runs: map[string]report.Outcome{}, Unobtainable: unobtainable}
+	tags := make([]string, 0, len(got))
+	for _, r := range rels {
+		tags = append(tags, r.String())
+	}
+	s := &Search{Releases: tags, Runs: map[string]report.Outcome{}, Unobtainable: unobtainable}
 	s.Settle()
-	if !strings.Contains(s.Verdict, "not obtainable here, so not run: v3.3.0 v3.3.1 v3.4.0 v3.4.2 v3.4.4 v3.4.6 v3.5.0 (no source tree in ARGOCD_SOURCES=/src)") {
-		t.Errorf("one reason once, after its releases: %q", s.Verdict)
+	for _, want := range []string{
+		"v3.0.1..v3.0.11 v3.4.1 v3.4.3 v3.4.5 (refused by the module proxy (403 Forbidden))",
+		"v2.14.22..v2.14.40 v3.0.13..v3.0.40 v3.1.1..v3.1.40 v3.2.1..v3.2.40 v3.3.2..v3.3.40 v3.4.8..v3.4.40 (refused by the module proxy (403 Forbidden); no later patch of its line is known: perhaps never published)",
+		"v3.3.0..v3.3.1 v3.4.0 v3.4.2 v3.4.4 v3.4.6 v3.5.0 (no source tree in ARGOCD_SOURCES=/src)",
+	} {
+		if !strings.Contains(s.Verdict, want) {
+			t.Errorf("the verdict lacks %q: %q", want, s.Verdict)
+		}
 	}
 }
 

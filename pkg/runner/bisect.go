@@ -73,8 +73,8 @@ func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*bisect.Sear
 	if !sweep {
 		groups = bisect.EngineGrouping(ctx, byTag)
 	}
-	for tag, why := range unobtainable {
-		r.Run.Logf("%s: %s is left out: %s", verb, tag, why)
+	if len(unobtainable) > 0 {
+		r.Run.Logf("%s: %d tag(s) of the range left out, not obtainable here (the verdict says which and why)", verb, len(unobtainable))
 	}
 	s, err := bisect.Find(o.Scenarios, o.Variants, releases, sweep, groups, func(tag string) (report.Outcome, error) {
 		c := template

@@ -245,11 +245,14 @@ func Mirror(ctx context.Context, s string, mode images.Mode) (*registry.Mirror, 
 
 // ReleaseExists asks the module proxy whether an ArgoCD release was published.
 func ReleaseExists(ctx context.Context, cat *catalog.Catalog, rel catalog.Release) error {
-	if _, err := sources.ModuleInfo(ctx, rel.Module(), rel.String()); err != nil {
+	if err := sources.Served(ctx, rel.Module(), rel.String()); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		msg := strings.TrimSpace(strings.TrimPrefix(shell.LastLine(err.Error()), "server response:"))
+		if errors.Is(err, sources.ErrNoGoMod) {
+			msg = sources.ErrNoGoMod.Error()
+		}
 		what := "no such release"
 		if !sources.NotPublished(err) {
 			what = "not obtainable from the module proxy"

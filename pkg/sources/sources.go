@@ -12,6 +12,7 @@ package sources
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -132,6 +133,26 @@ func ModuleInfo(ctx context.Context, module, version string) (string, error) {
 		return "", fmt.Errorf("look up %s@%s: %w", module, version, err)
 	}
 	return out, nil
+}
+
+// ErrNoGoMod is a version whose .info the module proxy serves but not its
+// go.mod: it exists, and does not download.
+var ErrNoGoMod = errors.New("the module proxy serves its .info but not its go.mod")
+
+// Served asks the module proxy whether a version can be had: its metadata
+// and its go.mod (this machine's proxy serves some releases' .info and
+// refuses their go.mod, which no build gets past). The error is
+// ModuleInfo's, or ErrNoGoMod.
+func Served(ctx context.Context, module, version string) error {
+	out, err := ModuleInfo(ctx, module, version)
+	if err != nil {
+		return err
+	}
+	var info struct{ GoMod string }
+	if err := json.Unmarshal([]byte(out), &info); err != nil || info.GoMod == "" {
+		return fmt.Errorf("%s@%s: %w", module, version, ErrNoGoMod)
+	}
+	return nil
 }
 
 // Requirement reads the version a module's go.mod at version requires of dep
