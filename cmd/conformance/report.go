@@ -25,7 +25,7 @@ const reportUsage = `report merge -o OUTDIR DIR...
 // or a merged report. Nothing here needs a cluster or the catalog.
 func reportCommand(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return &runner.BadInput{Err: errors.New("report: want merge, render or summary")}
+		return &runner.BadInput{Err: errors.New("report: want merge, render, summary or compare")}
 	}
 	switch sub, rest := args[0], args[1:]; sub {
 	case "merge":

@@ -48,7 +48,15 @@ type Component struct {
 	Versions  []string          `json:"versions"`
 	Files     map[string]string `json:"files,omitempty"`
 	OnlineURL string            `json:"onlineURL,omitempty"`
+	// Published is, for an input the user provides as a file tree (a chart
+	// directory), the content sha256 (fixture.Digest) of the tree each
+	// version was published as, keyed by that version: a provided tree that
+	// differs (a branch head, a directory edited after the release) is not
+	// the release, and no cell runs on it.
+	Published map[string]string `json:"published,omitempty"`
 }
+
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // Load parses the embedded catalog.
 func Load() (*Catalog, error) {
@@ -69,6 +77,13 @@ func Parse(data []byte) (*Catalog, error) {
 	}
 	if _, err := c.Releases(append(slices.Clone(c.ArgoCD.Default), c.ArgoCD.Smoke)); err != nil {
 		return nil, fmt.Errorf("parse catalog: %w", err)
+	}
+	for name, comp := range c.Components {
+		for v, sum := range comp.Published {
+			if !sha256Hex.MatchString(sum) {
+				return nil, fmt.Errorf("parse catalog: component %q: published %q: %q is not a sha256 (64 hex digits)", name, v, sum)
+			}
+		}
 	}
 	return &c, nil
 }

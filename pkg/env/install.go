@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/helm"
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
@@ -98,6 +99,42 @@ func ComponentImages(component, version string) features.Func {
 		}
 		imagesStep(ctx, component+" "+version, imgs)
 		lifecycle.Note(ctx, "offline images for %s %s: %s", component, version, strings.Join(imgs, " "))
+		return r.LoadImages(ctx, imgs...)
+	})
+}
+
+// TreeImages builds (offline) a component's images from a source tree the
+// user provides, with its recipe images/<component>/build.sh VERSION TREE,
+// and loads them into the cluster. The tree's git commit, when it is known
+// (see sources.TreeCommit), goes to the recipe as GIT_COMMIT (a release's
+// version string needs it). Online, the cluster pulls the upstream
+// images itself.
+func TreeImages(component, version string, tree fixture.Tree) features.Func {
+	return assert.Step("images for "+component+" "+version+" from its source tree", func(ctx context.Context) error {
+		r := lifecycle.From(ctx)
+		if r.Mode != images.Offline || repro.Planning(ctx) {
+			return nil
+		}
+		dir, err := tree(ctx)
+		if err != nil {
+			return err
+		}
+		commit, how, err := sources.TreeCommit(ctx, dir)
+		if err != nil {
+			return fmt.Errorf("the commit of %s's tree %s: %w", component, dir, err)
+		}
+		from := dir + ", commit unknown (the recipe builds without one)"
+		var buildEnv []string
+		if commit != "" {
+			from = fmt.Sprintf("%s, commit %s from %s", dir, commit, how)
+			buildEnv = append(buildEnv, "GIT_COMMIT="+commit)
+		}
+		imgs, err := r.Images.ComponentWith(ctx, buildEnv, component, version, dir)
+		if err != nil {
+			return err
+		}
+		imagesStep(ctx, component+" "+version, imgs)
+		lifecycle.Note(ctx, "offline images for %s %s (built from %s): %s", component, version, from, strings.Join(imgs, " "))
 		return r.LoadImages(ctx, imgs...)
 	})
 }

@@ -111,6 +111,25 @@ func Scale(kind, namespace, name string, replicas int) features.Func {
 	})
 }
 
+// ScaleAtEnd sets a workload's replicas back at the cell's end, whatever
+// happened in it: a step that scales a shared workload (kube-system's) leaves
+// the next cell the cluster as it found it.
+func ScaleAtEnd(kind, namespace, name string, replicas int) features.Func {
+	ref := lifecycle.Ref(kind, namespace, name)
+	return assert.Step(fmt.Sprintf("at the end, scale %s to %d", ref, replicas), func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		c.Step("at the end, scale %s to %d", ref, replicas)
+		c.Defer(fmt.Sprintf("scale %s to %d", ref, replicas), func(ctx context.Context) error {
+			_, err := r.Kubectl.Run(ctx, "scale", kind, name, "-n", namespace, fmt.Sprintf("--replicas=%d", replicas))
+			return err
+		})
+		return nil
+	})
+}
+
 // Label sets labels (key=value, or key- to remove) on an object (kubectl label --overwrite).
 func Label(kind, namespace, name string, labels ...string) features.Func {
 	return assert.Step(fmt.Sprintf("label %s %s", lifecycle.Ref(kind, namespace, name), strings.Join(labels, " ")), func(ctx context.Context) error {

@@ -3,6 +3,7 @@ package env
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/e2e-framework/pkg/features"
@@ -61,3 +62,38 @@ func Snapshot(name string) features.Func {
 		return nil
 	})
 }
+
+// Timeline records every change of the objects (kind, namespace, name
+// triples) from now until the cell's evidence is dumped, into
+// timeline-<name>.txt: their fate with timestamps, finalizers,
+// ownerReferences and how they were deleted.
+func Timeline(name string, objs ...lifecycle.TimelineObject) features.Func {
+	return assert.Step("timeline "+name, func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		var refs []string
+		for _, o := range objs {
+			refs = append(refs, lifecycle.Ref(o.Kind, o.Namespace, o.Name))
+		}
+		c.Step("timeline %s: %s", name, strings.Join(refs, ", "))
+		return r.StartTimeline(ctx, c, name, objs...)
+	})
+}
+
+// WatchLog adds a workload's log over the cell (kind/name, as kubectl logs
+// takes it) to the cell's evidence.
+func WatchLog(namespace, workload string) features.Func {
+	return assert.Step("log of "+namespace+"/"+workload, func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
+		lifecycle.CellFrom(ctx).WatchLog(namespace, workload)
+		return nil
+	})
+}
+
+// Object names one object (kind as kubectl takes it, namespace "" for
+// cluster-scoped ones) for a Timeline.
+type Object = lifecycle.TimelineObject

@@ -1,5 +1,5 @@
-// Package report is the run's data model (report.json, the format the README's
-// Reports section documents) and its renderings: Markdown, HTML and JUnit.
+// Package report is the run's data model (report.json, the format docs/reports.md
+// documents) and its renderings: Markdown, HTML and JUnit.
 package report
 
 import (
@@ -50,15 +50,18 @@ func (e Outcome) Allows(o Outcome) bool {
 
 // Cell is one scenario x variant x ArgoCD version x component version.
 type Cell struct {
-	Scenario         string  `json:"scenario"`
-	Variant          string  `json:"variant"`
-	ArgoCD           string  `json:"argocd"`
-	Component        string  `json:"component"`
-	ComponentVersion string  `json:"component_version"`
-	Outcome          Outcome `json:"outcome"`
-	Expected         Outcome `json:"expected"`
-	ExpectedWhy      string  `json:"expected_why,omitempty"` // the measurement the expectation rests on
-	Unexpected       bool    `json:"unexpected"`
+	Scenario         string `json:"scenario"`
+	Variant          string `json:"variant"`
+	ArgoCD           string `json:"argocd"`
+	Component        string `json:"component"`
+	ComponentVersion string `json:"component_version"`
+	// Kubernetes is the version the cell ran on; a report written before
+	// cells carried it has the run's (Load fills it in).
+	Kubernetes  string  `json:"kubernetes,omitempty"`
+	Outcome     Outcome `json:"outcome"`
+	Expected    Outcome `json:"expected"`
+	ExpectedWhy string  `json:"expected_why,omitempty"` // the measurement the expectation rests on
+	Unexpected  bool    `json:"unexpected"`
 	// Unmeasured: no expectation measured on a cluster covers this cell
 	// (scenario, variant, ArgoCD release, component version): its outcome is
 	// news, not a regression check.
@@ -291,6 +294,13 @@ func Load(path string) (*Report, error) {
 	var r Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("load report %q: %w", path, err)
+	}
+	for _, cells := range [][]Cell{r.Cells, r.NotRun} {
+		for i := range cells {
+			if cells[i].Kubernetes == "" {
+				cells[i].Kubernetes = r.Kubernetes
+			}
+		}
 	}
 	return &r, nil
 }

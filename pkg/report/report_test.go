@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -207,5 +208,24 @@ func TestArgoCDSupportIsReported(t *testing.T) {
 	s := m.ArgoCDSupport
 	if s.Releases["v3.5.1"] != "supported" || s.Releases["v2.14.11"] != "could not tell" || len(s.Lines) != 3 {
 		t.Errorf("merged support: %+v", s)
+	}
+}
+
+// TestLoadGivesOldCellsTheRunsKubernetes: a report written before cells
+// carried their Kubernetes version reads as if each had the run's.
+func TestLoadGivesOldCellsTheRunsKubernetes(t *testing.T) {
+	dir := t.TempDir()
+	old := `{"run_id":"x","kubernetes":"v1.33.13","cells":[{"scenario":"s","variant":"bug","argocd":"v2.14.11"},
+	  {"scenario":"s","variant":"bug","argocd":"v2.14.21","kubernetes":"v1.35.4"}],
+	  "not_run":[{"scenario":"s","variant":"bug","argocd":"v2.13.3"}]}`
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{r.Cells[0].Kubernetes, r.Cells[1].Kubernetes, r.NotRun[0].Kubernetes}; !slices.Equal(got, []string{"v1.33.13", "v1.35.4", "v1.33.13"}) {
+		t.Errorf("cells' Kubernetes = %v", got)
 	}
 }

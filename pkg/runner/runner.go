@@ -237,6 +237,7 @@ func (r *Runner) Next(ctx context.Context) []matrix.Cell {
 // cell, or false when the run was interrupted before the cell started.
 func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cell, bool) {
 	rc := c.Report()
+	rc.Kubernetes = r.report.Kubernetes
 	if ctx.Err() != nil {
 		return rc, false
 	}
@@ -407,6 +408,7 @@ func (r *Runner) notRun(cells []report.Cell) []report.Cell {
 	var left []report.Cell
 	for _, c := range planned {
 		if rc := c.Report(); !ran[rc.ID()] {
+			rc.Kubernetes = r.report.Kubernetes
 			left = append(left, rc)
 		}
 	}

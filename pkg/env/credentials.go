@@ -13,48 +13,9 @@ import (
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/helm"
-	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
-	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/shell"
-	"github.com/gitops-conformance/suite/pkg/sources"
 )
-
-// TreeImages builds (offline) a component's images from a source tree the
-// user provides, with its recipe images/<component>/build.sh VERSION TREE,
-// and loads them into the cluster. The tree's git commit, when it is known
-// (see sources.TreeCommit), goes to the recipe as GIT_COMMIT (a release's
-// version string needs it). Online, the cluster pulls the upstream
-// images itself.
-func TreeImages(component, version string, tree fixture.Tree) features.Func {
-	return assert.Step("images for "+component+" "+version+" from its source tree", func(ctx context.Context) error {
-		r := lifecycle.From(ctx)
-		if r.Mode != images.Offline || repro.Planning(ctx) {
-			return nil
-		}
-		dir, err := tree(ctx)
-		if err != nil {
-			return err
-		}
-		commit, how, err := sources.TreeCommit(ctx, dir)
-		if err != nil {
-			return fmt.Errorf("the commit of %s's tree %s: %w", component, dir, err)
-		}
-		from := dir + ", commit unknown (the recipe builds without one)"
-		var buildEnv []string
-		if commit != "" {
-			from = fmt.Sprintf("%s, commit %s from %s", dir, commit, how)
-			buildEnv = append(buildEnv, "GIT_COMMIT="+commit)
-		}
-		imgs, err := r.Images.ComponentWith(ctx, buildEnv, component, version, dir)
-		if err != nil {
-			return err
-		}
-		imagesStep(ctx, component+" "+version, imgs)
-		lifecycle.Note(ctx, "offline images for %s %s (built from %s): %s", component, version, from, strings.Join(imgs, " "))
-		return r.LoadImages(ctx, imgs...)
-	})
-}
 
 // HelmInstallChartWith installs a chart's files as release rel through the
 // Helm SDK, with values produced when the step runs merged over rel.Values;
@@ -197,38 +158,3 @@ func InjectCABundle(namespace string, ca CABundle) features.Func {
 		return nil
 	})
 }
-
-// Timeline records every change of the objects (kind, namespace, name
-// triples) from now until the cell's evidence is dumped, into
-// timeline-<name>.txt: their fate with timestamps, finalizers,
-// ownerReferences and how they were deleted.
-func Timeline(name string, objs ...lifecycle.TimelineObject) features.Func {
-	return assert.Step("timeline "+name, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
-		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
-		var refs []string
-		for _, o := range objs {
-			refs = append(refs, lifecycle.Ref(o.Kind, o.Namespace, o.Name))
-		}
-		c.Step("timeline %s: %s", name, strings.Join(refs, ", "))
-		return r.StartTimeline(ctx, c, name, objs...)
-	})
-}
-
-// WatchLog adds a workload's log over the cell (kind/name, as kubectl logs
-// takes it) to the cell's evidence.
-func WatchLog(namespace, workload string) features.Func {
-	return assert.Step("log of "+namespace+"/"+workload, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
-		lifecycle.CellFrom(ctx).WatchLog(namespace, workload)
-		return nil
-	})
-}
-
-// Object names one object (kind as kubectl takes it, namespace "" for
-// cluster-scoped ones) for a Timeline.
-type Object = lifecycle.TimelineObject
