@@ -15,6 +15,11 @@ export OPENKRUISE_CHARTS ?= $(if $(wildcard ../shared/upstream/openkruise),$(abs
 # kargo-argocd offline: where Kargo's source trees come from (a directory holding
 # kargo-<tag>/ checkouts or kargo-<tag>.tar.gz archives of github.com/akuity/kargo)
 export KARGO_SOURCES ?= $(if $(wildcard ../shared/upstream/kargo),$(abspath ../shared/upstream/kargo))
+# offline, ArgoCD releases whose module zip does not build (v3.3.0 on: a nested
+# gitops-engine) are built and installed from their source trees: a directory
+# holding argo-cd-<tag>/ checkouts or argo-cd-<tag>.tar.gz archives of
+# github.com/argoproj/argo-cd (docs/argocd-releases.md)
+export ARGOCD_SOURCES ?= $(if $(wildcard ../shared/upstream/argo-cd),$(abspath ../shared/upstream/argo-cd))
 
 SCENARIO ?=
 VARIANT ?=

@@ -13,10 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/pkg/schedule"
+	"github.com/gitops-conformance/suite/pkg/sources"
 	"github.com/gitops-conformance/suite/suites"
 )
 
@@ -63,9 +65,10 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 	if err := fs.Parse(args); err != nil {
 		return &runner.BadInput{Err: err}
 	}
+	o.Repo, _ = os.Getwd() // make runs it from the checkout
 	switch cmd {
 	case "list":
-		out, err := List(cat, data)
+		out, err := List(cat, data, cat.Support(ctx, sources.ProxyLister{}), o.Repo)
 		fmt.Print(out)
 		return err
 	case "check":
@@ -118,13 +121,70 @@ func expected(data *matrix.Data, c matrix.Cell, offline bool) string {
 
 var modeName = map[bool]string{true: "offline", false: "online"}
 
-// List renders the matrix for `make list`: each variant's cells on the
-// scenario's default axis with their measured expectation, "unmeasured"
-// where no run on a cluster recorded one.
-func List(cat *catalog.Catalog, data *matrix.Data) (string, error) {
+// supportText says which minor lines upstream supports, how each release of
+// the default axis stands, and, for a supported line the axis lacks or runs
+// behind its newest patch, whether that patch can be had here.
+func supportText(axis []catalog.Release, support catalog.Support, repo string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Kubernetes %s (kind %s); ArgoCD default axis: %s (any release tag works: ARGOCD=v2.14.5)\n\n",
+	if len(support.Lines) == 0 {
+		fmt.Fprintf(&b, "ArgoCD releases upstream supports: %s\n", support)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "ArgoCD releases upstream supports (the %d newest minor lines the module proxy lists, read now): %s; older lines are end-of-life\n",
+		catalog.SupportedLines, support)
+	var marks []string
+	for _, rel := range axis {
+		marks = append(marks, rel.String()+" "+support.Of(rel))
+	}
+	fmt.Fprintf(&b, "  default axis: %s\n", strings.Join(marks, ", "))
+	for _, line := range support.Lines {
+		newest := catalog.MustRelease(line.Newest)
+		have := ""
+		for _, rel := range axis {
+			if l, ok := support.Line(rel); ok && l == line {
+				have = rel.String()
+			}
+		}
+		if have == line.Newest {
+			continue
+		}
+		what := fmt.Sprintf("  %s: newest %s", line, line.Newest)
+		if have != "" {
+			what += ", the axis has " + have
+		} else {
+			what += ", not on the axis"
+		}
+		if !newest.FromSources() {
+			fmt.Fprintf(&b, "%s; ARGOCD=%s runs it (its module zip builds offline)\n", what, line.Newest)
+		} else if _, err := argocd.Sources.Find(repo, line.Newest); err == nil {
+			fmt.Fprintf(&b, "%s; ARGOCD=%s runs it (its source tree is in %s)\n", what, line.Newest, argocd.SourcesEnv)
+		} else {
+			where := "unset"
+			if v := os.Getenv(argocd.SourcesEnv); v != "" {
+				where = "none in " + v
+			}
+			fmt.Fprintf(&b, "%s; offline it needs its source tree in %s (%s), online (upstream images) ARGOCD=%s runs it\n",
+				what, argocd.SourcesEnv, where, line.Newest)
+		}
+	}
+	return b.String()
+}
+
+// List renders the matrix for `make list`: which ArgoCD releases upstream
+// supports (support, read from the module proxy's listing), then each
+// variant's cells on the scenario's default axis with their measured
+// expectation, "unmeasured" where no run on a cluster recorded one. repo is
+// the checkout a relative ARGOCD_SOURCES is taken from.
+func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo string) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Kubernetes %s (kind %s); ArgoCD default axis: %s (any release tag works: ARGOCD=v2.14.5)\n",
 		cat.Kubernetes.Version, cat.Kind, strings.Join(cat.ArgoCD.Default, ", "))
+	axis, err := cat.Releases(cat.ArgoCD.Default)
+	if err != nil {
+		return b.String(), err
+	}
+	b.WriteString(supportText(axis, support, repo))
+	b.WriteString("\n")
 	for _, s := range data.Scenarios {
 		axis := s.ArgoCD
 		if len(axis) == 0 {
@@ -134,7 +194,20 @@ func List(cat *catalog.Catalog, data *matrix.Data) (string, error) {
 		if err != nil {
 			return b.String(), fmt.Errorf("suites/matrix.yaml: scenario %s: %w", s.Name, err)
 		}
-		fmt.Fprintf(&b, "%s (%s; ArgoCD %s)\n  %s\n", s.Name, s.Component, strings.Join(axis, ", "), s.Summary)
+		var supported []string
+		for _, rel := range rels {
+			if support.Of(rel) == catalog.Supported {
+				supported = append(supported, rel.String())
+			}
+		}
+		marks := "supported: none, every release end-of-life"
+		switch {
+		case len(support.Lines) == 0:
+			marks = "supported: " + catalog.CouldNotTell
+		case len(supported) > 0:
+			marks = "supported: " + strings.Join(supported, ", ")
+		}
+		fmt.Fprintf(&b, "%s (%s; ArgoCD %s; %s)\n  %s\n", s.Name, s.Component, strings.Join(axis, ", "), marks, s.Summary)
 		if s.OfflineSkip != "" {
 			fmt.Fprintf(&b, "  offline: SKIPPED: %s\n", s.OfflineSkip)
 		}

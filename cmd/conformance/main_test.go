@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
@@ -42,8 +45,49 @@ func TestCheckRejectsBadInputWithOneLine(t *testing.T) {
 			t.Fatalf("check %v: error is not one line: %q", args, err)
 		}
 	}
-	if out, err := List(cat, data); err != nil || !strings.Contains(out, "kubeovn-argocd") {
+	if out, err := List(cat, data, catalog.Support{Why: "offline"}, t.TempDir()); err != nil || !strings.Contains(out, "kubeovn-argocd") {
 		t.Fatal("list must name the scenarios")
+	}
+}
+
+// listing is a fixed module proxy listing.
+type listing map[string][]string
+
+func (l listing) Versions(_ context.Context, module string) ([]string, error) { return l[module], nil }
+
+// make list marks each release supported or end-of-life from the listing
+// (could not tell without one) and says how the newest patch of a supported
+// line can be had.
+func TestListMarksSupportedReleases(t *testing.T) {
+	cat, data := loadMatrix(t)
+	support := cat.Support(context.Background(), listing{
+		"github.com/argoproj/argo-cd/v2": {"v2.13.3", "v2.14.21"},
+		"github.com/argoproj/argo-cd/v3": {"v3.3.19", "v3.4.7", "v3.4.13", "v3.5.1", "v3.5.7", "v3.6.0", "v3.6.1"},
+	})
+	repo := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repo, "argo-cd-v3.5.7.tar.gz"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(argocd.SourcesEnv, repo)
+	out, err := List(cat, data, support, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"supports (the 3 newest minor lines the module proxy lists, read now): 3.6 (newest v3.6.1), 3.5 (newest v3.5.7), 3.4 (newest v3.4.13)",
+		"v2.13.3 end-of-life", "v3.4.7 supported", "v3.5.1 supported",
+		"3.6: newest v3.6.1, not on the axis; offline it needs its source tree in ARGOCD_SOURCES (none in " + repo + "), online (upstream images) ARGOCD=v3.6.1 runs it",
+		"3.5: newest v3.5.7, the axis has v3.5.1; ARGOCD=v3.5.7 runs it (its source tree is in ARGOCD_SOURCES)",
+		"kyverno-argocd (kyverno; ArgoCD v2.13.3, v2.14.3, v2.14.21, v3.0.12, v3.1.2, v3.1.4; supported: none, every release end-of-life)",
+		"kubeovn-argocd (kube-ovn; ArgoCD v2.13.3, v2.14.11, v2.14.21, v3.4.7, v3.5.1; supported: v3.4.7, v3.5.1)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	out, _ = List(cat, data, catalog.Support{Why: "the module proxy's list of github.com/argoproj/argo-cd/v3: 403 Forbidden"}, repo)
+	if !strings.Contains(out, "supports: could not tell (the module proxy's list of github.com/argoproj/argo-cd/v3: 403 Forbidden)") || strings.Contains(out, "end-of-life") {
+		t.Errorf("without a listing list must say it could not tell, never guess:\n%s", out)
 	}
 }
 
@@ -55,8 +99,40 @@ func TestRealMatrixExpectationsHaveTheirVariantsPolarity(t *testing.T) {
 	}
 }
 
+// fakeSources points ARGOCD_SOURCES at archives named for every release of
+// the default axis built from a source tree (what a check looks for; their
+// content is read only when a cell builds).
+func fakeSources(t *testing.T, cat *catalog.Catalog) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, tag := range cat.ArgoCD.Default {
+		if catalog.MustRelease(tag).FromSources() {
+			if err := os.WriteFile(filepath.Join(dir, "argo-cd-"+tag+".tar.gz"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Setenv(argocd.SourcesEnv, dir)
+}
+
+// Offline, without ARGOCD_SOURCES, a selection holding a release built from
+// its source tree is refused by check: one line, naming the variable.
+func TestCheckRefusesAReleaseWithoutItsSourceTree(t *testing.T) {
+	cat, data := loadMatrix(t)
+	t.Setenv(argocd.SourcesEnv, "")
+	err := run(context.Background(), cat, data, "check", []string{"-scenario", "kubeovn-argocd", "-variant", "bug", "-mode", "offline"})
+	if !runner.IsBadInput(err) || !strings.Contains(err.Error(), argocd.SourcesEnv) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("want one line naming %s, got %v", argocd.SourcesEnv, err)
+	}
+	fakeSources(t, cat)
+	if err := run(context.Background(), cat, data, "check", []string{"-scenario", "kubeovn-argocd", "-variant", "bug", "-mode", "offline"}); err != nil {
+		t.Fatalf("with the archives there: %v", err)
+	}
+}
+
 func TestPlanNeedsNoClusterAndNamesEveryScenario(t *testing.T) {
 	cat, data := loadMatrix(t)
+	fakeSources(t, cat)
 	cells, err := runner.Validate(context.Background(), cat, data, runner.Options{Mode: "offline", Repeat: 1, Clusters: 1})
 	if err != nil {
 		t.Fatal(err)

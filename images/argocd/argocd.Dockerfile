@@ -3,6 +3,8 @@
 # Mirrors the "argocd-base" and final stages of the upstream Dockerfile of the
 # tag (user 999 "argocd", /app/config layout, wrappers, tini entrypoint);
 # the Go binaries come from the build context instead of builder stages.
+# build.sh puts the ENV instructions of the tag's argocd-base stage where the
+# line "# upstream ENV" is.
 ARG BASE_IMAGE
 FROM ${BASE_IMAGE}
 
@@ -19,7 +21,13 @@ RUN groupadd -g $ARGOCD_USER_ID argocd && \
     chown argocd:0 /home/argocd && \
     chmod g=u /home/argocd
 
-COPY gpg-wrapper.sh git-verify-wrapper.sh entrypoint.sh helm kustomize argocd /usr/local/bin/
+# argocd, helm, kustomize (and git-lfs where the tag pins a version of it),
+# gpg-wrapper.sh, git-verify-wrapper.sh, entrypoint.sh
+COPY bin/ /usr/local/bin/
+
+# where the tag's Dockerfile initializes git-lfs system-wide (LFS filters in /etc/gitconfig)
+ARG GIT_LFS_SYSTEM=0
+RUN if [ "$GIT_LFS_SYSTEM" = 1 ]; then git lfs install --system; fi
 
 # keep uid_entrypoint.sh for backward compatibility
 RUN ln -s /usr/local/bin/entrypoint.sh /usr/local/bin/uid_entrypoint.sh
@@ -37,6 +45,8 @@ RUN mkdir -p tls && \
     chmod 0700 gpg/keys
 
 ENV USER=argocd
+
+# upstream ENV
 
 # One symlink per component name (from the tag's Dockerfile and install.yaml).
 ARG ARGOCD_LINKS

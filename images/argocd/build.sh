@@ -1,41 +1,70 @@
 #!/usr/bin/env bash
 # Offline build of the Argo CD images for one released tag, with no container
-# registry: everything comes from the Go module proxy and Debian's mirror.
+# registry: everything comes from the Go module proxy and Debian's mirror,
+# and, for a tag whose module zip does not build, from a source tree of the
+# tag that the caller names.
 #
-#   usage: build.sh TAG            e.g. build.sh v2.14.11   (v2.x and v3.x tags)
+#   usage: build.sh TAG [SOURCE_DIR]   e.g. build.sh v2.14.11
+#                                           build.sh v3.5.1 /path/to/argo-cd-v3.5.1
 #   env:   CACHE_DIR               default ${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance
 #          DEBIAN_SUITE            default bookworm
 #          DEBIAN_MIRROR           default http://deb.debian.org/debian
-#          ARGOCD_GIT_COMMIT       optional commit of TAG; the module proxy does not
-#                                  tell it, so by default the version reads vX.Y.Z+unknown
+#          GIT_COMMIT              the commit of TAG (40 hex). The module proxy does not
+#                                  tell it, nor does an archive made without git: without
+#                                  it the version reads vX.Y.Z+unknown. A checkout's HEAD
+#                                  is read from it. (ARGOCD_GIT_COMMIT: the older name.)
 #
-# What it does (see README.md): builds the argocd binary from the tag's module
-# zip as the main module (its go.mod, go.sum and replaces apply), helm and
-# kustomize at the versions hack/tool-versions.sh pins, a debootstrap rootfs
-# imported as a local docker image, then `docker build` (legacy builder) of
+# Where the sources come from:
+#   - without SOURCE_DIR: the tag's module zip (github.com/argoproj/argo-cd/vN@TAG),
+#     built as the main module (its go.mod, go.sum and replaces apply). From
+#     v3.3.0 go.mod replaces gitops-engine with the nested module ./gitops-engine,
+#     which the zip leaves out: such a tag is refused here with what to give.
+#   - with SOURCE_DIR: an argo-cd tree at the tag (a checkout, or an archive
+#     extracted), gitops-engine/ included, built the same way from a copy;
+#     its manifests/install.yaml names the images.
+# What the image has, read from the tag's own files (see README.md): the
+# argocd binary (ldflags as the tag's Makefile sets them), helm (helm3_version
+# or helm4_version), kustomize and, where pinned, git-lfs at the versions of
+# hack/tool-versions.sh, each from the module proxy; the Debian packages of
+# the argocd-base stage of the tag's Dockerfile (plus what the recipe needs);
+# that stage's ENV instructions; one symlink per component name. Then
+# `docker build` (legacy builder) of
 #   - the argocd image, under the exact name manifests/install.yaml uses
 #     (quay.io/argoproj/argocd:TAG), and
 #   - a redis image from Debian's redis-server, under the exact redis name
 #     install.yaml uses (redis:7.0.15-alpine, public.ecr.aws/docker/library/redis:...).
 # Progress goes to stderr, one line per step; stdout carries only the marker
 # line "IMAGES:" followed by the image names, one per line (for `kind load`).
-# Each image is labelled gitops-conformance.cache-key=<sha256 over the tag and
-# the recipe files>; an image with that name and key already present is reused.
+# Each image is labelled gitops-conformance.cache-key=<sha256 over the tag,
+# the source (module, or the tree's digest and commit) and the recipe files>;
+# an image with that name and key already present is reused.
 set -euo pipefail
 
-usage() { echo "usage: $0 TAG   (a released argo-cd tag, e.g. v2.14.11)" >&2; exit 2; }
-[ $# -eq 1 ] || usage
-TAG=$1
+usage() { echo "usage: $0 TAG [SOURCE_DIR]   (a released argo-cd tag, e.g. v2.14.11; an argo-cd tree at that tag)" >&2; exit 2; }
+[ $# -eq 1 ] || [ $# -eq 2 ] || usage
+TAG=$1 SRC=${2:-}
 [[ $TAG =~ ^v([0-9]+)\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] || usage
 MAJOR=${BASH_REMATCH[1]}
 [ "$MAJOR" -ge 2 ] || { echo "build.sh: only module tags (v2.x and later) are supported, got $TAG" >&2; exit 2; }
 MOD=github.com/argoproj/argo-cd/v$MAJOR
+GIT_COMMIT=${GIT_COMMIT:-${ARGOCD_GIT_COMMIT:-}}
+[ -z "$GIT_COMMIT" ] || [[ $GIT_COMMIT =~ ^[0-9a-f]{40}$ ]] || { echo "build.sh: GIT_COMMIT=$GIT_COMMIT is not a commit id (40 hex)" >&2; exit 2; }
+if [ -n "$SRC" ]; then
+  [ -f "$SRC/go.mod" ] && [ -f "$SRC/manifests/install.yaml" ] && [ -d "$SRC/cmd" ] ||
+    { echo "build.sh: $SRC is not an argo-cd tree (no go.mod, cmd/ or manifests/install.yaml)" >&2; exit 1; }
+  SRC=$(cd "$SRC" && pwd)
+  grep -q "^module $MOD\$" "$SRC/go.mod" || { echo "build.sh: $SRC/go.mod is not $MOD (the module of $TAG)" >&2; exit 1; }
+  TREE_VERSION=$(tr -d ' \n' <"$SRC/VERSION" 2>/dev/null || true)
+  [ "v$TREE_VERSION" = "${TAG%%-*}" ] || [ "v$TREE_VERSION" = "$TAG" ] ||
+    { echo "build.sh: $SRC is not argo-cd $TAG: its VERSION file says '$TREE_VERSION'" >&2; exit 1; }
+fi
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance}
 DEBIAN_SUITE=${DEBIAN_SUITE:-bookworm}
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-ARGOCD_PACKAGES=git,gnupg,openssh-client,tini,ca-certificates
+# what the recipe itself needs in the argocd image, whatever the tag's Dockerfile installs
+RECIPE_PACKAGES=git,gnupg,openssh-client,tini,ca-certificates
 REDIS_PACKAGES=redis-server
 ROOTFS_REV=1 # bump when the rootfs recipe below changes
 LABEL_KEY=gitops-conformance.cache-key
@@ -98,10 +127,10 @@ mod_dir() {
   [ -d "$dir" ] || { echo "build.sh: no module directory for $1" >&2; return 1; }
   echo "$dir"
 }
-mod_info_time() { # commit time of MOD@VER from the proxy's .info (reproducible build date)
+mod_info_time() { # commit time of MOD@VER from the proxy's .info (reproducible build date; no zip)
   local j
-  j=$(cd "$WORK_DIR" && go mod download -json "$1")
-  jq -r '.Time // "1970-01-01T00:00:00Z"' "$(jq -r .Info <<<"$j")" | sed -E 's/\.[0-9]+Z$/Z/'
+  j=$(cd "$WORK_DIR" && go list -m -json "$1")
+  jq -r '.Time // "1970-01-01T00:00:00Z"' <<<"$j" | sed -E 's/\.[0-9]+Z$/Z/'
 }
 gomod_version() { # gomod_version GO.MOD PATH: version in effect (replace wins over require)
   go mod edit -json "$1" | jq -r --arg p "$2" '
@@ -123,26 +152,40 @@ recipe_digest() { # names and contents of every recipe file in this directory
 }
 RECIPE=$(recipe_digest)
 
-# build_go_bin NAME VERSION MODULE PKG LDFLAGS [PREP_FN]
-# Builds PKG of MODULE@VERSION as the main module in a writable copy under
-# $CACHE_DIR/work, caching the binary as $CACHE_DIR/bin/NAME-VERSION (a stamp
-# over module sum, package, ldflags and Go version decides reuse). Sets BUILT.
-build_go_bin() {
-  local name=$1 ver=$2 mod=$3 pkg=$4 ldflags=$5 prep=${6:-} out dir stamp work added
-  out=$BIN_DIR/$name-$ver
-  begin
-  dir=$(mod_dir "$mod@$ver")
-  stamp=$(printf '%s\n' "$mod@$ver" "$(cat "$dir/go.sum" 2>/dev/null | sha256sum)" "$pkg" "$ldflags" "$GOVERSION" "$GOFLAGS" | sha256sum | cut -d' ' -f1)
-  if [ -x "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
-    BUILT=$out; progress "$name $ver" "cached $out"; return 0
+# go_toolchain GO.MOD: the GOTOOLCHAIN a main module builds with: local, or
+# auto when its go line asks for a newer Go than this one (the toolchain then
+# downloads through the module proxy); sets TOOLCHAIN and TOOLCHAIN_NOTE.
+go_toolchain() {
+  local need have
+  need=$(go mod edit -json "$1" | jq -r '.Go // empty')
+  have=$(go env GOVERSION); have=${have#go}
+  TOOLCHAIN=local TOOLCHAIN_NOTE=""
+  if [ -n "$need" ] && [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | tail -n1)" != "$have" ]; then
+    TOOLCHAIN=auto TOOLCHAIN_NOTE="go $need (go.mod) > $have: GOTOOLCHAIN=auto"
   fi
-  mktmp "$name-$ver"; work=$TMP_D
-  cp -R "$dir/." "$work/"
+}
+
+# build_bin NAME OUT DIR ID PKG LDFLAGS [PREP_FN]
+# Builds PKG of the Go main module in DIR (copied to a writable directory
+# under $CACHE_DIR/work: its go.mod, go.sum and replaces apply, and nothing is
+# written into DIR) into OUT. A stamp over ID (what DIR is), the package,
+# ldflags and the Go version decides reuse. Sets BUILT.
+build_bin() {
+  local name=$1 out=$2 dir=$3 id=$4 pkg=$5 ldflags=$6 prep=${7:-} stamp work added gover
+  go_toolchain "$dir/go.mod"
+  gover=$(cd "$dir" && GOTOOLCHAIN=$TOOLCHAIN go env GOVERSION)
+  stamp=$(printf '%s\n' "$id" "$pkg" "$ldflags" "$gover" "$GOFLAGS" | sha256sum | cut -d' ' -f1)
+  if [ -x "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
+    BUILT=$out; progress "$name" "cached $out"; return 0
+  fi
+  mktmp "$name"; work=$TMP_D
+  # a checkout's .git and the UI's node_modules are not needed to build
+  tar -C "$dir" --exclude=./.git --exclude=./ui/node_modules -cf - . | tar -C "$work" -xf -
   chmod -R u+w "$work"
   PREP_NOTE=""
   [ -z "$prep" ] || "$prep" "$work"
   TMPS+=("$out.tmp")
-  run "go-build-$name" go -C "$work" build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg"
+  run "go-build-${name%% *}" env GOTOOLCHAIN="$TOOLCHAIN" go -C "$work" build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg"
   mv -f "$out.tmp" "$out"
   echo "$stamp" >"$out.stamp"
   # keep the go.sum the build resolved: it pins the build (upstream's may lack lines)
@@ -150,7 +193,17 @@ build_go_bin() {
   added=$(comm -13 <(LC_ALL=C sort -u "$dir/go.sum") <(LC_ALL=C sort -u "$work/go.sum") | wc -l)
   safe_rm "$work"
   BUILT=$out
-  progress "$name $ver" "built $out (go.sum +$added lines${PREP_NOTE:+; $PREP_NOTE})"
+  progress "$name" "built $out with $gover (go.sum +$added lines${PREP_NOTE:+; $PREP_NOTE}${TOOLCHAIN_NOTE:+; $TOOLCHAIN_NOTE})"
+}
+
+# build_go_bin NAME VERSION MODULE PKG LDFLAGS [PREP_FN]: build_bin of
+# MODULE@VERSION from the module proxy, cached as $CACHE_DIR/bin/NAME-VERSION.
+build_go_bin() {
+  local name=$1 ver=$2 mod=$3 pkg=$4 ldflags=$5 prep=${6:-} dir
+  begin
+  dir=$(mod_dir "$mod@$ver")
+  # the id's two lines are what stamps written before build_bin held
+  build_bin "$name $ver" "$BIN_DIR/$name-$ver" "$dir" "$mod@$ver"$'\n'"$(cat "$dir/go.sum" 2>/dev/null | sha256sum)" "$pkg" "$ldflags" "$prep"
 }
 
 # ensure_rootfs NAME PACKAGES: a debootstrap minbase rootfs, cached as the
@@ -175,11 +228,45 @@ ensure_rootfs() {
   progress "rootfs $name" "built $ref ($(docker image inspect -f '{{.Size}}' "$ref" | awk '{printf "%d MB", $1/1e6}'))"
 }
 
-# ---------------------------------------------------------------- module
+# ---------------------------------------------------------------- sources
 begin
-ARGO_DIR=$(mod_dir "$MOD@$TAG")
+# local_replaces GO.MOD: the replace directives that point into the module's
+# own tree (a nested module), which a module zip leaves out
+local_replaces() {
+  go mod edit -json "$1" | jq -r '.Replace[]? | select(.New.Path | test("^\\.{1,2}/")) | "\(.Old.Path) => \(.New.Path)"'
+}
+if [ -z "$SRC" ]; then
+  ARGO_DIR=$(mod_dir "$MOD@$TAG")
+  NESTED=$(local_replaces "$ARGO_DIR/go.mod")
+  if [ -n "$NESTED" ]; then
+    echo "build.sh: $MOD@$TAG does not build from its module zip: go.mod replaces $(tr '\n' ' ' <<<"$NESTED")(a nested module the zip leaves out);" \
+      "give a source tree of the tag: $0 $TAG /path/to/argo-cd-$TAG (the suite passes the one ARGOCD_SOURCES names)" >&2
+    exit 1
+  fi
+  SOURCE="module $MOD@$TAG"
+  SOURCE_ID="$MOD@$TAG"
+  GIT_TREE_STATE=clean
+else
+  ARGO_DIR=$SRC
+  for r in $(local_replaces "$ARGO_DIR/go.mod" | sed 's/.* => //'); do
+    [ -f "$ARGO_DIR/$r/go.mod" ] || { echo "build.sh: $ARGO_DIR/go.mod replaces a module with $r, which the tree lacks ($ARGO_DIR/$r/go.mod)" >&2; exit 1; }
+  done
+  # the tree's digest: every file's path and content (not where it lies, not
+  # .git, not the suite's marks of an extracted archive)
+  TREE=$(cd "$ARGO_DIR" && find . \( -path ./.git -o -path ./.extracted -o -path ./.git-commit -o -path ./ui/node_modules \) -prune -o -type f -print0 |
+    LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+  # the commit and tree state, as upstream's Makefile reads them
+  if [ -e "$ARGO_DIR/.git" ]; then
+    GIT_COMMIT=$(git -C "$ARGO_DIR" rev-parse HEAD)
+    GIT_TREE_STATE=$([ -z "$(git -C "$ARGO_DIR" status --porcelain)" ] && echo clean || echo dirty)
+  else
+    GIT_TREE_STATE=clean # an archive is the commit's tree
+  fi
+  SOURCE="tree $ARGO_DIR (sha256 ${TREE:0:16}, commit ${GIT_COMMIT:-unknown}, $GIT_TREE_STATE)"
+  SOURCE_ID="tree $TREE"
+fi
 INSTALL_YAML=$ARGO_DIR/manifests/install.yaml
-[ -f "$INSTALL_YAML" ] || { echo "build.sh: $MOD@$TAG has no manifests/install.yaml" >&2; exit 1; }
+[ -f "$INSTALL_YAML" ] || { echo "build.sh: $SOURCE has no manifests/install.yaml" >&2; exit 1; }
 images_named() { # images_named REGEX: distinct image references in install.yaml matching
   sed -nE 's/^[[:space:]-]*image:[[:space:]]*["'\'']?([^"'\''[:space:]]+).*/\1/p' "$INSTALL_YAML" |
     { grep -E "$1" || true; } | LC_ALL=C sort -u
@@ -191,9 +278,46 @@ REDIS_IMAGE=$(images_named '(^|/)redis:')
 if grep -q -- '--update=none' "$INSTALL_YAML"; then
   echo "build.sh: warning: install.yaml uses 'cp --update=none' (coreutils >= 9.3); $DEBIAN_SUITE's cp may lack it (try DEBIAN_SUITE=trixie)" >&2
 fi
-progress "module $MOD@$TAG" "$ARGOCD_IMAGE, $REDIS_IMAGE"
+progress "source $TAG" "$SOURCE: $ARGOCD_IMAGE, $REDIS_IMAGE"
+[ -n "$GIT_COMMIT" ] || echo "build.sh: no commit for $TAG (GIT_COMMIT unset${SRC:+, $SRC is no checkout}): argocd will report v${TAG#v}+unknown" >&2
 
-ARGOCD_KEY=$(printf '%s\n' argocd "$TAG" "${ARGOCD_GIT_COMMIT:-}" "$ARGOCD_IMAGE" "$RECIPE" "$GOVERSION" "$DEBIAN_SUITE" "$ARGOCD_PACKAGES" | sha256sum | cut -d' ' -f1)
+# What the tag's Dockerfile puts into the image, from its argocd-base stage
+# (to the next FROM): the packages its apt-get install names, its ENV
+# instructions (continuation lines joined), whether it runs
+# `git lfs install --system`.
+DOCKERFILE=$ARGO_DIR/Dockerfile
+[ -f "$DOCKERFILE" ] || { echo "build.sh: $SOURCE has no Dockerfile" >&2; exit 1; }
+base_stage() {
+  awk '/^FROM .* AS argocd-base/ { on = 1; next } on && /^FROM / { exit } on' "$DOCKERFILE" |
+    sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta'
+}
+UPSTREAM_PACKAGES=$(base_stage | grep -oE 'apt-get install [^&]*' | sed -E 's/apt-get install//; s/(^| )-[^ ]+//g' | tr ' ' '\n' | grep -E '^[a-z0-9][a-z0-9.+-]*$' | LC_ALL=C sort -u | tr '\n' ' ')
+[ -n "$UPSTREAM_PACKAGES" ] || { echo "build.sh: no apt-get install in the argocd-base stage of $DOCKERFILE" >&2; exit 1; }
+UPSTREAM_ENV=$(base_stage | grep -E '^ENV ' || true)
+GIT_LFS_SYSTEM=0
+[[ $(base_stage) != *"git lfs install --system"* ]] || GIT_LFS_SYSTEM=1
+
+# helm, kustomize and git-lfs at the versions the tag pins
+TOOLS=$ARGO_DIR/hack/tool-versions.sh
+pinned() { sed -nE "s/^$1=([^[:space:]]+).*/\1/p" "$TOOLS"; }
+HELM_MAJOR=3 HELM_VERSION=$(pinned helm3_version)
+[ -n "$HELM_VERSION" ] || { HELM_MAJOR=4 HELM_VERSION=$(pinned helm4_version); }
+KUSTOMIZE_VERSION=$(pinned kustomize5_version)
+GIT_LFS_VERSION=""
+# the builder stage installs git-lfs from its release (the pinned version);
+# where the base stage's apt-get installs it instead, Debian's package is it
+if grep -q 'install.sh git-lfs' "$DOCKERFILE"; then
+  GIT_LFS_VERSION=$(pinned git_lfs_version)
+  [ -n "$GIT_LFS_VERSION" ] || { echo "build.sh: $DOCKERFILE installs git-lfs but $TOOLS pins no git_lfs_version" >&2; exit 1; }
+  GIT_LFS_VERSION=v$GIT_LFS_VERSION
+fi
+[ -n "$HELM_VERSION" ] && [ -n "$KUSTOMIZE_VERSION" ] ||
+  { echo "build.sh: cannot read helm3_version or helm4_version, and kustomize5_version, from $TOOLS" >&2; exit 1; }
+HELM_VERSION=v$HELM_VERSION KUSTOMIZE_VERSION=v$KUSTOMIZE_VERSION
+ARGOCD_PACKAGES=$( { tr ',' '\n' <<<"$RECIPE_PACKAGES"; tr ' ' '\n' <<<"$UPSTREAM_PACKAGES"; } | grep . | LC_ALL=C sort -u | paste -sd, -)
+progress "Dockerfile $TAG" "packages $ARGOCD_PACKAGES; helm $HELM_VERSION, kustomize $KUSTOMIZE_VERSION${GIT_LFS_VERSION:+, git-lfs $GIT_LFS_VERSION}; ENV: $(sed -E 's/^ENV //' <<<"$UPSTREAM_ENV" | tr '\n' ' ')"
+
+ARGOCD_KEY=$(printf '%s\n' argocd "$TAG" "$SOURCE_ID" "$GIT_COMMIT" "$GIT_TREE_STATE" "$ARGOCD_IMAGE" "$RECIPE" "$GOVERSION" "$DEBIAN_SUITE" "$ARGOCD_PACKAGES" | sha256sum | cut -d' ' -f1)
 REDIS_KEY=$(printf '%s\n' redis "$REDIS_IMAGE" "$RECIPE" "$DEBIAN_SUITE" "$REDIS_PACKAGES" | sha256sum | cut -d' ' -f1)
 
 # ---------------------------------------------------------------- argocd image
@@ -210,38 +334,51 @@ else
     VERSION=${TAG#v}
   fi
   KUBECTL_VERSION=$(gomod_version "$ARGO_DIR/go.mod" k8s.io/client-go)
-  BUILD_DATE=$(mod_info_time "$MOD@$TAG")
-  # No git here: gitCommit is unknown unless given, so the version string is
-  # v$VERSION+<commit7> (as upstream release builds print) or v$VERSION+unknown.
+  # the build date: the tag's commit time (a checkout's, else the proxy's for the tag)
+  if [ -n "$SRC" ] && [ -e "$SRC/.git" ]; then
+    BUILD_DATE=$(TZ=UTC git -C "$SRC" log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ)
+  elif ! BUILD_DATE=$(mod_info_time "$MOD@$TAG" 2>/dev/null); then
+    BUILD_DATE=$(date -u +'%Y-%m-%dT%H:%M:%SZ') # as upstream's Makefile defaults it
+  fi
+  # gitCommit unknown (GIT_COMMIT unset): the version string reads
+  # v$VERSION+unknown; with it v$VERSION+<commit7>, as upstream release builds print.
   ARGO_LDFLAGS="-s -w -X $PKG.version=$VERSION -X $PKG.buildDate=$BUILD_DATE"
-  ARGO_LDFLAGS+=" -X $PKG.gitCommit=${ARGOCD_GIT_COMMIT:-} -X $PKG.gitTreeState=clean"
+  ARGO_LDFLAGS+=" -X $PKG.gitCommit=$GIT_COMMIT -X $PKG.gitTreeState=$GIT_TREE_STATE"
   ARGO_LDFLAGS+=" -X $PKG.kubectlVersion=$KUBECTL_VERSION"
-  ARGO_LDFLAGS+=" -X '$PKG.extraBuildInfo=gitops-conformance offline build from the module zip'"
+  if [ -z "$SRC" ]; then
+    ARGO_LDFLAGS+=" -X '$PKG.extraBuildInfo=gitops-conformance offline build from the module zip'"
+  else
+    ARGO_LDFLAGS+=" -X '$PKG.extraBuildInfo=gitops-conformance offline build from a source tree'"
+  fi
   prep_argocd() { # ui/embed.go embeds ui/dist/app, which needs one non-hidden file
     local app=$1/ui/dist/app
     if [ -f "$1/ui/embed.go" ] && [ -z "$(find "$app" -maxdepth 1 -type f ! -name '.*' ! -name '_*' 2>/dev/null | head -n1)" ]; then
       mkdir -p "$app"; : >"$app/gitkeep"; PREP_NOTE="placeholder ui/dist/app/gitkeep added"
     fi
   }
-  build_go_bin argocd "$TAG" "$MOD" ./cmd "$ARGO_LDFLAGS" prep_argocd
+  if [ -z "$SRC" ]; then
+    build_go_bin argocd "$TAG" "$MOD" ./cmd "$ARGO_LDFLAGS" prep_argocd
+  else
+    # one binary per tree: two trees of a tag (a checkout, an archive) keep their own
+    begin
+    progress "argocd $TAG" "building from $ARGO_DIR (cold: ~10 min on 2 busy cores)"
+    build_bin "argocd $TAG" "$BIN_DIR/argocd-$TAG-tree-${TREE:0:12}" "$ARGO_DIR" "$SOURCE_ID" ./cmd "$ARGO_LDFLAGS" prep_argocd
+  fi
   ARGOCD_BIN=$BUILT
 
-  # helm and kustomize at the versions the tag pins
-  TOOLS=$ARGO_DIR/hack/tool-versions.sh
-  HELM_VERSION=v$(sed -nE 's/^helm3_version=([^[:space:]]+).*/\1/p' "$TOOLS")
-  KUSTOMIZE_VERSION=v$(sed -nE 's/^kustomize5_version=([^[:space:]]+).*/\1/p' "$TOOLS")
-  [ "$HELM_VERSION" != v ] && [ "$KUSTOMIZE_VERSION" != v ] ||
-    { echo "build.sh: cannot read helm3_version/kustomize5_version from $TOOLS" >&2; exit 1; }
-
-  HELM_DIR=$(mod_dir "helm.sh/helm/v3@$HELM_VERSION")
-  HELM_K8S=$(gomod_version "$HELM_DIR/go.mod" k8s.io/client-go) # v0.31.x -> Kubernetes 1.31
-  HELM_K8S_MAJOR=$(( $(cut -d. -f1 <<<"${HELM_K8S#v}") + 1 ))
-  HELM_K8S_MINOR=$(cut -d. -f2 <<<"$HELM_K8S")
-  HV=helm.sh/helm/v3
-  HELM_LDFLAGS="-s -w -X $HV/internal/version.version=$HELM_VERSION -X $HV/internal/version.gitTreeState=clean"
-  HELM_LDFLAGS+=" -X $HV/pkg/lint/rules.k8sVersionMajor=$HELM_K8S_MAJOR -X $HV/pkg/lint/rules.k8sVersionMinor=$HELM_K8S_MINOR"
-  HELM_LDFLAGS+=" -X $HV/pkg/chartutil.k8sVersionMajor=$HELM_K8S_MAJOR -X $HV/pkg/chartutil.k8sVersionMinor=$HELM_K8S_MINOR"
-  build_go_bin helm "$HELM_VERSION" helm.sh/helm/v3 ./cmd/helm "$HELM_LDFLAGS"
+  HELM_DIR=$(mod_dir "helm.sh/helm/v$HELM_MAJOR@$HELM_VERSION")
+  HV=helm.sh/helm/v$HELM_MAJOR
+  if [ "$HELM_MAJOR" = 3 ]; then
+    HELM_K8S=$(gomod_version "$HELM_DIR/go.mod" k8s.io/client-go) # v0.31.x -> Kubernetes 1.31
+    HELM_K8S_MAJOR=$(( $(cut -d. -f1 <<<"${HELM_K8S#v}") + 1 ))
+    HELM_K8S_MINOR=$(cut -d. -f2 <<<"$HELM_K8S")
+    HELM_LDFLAGS="-s -w -X $HV/internal/version.version=$HELM_VERSION -X $HV/internal/version.gitTreeState=clean"
+    HELM_LDFLAGS+=" -X $HV/pkg/lint/rules.k8sVersionMajor=$HELM_K8S_MAJOR -X $HV/pkg/lint/rules.k8sVersionMinor=$HELM_K8S_MINOR"
+    HELM_LDFLAGS+=" -X $HV/pkg/chartutil.k8sVersionMajor=$HELM_K8S_MAJOR -X $HV/pkg/chartutil.k8sVersionMinor=$HELM_K8S_MINOR"
+  else # helm 4's Makefile: version, metadata (empty for a tag), tree state
+    HELM_LDFLAGS="-s -w -X $HV/internal/version.version=$HELM_VERSION -X $HV/internal/version.metadata= -X $HV/internal/version.gitTreeState=clean"
+  fi
+  build_go_bin helm "$HELM_VERSION" "$HV" ./cmd/helm "$HELM_LDFLAGS"
   HELM_BIN=$BUILT
 
   KP=sigs.k8s.io/kustomize/api/provenance
@@ -249,13 +386,19 @@ else
   build_go_bin kustomize "$KUSTOMIZE_VERSION" sigs.k8s.io/kustomize/kustomize/v5 . "$KUSTOMIZE_LDFLAGS"
   KUSTOMIZE_BIN=$BUILT
 
+  GIT_LFS_BIN=""
+  if [ -n "$GIT_LFS_VERSION" ]; then # git-lfs's Makefile: -s -w, config.GitCommit (unknown from a module zip)
+    build_go_bin git-lfs "$GIT_LFS_VERSION" github.com/git-lfs/git-lfs/v3 . "-s -w"
+    GIT_LFS_BIN=$BUILT
+  fi
+
   ensure_rootfs argocd "$ARGOCD_PACKAGES"
   ARGOCD_BASE=$ROOTFS
 
   # component names: the tag's Dockerfile symlinks, the argocd-* commands and
   # /usr/local/bin/argocd-* paths of install.yaml, and the names 2.x/3.x share
   LINKS=$( {
-    grep -oE 'ln -s /usr/local/bin/argocd /usr/local/bin/argocd-[a-z0-9-]+' "$ARGO_DIR/Dockerfile" | sed 's|.*/||'
+    grep -oE 'ln -s /usr/local/bin/argocd /usr/local/bin/argocd-[a-z0-9-]+' "$DOCKERFILE" | sed 's|.*/||'
     grep -oE '/usr/local/bin/argocd-[a-z0-9-]+' "$INSTALL_YAML" | sed 's|.*/||'
     awk 'prev ~ /(command|args):[[:space:]]*$/ && $0 ~ /^[[:space:]]*-[[:space:]]+argocd-[a-z0-9-]+[[:space:]]*$/ { print $2 }
          { prev = $0 }' "$INSTALL_YAML"
@@ -266,16 +409,21 @@ else
 
   begin
   mktmp ctx-argocd; CTX=$TMP_D
-  cp "$ARGOCD_BIN" "$CTX/argocd"
-  cp "$HELM_BIN" "$CTX/helm"
-  cp "$KUSTOMIZE_BIN" "$CTX/kustomize"
-  cp "$ARGO_DIR/hack/gpg-wrapper.sh" "$ARGO_DIR/hack/git-verify-wrapper.sh" "$ARGO_DIR/entrypoint.sh" "$CTX/"
-  chmod 0755 "$CTX"/*
-  cp "$HERE/argocd.Dockerfile" "$CTX/Dockerfile"
+  mkdir "$CTX/bin"
+  cp "$ARGOCD_BIN" "$CTX/bin/argocd"
+  cp "$HELM_BIN" "$CTX/bin/helm"
+  cp "$KUSTOMIZE_BIN" "$CTX/bin/kustomize"
+  [ -z "$GIT_LFS_BIN" ] || cp "$GIT_LFS_BIN" "$CTX/bin/git-lfs"
+  cp "$ARGO_DIR/hack/gpg-wrapper.sh" "$ARGO_DIR/hack/git-verify-wrapper.sh" "$ARGO_DIR/entrypoint.sh" "$CTX/bin/"
+  chmod 0755 "$CTX"/bin/*
+  # the recipe's Dockerfile with the tag's ENV instructions where it marks them
+  awk -v env="$UPSTREAM_ENV" '$0 == "# upstream ENV" { if (env != "") print env; next } { print }' \
+    "$HERE/argocd.Dockerfile" >"$CTX/Dockerfile"
   OLD_ID=$(docker image inspect -f '{{.Id}}' "$ARGOCD_IMAGE" 2>/dev/null || true)
   run docker-build-argocd docker build --force-rm \
-    --build-arg BASE_IMAGE="$ARGOCD_BASE" --build-arg ARGOCD_LINKS="$LINKS" \
+    --build-arg BASE_IMAGE="$ARGOCD_BASE" --build-arg ARGOCD_LINKS="$LINKS" --build-arg GIT_LFS_SYSTEM="$GIT_LFS_SYSTEM" \
     --label "$LABEL_KEY=$ARGOCD_KEY" --label gitops-conformance.argocd-tag="$TAG" \
+    --label gitops-conformance.argocd-source="$SOURCE" --label gitops-conformance.argocd-commit="${GIT_COMMIT:-unknown}" \
     -t "$ARGOCD_IMAGE" "$CTX"
   safe_rm "$CTX"
   drop_superseded "$OLD_ID" "$ARGOCD_IMAGE"

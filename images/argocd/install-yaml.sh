@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Writes the tag's manifests/install.yaml (from the argo-cd module zip on the
-# Go module proxy: the file the release publishes) for a cluster. ADAPT=offline
+# Go module proxy: the file the release publishes; or from SOURCE_DIR, a
+# source tree of the tag, for a tag whose images build.sh builds from that
+# tree) for a cluster. ADAPT=offline
 # (the default) adapts it to an offline cluster:
 #   - imagePullPolicy: Always  ->  IfNotPresent (images are `kind load`ed, never pulled)
 #   - the argocd-dex-server Deployment is dropped (dex cannot be built offline:
@@ -10,13 +12,14 @@
 # mirror that lacks dex's image).
 # Prints what it changed to stdout.
 #
-#   usage: [ADAPT=offline|online] [DEX=drop|keep] install-yaml.sh TAG OUT_FILE
+#   usage: [ADAPT=offline|online] [DEX=drop|keep] install-yaml.sh TAG OUT_FILE [SOURCE_DIR]
 #          e.g. install-yaml.sh v2.14.11 /tmp/argocd.yaml
+#               install-yaml.sh v3.5.1 /tmp/argocd.yaml /path/to/argo-cd-v3.5.1
 set -euo pipefail
 
-usage() { echo "usage: $0 TAG OUT_FILE   (a released argo-cd tag, e.g. v2.14.11)" >&2; exit 2; }
-[ $# -eq 2 ] || usage
-TAG=$1 OUT=$2
+usage() { echo "usage: $0 TAG OUT_FILE [SOURCE_DIR]   (a released argo-cd tag, e.g. v2.14.11; an argo-cd tree at that tag)" >&2; exit 2; }
+[ $# -eq 2 ] || [ $# -eq 3 ] || usage
+TAG=$1 OUT=$2 SRC=${3:-}
 [[ $TAG =~ ^v([0-9]+)\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] || usage
 MAJOR=${BASH_REMATCH[1]}
 [ "$MAJOR" -ge 2 ] || { echo "install-yaml.sh: only module tags (v2.x and later) are supported" >&2; exit 2; }
@@ -35,13 +38,21 @@ cleanup() { [ -z "$TMP" ] || rm -rf "$TMP"; }
 trap cleanup EXIT
 TMP=$(mktemp -d)
 
-# exact version only: the module proxy here is partial
-if ! j=$(cd "$TMP" && go mod download -json "$MOD@$TAG" 2>"$TMP/err"); then
-  echo "install-yaml.sh: go mod download $MOD@$TAG failed: $(jq -r '.Error // empty' <<<"$j" 2>/dev/null) $(cat "$TMP/err")" >&2
-  exit 1
+if [ -n "$SRC" ]; then
+  IN=$SRC/manifests/install.yaml FROM="tree $SRC"
+  [ -f "$IN" ] || { echo "install-yaml.sh: $SRC has no manifests/install.yaml (not an argo-cd tree?)" >&2; exit 1; }
+  grep -q "^module $MOD\$" "$SRC/go.mod" 2>/dev/null || { echo "install-yaml.sh: $SRC/go.mod is not $MOD (the module of $TAG)" >&2; exit 1; }
+  grep -qE "image: [^ ]*/argocd:$TAG\$" "$IN" || { echo "install-yaml.sh: $IN names no argocd image of $TAG (a tree at another tag?)" >&2; exit 1; }
+else
+  FROM="$MOD@$TAG"
+  # exact version only: the module proxy here is partial
+  if ! j=$(cd "$TMP" && go mod download -json "$MOD@$TAG" 2>"$TMP/err"); then
+    echo "install-yaml.sh: go mod download $MOD@$TAG failed: $(jq -r '.Error // empty' <<<"$j" 2>/dev/null) $(cat "$TMP/err")" >&2
+    exit 1
+  fi
+  IN=$(jq -r .Dir <<<"$j")/manifests/install.yaml
+  [ -f "$IN" ] || { echo "install-yaml.sh: $MOD@$TAG has no manifests/install.yaml" >&2; exit 1; }
 fi
-IN=$(jq -r .Dir <<<"$j")/manifests/install.yaml
-[ -f "$IN" ] || { echo "install-yaml.sh: $MOD@$TAG has no manifests/install.yaml" >&2; exit 1; }
 
 # Documents are separated by lines "---". A document is dropped when its
 # top-level kind is Deployment and its metadata.name (two-space indent) is
@@ -83,4 +94,4 @@ while read -r d; do echo "dropped: $d"; done <"$TMP/dropped"
 echo "imagePullPolicy Always -> IfNotPresent: $POLICIES"
 echo "images:"
 sed -nE 's/^[[:space:]-]*image:[[:space:]]*["'\'']?([^"'\''[:space:]]+).*/  \1/p' "$OUT" | LC_ALL=C sort -u
-echo "wrote $OUT (from $MOD@$TAG, ADAPT=$ADAPT DEX=$DEX)"
+echo "wrote $OUT (from $FROM, ADAPT=$ADAPT DEX=$DEX)"

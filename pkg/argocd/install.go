@@ -4,6 +4,8 @@ package argocd
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +18,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/kube"
 	"github.com/gitops-conformance/suite/pkg/shell"
+	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
 // Namespace is where ArgoCD is installed.
@@ -35,10 +38,33 @@ type Installer struct {
 	NoDex map[catalog.Release]bool
 }
 
+// SourcesEnv names, offline, where the source trees of the releases that do
+// not build from their module zip (catalog.Release.FromSources) come from.
+const SourcesEnv = "ARGOCD_SOURCES"
+
+// Sources are those trees: a directory holding argo-cd-<tag>/ checkouts or
+// argo-cd-<tag>.tar.gz archives of github.com/argoproj/argo-cd (see
+// sources.Trees), each with the nested gitops-engine module the module zip
+// leaves out. The Makefile sets ARGOCD_SOURCES to ../shared/upstream/argo-cd
+// when that exists.
+var Sources = sources.Trees{Env: SourcesEnv, Project: "argo-cd", Marker: "gitops-engine/go.mod"}
+
+// Tree is, offline, the source tree a release is built and installed from,
+// and where it came from (an archive is extracted into the cache once); ""
+// for a release that builds from its module zip, and online.
+func (i *Installer) Tree(rel catalog.Release) (dir, src string, err error) {
+	if i.Mode != images.Offline || !rel.FromSources() {
+		return "", "", nil
+	}
+	return Sources.Tree(i.Repo, filepath.Join(i.CacheDir, "sources"), rel.String())
+}
+
 // Manifest returns the path of a release's install.yaml, ready to apply. It
-// is the release's manifests/install.yaml from the argo-cd module zip in both
-// modes (images/argocd/install-yaml.sh): offline adapted (IfNotPresent, no
-// dex), online as published, without dex only where NoDex says so.
+// is the release's manifests/install.yaml (images/argocd/install-yaml.sh),
+// from the argo-cd module zip in both modes, or offline, for a release built
+// from its source tree (Tree), from that tree: offline adapted
+// (IfNotPresent, no dex), online as published, without dex only where NoDex
+// says so.
 func (i *Installer) Manifest(ctx context.Context, rel catalog.Release) (string, error) {
 	dir := filepath.Join(i.CacheDir, "manifests", "argocd-"+rel.String())
 	adapt, dex := "offline", "drop"
@@ -48,15 +74,34 @@ func (i *Installer) Manifest(ctx context.Context, rel catalog.Release) (string, 
 			dex = "drop"
 		}
 	}
-	path := filepath.Join(dir, "install-"+adapt+"-dex-"+dex+".yaml")
+	name := "install-" + adapt + "-dex-" + dex
+	args := []string{rel.String()}
+	tree, _, err := i.Tree(rel)
+	if err != nil {
+		return "", fmt.Errorf("render argocd %s install.yaml: %w", rel, err)
+	}
+	if tree != "" {
+		// one rendering per tree's install.yaml: another tree of the tag gets its own
+		data, err := os.ReadFile(filepath.Join(tree, "manifests", "install.yaml"))
+		if err != nil {
+			return "", fmt.Errorf("render argocd %s install.yaml: %w", rel, err)
+		}
+		sum := sha256.Sum256(data)
+		name += "-tree-" + hex.EncodeToString(sum[:])[:12]
+	}
+	path := filepath.Join(dir, name+".yaml")
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
+	args = append(args, path+".partial")
+	if tree != "" {
+		args = append(args, tree)
+	}
 	if _, err := shell.Run(ctx, shell.Cmd{Name: filepath.Join(i.Repo, "images/argocd/install-yaml.sh"),
-		Args: []string{rel.String(), path + ".partial"}, Env: []string{"CACHE_DIR=" + i.CacheDir, "ADAPT=" + adapt, "DEX=" + dex}}); err != nil {
+		Args: args, Env: []string{"CACHE_DIR=" + i.CacheDir, "ADAPT=" + adapt, "DEX=" + dex}}); err != nil {
 		return "", fmt.Errorf("render argocd %s install.yaml: %w", rel, err)
 	}
 	return path, os.Rename(path+".partial", path)

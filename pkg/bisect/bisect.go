@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,49 +22,92 @@ import (
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
-// maxPatchProbe bounds how far a minor line is probed for patch releases.
-const maxPatchProbe = 40
+// maxPatchProbe bounds how far a minor line is probed for patch releases,
+// maxMinorProbe how far a major version is probed for minor lines.
+const (
+	maxPatchProbe = 40
+	maxMinorProbe = 60
+)
 
 // Releases lists the releases from..to (inclusive), in order, probing each
-// minor line's patch releases (the proxy's version lists are partial). probe
-// answers nil for a release it can serve, an error wrapping ErrNoRelease for
-// a tag never published, and any other error for a release that exists but
-// cannot be had here (this machine's proxy answers 403 for some): those are
-// returned apart with the reason, never taken for "no such release".
+// minor line's patch releases (the proxy's version lists are partial). The
+// range may span major versions (v2.14.21..v3.5.1): each major's releases
+// come from its own module (argo-cd/v2, then argo-cd/v3), and a major's
+// lines are probed up to the first minor line of which nothing is known to
+// exist. probe answers nil for a release it can serve, an error wrapping
+// ErrNoRelease for a tag never published, one wrapping ErrRefused where the
+// proxy would not say (this machine's answers 403 for releases it lacks and
+// for tags never published alike), and any other error for a release that
+// exists but cannot be run here (built from a source tree the user did not
+// provide). All but the never published are returned apart with the reason;
+// a refused tag is known to exist when a later patch of its line does, and
+// is said to be perhaps unpublished when none does.
 func Releases(cat *catalog.Catalog, from, to catalog.Release, probe func(catalog.Release) error) (rels []catalog.Release, unobtainable map[string]string, err error) {
 	f, t := from.Numbers(), to.Numbers()
-	if f[0] != t[0] || from.Compare(to) >= 0 {
-		return nil, nil, fmt.Errorf("range %s..%s: FROM must be before TO, same major version", from, to)
+	if from.Compare(to) >= 0 {
+		return nil, nil, fmt.Errorf("range %s..%s: FROM must be before TO", from, to)
 	}
 	unobtainable = map[string]string{}
-	for minor := f[1]; minor <= t[1]; minor++ {
-		start, end := 0, maxPatchProbe
-		if minor == f[1] {
-			start = f[2]
+	for major := f[0]; major <= t[0]; major++ {
+		first, last := 0, maxMinorProbe // a major before TO's: up to its last line
+		if major == f[0] {
+			first = f[1]
 		}
-		if minor == t[1] {
-			end = t[2]
+		if major == t[0] {
+			last = t[1]
 		}
-		misses := 0
-		for patch := start; patch <= end && misses < 3; patch++ {
-			rel, err := cat.Release(fmt.Sprintf("v%d.%d.%d", f[0], minor, patch))
-			if err != nil {
-				return nil, nil, err // from's major is known: cannot happen
+		for minor := first; minor <= last; minor++ {
+			start, end := 0, maxPatchProbe
+			if major == f[0] && minor == f[1] {
+				start = f[2]
 			}
-			if rel != from && rel != to {
-				err = probe(rel)
+			final := major == t[0] && minor == t[1]
+			if final {
+				end = t[2]
 			}
-			switch {
-			case err == nil:
-				rels = append(rels, rel)
-				misses = 0
-			case errors.Is(err, ErrNoRelease):
-				if minor != t[1] {
-					misses++
+			exists, misses := false, 0
+			var refused []catalog.Release // since the line's last release known to exist
+			why := map[catalog.Release]string{}
+			known := func() { // a later patch exists: the refused ones before it do too
+				exists = true
+				for _, r := range refused {
+					unobtainable[r.String()] = why[r]
 				}
-			default:
-				unobtainable[rel.String()] = err.Error()
-				misses = 0
+				refused = nil
+			}
+			for patch := start; patch <= end && misses < 3; patch++ {
+				rel, err := cat.Release(fmt.Sprintf("v%d.%d.%d", major, minor, patch))
+				if err != nil {
+					return nil, nil, fmt.Errorf("range %s..%s: %w", from, to, err)
+				}
+				if rel != from && rel != to {
+					err = probe(rel)
+				}
+				switch {
+				case err == nil:
+					rels = append(rels, rel)
+					known()
+					misses = 0
+				case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+					return nil, nil, err
+				case errors.Is(err, ErrNoRelease):
+					if !final {
+						misses++
+					}
+				case errors.Is(err, ErrRefused):
+					refused = append(refused, rel) // misses unchanged: the proxy refuses releases that exist too
+					why[rel] = err.Error()
+				default:
+					unobtainable[rel.String()] = err.Error()
+					known()
+					misses = 0
+				}
+			}
+			if !exists && major != t[0] && minor > first {
+				break // the major's last line was the one before
+			}
+			for _, r := range refused {
+				unobtainable[r.String()] = why[r] + "; no later patch of its line is known: perhaps never published"
 			}
 		}
 	}
@@ -74,18 +118,28 @@ func Releases(cat *catalog.Catalog, from, to catalog.Release, probe func(catalog
 // ErrNoRelease is a tag the module proxy says was never published.
 var ErrNoRelease = errors.New("no such release")
 
-// Probe asks the module proxy for an ArgoCD release: nil when it can
-// be had, ErrNoRelease when it does not exist, another error when it exists
-// but the proxy will not serve it (or did not answer).
+// ErrRefused is a tag the module proxy would not say anything about (403):
+// on this machine's proxy, a release it lacks and a tag never published
+// answer alike.
+var ErrRefused = errors.New("refused by the module proxy")
+
+// Probe asks the module proxy for an ArgoCD release: nil when it can be
+// had, ErrNoRelease when it does not exist, ErrRefused when the proxy would
+// not answer for it, another error when it exists and does not download (its
+// go.mod refused), ctx's error when the search was stopped.
 func Probe(ctx context.Context, rel catalog.Release) error {
-	_, err := sources.ModuleInfo(ctx, rel.Module(), rel.String())
+	err := sources.Served(ctx, rel.Module(), rel.String())
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, sources.ErrNoGoMod):
+		return sources.ErrNoGoMod
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
 	case sources.NotPublished(err):
 		return fmt.Errorf("%s: %w", rel, ErrNoRelease)
 	}
-	return fmt.Errorf("not obtainable from the module proxy: %s", strings.TrimSpace(strings.TrimPrefix(shell.LastLine(err.Error()), "server response:")))
+	return fmt.Errorf("%w (%s)", ErrRefused, strings.TrimSpace(strings.TrimPrefix(shell.LastLine(err.Error()), "server response:")))
 }
 
 // Search is the result of a bisect or a sweep over releases.
@@ -266,17 +320,48 @@ func (s *Search) Settle() {
 		parts = append(parts, "every release in the range was run")
 	}
 	if len(s.Unobtainable) > 0 {
-		tags := make([]string, 0, len(s.Unobtainable))
-		for tag := range s.Unobtainable {
-			tags = append(tags, tag)
+		// each reason once, after the releases it holds for; reasons in the
+		// order of their first release
+		tags := slices.SortedFunc(maps.Keys(s.Unobtainable), catalog.CompareTags)
+		byWhy := map[string][]string{}
+		var whys []string
+		for _, tag := range tags {
+			why := s.Unobtainable[tag]
+			if _, ok := byWhy[why]; !ok {
+				whys = append(whys, why)
+			}
+			byWhy[why] = append(byWhy[why], tag)
 		}
-		slices.SortFunc(tags, catalog.CompareTags)
-		for i, tag := range tags {
-			tags[i] = tag + " (" + s.Unobtainable[tag] + ")"
+		var groups []string
+		for _, why := range whys {
+			groups = append(groups, spans(byWhy[why])+" ("+why+")")
 		}
-		parts = append(parts, "not obtainable here, so not run: "+strings.Join(tags, ", "))
+		parts = append(parts, "not obtainable here, so not run: "+strings.Join(groups, ", "))
 	}
 	s.Verdict = strings.Join(parts, "; ")
+}
+
+// spans writes sorted tags, consecutive patches of a line as one span:
+// "v3.0.24..v3.0.40 v3.1.17".
+func spans(tags []string) string {
+	var out []string
+	for i := 0; i < len(tags); {
+		j := i
+		for j+1 < len(tags) {
+			a, b := catalog.TagNumbers(tags[j]), catalog.TagNumbers(tags[j+1])
+			if a[0] != b[0] || a[1] != b[1] || a[2]+1 != b[2] {
+				break
+			}
+			j++
+		}
+		if j > i {
+			out = append(out, tags[i]+".."+tags[j])
+		} else {
+			out = append(out, tags[i])
+		}
+		i = j + 1
+	}
+	return strings.Join(out, " ")
 }
 
 // Write saves the search as bisect.json in dir.
@@ -291,17 +376,40 @@ func (s *Search) Write(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "bisect.json"), append(out, '\n'), 0o644)
 }
 
-// gitopsEngine is the module ArgoCD's sync, hooks and diffing live in.
-const gitopsEngine = "github.com/argoproj/gitops-engine"
+// gitopsEngine is the module ArgoCD's sync, hooks and diffing live in; from
+// v3.3 it is a module of ArgoCD's own repository (nestedEngine), which
+// go.mod replaces with the tree's directory.
+const (
+	gitopsEngine = "github.com/argoproj/gitops-engine"
+	nestedEngine = "github.com/argoproj/argo-cd/gitops-engine"
+)
 
 // EngineGrouping groups ArgoCD releases by the gitops-engine their go.mod
-// pins (read from the module proxy: go.mod files only).
+// pins (read from the module proxy: go.mod files only). A release whose
+// go.mod replaces the engine with the tree's own directory (v3.3 on) pins
+// nothing the proxy can tell apart: it is a group of its own.
 func EngineGrouping(ctx context.Context, byTag map[string]catalog.Release) *Grouping {
 	return &Grouping{
-		By: "the " + gitopsEngine + " version their go.mod pins",
+		By: "the " + gitopsEngine + " version their go.mod pins (from v3.3 the engine is the tree's own, " + nestedEngine + ": each release a group of its own)",
 		Key: func(tag string) (string, error) {
 			rel := byTag[tag]
-			return sources.Requirement(ctx, rel.Module(), rel.String(), gitopsEngine)
+			return EngineKey(func(dep string) (string, error) { return sources.Requirement(ctx, rel.Module(), rel.String(), dep) }, tag)
 		},
 	}
+}
+
+// EngineKey is a release's group key from what its go.mod requires of the
+// engine (required answers sources.Requirement's way: a version, a replacing
+// "path version", or a local directory).
+func EngineKey(required func(dep string) (string, error), tag string) (string, error) {
+	v, err := required(gitopsEngine)
+	if err != nil {
+		if v, err = required(nestedEngine); err != nil {
+			return "", err
+		}
+	}
+	if strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
+		return v + " (the tree at " + tag + ")", nil
+	}
+	return v, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
 func TestReleases(t *testing.T) {
@@ -174,5 +175,93 @@ func TestGroupedBisectThatStoppedSaysWhatItDidNotCover(t *testing.T) {
 	}
 	if !strings.Contains(s.Verdict, "not run: v2.14.3") || !strings.Contains(s.Verdict, "island") {
 		t.Errorf("the verdict must name v2.14.3 as not run, with the island risk: %q", s.Verdict)
+	}
+}
+
+// A range across a major version runs through the older major's last line
+// (its module, argo-cd/v2) into the newer one's (argo-cd/v3). The proxy is
+// modelled as this machine's: 403 for a tag it lacks, published or not. A
+// refused tag before a later release of its line exists and is listed apart;
+// after the line's last it is perhaps unpublished; a line of which nothing
+// is known ends the major. A release built from a source tree the user did
+// not provide is listed apart too, each reason once in the verdict.
+func TestReleasesAcrossAMajorVersion(t *testing.T) {
+	served := map[string]bool{"v2.14.21": true, "v3.0.0": true, "v3.0.12": true, "v3.1.0": true, "v3.2.0": true, "v3.3.0": true,
+		"v3.3.1": true, "v3.4.0": true, "v3.4.2": true, "v3.4.4": true, "v3.4.6": true, "v3.4.7": true, "v3.5.0": true, "v3.5.1": true}
+	var asked []string
+	probe := func(rel catalog.Release) error {
+		tag := rel.String()
+		asked = append(asked, tag)
+		switch {
+		case !served[tag]:
+			return fmt.Errorf("%w (403 Forbidden)", ErrRefused)
+		case rel.FromSources() && tag != "v3.4.7":
+			return errors.New("no source tree in ARGOCD_SOURCES=/src")
+		}
+		return nil
+	}
+	cat, _ := catalog.Load()
+	rels, unobtainable, err := Releases(cat, catalog.MustRelease("v2.14.21"), catalog.MustRelease("v3.5.1"), probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rels {
+		got = append(got, r.String()+" "+r.Module()[len("github.com/argoproj/"):])
+	}
+	want := []string{"v2.14.21 argo-cd/v2", "v3.0.0 argo-cd/v3", "v3.0.12 argo-cd/v3", "v3.1.0 argo-cd/v3", "v3.2.0 argo-cd/v3",
+		"v3.4.7 argo-cd/v3", "v3.5.1 argo-cd/v3"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Releases = %v, want %v", got, want)
+	}
+	if slices.Contains(asked, "v2.16.0") || !slices.Contains(asked, "v2.15.0") {
+		t.Errorf("v2's lines end at the first of which nothing is known (2.15), asked %v", asked)
+	}
+	if _, ok := unobtainable["v2.15.0"]; ok {
+		t.Errorf("a line that does not exist is not listed: %v", unobtainable["v2.15.0"])
+	}
+	tags := make([]string, 0, len(got))
+	for _, r := range rels {
+		tags = append(tags, r.String())
+	}
+	s := &Search{Releases: tags, Runs: map[string]report.Outcome{}, Unobtainable: unobtainable}
+	s.Settle()
+	for _, want := range []string{
+		"v3.0.1..v3.0.11 v3.4.1 v3.4.3 v3.4.5 (refused by the module proxy (403 Forbidden))",
+		"v2.14.22..v2.14.40 v3.0.13..v3.0.40 v3.1.1..v3.1.40 v3.2.1..v3.2.40 v3.3.2..v3.3.40 v3.4.8..v3.4.40 (refused by the module proxy (403 Forbidden); no later patch of its line is known: perhaps never published)",
+		"v3.3.0..v3.3.1 v3.4.0 v3.4.2 v3.4.4 v3.4.6 v3.5.0 (no source tree in ARGOCD_SOURCES=/src)",
+	} {
+		if !strings.Contains(s.Verdict, want) {
+			t.Errorf("the verdict lacks %q: %q", want, s.Verdict)
+		}
+	}
+}
+
+// The engine a release pins: the gitops-engine module up to v3.2, then
+// ArgoCD's own nested module, which go.mod replaces with the tree's
+// directory: nothing to tell two releases apart by, each its own group.
+func TestEngineKey(t *testing.T) {
+	gomods := map[string]string{
+		"v2.14.11": "require github.com/argoproj/gitops-engine v0.7.1-0.20250328191959-6d3cf122b03f\n",
+		"v3.4.7": "require github.com/argoproj/argo-cd/gitops-engine v0.7.1-0.20250908182407-97ad5b59a627\n" +
+			"replace github.com/argoproj/argo-cd/gitops-engine => ./gitops-engine\n",
+		"v3.5.1": "require github.com/argoproj/argo-cd/gitops-engine v0.7.1-0.20250908182407-97ad5b59a627\n" +
+			"replace github.com/argoproj/argo-cd/gitops-engine => ./gitops-engine\n",
+	}
+	key := func(tag string) string {
+		k, err := EngineKey(func(dep string) (string, error) { return sources.RequiredVersion([]byte(gomods[tag]), dep) }, tag)
+		if err != nil {
+			t.Fatalf("%s: %v", tag, err)
+		}
+		return k
+	}
+	if k := key("v2.14.11"); k != "v0.7.1-0.20250328191959-6d3cf122b03f" {
+		t.Errorf("v2.14.11: %q", k)
+	}
+	if a, b := key("v3.4.7"), key("v3.5.1"); a == b || !strings.Contains(a, "./gitops-engine") {
+		t.Errorf("nested engines must be groups of their own: %q %q", a, b)
+	}
+	if _, err := EngineKey(func(string) (string, error) { return "", errors.New("go.mod does not require it") }, "v9.0.0"); err == nil {
+		t.Error("no engine at all must be an error")
 	}
 }

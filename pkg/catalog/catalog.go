@@ -36,6 +36,10 @@ type ArgoCD struct {
 	Default []string          `json:"default"`
 	Smoke   string            `json:"smoke"`
 	Modules map[string]string `json:"modules"`
+	// SourcesFrom is the first release whose module zip does not build
+	// (a nested module replaced in go.mod): offline, it and every later
+	// release are built from a source tree (ARGOCD_SOURCES). Empty: none.
+	SourcesFrom string `json:"sourcesFrom,omitempty"`
 }
 
 // Component is a project a scenario installs.
@@ -67,6 +71,9 @@ func Parse(data []byte) (*Catalog, error) {
 	}
 	if c.Kubernetes.Version == "" || c.Kind == "" || len(c.ArgoCD.Default) == 0 {
 		return nil, fmt.Errorf("parse catalog: kind, kubernetes.version and argocd.default are required")
+	}
+	if c.ArgoCD.SourcesFrom != "" && !releaseTag.MatchString(c.ArgoCD.SourcesFrom) {
+		return nil, fmt.Errorf("parse catalog: argocd.sourcesFrom %q is not a release tag", c.ArgoCD.SourcesFrom)
 	}
 	if _, err := c.Releases(append(slices.Clone(c.ArgoCD.Default), c.ArgoCD.Smoke)); err != nil {
 		return nil, fmt.Errorf("parse catalog: %w", err)

@@ -45,6 +45,23 @@ func TestReleaseParsesOnceWithItsModule(t *testing.T) {
 	}
 }
 
+func TestFromSourcesFromTheNestedGitopsEngineOn(t *testing.T) {
+	c, _ := Load()
+	for tag, want := range map[string]bool{
+		"v2.14.21": false, "v3.2.12": false, "v3.3.0-rc1": true, "v3.3.0": true, "v3.4.7": true, "v3.5.1": true, "v3.10.0": true,
+	} {
+		if got := MustRelease(tag).FromSources(); got != want {
+			t.Errorf("%s: FromSources = %v, want %v", tag, got, want)
+		}
+	}
+	if _, err := Parse([]byte("kind: v0.27.0\nkubernetes: {version: v1}\nargocd: {default: [v2.14.11], smoke: v2.14.11, modules: {v2: m}, sourcesFrom: soon}\n")); err == nil {
+		t.Error("a malformed sourcesFrom must be rejected")
+	}
+	if r, err := c.Release("v2.14.11"); err != nil || r.FromSources() {
+		t.Errorf("v2.14.11 builds from its module zip: %+v %v", r, err)
+	}
+}
+
 func TestParseRejectsIncomplete(t *testing.T) {
 	if _, err := Parse([]byte("kind: v0.27.0\n")); err == nil {
 		t.Fatal("a catalog without kubernetes and argocd must be rejected")

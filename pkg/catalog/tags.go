@@ -13,10 +13,11 @@ import (
 // sources. What takes a Release checks nothing again; the zero Release is
 // none.
 type Release struct {
-	tag    string
-	module string
-	n      [3]int
-	rc     int // -rcN; 0 for a release
+	tag         string
+	module      string
+	n           [3]int
+	rc          int  // -rcN; 0 for a release
+	fromSources bool // offline, built from a source tree (argocd.sourcesFrom)
 }
 
 // Release parses an ArgoCD tag, vMAJOR.MINOR.PATCH with an optional -rcN, and
@@ -39,7 +40,20 @@ func (c *Catalog) Release(tag string) (Release, error) {
 	if m[4] != "" {
 		r.rc, _ = strconv.Atoi(strings.TrimPrefix(m[4], "-rc"))
 	}
+	if c.ArgoCD.SourcesFrom != "" {
+		// by number: a release candidate of that line has the nested module too
+		r.fromSources = r.n[0] > 0 && compareNumbers(r.n, TagNumbers(c.ArgoCD.SourcesFrom)) >= 0
+	}
 	return r, nil
+}
+
+func compareNumbers(a, b [3]int) int {
+	for i := range 3 {
+		if c := cmp.Compare(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // MustRelease parses a tag fixed in code (a test's) with the embedded
@@ -75,6 +89,13 @@ func (r Release) String() string { return r.tag }
 // Module is the Go module that holds the release's sources.
 func (r Release) Module() string { return r.module }
 
+// FromSources reports whether the release's module zip does not build
+// (catalog argocd.sourcesFrom): offline its images and install.yaml come
+// from a source tree of the tag the user provides (ARGOCD_SOURCES); online
+// the upstream images and the module zip's install.yaml serve as for any
+// other release.
+func (r Release) FromSources() bool { return r.fromSources }
+
 // Image is the release's image under upstream's name (offline, the suite
 // builds it under that name).
 func (r Release) Image() string { return "quay.io/argoproj/argocd:" + r.tag }
@@ -88,10 +109,8 @@ func (r Release) Numbers() [3]int { return r.n }
 // Compare orders releases by version: v2.14.3 before v2.14.21, a release
 // candidate before its release.
 func (r Release) Compare(o Release) int {
-	for i := range 3 {
-		if c := cmp.Compare(r.n[i], o.n[i]); c != 0 {
-			return c
-		}
+	if c := compareNumbers(r.n, o.n); c != 0 {
+		return c
 	}
 	rc := func(x Release) int {
 		if x.rc == 0 {

@@ -106,7 +106,7 @@ func ComponentImages(component, version string) features.Func {
 // TreeImages builds (offline) a component's images from a source tree the
 // user provides, with its recipe images/<component>/build.sh VERSION TREE,
 // and loads them into the cluster. The tree's git commit, when it is known
-// (see fixture.TreeCommit), goes to the recipe as GIT_COMMIT (a release's
+// (see sources.TreeCommit), goes to the recipe as GIT_COMMIT (a release's
 // version string needs it). Online, the cluster pulls the upstream
 // images itself.
 func TreeImages(component, version string, tree fixture.Tree) features.Func {
@@ -119,7 +119,7 @@ func TreeImages(component, version string, tree fixture.Tree) features.Func {
 		if err != nil {
 			return err
 		}
-		commit, how, err := fixture.TreeCommit(ctx, dir)
+		commit, how, err := sources.TreeCommit(ctx, dir)
 		if err != nil {
 			return fmt.Errorf("the commit of %s's tree %s: %w", component, dir, err)
 		}

@@ -136,10 +136,19 @@ func (b *Builder) Registry(ctx context.Context) (string, error) {
 }
 
 // ArgoCD builds (or finds cached) the offline images of an ArgoCD release and
-// returns their names, as install.yaml references them.
-func (b *Builder) ArgoCD(ctx context.Context, rel catalog.Release) ([]string, error) {
+// returns their names, as install.yaml references them: from its module zip,
+// or, when tree is set, from that source tree of the tag (commit, when known,
+// is the tree's: the version the binary reports carries it).
+func (b *Builder) ArgoCD(ctx context.Context, rel catalog.Release, tree, commit string) ([]string, error) {
 	start := time.Now()
-	imgs, err := b.Component(ctx, "argocd", rel.String())
+	var args, env []string
+	if tree != "" {
+		args = []string{tree}
+	}
+	if commit != "" {
+		env = []string{"GIT_COMMIT=" + commit}
+	}
+	imgs, err := b.ComponentWith(ctx, env, "argocd", rel.String(), args...)
 	if err != nil {
 		return nil, err
 	}

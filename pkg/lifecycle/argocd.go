@@ -12,6 +12,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/gitserver"
 	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
 // InstallArgoCD makes rel the installed release: a fresh install, after
@@ -69,7 +70,26 @@ func (r *Run) provideArgoCDImages(ctx context.Context, rel catalog.Release) erro
 		r.gitImage = rel.Image()
 		return r.mirrorHolds(ctx, rel)
 	}
-	imgs, err := r.Images.ArgoCD(ctx, rel)
+	tree, src, err := r.Installer.Tree(rel)
+	if err != nil {
+		return fmt.Errorf("argocd %s: %w", rel, err)
+	}
+	var commit string
+	if tree != "" {
+		how := ""
+		if commit, how, err = sources.TreeCommit(ctx, tree); err != nil {
+			return fmt.Errorf("the commit of argo-cd's tree %s: %w", tree, err)
+		}
+		if commit == "" {
+			commit, how = "unknown", "neither a checkout nor an archive made by git: the version reads +unknown"
+		}
+		r.noteOnce("offline: ArgoCD %s images and install.yaml from its source tree (its module zip lacks the nested gitops-engine): %s, commit %s, from %s; argocd-dex-server is left out (dex is not obtainable offline)",
+			rel, src, commit, how)
+		if commit == "unknown" {
+			commit = ""
+		}
+	}
+	imgs, err := r.Images.ArgoCD(ctx, rel, tree, commit)
 	if err != nil {
 		return err
 	}
@@ -81,8 +101,10 @@ func (r *Run) provideArgoCDImages(ctx context.Context, rel catalog.Release) erro
 	if err := r.LoadImages(ctx, imgs...); err != nil {
 		return err
 	}
-	r.noteOnce("offline: ArgoCD images built from %s at each tag; argocd-dex-server is left out (dex is not obtainable offline)",
-		rel.Module()) // one note per major version
+	if tree == "" {
+		r.noteOnce("offline: ArgoCD images built from %s at each tag; argocd-dex-server is left out (dex is not obtainable offline)",
+			rel.Module()) // one note per major version
+	}
 	return nil
 }
 

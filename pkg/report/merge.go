@@ -77,6 +77,7 @@ func Merge(reports ...*Report) (*Report, error) {
 			m.Finished = r.Finished
 		}
 		m.Sources = append(m.Sources, r.sources()...)
+		m.ArgoCDSupport = m.ArgoCDSupport.merge(r.ArgoCDSupport)
 		for _, n := range r.Notes {
 			if !slices.Contains(m.Notes, n) {
 				m.Notes = append(m.Notes, n)
@@ -120,6 +121,24 @@ func Merge(reports ...*Report) (*Report, error) {
 	}
 	sortCells(m.Cells)
 	return m, nil
+}
+
+// merge is s with o's releases added, a later read (o's) winning for a
+// release both hold and for the lines.
+func (s *Support) merge(o *Support) *Support {
+	if o == nil {
+		return s
+	}
+	out := &Support{Releases: map[string]string{}}
+	if s != nil {
+		maps.Copy(out.Releases, s.Releases)
+		out.Lines, out.Why = s.Lines, s.Why
+	}
+	maps.Copy(out.Releases, o.Releases)
+	if len(o.Lines) > 0 || len(out.Lines) == 0 {
+		out.Lines, out.Why = o.Lines, o.Why
+	}
+	return out
 }
 
 // sources are the runs r stands for: itself, or the runs it was merged from.

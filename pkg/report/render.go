@@ -16,6 +16,9 @@ func (r *Report) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Compatibility report %s\n\n", r.RunID)
 	fmt.Fprintf(&b, "Kubernetes %s, %s, %s.\n\n", r.Kubernetes, r.mode(), r.span())
+	if t := r.ArgoCDSupport.Text(); t != "" {
+		fmt.Fprintf(&b, "%s.\n\n", t)
+	}
 	if r.Command != "" {
 		fmt.Fprintf(&b, "Command: `%s`\n\n", r.Command)
 	}
@@ -187,7 +190,13 @@ func (r *Report) HTML() string {
 			look = append(look, &r.Cells[i])
 		}
 	}
-	err := htmlPage.Execute(&buf, map[string]any{"R": r, "Mode": r.mode(), "Span": r.span(), "Look": look, "Unmeasured": r.Unmeasured(), "Tables": r.tables()})
+	page := template.Must(htmlPage.Clone()).Funcs(template.FuncMap{"support": func(tag string) string {
+		if r.ArgoCDSupport == nil {
+			return ""
+		}
+		return r.ArgoCDSupport.Releases[tag]
+	}})
+	err := page.Execute(&buf, map[string]any{"R": r, "Mode": r.mode(), "Span": r.span(), "Look": look, "Unmeasured": r.Unmeasured(), "Tables": r.tables()})
 	if err != nil {
 		return "<pre>" + template.HTMLEscapeString(err.Error()) + "</pre>"
 	}
@@ -198,6 +207,8 @@ var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"lower": func(o Outcome) string { return strings.ToLower(string(o)) },
 	"mode":  modeOf,
 	"inc":   func(i int) int { return i + 1 },
+	// support is a release's support in this report (HTML sets it per report)
+	"support": func(string) string { return "" },
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>GitOps compatibility matrix {{.R.RunID}}</title>
 <style>
@@ -222,11 +233,12 @@ td.cell{min-width:9em;max-width:18em;overflow-wrap:anywhere}
 </style></head><body>
 <h1>GitOps compatibility matrix</h1>
 <p class="meta">Run {{.R.RunID}} · Kubernetes {{.R.Kubernetes}} · {{.Mode}} · {{.Span}}{{if .R.Sources}} · runs merged: {{len .R.Sources}}{{end}}</p>
+{{with .R.ArgoCDSupport.Text}}<p class="meta">{{.}}</p>{{end}}
 <p class="legend"><span class="reproduced">REPRODUCED</span><span class="not_reproduced">NOT_REPRODUCED</span><span class="mitigated">MITIGATED</span><span class="not_mitigated">NOT_MITIGATED</span><span class="skipped">SKIPPED</span><span class="error">ERROR</span><span class="flaky">FLAKY</span> red outline: differs from the expectation; dashed outline: no measured expectation; expected RACE: measured going both ways, either verdict or FLAKY is as expected</p>
 {{if .Look}}<h2>Needs a look</h2><ul class="look">{{range .Look}}<li><span class="{{lower .Outcome}}">{{.Outcome}}</span> {{.Scenario}} {{.Variant}} · {{.Component}} {{.ComponentVersion}} · ArgoCD {{.ArgoCD}}{{if .Expected}} · expected {{.Expected}}{{end}}: <span class="meta">{{.Reason}}</span></li>{{end}}</ul>{{end}}
 {{if .Unmeasured}}<h2>No measured expectation</h2><p class="meta">No run on a cluster has recorded what these cells should do: their outcome is new, not checked against anything{{if .R.UnmeasuredFails}} (this run was asked to fail on them){{end}}.</p><ul class="look">{{range .Unmeasured}}<li><span class="{{lower .Outcome}}">{{.Outcome}}</span> {{.Scenario}} {{.Variant}} · {{.Component}} {{.ComponentVersion}} · ArgoCD {{.ArgoCD}}</li>{{end}}</ul>{{end}}
 {{range .Tables}}<h2>{{.Scenario}}{{if .Upstream}}<a href="{{.Upstream}}">upstream</a>{{end}}</h2>
-<table><tr><th>variant / component</th>{{range .Versions}}<th>ArgoCD {{.}}</th>{{end}}</tr>
+<table><tr><th>variant / component</th>{{range .Versions}}<th>ArgoCD {{.}}{{with support .}}<div class="meta">{{.}}</div>{{end}}</th>{{end}}</tr>
 {{range .Rows}}<tr><td class="nowrap">{{.Variant}}<div class="meta">{{.Component}}</div></td>{{range .Cells}}{{if .}}<td class="cell {{lower .Outcome}}{{if .Unexpected}} unexpected{{end}}{{if .Unmeasured}} unmeasured{{end}}" title="{{.Reason}}"><div class="o">{{.Outcome}}</div><div class="meta">{{if .Unmeasured}}no measured expectation{{else}}expected {{.Expected}}{{end}} · {{printf "%.0f" .Duration}}s</div><div class="meta reason">{{.Reason}}</div>{{if .Runs}}<div class="meta">runs:{{range $i, $run := .Runs}} <a href="{{$run.Evidence}}/" title="{{$run.Outcome}}: {{$run.Reason}}">{{inc $i}}</a>{{end}}</div>{{else if .Evidence}}<div class="meta"><a href="{{.Evidence}}/">evidence</a></div>{{end}}</td>{{else}}<td></td>{{end}}{{end}}</tr>
 {{end}}</table>
 {{end}}

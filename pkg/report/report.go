@@ -5,10 +5,14 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
 )
 
 // Outcome is a cell's verdict.
@@ -109,10 +113,44 @@ type Report struct {
 	UnmeasuredFails bool `json:"unmeasured_fails,omitempty"`
 	// Sources are the runs a merged report was made from (see Merge); empty for a run.
 	Sources []Source `json:"sources,omitempty"`
+	// ArgoCDSupport says, for the ArgoCD releases of the cells, whether
+	// upstream still supported their minor line when the run read it: which
+	// rows matter for a production upgrade. Nil in reports made before.
+	ArgoCDSupport *Support `json:"argocd_support,omitempty"`
 
 	// Dir is the directory the report was loaded from (LoadDir); cells'
 	// evidence paths are relative to it. Not part of report.json.
 	Dir string `json:"-"`
+}
+
+// Support is, as a run read it from the module proxy's listing, which ArgoCD
+// minor lines upstream supports and how each release of the run stands.
+type Support struct {
+	// Lines upstream supports, newest first: "3.6 (newest v3.6.1)".
+	Lines []string `json:"supported_lines,omitempty"`
+	// Releases maps each release's tag to "supported", "end-of-life" or
+	// "could not tell".
+	Releases map[string]string `json:"releases"`
+	// Why the run could not tell (a listing failed); "" when it could.
+	Why string `json:"could_not_tell,omitempty"`
+}
+
+// Text is the support in one line: each release and how it stands, then the
+// lines upstream supports (or why the run could not tell).
+func (s *Support) Text() string {
+	if s == nil || len(s.Releases) == 0 {
+		return ""
+	}
+	tags := slices.SortedFunc(maps.Keys(s.Releases), catalog.CompareTags)
+	parts := make([]string, len(tags))
+	for i, tag := range tags {
+		parts[i] = tag + " " + s.Releases[tag]
+	}
+	text := "ArgoCD " + strings.Join(parts, ", ")
+	if len(s.Lines) > 0 {
+		return text + " (upstream supports " + strings.Join(s.Lines, ", ") + ": the newest minor lines the module proxy listed)"
+	}
+	return text + " (" + s.Why + ")"
 }
 
 // NoMeasurement is what a report says of a cell no measured expectation covers.

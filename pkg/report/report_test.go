@@ -175,6 +175,42 @@ func TestDisagreementsSetMinimalBesideBug(t *testing.T) {
 	}
 }
 
+// The report marks each ArgoCD release supported or end-of-life as the run
+// read it (JSON, Markdown, the HTML's column heads), and a merge keeps every
+// release's mark, the later read winning.
+func TestArgoCDSupportIsReported(t *testing.T) {
+	r := sample()
+	r.ArgoCDSupport = &Support{Lines: []string{"3.6 (newest v3.6.1)", "3.5 (newest v3.5.7)", "3.4 (newest v3.4.13)"},
+		Releases: map[string]string{"v2.14.11": "end-of-life", "v3.5.1": "supported"}}
+	r.Cells = append(r.Cells, Cell{Scenario: "kubeovn-argocd", Variant: "bug", ArgoCD: "v3.5.1", Component: "kube-ovn", ComponentVersion: "v1.14.10", Outcome: Reproduced})
+	md := r.Markdown()
+	if !strings.Contains(md, "ArgoCD v2.14.11 end-of-life, v3.5.1 supported (upstream supports 3.6 (newest v3.6.1), 3.5 (newest v3.5.7), 3.4 (newest v3.4.13)") {
+		t.Errorf("markdown lacks the support line:\n%s", md)
+	}
+	html := r.HTML()
+	if !strings.Contains(html, `ArgoCD v3.5.1<div class="meta">supported</div>`) || !strings.Contains(html, `ArgoCD v2.14.11<div class="meta">end-of-life</div>`) {
+		t.Errorf("the HTML's column heads lack the marks:\n%s", html)
+	}
+	if sample().HTML() == "" || strings.Contains(sample().Markdown(), "end-of-life") {
+		t.Error("a report without support data renders without marks")
+	}
+	data, _ := json.Marshal(r)
+	if !strings.Contains(string(data), `"argocd_support":{"supported_lines":["3.6 (newest v3.6.1)"`) {
+		t.Errorf("report.json: %s", data)
+	}
+	later := sample()
+	later.RunID, later.Started = "later", time.Unix(100, 0)
+	later.ArgoCDSupport = &Support{Why: "the module proxy's list of github.com/argoproj/argo-cd/v3: 403 Forbidden", Releases: map[string]string{"v2.14.11": "could not tell"}}
+	m, err := Merge(r, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.ArgoCDSupport
+	if s.Releases["v3.5.1"] != "supported" || s.Releases["v2.14.11"] != "could not tell" || len(s.Lines) != 3 {
+		t.Errorf("merged support: %+v", s)
+	}
+}
+
 // TestLoadGivesOldCellsTheRunsKubernetes: a report written before cells
 // carried their Kubernetes version reads as if each had the run's.
 func TestLoadGivesOldCellsTheRunsKubernetes(t *testing.T) {

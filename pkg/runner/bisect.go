@@ -3,13 +3,33 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/bisect"
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
+
+// treeProvided says whether a release built offline from a source tree has
+// one here (ARGOCD_SOURCES); nil for any other release, and online. The
+// reason is short: a range can hold dozens of such releases.
+func (r *Runner) treeProvided(rel catalog.Release) error {
+	if r.Run.Mode != images.Offline || !rel.FromSources() {
+		return nil
+	}
+	if _, err := argocd.Sources.Find(r.Run.Repo, rel.String()); err != nil {
+		where := "unset"
+		if v := os.Getenv(argocd.SourcesEnv); v != "" {
+			where = "holds none: " + v
+		}
+		return fmt.Errorf("offline it is built from its source tree; %s %s", argocd.SourcesEnv, where)
+	}
+	return nil
+}
 
 // Bisect plans the search of one scenario/variant over the releases from..to
 // (every one with o.Sweep) and runs each step as a cell of this run, on this
@@ -17,7 +37,7 @@ import (
 func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*bisect.Search, error) {
 	sweep := o.Sweep
 	if len(r.Cells) != 2 || strings.Contains(o.Scenarios+o.Variants, ",") || o.Scenarios == "" || o.Variants == "" {
-		return nil, &BadInput{fmt.Errorf("bisect needs one SCENARIO, one VARIANT (one COMPONENT_VERSION where the variant has several), FROM and TO (e.g. make bisect SCENARIO=kubeovn-argocd VARIANT=bug FROM=v2.13.3 TO=v2.14.21)")}
+		return nil, &BadInput{fmt.Errorf("bisect needs one SCENARIO, one VARIANT (one COMPONENT_VERSION where the variant has several), FROM and TO (e.g. make bisect SCENARIO=kubeovn-argocd VARIANT=bug FROM=v2.13.3 TO=v2.14.21; across a major too: FROM=v2.14.21 TO=v3.5.1)")}
 	}
 	cat := r.Run.Catalog
 	from, err := cat.Release(o.From)
@@ -28,7 +48,12 @@ func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*bisect.Sear
 	if err != nil {
 		return nil, &BadInput{err}
 	}
-	rels, unobtainable, err := bisect.Releases(cat, from, to, func(rel catalog.Release) error { return bisect.Probe(ctx, rel) })
+	rels, unobtainable, err := bisect.Releases(cat, from, to, func(rel catalog.Release) error {
+		if err := bisect.Probe(ctx, rel); err != nil {
+			return err
+		}
+		return r.treeProvided(rel)
+	})
 	if err != nil {
 		return nil, &BadInput{err}
 	}
@@ -48,8 +73,8 @@ func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*bisect.Sear
 	if !sweep {
 		groups = bisect.EngineGrouping(ctx, byTag)
 	}
-	for tag, why := range unobtainable {
-		r.Run.Logf("%s: %s is left out: %s", verb, tag, why)
+	if len(unobtainable) > 0 {
+		r.Run.Logf("%s: %d tag(s) of the range left out, not obtainable here (the verdict says which and why)", verb, len(unobtainable))
 	}
 	s, err := bisect.Find(o.Scenarios, o.Variants, releases, sweep, groups, func(tag string) (report.Outcome, error) {
 		c := template

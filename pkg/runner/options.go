@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/matrix"
@@ -59,6 +61,9 @@ type Options struct {
 	// Queue is set by a parallel run for its shards: the directory of the
 	// queue they take the plan's cells from, one at a time (see schedule.Queue).
 	Queue string
+	// Repo is the suite's checkout (no flag: the caller knows it); a
+	// relative ARGOCD_SOURCES is taken from it.
+	Repo string
 }
 
 // Register defines the options' flags on fs.
@@ -157,7 +162,40 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 	if _, err := Mirror(ctx, o.RegistryMirror, mode); err != nil {
 		return nil, &BadInput{err}
 	}
+	if err := sourcesProvided(ctx, cells, mode, o.RegistryMirror, o.Repo, images.HTTPProbe); err != nil {
+		return nil, &BadInput{err}
+	}
 	return cells, nil
+}
+
+// sourcesProvided checks, before anything starts, that every ArgoCD release
+// of the cells (upgrade targets too) that is built offline from a source
+// tree (catalog.Release.FromSources) has one where ARGOCD_SOURCES points.
+// Online (a forced mode, a registry mirror, or auto finding the registries)
+// the upstream images serve and nothing is checked. Nothing is extracted.
+func sourcesProvided(ctx context.Context, cells []matrix.Cell, mode images.Mode, mirror, repo string, probe images.Probe) error {
+	var need []catalog.Release
+	for _, c := range cells {
+		for _, rel := range append([]catalog.Release{c.ArgoCD}, c.Upgrades...) {
+			if rel.FromSources() && !slices.Contains(need, rel) {
+				need = append(need, rel)
+			}
+		}
+	}
+	if len(need) == 0 || mode == images.Online || mirror != "" {
+		return nil
+	}
+	if mode == images.Auto {
+		if m, _ := images.Detect(ctx, mode, probe); m == images.Online {
+			return nil
+		}
+	}
+	for _, rel := range need {
+		if _, err := argocd.Sources.Find(repo, rel.String()); err != nil {
+			return fmt.Errorf("argocd %s does not build from its module zip (go.mod replaces gitops-engine with a nested module the zip leaves out): %w", rel, err)
+		}
+	}
+	return nil
 }
 
 // only keeps the cells whose IDs are listed, in the plan's order (all of
@@ -207,11 +245,14 @@ func Mirror(ctx context.Context, s string, mode images.Mode) (*registry.Mirror, 
 
 // ReleaseExists asks the module proxy whether an ArgoCD release was published.
 func ReleaseExists(ctx context.Context, cat *catalog.Catalog, rel catalog.Release) error {
-	if _, err := sources.ModuleInfo(ctx, rel.Module(), rel.String()); err != nil {
+	if err := sources.Served(ctx, rel.Module(), rel.String()); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		msg := strings.TrimSpace(strings.TrimPrefix(shell.LastLine(err.Error()), "server response:"))
+		if errors.Is(err, sources.ErrNoGoMod) {
+			msg = sources.ErrNoGoMod.Error()
+		}
 		what := "no such release"
 		if !sources.NotPublished(err) {
 			what = "not obtainable from the module proxy"

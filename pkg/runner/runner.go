@@ -29,6 +29,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/registry"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/schedule"
+	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
 // Scenario is one scenario's code: the function that builds its feature for
@@ -117,6 +118,7 @@ func (r *Runner) Waiting() string {
 
 // New validates the options and reserves the run's report directory.
 func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data, scenarios Scenarios, repo string) (*Runner, error) {
+	o.Repo = repo
 	cells, err := Validate(ctx, cat, data, o)
 	if err != nil {
 		return nil, err
@@ -150,6 +152,7 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 		report: &report.Report{RunID: runID, Started: time.Now().UTC(), Kubernetes: cat.Kubernetes.Version, Command: o.Command,
 			UnmeasuredFails: o.Unmeasured == "fail"},
 	}
+	r.report.ArgoCDSupport = SupportOf(cat.Support(ctx, sources.ProxyLister{}), cells)
 	r.Run.NeedsCluster = r.needsCluster
 	r.Run.NodeImageChoice = o.NodeImage
 	r.Run.Deliver = o.Deliver
@@ -167,6 +170,21 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 		}
 	}
 	return r, nil
+}
+
+// SupportOf is how each ArgoCD release of the cells (upgrade targets too)
+// stands with upstream, as the report records it.
+func SupportOf(s catalog.Support, cells []matrix.Cell) *report.Support {
+	out := &report.Support{Releases: map[string]string{}, Why: s.Why}
+	for _, l := range s.Lines {
+		out.Lines = append(out.Lines, fmt.Sprintf("%s (newest %s)", l, l.Newest))
+	}
+	for _, c := range cells {
+		for _, rel := range append([]catalog.Release{c.ArgoCD}, c.Upgrades...) {
+			out.Releases[rel.String()] = s.Of(rel)
+		}
+	}
+	return out
 }
 
 // CacheDir is where builds, binaries and images' work files are kept:

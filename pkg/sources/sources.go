@@ -3,12 +3,16 @@
 // both modes: the zip holds the release's tree, the module proxy is reachable
 // wherever the internet is, and online then differs from offline only where it
 // must (images pulled instead of built). Get fetches what only a URL serves
-// (online: release assets, chart repositories).
+// (online: release assets, chart repositories). Trees finds the source trees
+// a user provides for what the module proxy does not serve whole (Kargo,
+// ArgoCD from 3.3), checkouts or archives, and TreeCommit what they were
+// made from.
 package sources
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/shell"
@@ -99,6 +104,26 @@ func NotPublished(err error) bool {
 	return false
 }
 
+// ProxyLister lists a module's published versions through the Go module
+// proxy (`go list -m -versions`): the catalog.Lister the suite uses.
+type ProxyLister struct{}
+
+// Versions is the proxy's list of module's versions.
+func (ProxyLister) Versions(ctx context.Context, module string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := shell.Run(ctx, shell.Cmd{Name: "go", Args: []string{"list", "-m", "-versions", "-json", module},
+		Env: []string{"GOFLAGS=-mod=mod", "GOSUMDB=off", "GOTOOLCHAIN=local"}, Dir: os.TempDir()})
+	if err != nil {
+		return nil, fmt.Errorf("go list -m -versions %s: %s", module, strings.TrimSpace(strings.TrimPrefix(shell.LastLine(err.Error()), "server response:")))
+	}
+	var m struct{ Versions []string }
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		return nil, fmt.Errorf("go list -m -versions %s: %w", module, err)
+	}
+	return m.Versions, nil
+}
+
 // ModuleInfo asks the module proxy for a version's metadata only (no zip):
 // the cheap way to learn whether a release tag exists.
 func ModuleInfo(ctx context.Context, module, version string) (string, error) {
@@ -108,6 +133,26 @@ func ModuleInfo(ctx context.Context, module, version string) (string, error) {
 		return "", fmt.Errorf("look up %s@%s: %w", module, version, err)
 	}
 	return out, nil
+}
+
+// ErrNoGoMod is a version whose .info the module proxy serves but not its
+// go.mod: it exists, and does not download.
+var ErrNoGoMod = errors.New("the module proxy serves its .info but not its go.mod")
+
+// Served asks the module proxy whether a version can be had: its metadata
+// and its go.mod (this machine's proxy serves some releases' .info and
+// refuses their go.mod, which no build gets past). The error is
+// ModuleInfo's, or ErrNoGoMod.
+func Served(ctx context.Context, module, version string) error {
+	out, err := ModuleInfo(ctx, module, version)
+	if err != nil {
+		return err
+	}
+	var info struct{ GoMod string }
+	if err := json.Unmarshal([]byte(out), &info); err != nil || info.GoMod == "" {
+		return fmt.Errorf("%s@%s: %w", module, version, ErrNoGoMod)
+	}
+	return nil
 }
 
 // Requirement reads the version a module's go.mod at version requires of dep

@@ -1,0 +1,103 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+)
+
+// An ArgoCD release whose module zip does not build is refused offline,
+// before anything starts, with one line naming ARGOCD_SOURCES and where it
+// looked, unless a tree of the tag is there; online nothing is asked.
+func TestSourcesAreCheckedBeforeAnythingStarts(t *testing.T) {
+	release := catalog.MustRelease
+	cells := []matrix.Cell{{ArgoCD: release("v2.14.11"), Upgrades: []catalog.Release{release("v3.5.1")}}, {ArgoCD: release("v3.4.7")}}
+	ctx := context.Background()
+	offline := func(context.Context, string) error { return errors.New("no route to host") }
+	online := func(context.Context, string) error { return nil }
+	repo := t.TempDir()
+	t.Setenv(argocd.SourcesEnv, "")
+	for _, mode := range []images.Mode{images.Offline, images.Auto} {
+		err := sourcesProvided(ctx, cells, mode, "", repo, offline)
+		if err == nil || !strings.Contains(err.Error(), argocd.SourcesEnv+", which is not set") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s, unset: want one line naming %s, got %v", mode, argocd.SourcesEnv, err)
+		}
+	}
+	for name, check := range map[string]func() error{
+		"online":              func() error { return sourcesProvided(ctx, cells, images.Online, "", repo, offline) },
+		"auto, registries up": func() error { return sourcesProvided(ctx, cells, images.Auto, "", repo, online) },
+		"a registry mirror":   func() error { return sourcesProvided(ctx, cells, images.Auto, "mirror:5000", repo, offline) },
+		"no release from tree": func() error {
+			return sourcesProvided(ctx, []matrix.Cell{{ArgoCD: release("v2.14.11")}}, images.Offline, "", repo, offline)
+		},
+	} {
+		if err := check(); err != nil {
+			t.Errorf("%s: nothing to ask, got %v", name, err)
+		}
+	}
+	dir := filepath.Join(repo, "sources")
+	if err := os.MkdirAll(filepath.Join(dir, "argo-cd-v3.4.7", "gitops-engine"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "argo-cd-v3.4.7", "gitops-engine", "go.mod"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(argocd.SourcesEnv, "sources") // relative: from the checkout
+	err := sourcesProvided(ctx, cells, images.Offline, "", repo, offline)
+	if err == nil || !strings.Contains(err.Error(), "argocd v3.5.1") || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "argo-cd-v3.5.1.tar.gz") {
+		t.Errorf("the upgrade target's tree missing: want its tag, the path looked at and what to provide, got %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "argo-cd-v3.5.1.tar.gz"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := sourcesProvided(ctx, cells, images.Offline, "", repo, offline); err != nil {
+		t.Errorf("a checkout of one tag and an archive of the other: %v", err)
+	}
+}
+
+// The report records every release of the plan, upgrade targets too, as the
+// listing makes it stand.
+func TestSupportOfMarksEveryReleaseOfThePlan(t *testing.T) {
+	release := catalog.MustRelease
+	cells := []matrix.Cell{{ArgoCD: release("v2.14.11"), Upgrades: []catalog.Release{release("v3.5.1")}}}
+	s := SupportOf(catalog.Support{Lines: []catalog.Line{{Major: 3, Minor: 5, Newest: "v3.5.7"}}}, cells)
+	if s.Releases["v2.14.11"] != catalog.EndOfLife || s.Releases["v3.5.1"] != catalog.Supported || s.Lines[0] != "3.5 (newest v3.5.7)" {
+		t.Errorf("SupportOf = %+v", s)
+	}
+	if s := SupportOf(catalog.Support{Why: "403"}, cells); s.Releases["v3.5.1"] != catalog.CouldNotTell || s.Why != "403" {
+		t.Errorf("could not tell: %+v", s)
+	}
+}
+
+// A bisect offline leaves out, with a short reason, the releases built from
+// a source tree that ARGOCD_SOURCES does not hold; online it asks nothing.
+func TestBisectProbeAsksForTheTree(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repo, "argo-cd-v3.4.7.tar.gz"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(argocd.SourcesEnv, repo)
+	r := &Runner{Run: &lifecycle.Run{Repo: repo, Mode: images.Offline}}
+	if err := r.treeProvided(catalog.MustRelease("v3.4.7")); err != nil {
+		t.Errorf("v3.4.7's archive is there: %v", err)
+	}
+	if err := r.treeProvided(catalog.MustRelease("v2.14.11")); err != nil {
+		t.Errorf("v2.14.11 builds from its module zip: %v", err)
+	}
+	if err := r.treeProvided(catalog.MustRelease("v3.3.0")); err == nil || !strings.Contains(err.Error(), "ARGOCD_SOURCES holds none: "+repo) {
+		t.Errorf("v3.3.0 has no tree here: %v", err)
+	}
+	r.Run.Mode = images.Online
+	if err := r.treeProvided(catalog.MustRelease("v3.3.0")); err != nil {
+		t.Errorf("online the upstream images serve: %v", err)
+	}
+}
