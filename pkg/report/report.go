@@ -51,6 +51,7 @@ type Cell struct {
 	ArgoCD           string  `json:"argocd"`
 	Component        string  `json:"component"`
 	ComponentVersion string  `json:"component_version"`
+	Kubernetes       string  `json:"kubernetes,omitempty"`
 	Outcome          Outcome `json:"outcome"`
 	Expected         Outcome `json:"expected"`
 	ExpectedWhy      string  `json:"expected_why,omitempty"` // the measurement the expectation rests on
@@ -253,6 +254,11 @@ func Load(path string) (*Report, error) {
 	var r Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("load report %q: %w", path, err)
+	}
+	for i := range r.Cells {
+		if r.Cells[i].Kubernetes == "" { // a report from before cells named it
+			r.Cells[i].Kubernetes = r.Kubernetes
+		}
 	}
 	return &r, nil
 }

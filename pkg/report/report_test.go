@@ -173,3 +173,21 @@ func TestDisagreementsSetMinimalBesideBug(t *testing.T) {
 		t.Fatalf("notes %q: each disagreement once", r.Notes)
 	}
 }
+
+// A report from before cells named their Kubernetes version: each cell
+// takes the run's.
+func TestLoadGivesOldCellsTheRunsKubernetes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.json")
+	if err := os.WriteFile(path, []byte(`{"run_id": "x", "kubernetes": "v1.33.13",
+  "cells": [{"scenario": "s", "variant": "bug", "argocd": "v2.14.11"},
+            {"scenario": "s", "variant": "bug", "argocd": "v2.14.11", "kubernetes": "v1.35.4"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Cells[0].Kubernetes != "v1.33.13" || r.Cells[1].Kubernetes != "v1.35.4" {
+		t.Errorf("cells' kubernetes: %q, %q; want the run's for the first, its own for the second", r.Cells[0].Kubernetes, r.Cells[1].Kubernetes)
+	}
+}
