@@ -36,6 +36,12 @@ type ArgoCD struct {
 	Default []string          `json:"default"`
 	Smoke   string            `json:"smoke"`
 	Modules map[string]string `json:"modules"`
+	// Sources: offline, the releases from Sources.From on build from a
+	// source tree the user names instead of the module zip.
+	Sources *Sources `json:"sources,omitempty"`
+	// SupportedLines is how many of the newest minor lines upstream
+	// supports (make releases reads the lines from the module proxy).
+	SupportedLines int `json:"supportedLines,omitempty"`
 }
 
 // Component is a project a scenario installs.
@@ -44,6 +50,30 @@ type Component struct {
 	Versions  []string          `json:"versions"`
 	Files     map[string]string `json:"files,omitempty"`
 	OnlineURL string            `json:"onlineURL,omitempty"`
+	// Sources: offline, what the module proxy lacks for this component comes
+	// from a directory or archive the user names.
+	Sources *Sources `json:"sources,omitempty"`
+}
+
+// Sources is what, offline, comes from a directory or archive the user
+// names in an environment variable (a relative path is taken from the
+// suite's checkout) instead of from the module proxy.
+type Sources struct {
+	Env string `json:"env"`
+	// Tree: a source tree per tag, a checkout <tree>-<tag>/ (or <tag>/) or
+	// an archive of one, <tree>-<tag>.tar.gz (.tgz).
+	Tree string `json:"tree,omitempty"`
+	// Chart: the component's chart (its files.chart path, {version} the
+	// release without the v) in a charts tree, an archive of one, or a
+	// directory of such archives.
+	Chart bool `json:"chart,omitempty"`
+	// From is the first release that needs it; empty: every release.
+	From string `json:"from,omitempty"`
+}
+
+// Needs reports whether, offline, version needs s (From and later).
+func (s *Sources) Needs(version string) bool {
+	return s != nil && (s.From == "" || CompareTags(version, s.From) >= 0)
 }
 
 // Load parses the embedded catalog.
