@@ -15,6 +15,9 @@ export OPENKRUISE_CHARTS ?= $(if $(wildcard ../shared/upstream/openkruise),$(abs
 # kargo-argocd offline: where Kargo's source trees come from (a directory holding
 # kargo-<tag>/ checkouts or kargo-<tag>.tar.gz archives of github.com/akuity/kargo)
 export KARGO_SOURCES ?= $(if $(wildcard ../shared/upstream/kargo),$(abspath ../shared/upstream/kargo))
+# ArgoCD offline, v3.3.0 and later: where its source trees come from (a directory
+# holding argo-cd-<tag>/ checkouts or argo-cd-<tag>.tar.gz archives of argoproj/argo-cd)
+export ARGOCD_SOURCES ?= $(if $(wildcard ../shared/upstream/argo-cd),$(abspath ../shared/upstream/argo-cd))
 
 SCENARIO ?=
 VARIANT ?=
@@ -61,7 +64,7 @@ SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -v
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
 .PHONY: help test unit e2e argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
-.PHONY: report-merge report-render lint-workflows merge-check mirror-check bench-delivery bench-infra repro
+.PHONY: report-merge report-render report-diff report-history releases lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -104,6 +107,12 @@ MATRIX_N = $(if $(filter command line environment,$(origin PARALLEL)),$(PARALLEL
 
 list: $(CLI) ## scenarios, variants, ArgoCD and component versions
 	@$(CLI) list
+
+# make releases: also write the JSON (the nightly's matrix) to this file
+RELEASES_JSON ?=
+
+releases: $(CLI) ## the releases a run can test now: the supported ArgoCD lines' patches, the seed pins, each component's newest release, what this mode cannot build or pull and why, the nightly's shards [MODE=online] [RELEASES_JSON=file]
+	@$(CLI) releases -mode $(MODE) $(if $(RELEASES_JSON),-o "$(RELEASES_JSON)")
 
 plan: $(CLI) ## how long a selection takes on 1..8 clusters, from the times measured in reports/ [SCENARIO=.. VARIANT=.. ARGOCD=.. REPEAT=N]
 	@$(CLI) plan $(SELECTION) -repeat $(REPEAT)
