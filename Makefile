@@ -185,6 +185,19 @@ report-merge: $(CLI) ## OUT=dir DIRS="a b": merge report directories into one re
 report-render: $(CLI) ## DIR=reports/<run-id>: render report.md, report.html and junit.xml again from its report.json
 	@$(CLI) report render "$(DIR)"
 
+OLD ?=
+NEW ?=
+# make report-diff: the supported ArgoCD minor lines (3.4,3.5,3.6) a change fails on; empty: every line
+SUPPORTED ?=
+SITE ?=
+MARKS ?= 14
+
+report-diff: $(CLI) ## OLD=dir NEW=dir: every cell whose outcome changed, every new release that ran, every cell that stopped running [SUPPORTED=3.4,3.5,3.6] [SITE=dir: changes its nights reported do not fail again]; exit 1 when a change fails
+	@$(CLI) report diff -supported "$(SUPPORTED)" $(if $(SITE),-history "$(SITE)") "$(OLD)" "$(NEW)"
+
+report-history: $(CLI) ## SITE=dir: render SITE/index.html (per scenario, ArgoCD release x component version, a mark per night) and each night's page from SITE/nights/<night>/report.json [MARKS=14]
+	@$(CLI) report history -marks $(MARKS) "$(SITE)"
+
 lint-workflows: ## actionlint (and shellcheck, if installed) on .github/workflows
 	./hack/actionlint.sh
 
