@@ -20,6 +20,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/releases"
 	"github.com/gitops-conformance/suite/pkg/schedule"
 )
@@ -74,18 +75,20 @@ func TestNightlyWorkflowTakesTheReleasesPlan(t *testing.T) {
 	}
 }
 
-// offlineProxy answers as this machine's module proxy did on 2026-11-24
-// for ArgoCD (the lines 3.4 to 3.6) and serves every pin.
-type offlineProxy struct{}
+// fakeProxy lists ArgoCD's lines 3.0 to 3.6 as this machine's module proxy
+// did on 2026-11-24 (newest patches v3.4.13, v3.5.7, v3.6.1) and serves
+// every component version asked for: each component has releases past its
+// pins, which the full shards run.
+type fakeProxy struct{}
 
-func (offlineProxy) Versions(_ context.Context, module string) ([]string, error) {
+func (fakeProxy) Versions(_ context.Context, module string) ([]string, error) {
 	if module == "github.com/argoproj/argo-cd/v3" {
 		return []string{"v3.0.0", "v3.1.0", "v3.2.0", "v3.3.0", "v3.4.0", "v3.4.13", "v3.5.0", "v3.5.7", "v3.6.0", "v3.6.1"}, nil
 	}
 	return nil, errors.New("403 Forbidden")
 }
-func (offlineProxy) Tags(context.Context, string) ([]string, error) { return nil, errors.New("git") }
-func (offlineProxy) Lookup(_ context.Context, module, version string) error {
+func (fakeProxy) Tags(context.Context, string) ([]string, error) { return nil, errors.New("git") }
+func (fakeProxy) Lookup(_ context.Context, module, version string) error {
 	if n := catalog.TagNumbers(version); strings.HasPrefix(module, "github.com/argoproj/argo-cd/") && n[0] == 3 && n[1] >= 4 && !slices.Contains([]string{"v3.4.0", "v3.4.13", "v3.5.0", "v3.5.7", "v3.6.0", "v3.6.1"}, version) {
 		return errors.New("403 Forbidden")
 	}
@@ -97,7 +100,7 @@ func (offlineProxy) Lookup(_ context.Context, module, version string) error {
 // patch of each supported line.
 func TestNightlyPlanRunsTheSeedAxesAndTheSupportedLines(t *testing.T) {
 	cat, data := loadMatrix(t)
-	f := &releases.Finder{Catalog: cat, Matrix: data, Source: offlineProxy{}, Mode: images.Online,
+	f := &releases.Finder{Catalog: cat, Matrix: data, Source: fakeProxy{}, Mode: images.Online,
 		Local: releases.Local{Repo: t.TempDir(), Getenv: func(string) string { return "" }}}
 	r, err := f.Find(context.Background())
 	if err != nil {
@@ -108,6 +111,24 @@ func TestNightlyPlanRunsTheSeedAxesAndTheSupportedLines(t *testing.T) {
 	}
 	full := map[string]releases.Shard{}
 	for _, sh := range r.Shards {
+		// make e2e takes the shard as it is: its selection plans every cell it names
+		cells, err := data.Plan(cat, matrix.Selection{Scenarios: []string{sh.Scenario}, ArgoCD: []string{sh.ArgoCD},
+			Variants: matrix.ParseList(sh.Variant), Versions: matrix.ParseList(sh.ComponentVersion)})
+		if err != nil {
+			t.Fatalf("shard %s: %v", sh.ID, err)
+		}
+		planned := map[string]bool{}
+		for _, c := range cells {
+			planned[c.Report().ID()] = true
+		}
+		for _, id := range matrix.ParseList(sh.Cells) {
+			if !planned[id] {
+				t.Errorf("shard %s names cell %s, which its selection does not plan", sh.ID, id)
+			}
+		}
+		if n := len(matrix.ParseList(sh.Cells)); n == 0 && len(cells) != sh.CellCount || n > 0 && n != sh.CellCount {
+			t.Errorf("shard %s: %d cells counted, the selection plans %d and names %d", sh.ID, sh.CellCount, len(cells), n)
+		}
 		if sh.Tier == releases.TierFull {
 			full[sh.Scenario+"@"+sh.ArgoCD] = sh
 		}
