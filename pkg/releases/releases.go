@@ -125,6 +125,7 @@ func (f *Finder) Find(ctx context.Context) (*Releases, error) {
 // module is what is known of one module's versions.
 type module struct {
 	path    string
+	listed  bool              // the proxy's list or the repository's tags answered
 	found   map[string]string // version: where it was found
 	served  map[string]bool   // the module proxy serves it (listed or looked up)
 	refused map[string]string // looked up, not served: the proxy's answer
@@ -137,6 +138,7 @@ func (f *Finder) read(ctx context.Context, path string, pins []string) *module {
 		m.lookups = append(m.lookups, fmt.Sprintf("%s: module proxy list: %s", path, err))
 	} else {
 		n := m.add(vs, FoundList, true)
+		m.listed = true
 		m.lookups = append(m.lookups, fmt.Sprintf("%s: module proxy list: %d releases", path, n))
 	}
 	if f.Mode == images.Online {
@@ -144,6 +146,7 @@ func (f *Finder) read(ctx context.Context, path string, pins []string) *module {
 			m.lookups = append(m.lookups, fmt.Sprintf("%s: repository tags: %s", path, err))
 		} else {
 			n := m.add(vs, FoundTags, false)
+			m.listed = true
 			m.lookups = append(m.lookups, fmt.Sprintf("%s: repository tags: %d releases", path, n))
 		}
 	}
@@ -280,9 +283,14 @@ func (f *Finder) argocd(ctx context.Context, r *Releases) error {
 	}
 	names := slices.SortedFunc(maps.Keys(lines), func(a, b string) int { return -catalog.CompareTags("v"+a+".0", "v"+b+".0") })
 	want := cmp.Or(f.Catalog.ArgoCD.SupportedLines, 3)
-	if len(names) < want {
+	switch {
+	case !newestMajor.listed:
+		// the newest lines are in the newest major's module: without its
+		// listing, the lines found would be older ones
+		r.Problems = append(r.Problems, fmt.Sprintf("ArgoCD: no listing of %s answered: which lines are supported could not be told", newestMajor.path))
+	case len(names) < want:
 		r.Problems = append(r.Problems, fmt.Sprintf("ArgoCD: %d minor line(s) found, %d wanted: which lines are supported could not be told", len(names), want))
-	} else {
+	default:
 		r.ArgoCD.Supported = names[:want]
 	}
 	for _, name := range r.ArgoCD.Supported {

@@ -219,16 +219,23 @@ func TestFindOnlineReadsTheRepositoriesWhereTheProxyLags(t *testing.T) {
 }
 
 func TestFindCannotTellTheSupportedLinesWithoutAListing(t *testing.T) {
-	p := thisMachine()
-	delete(p.lists, "example.com/argo-cd/v3")
-	delete(p.lists, "example.com/argo-cd/v2")
-	f, _, _ := testFinder(t, images.Online, p, nil)
-	r, err := f.Find(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.ArgoCD.Supported) != 0 || len(r.Problems) == 0 || !strings.Contains(r.Text(), "could not tell") {
-		t.Errorf("supported %v, problems %v: want none and a problem said", r.ArgoCD.Supported, r.Problems)
+	for name, refused := range map[string][]string{
+		"no listing":             {"example.com/argo-cd/v3", "example.com/argo-cd/v2"},
+		"the newest major's not": {"example.com/argo-cd/v3"}, // v2's lines would be taken for the newest
+	} {
+		p := thisMachine()
+		p.lists["example.com/argo-cd/v2"] = []string{"v2.12.0", "v2.13.3", "v2.14.11"} // three lines
+		for _, m := range refused {
+			delete(p.lists, m)
+		}
+		f, _, _ := testFinder(t, images.Online, p, nil)
+		r, err := f.Find(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.ArgoCD.Supported) != 0 || len(r.Problems) == 0 || !strings.Contains(r.Text(), "could not tell") {
+			t.Errorf("%s: supported %v, problems %v: want none and a problem said", name, r.ArgoCD.Supported, r.Problems)
+		}
 	}
 }
 
