@@ -49,8 +49,8 @@ if [ -n "$last" ]; then
     exit "$status"
   fi
   cat "$out/diff.md" >>"$summary"
-else
-  printf '## Since the last night: no earlier night%s\n\nThe first night: nothing to compare with.\n\n' "${site:+ in $site}" >>"$summary"
+elif [ -n "$site" ]; then
+  printf '## Since the last night: no earlier night in %s\n\nThe first night: nothing to compare with.\n\n' "$site" >>"$summary"
 fi
 "${conformance[@]}" report summary "$out" >>"$summary"
 if [ ${#missing[@]} -gt 0 ]; then
