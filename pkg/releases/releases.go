@@ -199,7 +199,7 @@ func (f *Finder) lookup(ctx context.Context, m *module, versions []string) {
 				}
 				return
 			}
-			m.refused[v] = err.Error()
+			m.refused[v] = strings.TrimPrefix(err.Error(), m.path+"@"+v+": ")
 			if errors.Is(err, ErrNotPublished) {
 				m.refused[v] = "not published"
 			}
