@@ -96,7 +96,12 @@ func (r *Releases) Plan(cat *catalog.Catalog, data *matrix.Data, costs *schedule
 		if c.NewestObtainable != "" && !slices.Contains(versionsOf(c.Pins), c.NewestObtainable) {
 			newestComponent[c.Name] = c.NewestObtainable
 		}
-		if c.Newest.Version != "" && !c.Newest.Obtainable {
+		for _, pin := range c.Pins {
+			if !pin.Obtainable {
+				r.NotRun = append(r.NotRun, NotRun{What: c.Name + " " + pin.Version + " (pin; its cells run SKIPPED)", Scenarios: c.Scenarios, Why: pin.How})
+			}
+		}
+		if c.Newest.Version != "" && !c.Newest.Obtainable && !slices.Contains(versionsOf(c.Pins), c.Newest.Version) {
 			r.NotRun = append(r.NotRun, NotRun{What: c.Name + " " + c.Newest.Version, Scenarios: c.Scenarios, Why: c.Newest.How})
 		}
 	}

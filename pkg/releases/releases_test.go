@@ -308,7 +308,8 @@ func TestPlanListsWhatTheModeCannotRun(t *testing.T) {
 		}
 	}
 	text := r.Text()
-	for _, want := range []string{"ArgoCD v3.6.2 (every scenario)", "ArgoCD v3.4.0 (minimal variants)", "no source tree for the tag in ARGOCD_SOURCES="} {
+	for _, want := range []string{"ArgoCD v3.6.2 (every scenario)", "ArgoCD v3.4.0 (minimal variants)", "no source tree for the tag in ARGOCD_SOURCES=",
+		"tree v0.9.0 (pin; its cells run SKIPPED): offline, it builds from its source tree: TREE_SOURCES is not set"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the table does not say %q:\n%s", want, text)
 		}
