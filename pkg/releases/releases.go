@@ -108,7 +108,7 @@ func (f *Finder) Find(ctx context.Context) (*Releases, error) {
 	if f.Mode != images.Online && f.Mode != images.Offline {
 		return nil, fmt.Errorf("releases: mode %q: want online or offline", f.Mode)
 	}
-	r := &Releases{Mode: f.Mode}
+	r := &Releases{Mode: f.Mode, ArgoCD: ArgoCD{Supported: []string{}}}
 	if err := f.argocd(ctx, r); err != nil {
 		return nil, err
 	}
