@@ -155,6 +155,10 @@ func TestNightlyPlanRunsTheSeedAxesAndTheSupportedLines(t *testing.T) {
 // crashed before it wrote its report, every night.
 func TestNightlyMergeAndPublishSteps(t *testing.T) {
 	site := filepath.Join(t.TempDir(), "site")
+	rel := filepath.Join(t.TempDir(), "releases.json") // what make releases wrote that night
+	if err := os.WriteFile(rel, []byte(`{"argocd": {"supported": ["2.14"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	runs := map[string]string{}
 	for _, dir := range testRuns(t) {
 		runs[filepath.Base(dir)] = dir
@@ -191,7 +195,7 @@ func TestNightlyMergeAndPublishSteps(t *testing.T) {
 			!strings.Contains(string(s), "- report-knative-argocd-v2.14.11-full: no report.json") {
 			t.Errorf("night %d: job summary does not start with %q or lacks %q or the shard without a report:\n%s", i+1, tc.first, tc.wants, s)
 		}
-		if status, output := script(t, []string{"RUN_URL=https://example.com/runs/" + fmt.Sprint(i+1)}, "hack/nightly-publish.sh", out, site); status != 0 {
+		if status, output := script(t, []string{"RUN_URL=https://example.com/runs/" + fmt.Sprint(i+1), "RELEASES=" + rel}, "hack/nightly-publish.sh", out, site); status != 0 {
 			t.Fatalf("night %d: hack/nightly-publish.sh exit %d\n%s", i+1, status, output)
 		}
 	}
@@ -203,7 +207,8 @@ func TestNightlyMergeAndPublishSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"first night", `<span class="fail">(1 failed the nightly)</span>`, "https://example.com/runs/4", "kyverno-argocd"} {
+	for _, want := range []string{"first night", `<span class="fail">(1 failed the nightly)</span>`, "https://example.com/runs/4", "kyverno-argocd",
+		"supported ArgoCD lines 2.14", `<th class="line supported" colspan="1">ArgoCD 2.14</th>`} {
 		if !strings.Contains(string(index), want) {
 			t.Errorf("index.html lacks %q", want)
 		}

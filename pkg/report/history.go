@@ -24,6 +24,9 @@ type Night struct {
 	Report *Report
 	Diff   *Diff
 	RunURL string
+	// Supported are the ArgoCD minor lines supported that night (its
+	// releases.json, else its diff's).
+	Supported []string
 }
 
 // NightInfo is a night's night.json: what the report does not say.
@@ -33,7 +36,7 @@ type NightInfo struct {
 
 // LoadNights reads the nights under site/nights/, oldest first (by their
 // directory names, which start with the date): each directory's
-// report.json, and its diff.json and night.json when present.
+// report.json, and its diff.json, releases.json and night.json when present.
 func LoadNights(site string) ([]Night, error) {
 	dirs, err := filepath.Glob(filepath.Join(site, "nights", "*", "report.json"))
 	if err != nil {
@@ -52,6 +55,18 @@ func LoadNights(site string) ([]Night, error) {
 			n.Diff = d
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return nil, err
+		}
+		if n.Diff != nil {
+			n.Supported = n.Diff.Supported
+		}
+		if data, err := os.ReadFile(filepath.Join(dir, "releases.json")); err == nil {
+			var rel struct {
+				ArgoCD struct{ Supported []string } `json:"argocd"`
+			}
+			if err := json.Unmarshal(data, &rel); err != nil {
+				return nil, fmt.Errorf("load %s: %w", filepath.Join(dir, "releases.json"), err)
+			}
+			n.Supported = rel.ArgoCD.Supported
 		}
 		if data, err := os.ReadFile(filepath.Join(dir, "night.json")); err == nil {
 			var info NightInfo
@@ -100,11 +115,8 @@ func History(nights []Night, marks int) string {
 		return "<!doctype html><title>GitOps compatibility matrix</title><p>No night yet.</p>"
 	}
 	window := nights[max(0, len(nights)-max(marks, 1)):]
-	var supported []string
 	newest := nights[len(nights)-1]
-	if newest.Diff != nil {
-		supported = newest.Diff.Supported
-	}
+	supported := newest.Supported
 	var rows []nightRow
 	for i := len(nights) - 1; i >= 0; i-- {
 		rows = append(rows, nightRowOf(nights[i]))
