@@ -21,7 +21,9 @@ dirs=()
 missing=()
 for shard in "$out"/shards/*/; do
   found=()
-  while IFS= read -r dir; do found+=("$dir"); done < <(find "$shard" -name report.json -printf '%h\n' | sort)
+  # a run's own report, not its clusters' (a PARALLEL run's shards/<n>/, which
+  # its report already merges)
+  while IFS= read -r dir; do found+=("$shard$dir"); done < <(cd "$shard" && find . -name report.json -not -path '*/shards/*' -printf '%h\n' | sort)
   if [ ${#found[@]} -eq 0 ]; then
     missing+=("$(basename "$shard")")
   fi

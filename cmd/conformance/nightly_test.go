@@ -182,6 +182,9 @@ func TestNightlyMergeAndPublishSteps(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(out, "shards", "report-knative-argocd-v2.14.11-full", "20261122-021720", "cells"), 0o755); err != nil {
 			t.Fatal(err)
 		}
+		// a PARALLEL run's clusters' reports under its own: its report merges them already
+		first := filepath.Join(out, "shards", "report-shard-0", filepath.Base(tc.shards[0]))
+		shifted(t, tc.shards[0], filepath.Join(first, "shards", "1", filepath.Base(tc.shards[0])), 24*(i+1))
 		summary := filepath.Join(t.TempDir(), "summary.md")
 		status, output := script(t, []string{"GITHUB_STEP_SUMMARY=" + summary, "SUPPORTED=2.14"}, "hack/nightly-merge.sh", out, site)
 		if status != tc.status {
@@ -194,6 +197,9 @@ func TestNightlyMergeAndPublishSteps(t *testing.T) {
 		if !strings.HasPrefix(string(s), tc.first) || !strings.Contains(string(s), tc.wants) ||
 			!strings.Contains(string(s), "- report-knative-argocd-v2.14.11-full: no report.json") {
 			t.Errorf("night %d: job summary does not start with %q or lacks %q or the shard without a report:\n%s", i+1, tc.first, tc.wants, s)
+		}
+		if !strings.Contains(output, "runs merged: 2,") {
+			t.Errorf("night %d: the merge took other than the two shards' runs:\n%s", i+1, output)
 		}
 		if status, output := script(t, []string{"RUN_URL=https://example.com/runs/" + fmt.Sprint(i+1), "RELEASES=" + rel}, "hack/nightly-publish.sh", out, site); status != 0 {
 			t.Fatalf("night %d: hack/nightly-publish.sh exit %d\n%s", i+1, status, output)
