@@ -200,13 +200,13 @@ func onLine(tag string, lines []string) bool {
 
 // MarkSeen sets SeenIn on each flip an earlier comparison already reported
 // (the same cell, the same from and to): the first that did, by its newer
-// run. Comparisons of the same newer run (a night compared again) do not
-// count.
+// run. Comparisons of the same newer run (a night compared again: the same
+// run id and start) do not count.
 func (d *Diff) MarkSeen(earlier []*Diff) {
 	for i := range d.Flips {
 		f := &d.Flips[i]
 		for _, e := range earlier {
-			if e.New == d.New {
+			if e.New == d.New && e.NewStarted.Equal(d.NewStarted) {
 				continue
 			}
 			if slices.ContainsFunc(e.Flips, func(x Change) bool {

@@ -41,7 +41,7 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "### New: %d cell(s) with %s\n\nTheir outcomes are news (a release or a cell nobody measured), not checked against anything; marked _unmeasured_ below.\n\n", len(cells), NoMeasurement)
 		b.WriteString("| scenario | variant | component | ArgoCD | outcome |\n|---|---|---|---|---|\n")
 		for _, c := range cells {
-			fmt.Fprintf(&b, "| %s | %s | %s %s | %s | %s |\n", c.Scenario, c.Variant, c.Component, c.ComponentVersion, c.ArgoCD, c.Outcome)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Scenario, c.Variant, strings.TrimSpace(c.Component+" "+c.ComponentVersion), c.ArgoCD, c.Outcome)
 		}
 		b.WriteString("\n")
 	}
