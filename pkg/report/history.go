@@ -316,7 +316,8 @@ td.stale .o{opacity:.45}
 .meta{color:#555;font-size:12px}
 .fail{color:#b00;font-weight:700}
 .nowrap{white-space:nowrap}
-.legend span{display:inline-block;padding:.15em .5em;margin-right:.3em;border:1px solid #ccd;font-size:12px}
+.legend{font-size:13px;color:#333}
+.legend span{display:inline-block;padding:.15em .5em;margin-right:.3em;border:1px solid #ccd;font-size:12px;color:#1b1f24}
 </style></head><body>
 <h1>GitOps compatibility matrix: nightly</h1>
 <p class="meta">Newest night <a href="nights/{{.Newest.ID}}/report.html">{{.Newest.ID}}</a> · Kubernetes {{.Newest.Report.Kubernetes}} · {{len .Nights}} night(s) kept, the grids show the last {{.Window}}{{if .Supported}} · supported ArgoCD lines {{.Supported}} (green){{end}}</p>
