@@ -66,7 +66,7 @@ SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -v
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
 .PHONY: docs help test unit e2e argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
-.PHONY: report-merge report-render lint-workflows merge-check mirror-check bench-delivery bench-infra repro
+.PHONY: report-merge report-render report-diff report-history releases lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -109,6 +109,12 @@ MATRIX_N = $(if $(filter command line environment,$(origin PARALLEL)),$(PARALLEL
 
 list: $(CLI) ## scenarios, variants, ArgoCD and component versions
 	@$(CLI) list
+
+# make releases: also write the JSON (the nightly's matrix) to this file
+RELEASES_JSON ?=
+
+releases: $(CLI) ## the releases a run can test now: the supported ArgoCD lines' patches, the seed pins, each component's newest release, what this mode cannot build or pull and why, the nightly's shards [MODE=online] [RELEASES_JSON=file]
+	@$(CLI) releases -mode $(MODE) $(if $(RELEASES_JSON),-o "$(RELEASES_JSON)")
 
 plan: $(CLI) ## how long a selection takes on 1..8 clusters, from the times measured in reports/ [SCENARIO=.. VARIANT=.. ARGOCD=.. REPEAT=N]
 	@$(CLI) plan $(SELECTION) -repeat $(REPEAT)
@@ -191,6 +197,19 @@ report-merge: $(CLI) ## OUT=dir DIRS="a b": merge report directories into one re
 
 report-render: $(CLI) ## DIR=reports/<run-id>: render report.md, report.html and junit.xml again from its report.json
 	@$(CLI) report render "$(DIR)"
+
+OLD ?=
+NEW ?=
+# make report-diff: the supported ArgoCD minor lines (3.4,3.5,3.6) a change fails on; empty: every line
+SUPPORTED ?=
+SITE ?=
+MARKS ?= 14
+
+report-diff: $(CLI) ## OLD=dir NEW=dir: every cell whose outcome changed, every new release that ran, every cell that stopped running [SUPPORTED=3.4,3.5,3.6] [SITE=dir: changes its nights reported do not fail again]; exit 1 when a change fails
+	@$(CLI) report diff -supported "$(SUPPORTED)" $(if $(SITE),-history "$(SITE)") "$(OLD)" "$(NEW)"
+
+report-history: $(CLI) ## SITE=dir: render SITE/index.html (per scenario, ArgoCD release x component version, a mark per night) and each night's page from SITE/nights/<night>/report.json [MARKS=14]
+	@$(CLI) report history -marks $(MARKS) "$(SITE)"
 
 lint-workflows: ## actionlint and shellcheck (installed when missing) on .github/workflows
 	./hack/actionlint.sh

@@ -16,6 +16,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/releases"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/pkg/schedule"
 	"github.com/gitops-conformance/suite/pkg/sources"
@@ -29,6 +30,7 @@ commands:
   check  [selection flags]     validate a selection; exit 2 with one line if invalid
   plan   [selection flags]     a selection's cells and how long they take on 1..8 clusters,
                                from the times measured in the reports (-reports, default reports/)
+  ` + releasesUsage + `
   ` + reportUsage + `
   ` + registryUsage + `
   ` + reproUsage + `
@@ -59,6 +61,9 @@ func main() {
 }
 
 func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd string, args []string) error {
+	if cmd == "releases" {
+		return releasesCommand(ctx, cat, data, args, os.Stdout, releases.GoCommand{})
+	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	var o runner.Options
 	o.Register(fs)
@@ -92,7 +97,7 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 	case "repro":
 		return reproCommand(ctx, cat, fs.Args(), os.Stdout)
 	}
-	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, plan, report, registry, repro)", cmd)}
+	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, plan, releases, report, registry, repro)", cmd)}
 }
 
 // Plan renders an estimate: cluster time per scenario and the wall time on

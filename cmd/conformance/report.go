@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/runner"
 )
@@ -19,13 +21,22 @@ const reportUsage = `report merge -o OUTDIR DIR...
   report summary DIR           print DIR's report as a Markdown job summary (for $GITHUB_STEP_SUMMARY)
   report compare [-names A,B] BASE OTHER
                                two runs of the same cells side by side (make bench): wall times, their
-                               ratio, per-scenario times, every cell's outcome; exit 1 when an outcome differs`
+                               ratio, per-scenario times, every cell's outcome; exit 1 when an outcome differs
+  report diff [-supported 3.4,3.5,3.6] [-history SITE] [-json FILE] OLD NEW
+                               what changed from one night's report to the next: every cell whose outcome
+                               changed, every new release that ran, every cell that stopped running (Markdown);
+                               exit 1 when a change fails the nightly: on a supported ArgoCD line (every line
+                               without -supported), not reported before in SITE's nights (-history)
+  report history [-marks N] SITE
+                               render SITE's index.html (per scenario, ArgoCD release x component version, the
+                               outcome's history as a mark per night) and each night's page from
+                               SITE/nights/<night>/report.json`
 
 // reportCommand works on report directories: reports/<run-id>/ of any run,
 // or a merged report. Nothing here needs a cluster or the catalog.
 func reportCommand(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return &runner.BadInput{Err: errors.New("report: want merge, render, summary or compare")}
+		return &runner.BadInput{Err: errors.New("report: want merge, render, summary, compare, diff or history")}
 	}
 	switch sub, rest := args[0], args[1:]; sub {
 	case "merge":
@@ -80,8 +91,12 @@ func reportCommand(args []string, stdout io.Writer) error {
 			return errors.New("report compare: the runs' outcomes differ")
 		}
 		return nil
+	case "diff":
+		return diffCommand(rest, stdout)
+	case "history":
+		return historyCommand(rest, stdout)
 	}
-	return &runner.BadInput{Err: fmt.Errorf("report: unknown subcommand %q (valid: merge, render, summary, compare)", args[0])}
+	return &runner.BadInput{Err: fmt.Errorf("report: unknown subcommand %q (valid: merge, render, summary, compare, diff, history)", args[0])}
 }
 
 // mergeReports writes the merge of dirs' reports into out, its evidence links
@@ -135,4 +150,104 @@ func loadReportDir(dir string) (*report.Report, error) {
 		return nil, &runner.BadInput{Err: err}
 	}
 	return r, nil
+}
+
+// diffCommand compares two nights' reports (report diff): the Markdown on
+// stdout, the diff as JSON with -json; an error (exit 1) when a change
+// fails the nightly.
+func diffCommand(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("report diff", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	supported := fs.String("supported", "", "the supported ArgoCD minor lines, comma-separated (3.4,3.5,3.6): a change fails only there; empty: everywhere")
+	history := fs.String("history", "", "the published site: a change its nights' diff.json already reported does not fail again")
+	out := fs.String("json", "", "also write the diff as JSON to this file")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 2 {
+		return &runner.BadInput{Err: fmt.Errorf("report diff: want [-supported LINES] [-history SITE] [-json FILE] OLD NEW (%v)", orArgs(err, fs.NArg()))}
+	}
+	lines := matrix.ParseList(*supported)
+	for _, l := range lines {
+		if n, err := fmt.Sscanf(l, "%d.%d", new(int), new(int)); err != nil || n != 2 || strings.Count(l, ".") != 1 {
+			return &runner.BadInput{Err: fmt.Errorf("report diff: -supported %q: want minor lines like 3.4,3.5,3.6", *supported)}
+		}
+	}
+	old, err := loadReportDir(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	now, err := loadReportDir(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	d := report.DiffOf(old, now, lines)
+	if *history != "" {
+		if fi, err := os.Stat(*history); err != nil || !fi.IsDir() {
+			return &runner.BadInput{Err: fmt.Errorf("report diff: -history %q is not a directory", *history)}
+		}
+		nights, err := report.LoadNights(*history)
+		if err != nil {
+			return err
+		}
+		var earlier []*report.Diff
+		for _, n := range nights {
+			if n.Diff != nil {
+				earlier = append(earlier, n.Diff)
+			}
+		}
+		d.MarkSeen(earlier)
+	}
+	if *out != "" {
+		data, err := json.MarshalIndent(d, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*out, append(data, '\n'), 0o644); err != nil {
+			return fmt.Errorf("report diff: %w", err)
+		}
+	}
+	if _, err := io.WriteString(stdout, d.Markdown()); err != nil {
+		return err
+	}
+	if n := len(d.Failing()); n > 0 {
+		return fmt.Errorf("report diff: %d change(s) on a supported ArgoCD line, not reported before", n)
+	}
+	return nil
+}
+
+func orArgs(err error, n int) string {
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("got %d arguments", n)
+}
+
+// historyCommand renders a published site (report history): each night's
+// page from its report.json, and the index.
+func historyCommand(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("report history", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	marks := fs.Int("marks", 14, "how many of the newest nights the grids show a mark for")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+		return &runner.BadInput{Err: fmt.Errorf("report history: want [-marks N] SITE (%v)", orArgs(err, fs.NArg()))}
+	}
+	if *marks < 1 {
+		return &runner.BadInput{Err: fmt.Errorf("report history: -marks %d: want 1 or more", *marks)}
+	}
+	site := fs.Arg(0)
+	nights, err := report.LoadNights(site)
+	if err != nil {
+		return &runner.BadInput{Err: fmt.Errorf("report history: %w", err)}
+	}
+	if len(nights) == 0 {
+		return &runner.BadInput{Err: fmt.Errorf("report history: no night in %q (want %s/nights/<night>/report.json)", site, site)}
+	}
+	for _, n := range nights {
+		if err := n.Page().Render(filepath.Join(site, "nights", n.ID)); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(site, "index.html"), []byte(report.History(nights, *marks)), 0o644); err != nil {
+		return fmt.Errorf("report history: %w", err)
+	}
+	fmt.Fprintf(stdout, "rendered %s/index.html and %d night page(s)\n", site, len(nights))
+	return nil
 }

@@ -36,10 +36,12 @@ type ArgoCD struct {
 	Default []string          `json:"default"`
 	Smoke   string            `json:"smoke"`
 	Modules map[string]string `json:"modules"`
-	// SourcesFrom is the first release whose module zip does not build
-	// (a nested module replaced in go.mod): offline, it and every later
-	// release are built from a source tree (ARGOCD_SOURCES). Empty: none.
-	SourcesFrom string `json:"sourcesFrom,omitempty"`
+	// Sources: offline, the releases from Sources.From on build from a
+	// source tree the user names instead of the module zip.
+	Sources *Sources `json:"sources,omitempty"`
+	// SupportedLines is how many of the newest minor lines upstream
+	// supports (make releases reads the lines from the module proxy).
+	SupportedLines int `json:"supportedLines,omitempty"`
 }
 
 // Component is a project a scenario installs.
@@ -54,6 +56,30 @@ type Component struct {
 	// differs (a branch head, a directory edited after the release) is not
 	// the release, and no cell runs on it.
 	Published map[string]string `json:"published,omitempty"`
+	// Sources: offline, what the module proxy lacks for this component comes
+	// from a directory or archive the user names.
+	Sources *Sources `json:"sources,omitempty"`
+}
+
+// Sources is what, offline, comes from a directory or archive the user
+// names in an environment variable (a relative path is taken from the
+// suite's checkout) instead of from the module proxy.
+type Sources struct {
+	Env string `json:"env"`
+	// Tree: a source tree per tag, a checkout <tree>-<tag>/ (or <tag>/) or
+	// an archive of one, <tree>-<tag>.tar.gz (.tgz).
+	Tree string `json:"tree,omitempty"`
+	// Chart: the component's chart (its files.chart path, {version} the
+	// release without the v) in a charts tree, an archive of one, or a
+	// directory of such archives.
+	Chart bool `json:"chart,omitempty"`
+	// From is the first release that needs it; empty: every release.
+	From string `json:"from,omitempty"`
+}
+
+// Needs reports whether, offline, version needs s (From and later).
+func (s *Sources) Needs(version string) bool {
+	return s != nil && (s.From == "" || CompareTags(version, s.From) >= 0)
 }
 
 var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
@@ -72,8 +98,8 @@ func Parse(data []byte) (*Catalog, error) {
 	if c.Kubernetes.Version == "" || c.Kind == "" || len(c.ArgoCD.Default) == 0 {
 		return nil, fmt.Errorf("parse catalog: kind, kubernetes.version and argocd.default are required")
 	}
-	if c.ArgoCD.SourcesFrom != "" && !releaseTag.MatchString(c.ArgoCD.SourcesFrom) {
-		return nil, fmt.Errorf("parse catalog: argocd.sourcesFrom %q is not a release tag", c.ArgoCD.SourcesFrom)
+	if src := c.ArgoCD.Sources; src != nil && src.From != "" && !releaseTag.MatchString(src.From) {
+		return nil, fmt.Errorf("parse catalog: argocd.sources.from %q is not a release tag", src.From)
 	}
 	if _, err := c.Releases(append(slices.Clone(c.ArgoCD.Default), c.ArgoCD.Smoke)); err != nil {
 		return nil, fmt.Errorf("parse catalog: %w", err)

@@ -54,8 +54,8 @@ func TestFromSourcesFromTheNestedGitopsEngineOn(t *testing.T) {
 			t.Errorf("%s: FromSources = %v, want %v", tag, got, want)
 		}
 	}
-	if _, err := Parse([]byte("kind: v0.27.0\nkubernetes: {version: v1}\nargocd: {default: [v2.14.11], smoke: v2.14.11, modules: {v2: m}, sourcesFrom: soon}\n")); err == nil {
-		t.Error("a malformed sourcesFrom must be rejected")
+	if _, err := Parse([]byte("kind: v0.27.0\nkubernetes: {version: v1}\nargocd: {default: [v2.14.11], smoke: v2.14.11, modules: {v2: m}, sources: {env: X, from: soon}}\n")); err == nil {
+		t.Error("a malformed sources.from must be rejected")
 	}
 	if r, err := c.Release("v2.14.11"); err != nil || r.FromSources() {
 		t.Errorf("v2.14.11 builds from its module zip: %+v %v", r, err)

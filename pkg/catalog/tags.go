@@ -17,7 +17,7 @@ type Release struct {
 	module      string
 	n           [3]int
 	rc          int  // -rcN; 0 for a release
-	fromSources bool // offline, built from a source tree (argocd.sourcesFrom)
+	fromSources bool // offline, built from a source tree (argocd.sources.from)
 }
 
 // Release parses an ArgoCD tag, vMAJOR.MINOR.PATCH with an optional -rcN, and
@@ -40,9 +40,9 @@ func (c *Catalog) Release(tag string) (Release, error) {
 	if m[4] != "" {
 		r.rc, _ = strconv.Atoi(strings.TrimPrefix(m[4], "-rc"))
 	}
-	if c.ArgoCD.SourcesFrom != "" {
+	if src := c.ArgoCD.Sources; src != nil && src.From != "" {
 		// by number: a release candidate of that line has the nested module too
-		r.fromSources = r.n[0] > 0 && compareNumbers(r.n, TagNumbers(c.ArgoCD.SourcesFrom)) >= 0
+		r.fromSources = r.n[0] > 0 && compareNumbers(r.n, TagNumbers(src.From)) >= 0
 	}
 	return r, nil
 }
@@ -90,7 +90,7 @@ func (r Release) String() string { return r.tag }
 func (r Release) Module() string { return r.module }
 
 // FromSources reports whether the release's module zip does not build
-// (catalog argocd.sourcesFrom): offline its images and install.yaml come
+// (catalog argocd.sources.from): offline its images and install.yaml come
 // from a source tree of the tag the user provides (ARGOCD_SOURCES); online
 // the upstream images and the module zip's install.yaml serve as for any
 // other release.

@@ -129,6 +129,10 @@ func (c Cell) Replay() string {
 // Selection is what the user asked for; empty lists mean "all" / "default".
 // Versions (component versions) replace the variants' own: a scenario runs
 // those of them its component has in the catalog, and is left out if none.
+// A version the catalog does not pin (a release newer than the pins) is
+// taken when the selected scenarios all install one component: the nightly
+// runs a new release without anyone editing a file. A variant that installs
+// no component (minimal) runs once, on no component version, either way.
 type Selection struct {
 	Scenarios []string
 	Variants  []string
@@ -348,7 +352,7 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 					versions = append(versions, tag)
 				}
 				componentVersions := v.Versions()
-				if len(sel.Versions) > 0 {
+				if len(sel.Versions) > 0 && componentVersions[0] != "" {
 					componentVersions = s.versions
 				}
 				for _, cv := range componentVersions {
@@ -366,36 +370,68 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 }
 
 // withVersions keeps the scenarios whose component has any of versions and
-// records which (all of them when versions is empty).
+// records which (all of them when versions is empty). A well-formed version
+// no component pins goes to every scenario when they all install one
+// component (whether it was published is the module proxy's to say: the
+// runner asks it); otherwise it is unknown.
 func withVersions(cat *catalog.Catalog, scenarios []Scenario, versions []string) ([]Scenario, error) {
 	if len(versions) == 0 {
 		return scenarios, nil
 	}
-	var kept []Scenario
 	used := map[string]bool{}
-	var known []string
+	var known, components []string
 	for _, s := range scenarios {
 		comp, err := cat.Component(s.Component)
 		if err != nil {
 			return nil, err
 		}
-		known = append(known, s.Component+": "+strings.Join(comp.Versions, ", "))
-		s.versions = nil
+		if !slices.Contains(components, s.Component) {
+			components = append(components, s.Component)
+			known = append(known, s.Component+": "+strings.Join(comp.Versions, ", "))
+		}
 		for _, v := range versions {
 			if slices.Contains(comp.Versions, v) {
-				s.versions, used[v] = append(s.versions, v), true
+				used[v] = true
+			}
+		}
+	}
+	for _, v := range versions {
+		switch {
+		case used[v]:
+		case len(components) == 1 && releaseVersion.MatchString(v):
+			used[v] = true
+		case len(components) == 1:
+			return nil, fmt.Errorf("component version %q is not a release version (like %s)", v, strings.Join(known, "; "))
+		default:
+			return nil, fmt.Errorf("unknown component version %q (valid: %s); a release the catalog does not pin is taken when SCENARIO names scenarios of one component", v, strings.Join(known, "; "))
+		}
+	}
+	var kept []Scenario
+	for _, s := range scenarios {
+		comp, _ := cat.Component(s.Component)
+		s.versions = nil
+		for _, v := range versions {
+			if len(components) == 1 || slices.Contains(comp.Versions, v) {
+				s.versions = append(s.versions, v)
 			}
 		}
 		if len(s.versions) > 0 {
 			kept = append(kept, s)
 		}
 	}
-	for _, v := range versions {
-		if !used[v] {
-			return nil, fmt.Errorf("unknown component version %q (valid: %s)", v, strings.Join(known, "; "))
-		}
-	}
 	return kept, nil
+}
+
+// releaseVersion is a component release as a Go module version (v1.15.4,
+// v0.47.1, v1.16.0-rc.1).
+var releaseVersion = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
+
+// Pinned reports whether the catalog pins version for the scenario's
+// component: a version it does not is a newer release the runner asks the
+// module proxy about.
+func Pinned(cat *catalog.Catalog, s Scenario, version string) bool {
+	comp, err := cat.Component(s.Component)
+	return err == nil && slices.Contains(comp.Versions, version)
 }
 
 // Expected returns the expected outcome of a cell and why.

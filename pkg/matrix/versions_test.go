@@ -114,6 +114,31 @@ scenarios:
 	if _, err := d.Plan(cat, Selection{Versions: []string{"v9.9.9"}}); err == nil || !strings.Contains(err.Error(), `unknown component version "v9.9.9" (valid: c: v0.42.2, v0.43.0, v0.47.1; o: v1.0.0)`) {
 		t.Fatalf("unknown version: %v", err)
 	}
+	// a release newer than the pins, for the scenario that installs it: every
+	// variant that installs the component runs on it, minimal on none
+	d.Scenarios[0].Variants = append(d.Scenarios[0].Variants, Variant{Name: "minimal"})
+	cells, err = d.Plan(cat, Selection{Scenarios: []string{"s"}, Versions: []string{"v0.43.0", "v0.51.0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, c := range cells {
+		got = append(got, c.Report().ID())
+	}
+	if want := "[s_bug_v2.14.11_v0.43.0 s_bug_v2.14.11_v0.51.0 s_fix_v2.14.11_v0.43.0 s_fix_v2.14.11_v0.51.0 s_minimal_v2.14.11]"; fmt.Sprint(got) != want {
+		t.Fatalf("cells = %v, want %s", got, want)
+	}
+	if !Pinned(cat, d.Scenarios[0], "v0.43.0") || Pinned(cat, d.Scenarios[0], "v0.51.0") {
+		t.Error("Pinned: v0.43.0 is the catalog's, v0.51.0 is not")
+	}
+	for _, bad := range []Selection{
+		{Scenarios: []string{"s"}, Versions: []string{"latest"}}, // not a version
+		{Versions: []string{"v0.51.0"}},                          // whose? two components selected
+	} {
+		if _, err := d.Plan(cat, bad); err == nil {
+			t.Errorf("Plan(%+v) accepted", bad)
+		}
+	}
 }
 
 // argocdV2 is a catalog's ArgoCD part that parses v2 tags.

@@ -7,8 +7,9 @@ import (
 )
 
 // Summary renders the report as a short Markdown page for a CI job summary
-// ($GITHUB_STEP_SUMMARY): the counts, the cells that need a look (NeedsLook)
-// first, then a compact matrix per scenario, scenarios with such cells first.
+// ($GITHUB_STEP_SUMMARY): the counts, the cells no measured expectation
+// covers (the news), the cells that need a look (NeedsLook), then a compact
+// matrix per scenario, scenarios with such cells first.
 func (r *Report) Summary() string {
 	var b strings.Builder
 	var flagged []*Cell
@@ -36,8 +37,13 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, ", runs merged: %d", len(r.Sources))
 	}
 	b.WriteString(".\n\n")
-	if n := len(r.Unmeasured()); n > 0 {
-		fmt.Fprintf(&b, "%d cell(s) with %s (marked _unmeasured_ below): new outcomes, not checked against anything.\n\n", n, NoMeasurement)
+	if cells := r.Unmeasured(); len(cells) > 0 {
+		fmt.Fprintf(&b, "### New: %d cell(s) with %s\n\nTheir outcomes are news (a release or a cell nobody measured), not checked against anything; marked _unmeasured_ below.\n\n", len(cells), NoMeasurement)
+		b.WriteString("| scenario | variant | component | ArgoCD | outcome |\n|---|---|---|---|---|\n")
+		for _, c := range cells {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Scenario, c.Variant, strings.TrimSpace(c.Component+" "+c.ComponentVersion), c.ArgoCD, c.Outcome)
+		}
+		b.WriteString("\n")
 	}
 
 	if len(flagged) > 0 {

@@ -159,6 +159,15 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 			}
 		}
 	}
+	asked := map[string]bool{}
+	for _, c := range cells { // a component release the catalog does not pin: asked of the proxy once each
+		if v := c.ComponentVersion; v != "" && !matrix.Pinned(cat, c.Scenario, v) && !asked[c.Scenario.Component+"@"+v] {
+			asked[c.Scenario.Component+"@"+v] = true
+			if err := ComponentReleaseExists(ctx, cat, c.Scenario.Component, v, mode); err != nil {
+				return nil, &BadInput{err}
+			}
+		}
+	}
 	if _, err := Mirror(ctx, o.RegistryMirror, mode); err != nil {
 		return nil, &BadInput{err}
 	}
@@ -194,6 +203,33 @@ func sourcesProvided(ctx context.Context, cells []matrix.Cell, mode images.Mode,
 		if _, err := argocd.Sources.Find(repo, rel.String()); err != nil {
 			return fmt.Errorf("argocd %s does not build from its module zip (go.mod replaces gitops-engine with a nested module the zip leaves out): %w", rel, err)
 		}
+	}
+	return nil
+}
+
+// ComponentReleaseExists asks the module proxy about a component release
+// the catalog does not pin: an error when it says the version was never
+// published, and offline when it will not serve a release built from its
+// module (a component built from a source tree the user names, Kargo, is
+// the tree's to say: its cells are SKIPPED without one).
+func ComponentReleaseExists(ctx context.Context, cat *catalog.Catalog, component, version string, mode images.Mode) error {
+	comp, err := cat.Component(component)
+	if err != nil || comp.Module == "" {
+		return err
+	}
+	_, err = sources.ModuleInfo(ctx, comp.Module, version)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	msg := strings.TrimSpace(strings.TrimPrefix(shell.LastLine(err.Error()), "server response:"))
+	if sources.NotPublished(err) {
+		return fmt.Errorf("%s version %s: no such release of %s (%s); the catalog pins %s", component, version, comp.Module, msg, strings.Join(comp.Versions, ", "))
+	}
+	if mode == images.Offline && (comp.Sources == nil || comp.Sources.Tree == "") {
+		return fmt.Errorf("%s version %s: offline it builds from %s@%s, which the module proxy does not serve (%s); make releases lists what this mode can run", component, version, comp.Module, version, msg)
 	}
 	return nil
 }

@@ -1,0 +1,276 @@
+package releases
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/schedule"
+)
+
+// The nightly's tiers, bounding its cost.
+const (
+	// TierFull is every variant, on the pinned component versions and the
+	// component's newest release, on the seed pins and on the newest patch
+	// of each supported line.
+	TierFull = "full"
+	// TierMinimal is the minimal variants (the ArgoCD side alone, a minute
+	// or two a cell) on every other patch of the supported lines.
+	TierMinimal = "minimal"
+)
+
+// Shard is one job of the nightly's matrix: one scenario on one ArgoCD
+// release, as `make e2e` takes it.
+type Shard struct {
+	// ID names the shard's artifact: scenario, release and tier.
+	ID        string `json:"id"`
+	Scenario  string `json:"scenario"`
+	ArgoCD    string `json:"argocd"`
+	Tier      string `json:"tier"`
+	Seed      bool   `json:"seed"`      // a release the matrix was measured on
+	Supported bool   `json:"supported"` // on a supported minor line
+	// Variant is make e2e's VARIANT ("" every variant), ComponentVersion its
+	// COMPONENT_VERSION ("" the variants' own), Cells its CELLS ("" every
+	// cell the rest selects).
+	Variant          string `json:"variant"`
+	ComponentVersion string `json:"component_version"`
+	Cells            string `json:"cells"`
+	CellCount        int    `json:"cell_count"`
+	// Unmeasured counts the cells no measured expectation covers in this
+	// mode: their outcomes are news.
+	Unmeasured int `json:"unmeasured"`
+	// Seconds is the cells' estimated cluster time (make plan's costs);
+	// E2EMinutes bounds make e2e (about twice the cells and the setup, so a
+	// slow night passes and a hang ends), JobMinutes the job (20 more for
+	// checkout, caches, the build and the upload).
+	Seconds    int `json:"seconds"`
+	E2EMinutes int `json:"e2e_minutes"`
+	JobMinutes int `json:"job_minutes"`
+}
+
+// NotRun is a release the plan leaves out because this mode cannot build or
+// pull it.
+type NotRun struct {
+	What      string   `json:"what"`
+	Scenarios []string `json:"scenarios"`
+	Why       string   `json:"why"`
+}
+
+// Tier is what a tier costs, estimated.
+type Tier struct {
+	Name   string `json:"name"`
+	Shards int    `json:"shards"`
+	Cells  int    `json:"cells"`
+	// ClusterMinutes: the cells alone; RunnerMinutes: every job start to
+	// end (the setup and the job's own steps added); LongestMinutes: the
+	// longest job.
+	ClusterMinutes int `json:"cluster_minutes"`
+	RunnerMinutes  int `json:"runner_minutes"`
+	LongestMinutes int `json:"longest_minutes"`
+}
+
+// Costs of a shard beyond its cells, on a hosted runner online: a kind
+// cluster and an ArgoCD install with pulled images (the README's "about 5
+// minutes"), and the job's own steps (checkout, cache restore, an
+// incremental build of the CLI and the e2e binary, the upload).
+const (
+	shardSetup  = 5 * time.Minute
+	jobSteps    = 10 * time.Minute
+	jobBudget   = 20 // minutes over the e2e budget
+	minBudget   = 20 // minutes: no e2e budget below it
+	maxJobLimit = 360
+)
+
+// Plan turns what Find found into the nightly's shards: the full tier on
+// each scenario's seed pins and on the newest obtainable patch of each
+// supported line, the minimal tier on every other obtainable patch of the
+// supported lines; what this mode cannot run is listed with why.
+func (r *Releases) Plan(cat *catalog.Catalog, data *matrix.Data, costs *schedule.Costs) error {
+	r.Shards, r.NotRun, r.Tiers = nil, nil, nil
+	newestComponent := map[string]string{}
+	for _, c := range r.Components {
+		if c.NewestObtainable != "" && !slices.Contains(versionsOf(c.Pins), c.NewestObtainable) {
+			newestComponent[c.Name] = c.NewestObtainable
+		}
+		for _, pin := range c.Pins {
+			if !pin.Obtainable {
+				r.NotRun = append(r.NotRun, NotRun{What: c.Name + " " + pin.Version + " (pin; its cells run SKIPPED)", Scenarios: c.Scenarios, Why: pin.How})
+			}
+		}
+		if c.Newest.Version != "" && !c.Newest.Obtainable && !slices.Contains(versionsOf(c.Pins), c.Newest.Version) {
+			r.NotRun = append(r.NotRun, NotRun{What: c.Name + " " + c.Newest.Version, Scenarios: c.Scenarios, Why: c.Newest.How})
+		}
+	}
+	supportedNewest := map[string]bool{}
+	supported := map[string]bool{}
+	for _, l := range r.ArgoCD.Lines {
+		for _, rel := range l.Releases {
+			supported[rel.Version] = true
+		}
+		if l.NewestObtainable != "" {
+			supportedNewest[l.NewestObtainable] = true
+		}
+	}
+	seeds := map[string]bool{}
+	for _, s := range r.ArgoCD.Seeds {
+		seeds[s.Version] = true
+		if !s.Obtainable {
+			r.NotRun = append(r.NotRun, NotRun{What: "ArgoCD " + s.Version + " (seed pin)", Why: s.How})
+		}
+	}
+	obtainable := map[string]bool{}
+	for _, s := range r.ArgoCD.Seeds {
+		obtainable[s.Version] = s.Obtainable
+	}
+	for _, l := range r.ArgoCD.Lines {
+		for _, rel := range l.Releases {
+			obtainable[rel.Version] = rel.Obtainable
+		}
+	}
+	for _, s := range data.Scenarios {
+		first := len(r.Shards)
+		axis := s.ArgoCD
+		if len(axis) == 0 {
+			axis = cat.ArgoCD.Default
+		}
+		full := slices.Clone(axis)
+		for tag := range supportedNewest {
+			if !slices.Contains(full, tag) {
+				full = append(full, tag)
+			}
+		}
+		slices.SortFunc(full, catalog.CompareTags)
+		for _, tag := range full {
+			if !obtainable[tag] {
+				continue // listed in NotRun
+			}
+			sh, err := r.fullShard(cat, data, costs, s, tag, newestComponent[s.Component])
+			if err != nil {
+				return err
+			}
+			sh.Seed, sh.Supported = seeds[tag], supported[tag]
+			r.Shards = append(r.Shards, sh)
+		}
+		if slices.ContainsFunc(s.Variants, func(v matrix.Variant) bool { return v.Name == "minimal" }) {
+			for _, l := range r.ArgoCD.Lines {
+				for _, rel := range l.Releases {
+					if !rel.Obtainable || slices.Contains(full, rel.Version) {
+						continue
+					}
+					sh, err := r.shard(cat, data, costs, s, rel.Version, TierMinimal, matrix.Selection{Variants: []string{"minimal"}}, nil)
+					if err != nil {
+						return err
+					}
+					sh.Variant, sh.Seed, sh.Supported = "minimal", seeds[rel.Version], true
+					r.Shards = append(r.Shards, sh)
+				}
+			}
+		}
+		slices.SortStableFunc(r.Shards[first:], func(a, b Shard) int { return catalog.CompareTags(a.ArgoCD, b.ArgoCD) })
+	}
+	for _, l := range r.ArgoCD.Lines {
+		for _, rel := range l.Releases {
+			if rel.Obtainable {
+				continue
+			}
+			which := "minimal variants"
+			if rel.Version == l.Newest {
+				which = "every scenario"
+			}
+			r.NotRun = append(r.NotRun, NotRun{What: "ArgoCD " + rel.Version + " (" + which + ")", Why: rel.How})
+		}
+	}
+	r.Tiers = tiers(r.Shards)
+	return nil
+}
+
+// fullShard is every variant of s on tag: the pinned cells, and each
+// variant that installs the component once more on its newest release.
+func (r *Releases) fullShard(cat *catalog.Catalog, data *matrix.Data, costs *schedule.Costs, s matrix.Scenario, tag, newest string) (Shard, error) {
+	if newest == "" {
+		return r.shard(cat, data, costs, s, tag, TierFull, matrix.Selection{}, nil)
+	}
+	extra, err := data.Plan(cat, matrix.Selection{Scenarios: []string{s.Name}, ArgoCD: []string{tag}, Versions: []string{newest}})
+	if err != nil {
+		return Shard{}, fmt.Errorf("releases: %s on %s with %s %s: %w", s.Name, tag, s.Component, newest, err)
+	}
+	return r.shard(cat, data, costs, s, tag, TierFull, matrix.Selection{}, extra)
+}
+
+// shard plans s on tag with sel (scenario and release filled in), plus
+// extra cells; with extra the shard names its cells and versions.
+func (r *Releases) shard(cat *catalog.Catalog, data *matrix.Data, costs *schedule.Costs, s matrix.Scenario, tag, tier string, sel matrix.Selection, extra []matrix.Cell) (Shard, error) {
+	sel.Scenarios, sel.ArgoCD = []string{s.Name}, []string{tag}
+	cells, err := data.Plan(cat, sel)
+	if err != nil {
+		return Shard{}, fmt.Errorf("releases: %s on %s: %w", s.Name, tag, err)
+	}
+	sh := Shard{ID: s.Name + "-" + tag + "-" + tier, Scenario: s.Name, ArgoCD: tag, Tier: tier}
+	if len(extra) > 0 {
+		var ids, versions []string
+		for _, c := range append(cells, extra...) {
+			if id := c.Report().ID(); !slices.Contains(ids, id) {
+				ids = append(ids, id)
+				if c.ComponentVersion != "" && !slices.Contains(versions, c.ComponentVersion) {
+					versions = append(versions, c.ComponentVersion)
+				}
+				if !slices.ContainsFunc(cells, func(x matrix.Cell) bool { return x.Report().ID() == id }) {
+					cells = append(cells, c)
+				}
+			}
+		}
+		sh.Cells, sh.ComponentVersion = strings.Join(ids, ","), strings.Join(versions, ",")
+	}
+	var total time.Duration
+	for _, c := range cells {
+		total += costs.Of(c)
+		if o, _ := data.Expected(c, r.Mode == images.Offline); o == "" {
+			sh.Unmeasured++
+		}
+	}
+	sh.CellCount = len(cells)
+	sh.Seconds = int(total.Seconds())
+	sh.E2EMinutes = max(minBudget, roundUp(2*(total+shardSetup), 5))
+	sh.JobMinutes = min(sh.E2EMinutes+jobBudget, maxJobLimit)
+	sh.E2EMinutes = min(sh.E2EMinutes, sh.JobMinutes-5)
+	return sh, nil
+}
+
+// roundUp is d in whole minutes, rounded up to a multiple of step.
+func roundUp(d time.Duration, step int) int {
+	m := int((d + time.Minute - 1) / time.Minute)
+	return (m + step - 1) / step * step
+}
+
+// tiers adds up the shards' estimates per tier.
+func tiers(shards []Shard) []Tier {
+	var out []Tier
+	for _, name := range []string{TierFull, TierMinimal} {
+		t := Tier{Name: name}
+		for _, sh := range shards {
+			if sh.Tier != name {
+				continue
+			}
+			job := time.Duration(sh.Seconds)*time.Second + shardSetup + jobSteps
+			t.Shards++
+			t.Cells += sh.CellCount
+			t.ClusterMinutes += sh.Seconds / 60
+			t.RunnerMinutes += int(job.Minutes())
+			t.LongestMinutes = max(t.LongestMinutes, int(job.Minutes()))
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func versionsOf(rels []Release) []string {
+	var out []string
+	for _, r := range rels {
+		out = append(out, r.Version)
+	}
+	return out
+}

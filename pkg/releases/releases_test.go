@@ -1,0 +1,317 @@
+package releases
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/schedule"
+)
+
+// proxy is a module proxy as this machine's behaves: short lists, some
+// refused, exact versions served that the list leaves out, and 403 for
+// what it has not got.
+type proxy struct {
+	lists  map[string][]string // module: its /@v/list; missing: refused
+	tags   map[string][]string // module: its repository's tags; missing: unreachable
+	served map[string]bool     // module@version it serves
+	gone   map[string]bool     // module@version it says was never published
+	asked  []string
+}
+
+func (p *proxy) Versions(_ context.Context, module string) ([]string, error) {
+	if vs, ok := p.lists[module]; ok {
+		return vs, nil
+	}
+	return nil, errors.New("403 Forbidden (This module version is not available.)")
+}
+
+func (p *proxy) Tags(_ context.Context, module string) ([]string, error) {
+	if vs, ok := p.tags[module]; ok {
+		return vs, nil
+	}
+	return nil, errors.New("git (Could not resolve host)")
+}
+
+func (p *proxy) Lookup(_ context.Context, module, version string) error {
+	p.asked = append(p.asked, module+"@"+version)
+	switch {
+	case p.served[module+"@"+version]:
+		return nil
+	case p.gone[module+"@"+version]:
+		return fmt.Errorf("%s@%s: %w (404 Not Found)", module, version, ErrNotPublished)
+	}
+	return errors.New("403 Forbidden (This module version is not available.)")
+}
+
+const testCatalog = `
+kind: v0.27.0
+kubernetes: {version: v1.33.13}
+argocd:
+  default: [v2.14.11]
+  smoke: v2.14.11
+  modules: {v2: example.com/argo-cd/v2, v3: example.com/argo-cd/v3}
+  sources: {env: ARGOCD_SOURCES, tree: argo-cd, from: v3.3.0}
+  supportedLines: 3
+components:
+  lib:
+    module: example.com/lib
+    versions: [v1.2.0]
+  tree:
+    module: example.com/tree
+    versions: [v0.9.0]
+    sources: {env: TREE_SOURCES, tree: tree}
+    onlineURL: oci://example.com/charts/tree
+`
+
+const testMatrix = `
+scenarios:
+  - name: lib-argocd
+    component: lib
+    seconds: 60
+    variants:
+      - {name: bug, componentVersion: v1.2.0}
+      - {name: fix, componentVersion: v1.2.0, mitigation: true}
+      - {name: minimal}
+  - name: tree-argocd
+    component: tree
+    argocd: [v2.14.11]
+    seconds: 120
+    variants:
+      - {name: bug, componentVersions: [v0.9.0]}
+expectations:
+  - {scenario: lib-argocd, variant: bug, argocd: v2.14.11, componentVersion: v1.2.0, offline: true, expected: REPRODUCED, runs: [20261122-081801]}
+`
+
+func testFinder(t *testing.T, mode images.Mode, p *proxy, env map[string]string) (*Finder, *catalog.Catalog, *matrix.Data) {
+	t.Helper()
+	cat, err := catalog.Parse([]byte(testCatalog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := matrix.Parse([]byte(testMatrix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Finder{Catalog: cat, Matrix: data, Source: p, Mode: mode,
+		Local: Local{Repo: t.TempDir(), Getenv: func(k string) string { return env[k] }}}, cat, data
+}
+
+// served marks module@version for each version.
+func served(m map[string]bool, module string, versions ...string) {
+	for _, v := range versions {
+		m[module+"@"+v] = true
+	}
+}
+
+func thisMachine() *proxy {
+	p := &proxy{
+		lists: map[string][]string{
+			"example.com/argo-cd/v2": {"v2.13.3", "v2.14.11"},
+			// v3.4.1 and v3.6.2 left out of the list, a pre-release in it
+			"example.com/argo-cd/v3": {"v3.1.0", "v3.2.0", "v3.3.0", "v3.4.0", "v3.4.2", "v3.5.0", "v3.6.0", "v3.6.1", "v3.7.0-rc1", "v3.2.1-0.20251204213410-5fbd94e8a6d7"},
+			"example.com/lib":        {"v1.2.0", "v1.3.0"},
+		},
+		tags:   map[string][]string{},
+		served: map[string]bool{},
+		gone:   map[string]bool{},
+	}
+	served(p.served, "example.com/argo-cd/v2", "v2.14.11")
+	served(p.served, "example.com/argo-cd/v3", "v3.4.1", "v3.6.2")
+	served(p.served, "example.com/lib", "v1.3.1")
+	p.gone["example.com/argo-cd/v3@v3.4.3"] = true
+	return p
+}
+
+func TestFindReadsTheSupportedLinesAndNewestReleases(t *testing.T) {
+	p := thisMachine()
+	sources := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(sources, "argo-cd-v3.5.0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sources, "argo-cd-v3.4.2.tar.gz"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, _, _ := testFinder(t, images.Offline, p, map[string]string{"ARGOCD_SOURCES": sources})
+	r, err := f.Find(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the three newest minor lines with a release: 3.7 has only a release candidate
+	if got := strings.Join(r.ArgoCD.Supported, " "); got != "3.6 3.5 3.4" {
+		t.Errorf("supported = %s, want 3.6 3.5 3.4", got)
+	}
+	lines := map[string]Line{}
+	for _, l := range r.ArgoCD.Lines {
+		lines[l.Line] = l
+	}
+	// v3.6.2 is not listed but served: walked to; v3.4.1 fills a gap in the list
+	if l := lines["3.6"]; l.Newest != "v3.6.2" || l.NewestObtainable != "" {
+		t.Errorf("3.6: newest %s, here %q; want v3.6.2 and none (no source tree offline)", l.Newest, l.NewestObtainable)
+	}
+	if got := versionsOf(lines["3.4"].Releases); fmt.Sprint(got) != "[v3.4.0 v3.4.1 v3.4.2]" {
+		t.Errorf("3.4 releases = %v, want v3.4.0 v3.4.1 v3.4.2 (v3.4.3 never published)", got)
+	}
+	if l := lines["3.4"]; l.NewestObtainable != "v3.4.2" {
+		t.Errorf("3.4 here = %s, want v3.4.2 (its archive)", l.NewestObtainable)
+	}
+	if l := lines["3.5"]; l.NewestObtainable != "v3.5.0" || !strings.Contains(l.Releases[0].How, "argo-cd-v3.5.0") {
+		t.Errorf("3.5: %+v, want v3.5.0 from its checkout", l)
+	}
+	for _, rel := range lines["3.6"].Releases {
+		if rel.Obtainable || !strings.Contains(rel.How, "ARGOCD_SOURCES="+sources) {
+			t.Errorf("3.6 %s offline: %+v, want not obtainable, naming ARGOCD_SOURCES", rel.Version, rel)
+		}
+	}
+	// the seed is served by an exact lookup though the v2 list is short of nothing here
+	if s := r.ArgoCD.Seeds; len(s) != 1 || s[0].Version != "v2.14.11" || !s[0].Obtainable {
+		t.Errorf("seeds = %+v", s)
+	}
+	comps := map[string]Component{}
+	for _, c := range r.Components {
+		comps[c.Name] = c
+	}
+	// lib: listed v1.3.0, walked to v1.3.1 (served, not listed)
+	if c := comps["lib"]; c.Newest.Version != "v1.3.1" || c.NewestObtainable != "v1.3.1" || c.Newest.Found != FoundLookup {
+		t.Errorf("lib: %+v", c)
+	}
+	// tree: offline it needs TREE_SOURCES, which is not set
+	if c := comps["tree"]; c.NewestObtainable != "" || c.Pins[0].Obtainable || !strings.Contains(c.Pins[0].How, "TREE_SOURCES is not set") {
+		t.Errorf("tree: %+v", c)
+	}
+}
+
+func TestFindOnlineReadsTheRepositoriesWhereTheProxyLags(t *testing.T) {
+	p := thisMachine()
+	p.tags["example.com/lib"] = []string{"v1.2.0", "v1.3.0", "v1.3.1", "v1.4.0", "v1.4.0-rc.1"}
+	p.tags["example.com/tree"] = []string{"v0.9.0", "v0.10.0"}
+	f, _, _ := testFinder(t, images.Online, p, nil)
+	r, err := f.Find(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	comps := map[string]Component{}
+	for _, c := range r.Components {
+		comps[c.Name] = c
+	}
+	// v1.4.0 is tagged but the proxy does not serve it (its files come from
+	// the module zip): the newest it can run is v1.3.1
+	if c := comps["lib"]; c.Newest.Version != "v1.4.0" || c.Newest.Found != FoundTags || c.Newest.Obtainable || c.NewestObtainable != "v1.3.1" {
+		t.Errorf("lib online: %+v", c)
+	}
+	// tree online: its chart and images come from upstream, a tag suffices
+	if c := comps["tree"]; c.NewestObtainable != "v0.10.0" {
+		t.Errorf("tree online: %+v", c)
+	}
+	for _, l := range r.ArgoCD.Lines {
+		if l.NewestObtainable != l.Newest {
+			t.Errorf("online %s: newest %s, here %s: the proxy serves it", l.Line, l.Newest, l.NewestObtainable)
+		}
+	}
+}
+
+func TestFindCannotTellTheSupportedLinesWithoutAListing(t *testing.T) {
+	for name, refused := range map[string][]string{
+		"no listing":             {"example.com/argo-cd/v3", "example.com/argo-cd/v2"},
+		"the newest major's not": {"example.com/argo-cd/v3"}, // v2's lines would be taken for the newest
+	} {
+		p := thisMachine()
+		p.lists["example.com/argo-cd/v2"] = []string{"v2.12.0", "v2.13.3", "v2.14.11"} // three lines
+		for _, m := range refused {
+			delete(p.lists, m)
+		}
+		f, _, _ := testFinder(t, images.Online, p, nil)
+		r, err := f.Find(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.ArgoCD.Supported) != 0 || len(r.Problems) == 0 || !strings.Contains(r.Text(), "could not tell") {
+			t.Errorf("%s: supported %v, problems %v: want none and a problem said", name, r.ArgoCD.Supported, r.Problems)
+		}
+	}
+}
+
+func TestPlanTiers(t *testing.T) {
+	p := thisMachine()
+	f, cat, data := testFinder(t, images.Online, p, nil)
+	r, err := f.Find(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Plan(cat, data, schedule.ReadCosts(t.TempDir())); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]Shard{}
+	var ids []string
+	for _, sh := range r.Shards {
+		byID[sh.ID] = sh
+		ids = append(ids, sh.ID)
+	}
+	// lib-argocd: full on its seed and each line's newest, minimal on the other patches
+	want := []string{
+		"lib-argocd-v2.14.11-full",
+		"lib-argocd-v3.4.0-minimal", "lib-argocd-v3.4.1-minimal", "lib-argocd-v3.4.2-full",
+		"lib-argocd-v3.5.0-full",
+		"lib-argocd-v3.6.0-minimal", "lib-argocd-v3.6.1-minimal", "lib-argocd-v3.6.2-full",
+		"tree-argocd-v2.14.11-full", "tree-argocd-v3.4.2-full", "tree-argocd-v3.5.0-full", "tree-argocd-v3.6.2-full",
+	}
+	if !slices.Equal(ids, want) {
+		t.Fatalf("shards:\n  %s\nwant\n  %s", strings.Join(ids, "\n  "), strings.Join(want, "\n  "))
+	}
+	// a full shard: the pinned cells and every variant that installs the
+	// component on its newest release, minimal once
+	sh := byID["lib-argocd-v3.6.2-full"]
+	if sh.ComponentVersion != "v1.2.0,v1.3.1" || sh.Cells != "lib-argocd_bug_v3.6.2_v1.2.0,lib-argocd_fix_v3.6.2_v1.2.0,lib-argocd_minimal_v3.6.2,lib-argocd_bug_v3.6.2_v1.3.1,lib-argocd_fix_v3.6.2_v1.3.1" {
+		t.Errorf("full shard: versions %q, cells %q", sh.ComponentVersion, sh.Cells)
+	}
+	if sh.CellCount != 5 || sh.Unmeasured != 5 || !sh.Supported || sh.Seed {
+		t.Errorf("full shard: %+v", sh)
+	}
+	// 5 cells x 60 s and the setup, twice: 20 min
+	if sh.Seconds != 300 || sh.E2EMinutes != 20 || sh.JobMinutes != 40 {
+		t.Errorf("full shard estimate: %d s, e2e %d min, job %d min", sh.Seconds, sh.E2EMinutes, sh.JobMinutes)
+	}
+	// the seed: measured online nowhere (the expectation is offline)
+	if sh := byID["lib-argocd-v2.14.11-full"]; !sh.Seed || sh.Supported || sh.CellCount != 5 {
+		t.Errorf("seed shard: %+v", sh)
+	}
+	if sh := byID["lib-argocd-v3.4.1-minimal"]; sh.Variant != "minimal" || sh.CellCount != 1 || sh.Cells != "" || sh.ComponentVersion != "" {
+		t.Errorf("minimal shard: %+v", sh)
+	}
+	if r.Tiers[0].Name != TierFull || r.Tiers[0].Shards != 8 || r.Tiers[1].Shards != 4 || r.Tiers[1].Cells != 4 {
+		t.Errorf("tiers: %+v", r.Tiers)
+	}
+}
+
+func TestPlanListsWhatTheModeCannotRun(t *testing.T) {
+	p := thisMachine()
+	f, cat, data := testFinder(t, images.Offline, p, map[string]string{"ARGOCD_SOURCES": t.TempDir()})
+	r, err := f.Find(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Plan(cat, data, schedule.ReadCosts(t.TempDir())); err != nil {
+		t.Fatal(err)
+	}
+	// offline, no source trees: only the seeds run
+	for _, sh := range r.Shards {
+		if !sh.Seed {
+			t.Errorf("offline without source trees, shard %s planned", sh.ID)
+		}
+	}
+	text := r.Text()
+	for _, want := range []string{"ArgoCD v3.6.2 (every scenario)", "ArgoCD v3.4.0 (minimal variants)", "no source tree for the tag in ARGOCD_SOURCES=",
+		"tree v0.9.0 (pin; its cells run SKIPPED): offline, it builds from its source tree: TREE_SOURCES is not set"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the table does not say %q:\n%s", want, text)
+		}
+	}
+}
