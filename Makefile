@@ -9,17 +9,14 @@ export GOSUMDB := off
 # the build cache serves a run whose GOMODCACHE is new (CI starts each run on
 # an empty one) instead of recompiling every dependency.
 export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
-# openkruise-webhook offline: where the kruise chart comes from (a directory holding
-# versions/kruise/<version>/, an archive of one, or a directory of archives)
-export OPENKRUISE_CHARTS ?= $(if $(wildcard ../shared/upstream/openkruise),$(abspath ../shared/upstream/openkruise))
-# kargo-argocd offline: where Kargo's source trees come from (a directory holding
-# kargo-<tag>/ checkouts or kargo-<tag>.tar.gz archives of github.com/akuity/kargo)
-export KARGO_SOURCES ?= $(if $(wildcard ../shared/upstream/kargo),$(abspath ../shared/upstream/kargo))
-# offline, ArgoCD releases whose module zip does not build (v3.3.0 on: a nested
-# gitops-engine) are built and installed from their source trees: a directory
-# holding argo-cd-<tag>/ checkouts or argo-cd-<tag>.tar.gz archives of
-# github.com/argoproj/argo-cd (docs/argocd-releases.md)
-export ARGOCD_SOURCES ?= $(if $(wildcard ../shared/upstream/argo-cd),$(abspath ../shared/upstream/argo-cd))
+# Offline sources the user provides (docs/offline-online.md): each
+# `sources: {env: VAR, ..., default: PATH}` of pkg/catalog/catalog.yaml exports
+# VAR, when unset, as PATH from the checkout if it exists (OPENKRUISE_CHARTS,
+# KARGO_SOURCES, ARGOCD_SOURCES; catalog.Sources.Default). A new source needs
+# its catalog entry only; TestMakefileSourceDefaults checks this reading.
+SOURCE_DEFAULTS := $(shell sed -n 's/^ *sources: {env: \([A-Z][A-Z0-9_]*\),.*default: \([^,} ]*\).*/\1=\2/p' pkg/catalog/catalog.yaml)
+source_default = export $(1) ?= $(if $(wildcard $(2)),$(abspath $(2)))
+$(foreach d,$(SOURCE_DEFAULTS),$(eval $(call source_default,$(firstword $(subst =, ,$(d))),$(lastword $(subst =, ,$(d))))))
 
 SCENARIO ?=
 VARIANT ?=
