@@ -25,10 +25,13 @@ type Data struct {
 
 // Scenario is one reproduction and its variants.
 type Scenario struct {
-	Name        string    `json:"name"`
-	Component   string    `json:"component"`
-	Upstream    string    `json:"upstream"`
-	Summary     string    `json:"summary"`
+	Name      string `json:"name"`
+	Component string `json:"component"`
+	Upstream  string `json:"upstream"`
+	Summary   string `json:"summary"`
+	// Title is the bug in one line: the README's table of scenarios (make
+	// docs) shows it.
+	Title       string    `json:"title,omitempty"`
 	ArgoCD      []string  `json:"argocd,omitempty"` // default axis; empty: the catalog's
 	Variants    []Variant `json:"variants"`
 	OfflineSkip string    `json:"offlineSkip,omitempty"` // why the scenario cannot run offline
