@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,7 +149,9 @@ func Delete(ctx context.Context, spec Spec) error {
 	if _, err := shell.Output(ctx, spec.Kind, "delete", "cluster", "--name", spec.Name); err != nil {
 		return fmt.Errorf("delete cluster %q: %w", spec.Name, err)
 	}
-	_ = os.Remove(kubeconfig(spec.Name))
+	if err := os.Remove(kubeconfig(spec.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cluster %q deleted, its kubeconfig not: %w", spec.Name, err)
+	}
 	return nil
 }
 

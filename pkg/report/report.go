@@ -2,7 +2,9 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -250,7 +252,9 @@ func (r *Report) Write(dir string) error {
 		return err
 	}
 	latest := filepath.Join(filepath.Dir(dir), "latest")
-	_ = os.Remove(latest)
+	if err := os.Remove(latest); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("replace %s: %w", latest, err)
+	}
 	return os.Symlink(filepath.Base(dir), latest)
 }
 

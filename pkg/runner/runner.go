@@ -294,7 +294,13 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 		r.Run.Logf("cell %s: %s in %.0fs: %s", rc.ID(), outcome, d, reason)
 		rc.Runs = append(rc.Runs, report.Run{Outcome: outcome, Reason: reason, Duration: d, Evidence: evidence})
 		rc.Observations = obs
-		writeBundle(dir, filepath.Base(r.Dir), r.Run.NodeImage, r.Run.Catalog, r.Run.Mode, c, outcome, reason, obs)
+		if err := writeBundle(dir, filepath.Base(r.Dir), r.Run.NodeImage, r.Run.Catalog, r.Run.Mode, c, outcome, reason, obs); err != nil {
+			// the verdict stands; the report says its bundle is incomplete
+			r.Run.Logf("cell %s: reproduction bundle: %v", rc.ID(), err)
+			r.mu.Lock()
+			r.report.Notes = append(r.report.Notes, fmt.Sprintf("cell %s: reproduction bundle not written: %v", rc.ID(), err))
+			r.mu.Unlock()
+		}
 	}
 	if len(rc.Runs) == 1 {
 		rc.Outcome, rc.Reason, rc.Duration = rc.Runs[0].Outcome, rc.Runs[0].Reason, rc.Runs[0].Duration
