@@ -192,7 +192,7 @@ func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo
 		}
 		rels, err := cat.Releases(axis)
 		if err != nil {
-			return b.String(), fmt.Errorf("suites/matrix.yaml: scenario %s: %w", s.Name, err)
+			return b.String(), fmt.Errorf("suites/matrix.yaml: scenario %q: %w", s.Name, err)
 		}
 		var supported []string
 		for _, rel := range rels {

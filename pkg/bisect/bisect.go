@@ -194,7 +194,7 @@ func Find(scenario, variant string, releases []string, sweep bool, groups *Group
 		}
 		o, err := eval(tag)
 		if err != nil {
-			return "", fmt.Errorf("run %s on %s: %w", scenario+"/"+variant, tag, err)
+			return "", fmt.Errorf("run %q on %q: %w", scenario+"/"+variant, tag, err)
 		}
 		s.Runs[tag] = o
 		return o, nil

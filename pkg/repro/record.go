@@ -238,7 +238,7 @@ func Load(path string) (*Log, error) {
 	}
 	l := &Log{dirs: map[string]int{}}
 	if err := json.Unmarshal(data, l); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("read %q: %w", path, err)
 	}
 	return l, nil
 }
