@@ -9,17 +9,14 @@ export GOSUMDB := off
 # the build cache serves a run whose GOMODCACHE is new (CI starts each run on
 # an empty one) instead of recompiling every dependency.
 export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
-# openkruise-webhook offline: where the kruise chart comes from (a directory holding
-# versions/kruise/<version>/, an archive of one, or a directory of archives)
-export OPENKRUISE_CHARTS ?= $(if $(wildcard ../shared/upstream/openkruise),$(abspath ../shared/upstream/openkruise))
-# kargo-argocd offline: where Kargo's source trees come from (a directory holding
-# kargo-<tag>/ checkouts or kargo-<tag>.tar.gz archives of github.com/akuity/kargo)
-export KARGO_SOURCES ?= $(if $(wildcard ../shared/upstream/kargo),$(abspath ../shared/upstream/kargo))
-# offline, ArgoCD releases whose module zip does not build (v3.3.0 on: a nested
-# gitops-engine) are built and installed from their source trees: a directory
-# holding argo-cd-<tag>/ checkouts or argo-cd-<tag>.tar.gz archives of
-# github.com/argoproj/argo-cd (docs/argocd-releases.md)
-export ARGOCD_SOURCES ?= $(if $(wildcard ../shared/upstream/argo-cd),$(abspath ../shared/upstream/argo-cd))
+# Offline sources the user provides (docs/offline-online.md): each
+# `sources: {env: VAR, ..., default: PATH}` of pkg/catalog/catalog.yaml exports
+# VAR, when unset, as PATH from the checkout if it exists (OPENKRUISE_CHARTS,
+# KARGO_SOURCES, ARGOCD_SOURCES; catalog.Sources.Default). A new source needs
+# its catalog entry only; TestMakefileSourceDefaults checks this reading.
+SOURCE_DEFAULTS := $(shell sed -n 's/^ *sources: {env: \([A-Z][A-Z0-9_]*\),.*default: \([^,} ]*\).*/\1=\2/p' pkg/catalog/catalog.yaml)
+source_default = export $(1) ?= $(if $(wildcard $(2)),$(abspath $(2)))
+$(foreach d,$(SOURCE_DEFAULTS),$(eval $(call source_default,$(firstword $(subst =, ,$(d))),$(lastword $(subst =, ,$(d))))))
 
 SCENARIO ?=
 VARIANT ?=
@@ -162,13 +159,13 @@ bench-delivery: $(CLI) ## offline images to a node, per ArgoCD release per clust
 REPORT ?=
 GENERATED_DOCS := vocabulary.md results.md writing-scenarios.md
 
-docs: ## docs/vocabulary.md, docs/results.md and the example in docs/writing-scenarios.md, from the code and suites/matrix.yaml [REPORT=dir: a merged run's results into results.md]
+docs: ## docs/vocabulary.md, docs/results.md, the example in docs/writing-scenarios.md and README.md's table of scenarios, from the code and suites/matrix.yaml [REPORT=dir: a merged run's results into results.md]
 	$(GO) run ./hack/docgen -out docs $(if $(REPORT),-report "$(REPORT)")
 
 verify: ## generated docs current, gofmt, go vet, golangci-lint (.golangci.yml), shellcheck, actionlint, go mod tidy check; installs the linters it lacks (what .ci/run calls before make test)
-	@out=$$(mktemp -d -t docs-verify.XXXXXX) && trap 'rm -rf "$$out"' EXIT && $(GO) run ./hack/docgen -out "$$out" && \
-	  for f in $(GENERATED_DOCS); do cmp -s "$$out/$$f" "docs/$$f" || { diff -u "docs/$$f" "$$out/$$f" | head -20; \
-	    echo "docs/$$f is stale: run make docs and commit it"; exit 1; }; done
+	@out=$$(mktemp -d -t docs-verify.XXXXXX) && trap 'rm -rf "$$out"' EXIT && $(GO) run ./hack/docgen -out "$$out" -readme "$$out/README.md" && \
+	  for f in $(GENERATED_DOCS:%=docs/%) README.md; do cmp -s "$$out/$${f#docs/}" "$$f" || { diff -u "$$f" "$$out/$${f#docs/}" | head -20; \
+	    echo "$$f is stale: run make docs and commit it"; exit 1; }; done
 	@test -z "$$(gofmt -l cmd pkg suites scenarios hack docs)" || { gofmt -l cmd pkg suites scenarios hack docs; echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./... && $(GO) vet -tags e2e ./suites
 	./hack/golangci-lint.sh

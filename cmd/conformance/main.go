@@ -1,8 +1,3 @@
-// Command conformance is the suite's front end for what needs no cluster:
-// listing the matrix and validating a selection before anything starts (the
-// same validation the e2e test binary runs, pkg/runner.Validate). `make e2e`,
-// `make bisect` and `make sweep` run cells through the e2e test binary
-// (`go test -tags e2e ./suites`), which hands them to pkg/runner.
 package main
 
 import (
@@ -197,7 +192,7 @@ func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo
 		}
 		rels, err := cat.Releases(axis)
 		if err != nil {
-			return b.String(), fmt.Errorf("suites/matrix.yaml: scenario %s: %w", s.Name, err)
+			return b.String(), fmt.Errorf("suites/matrix.yaml: scenario %q: %w", s.Name, err)
 		}
 		var supported []string
 		for _, rel := range rels {

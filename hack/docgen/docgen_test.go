@@ -87,3 +87,35 @@ func TestResultsPageHasEveryScenarioItsFindingsAndTheReport(t *testing.T) {
 		t.Errorf("the report section is not between its markers: %q, %v", s, err)
 	}
 }
+
+// The README's table has a row per scenario of matrix.yaml, each with its
+// title, issue and findings page; a scenario without a title, or whose
+// upstream is not an issue URL, is refused.
+func TestScenarioTable(t *testing.T) {
+	data, err := suites.Matrix()
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := ScenarioTable(data, suites.Scenarios())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := strings.Count(table, "\n") - 2; rows != len(data.Scenarios) {
+		t.Errorf("%d rows for %d scenarios:\n%s", rows, len(data.Scenarios), table)
+	}
+	if !strings.Contains(table, "| `kubeovn-argocd` | a CRD's") || !strings.Contains(table, "[kubeovn/kube-ovn#4817](https://github.com/kubeovn/kube-ovn/issues/4817) | [scenarios/kubeovn](scenarios/kubeovn/README.md) |") {
+		t.Errorf("the kubeovn row is not as expected:\n%s", table)
+	}
+	data.Scenarios[0].Title = ""
+	if _, err := ScenarioTable(data, suites.Scenarios()); err == nil || !strings.Contains(err.Error(), "no title") {
+		t.Errorf("a scenario without a title: err = %v", err)
+	}
+	for _, u := range []string{"https://example.com/a/b/issues/1", "https://github.com/a/b", "::"} {
+		if _, err := issueRef(u); err == nil {
+			t.Errorf("issueRef(%q) accepted", u)
+		}
+	}
+	if got, err := issueRef("https://github.com/akuity/kargo/pull/4202"); err != nil || got != "akuity/kargo#4202" {
+		t.Errorf("issueRef = %q, %v", got, err)
+	}
+}

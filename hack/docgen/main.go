@@ -1,17 +1,3 @@
-// Command docgen writes the documentation pages that are generated from the
-// code and the data, so they cannot drift from them (`make docs`; `make
-// verify` runs it into a temporary directory and fails on a stale page):
-//
-//   - docs/vocabulary.md: every exported function, method and type of the
-//     packages scenarios are written in (pkg/env, pkg/check, pkg/fixture,
-//     pkg/assert), with the first sentence of its doc comment;
-//   - docs/results.md: each scenario of suites/matrix.yaml with its variants
-//     and its expectations (the releases, versions and runs they were
-//     measured on), and, given -report, the newest merged report;
-//   - docs/writing-scenarios.md: its worked example is docs/example/example.go
-//     verbatim (a package the module builds and tests).
-//
-// Run it from the repository's root: go run ./hack/docgen -out docs [-report dir].
 package main
 
 import (
@@ -21,24 +7,27 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gitops-conformance/suite/suites"
 )
 
 func main() {
 	out := flag.String("out", "docs", "directory to write the pages into")
 	reportDir := flag.String("report", "", "a report directory (a merged run) whose results go into results.md; without it, results.md keeps the report section of -previous")
 	previous := flag.String("previous", "docs/results.md", "the committed results.md, whose report section is kept when no -report is given")
+	readme := flag.String("readme", "README.md", "where to write README.md with its table of scenarios (make verify writes it elsewhere and compares)")
 	flag.Parse()
 	if flag.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "docgen: unexpected arguments %q (flags: -out, -report, -previous)\n", flag.Args())
+		fmt.Fprintf(os.Stderr, "docgen: unexpected arguments %q (flags: -out, -readme, -report, -previous)\n", flag.Args())
 		os.Exit(2)
 	}
-	if err := run(*out, *reportDir, *previous); err != nil {
+	if err := run(*out, *readme, *reportDir, *previous); err != nil {
 		fmt.Fprintln(os.Stderr, "docgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out, reportDir, previous string) error {
+func run(out, readme, reportDir, previous string) error {
 	vocabulary, names, err := Vocabulary(".", vocabularyPackages)
 	if err != nil {
 		return err
@@ -59,8 +48,24 @@ func run(out, reportDir, previous string) error {
 	if err != nil {
 		return fmt.Errorf("docs/writing-scenarios.md: %w", err)
 	}
-	pages := map[string]string{"docs/writing-scenarios.md": withExample}
-	for _, name := range []string{"README.md", "docs/running.md", "docs/offline-online.md", "docs/reports.md", "docs/design.md"} {
+	data, err := suites.Matrix()
+	if err != nil {
+		return err
+	}
+	table, err := ScenarioTable(data, suites.Scenarios())
+	if err != nil {
+		return err
+	}
+	readmePage, err := os.ReadFile("README.md")
+	if err != nil {
+		return fmt.Errorf("read README.md: %w", err)
+	}
+	withTable, err := Splice(string(readmePage), "scenarios", table)
+	if err != nil {
+		return fmt.Errorf("README.md: %w", err)
+	}
+	pages := map[string]string{"docs/writing-scenarios.md": withExample, "README.md": withTable}
+	for _, name := range []string{"docs/running.md", "docs/offline-online.md", "docs/reports.md", "docs/design.md"} {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", name, err)
@@ -78,6 +83,9 @@ func run(out, reportDir, previous string) error {
 		if err := os.WriteFile(filepath.Join(out, name), []byte(content), 0o644); err != nil {
 			errs = append(errs, fmt.Errorf("write %s: %w", name, err))
 		}
+	}
+	if err := os.WriteFile(readme, []byte(withTable), 0o644); err != nil {
+		errs = append(errs, fmt.Errorf("write %s: %w", readme, err))
 	}
 	return errors.Join(errs...)
 }

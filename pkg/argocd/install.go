@@ -1,5 +1,3 @@
-// Package argocd installs, upgrades and removes ArgoCD releases in a cluster
-// and drives Applications through the argo-cd/v2 typed client.
 package argocd
 
 import (
@@ -45,8 +43,8 @@ const SourcesEnv = "ARGOCD_SOURCES"
 // Sources are those trees: a directory holding argo-cd-<tag>/ checkouts or
 // argo-cd-<tag>.tar.gz archives of github.com/argoproj/argo-cd (see
 // sources.Trees), each with the nested gitops-engine module the module zip
-// leaves out. The Makefile sets ARGOCD_SOURCES to ../shared/upstream/argo-cd
-// when that exists.
+// leaves out. The Makefile sets ARGOCD_SOURCES to the catalog's default
+// (argocd.sources.default, ../shared/upstream/argo-cd) when that exists.
 var Sources = sources.Trees{Env: SourcesEnv, Project: "argo-cd", Marker: "gitops-engine/go.mod"}
 
 // Tree is, offline, the source tree a release is built and installed from,

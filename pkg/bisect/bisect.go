@@ -1,8 +1,3 @@
-// Package bisect finds where a cell's outcome changes across ArgoCD
-// releases: the releases of a range (asked of the module proxy), a search
-// that runs as few of them as it can (or every one: a sweep) and says what
-// it did not run, and an optional grouping of releases read from their
-// sources before any is run.
 package bisect
 
 import (
@@ -199,7 +194,7 @@ func Find(scenario, variant string, releases []string, sweep bool, groups *Group
 		}
 		o, err := eval(tag)
 		if err != nil {
-			return "", fmt.Errorf("run %s on %s: %w", scenario+"/"+variant, tag, err)
+			return "", fmt.Errorf("run %q on %q: %w", scenario+"/"+variant, tag, err)
 		}
 		s.Runs[tag] = o
 		return o, nil

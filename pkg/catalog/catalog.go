@@ -1,5 +1,3 @@
-// Package catalog is the one place that names versions, images and Go module
-// paths. Everything that builds, installs or reports a version reads it here.
 package catalog
 
 import (
@@ -75,6 +73,42 @@ type Sources struct {
 	Chart bool `json:"chart,omitempty"`
 	// From is the first release that needs it; empty: every release.
 	From string `json:"from,omitempty"`
+	// Default is where Env points when the user sets nothing: a path
+	// relative to the suite's checkout, used only when it exists. The
+	// Makefile reads it from the catalog's one-line `sources: {...}` entries
+	// (SOURCE_DEFAULTS), so a new source needs no line of its own there.
+	Default string `json:"default,omitempty"`
+}
+
+// AllSources is every Sources entry of the catalog, ArgoCD's first, then the
+// components' in name order.
+func (c *Catalog) AllSources() []*Sources {
+	var all []*Sources
+	if c.ArgoCD.Sources != nil {
+		all = append(all, c.ArgoCD.Sources)
+	}
+	for _, name := range keys(c.Components) {
+		if s := c.Components[name].Sources; s != nil {
+			all = append(all, s)
+		}
+	}
+	return all
+}
+
+var (
+	envName    = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+	sourcePath = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
+)
+
+// check refuses an entry the Makefile could not read or a shell could not name.
+func (s *Sources) check() error {
+	if !envName.MatchString(s.Env) {
+		return fmt.Errorf("sources.env %q is not an environment variable name (A-Z, 0-9, _)", s.Env)
+	}
+	if s.Default != "" && (!sourcePath.MatchString(s.Default) || strings.HasPrefix(s.Default, "/")) {
+		return fmt.Errorf("sources.default %q of %s is not a relative path of letters, digits, '.', '_', '-' and '/'", s.Default, s.Env)
+	}
+	return nil
 }
 
 // Needs reports whether, offline, version needs s (From and later).
@@ -100,6 +134,11 @@ func Parse(data []byte) (*Catalog, error) {
 	}
 	if src := c.ArgoCD.Sources; src != nil && src.From != "" && !releaseTag.MatchString(src.From) {
 		return nil, fmt.Errorf("parse catalog: argocd.sources.from %q is not a release tag", src.From)
+	}
+	for _, src := range c.AllSources() {
+		if err := src.check(); err != nil {
+			return nil, fmt.Errorf("parse catalog: %w", err)
+		}
 	}
 	if _, err := c.Releases(append(slices.Clone(c.ArgoCD.Default), c.ArgoCD.Smoke)); err != nil {
 		return nil, fmt.Errorf("parse catalog: %w", err)

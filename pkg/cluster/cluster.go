@@ -1,15 +1,13 @@
-// Package cluster owns kind clusters: create (or reuse one whose node image
-// matches), load images, export logs, destroy, with the pinned kind CLI and
-// the repository's kind-config.yaml. kind runs as a child process the run's
-// context can end (see shell.Run).
 package cluster
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,7 +149,9 @@ func Delete(ctx context.Context, spec Spec) error {
 	if _, err := shell.Output(ctx, spec.Kind, "delete", "cluster", "--name", spec.Name); err != nil {
 		return fmt.Errorf("delete cluster %q: %w", spec.Name, err)
 	}
-	_ = os.Remove(kubeconfig(spec.Name))
+	if err := os.Remove(kubeconfig(spec.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cluster %q deleted, its kubeconfig not: %w", spec.Name, err)
+	}
 	return nil
 }
 

@@ -76,7 +76,7 @@ func installChart(ctx context.Context, rel helm.Release, chart fixture.Files, no
 		rel.Timeout = assert.Intervals.Install
 	}
 	if act, err := helmStep(ctx, rel, f); err != nil || !act {
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir) // a rendered copy under the cache's temporary space: a leftover is harmless
 		return err
 	}
 	c.Defer("helm uninstall "+rel.Name, func(context.Context) error {

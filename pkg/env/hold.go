@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"sigs.k8s.io/e2e-framework/pkg/features"
@@ -32,8 +30,7 @@ func StopWorkload(namespace, name, selector string) features.Func {
 	return assert.Step(what, func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		if out, err := r.Kubectl.Run(ctx, "logs", "-n", namespace, "deploy/"+name, "--all-containers", "--timestamps"); err == nil {
-			_ = os.MkdirAll(c.Dir, 0o755)
-			_ = os.WriteFile(filepath.Join(c.Dir, namespace+"-"+name+"-before-stop.log"), []byte(out), 0o644)
+			c.WriteEvidence(namespace+"-"+name+"-before-stop.log", out)
 		}
 		c.Defer(startWorkload(namespace, name), func(ctx context.Context) error {
 			_, err := r.Kubectl.Run(ctx, "scale", "deployment", name, "-n", namespace, "--replicas=1")

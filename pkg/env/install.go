@@ -121,7 +121,7 @@ func TreeImages(component, version string, tree fixture.Tree) features.Func {
 		}
 		commit, how, err := sources.TreeCommit(ctx, dir)
 		if err != nil {
-			return fmt.Errorf("the commit of %s's tree %s: %w", component, dir, err)
+			return fmt.Errorf("the commit of %s's tree %q: %w", component, dir, err)
 		}
 		from := dir + ", commit unknown (the recipe builds without one)"
 		var buildEnv []string

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"sigs.k8s.io/e2e-framework/pkg/features"
@@ -47,8 +45,7 @@ func ApplyFiles(what string, files fixture.Files) features.Func {
 		if !applyStep(ctx, what, manifest) {
 			return nil
 		}
-		_ = os.MkdirAll(c.Dir, 0o755)
-		_ = os.WriteFile(filepath.Join(c.Dir, "applied-"+fileName(what)+".yaml"), []byte(manifest), 0o644)
+		c.WriteEvidence("applied-"+fileName(what)+".yaml", manifest)
 		c.Step("apply %s: %d bytes (applied-%s.yaml)", what, len(manifest), fileName(what))
 		c.Defer("delete "+what, func(ctx context.Context) error {
 			_, err := shell.Run(ctx, shell.Cmd{Name: r.Kubectl.Bin, Stdin: strings.NewReader(manifest),

@@ -2,7 +2,6 @@ package env
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -57,7 +56,7 @@ func Snapshot(name string) features.Func {
 			return nil
 		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
-		r.DumpEvidence(ctx, c, filepath.Join(c.Dir, name))
+		r.DumpEvidence(ctx, c, name)
 		lifecycle.Note(ctx, "evidence as of this step (objects, events, controller logs): %s/", name)
 		return nil
 	})

@@ -39,7 +39,7 @@ func Locked(ctx context.Context, cacheDir, name string, out io.Writer, fn func()
 			break
 		}
 		if err != syscall.EWOULDBLOCK {
-			return fmt.Errorf("lock %s: %w", path, err)
+			return fmt.Errorf("lock %q: %w", path, err)
 		}
 		if !said {
 			fmt.Fprintf(out, "%s: another run holds it (building, pushing or checking it); waiting\n", name)

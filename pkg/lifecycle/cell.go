@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,6 +25,8 @@ type Cell struct {
 	timelines  []*timeline
 	namespaces []string
 	steps      []string
+	unwritten  []string // evidence files that could not be written
+	writeErr   error    // why the first of them was not
 	started    time.Time
 	// Repro is what the cell's steps did, for its reproduction bundle.
 	Repro *repro.Log
@@ -78,6 +81,30 @@ func (c *Cell) Step(format string, args ...any) {
 	c.steps = append(c.steps, time.Now().UTC().Format(time.RFC3339)+" "+fmt.Sprintf(format, args...))
 }
 
+// WriteEvidence writes content as the file name (a path inside the cell's
+// evidence directory) and creates the directories it needs. A file that
+// cannot be written is remembered and End fails the cell with it: its
+// evidence is part of what a cell reports.
+func (c *Cell) WriteEvidence(name, content string) {
+	path := filepath.Join(c.Dir, name)
+	err := os.MkdirAll(filepath.Dir(path), 0o755)
+	if err == nil {
+		err = os.WriteFile(path, []byte(content), 0o644)
+	}
+	c.notWritten(name, err)
+}
+
+// notWritten remembers an evidence file that could not be written.
+func (c *Cell) notWritten(name string, err error) {
+	if err == nil {
+		return
+	}
+	c.unwritten = append(c.unwritten, name)
+	if c.writeErr == nil {
+		c.writeErr = err
+	}
+}
+
 // Drop removes the pending cleanups named what (their work was done by a step).
 func (c *Cell) Drop(what string) {
 	c.cleanups = slices.DeleteFunc(c.cleanups, func(cl cleanup) bool { return cl.what == what })
@@ -110,13 +137,17 @@ func (r *Run) End(ctx context.Context, c *Cell) error {
 		dump, cancel = context.WithTimeout(ctx, evidenceAfterInterrupt)
 		c.Step("interrupted: %d cleanup(s) not run", len(c.cleanups))
 	}
-	r.DumpEvidence(dump, c, c.Dir)
+	r.DumpEvidence(dump, c, "")
 	cancel()
 	for _, t := range c.timelines {
-		t.stop(c.Dir)
+		t.stop(c)
 	}
-	_ = os.WriteFile(filepath.Join(c.Dir, "steps.txt"), []byte(strings.Join(c.steps, "\n")+"\n"), 0o644)
-	_ = c.Repro.Save(filepath.Join(c.Dir, ReproRecord))
+	c.WriteEvidence("steps.txt", strings.Join(c.steps, "\n")+"\n")
+	c.notWritten(ReproRecord, c.Repro.Save(filepath.Join(c.Dir, ReproRecord)))
+	var evidence error
+	if len(c.unwritten) > 0 {
+		evidence = fmt.Errorf("evidence not written: %s: %w", strings.Join(c.unwritten, ", "), c.writeErr)
+	}
 	if interrupted {
 		r.Dirty = true
 		return nil
@@ -130,19 +161,18 @@ func (r *Run) End(ctx context.Context, c *Cell) error {
 	}
 	if len(errs) > 0 {
 		r.Dirty = true
-		return fmt.Errorf("cleanup: %s", strings.Join(errs, "; "))
+		return errors.Join(fmt.Errorf("cleanup: %s", strings.Join(errs, "; ")), evidence)
 	}
-	return nil
+	return evidence
 }
 
-// DumpEvidence writes what the cell's assertions looked at into dir. Secrets
-// are never dumped (kubectl get of a Secret is not among the evidence kinds).
-func (r *Run) DumpEvidence(ctx context.Context, c *Cell, dir string) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return
-	}
+// DumpEvidence writes what the cell's assertions looked at into its evidence
+// directory, or into its subdirectory sub when given (Cell.WriteEvidence).
+// Secrets are never dumped (kubectl get of a Secret is not among the
+// evidence kinds).
+func (r *Run) DumpEvidence(ctx context.Context, c *Cell, sub string) {
 	write := func(name, content string) {
-		_ = os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
+		c.WriteEvidence(filepath.Join(sub, name), content)
 	}
 	read := func(args ...string) string {
 		out, err := r.Kubectl.Run(ctx, args...)

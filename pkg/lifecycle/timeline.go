@@ -3,8 +3,6 @@ package lifecycle
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -184,8 +182,9 @@ func (t *timeline) stopWatchers() {
 	t.cancel()
 }
 
-// stop ends the timeline and writes it (events in the order they arrived).
-func (t *timeline) stop(dir string) {
+// stop ends the timeline and writes it into the cell's evidence (events in
+// the order they arrived).
+func (t *timeline) stop(c *Cell) {
 	// the watchers first: a watch cancelled under a running watcher is logged as failed
 	t.stopWatchers()
 	t.mu.Lock()
@@ -196,7 +195,7 @@ func (t *timeline) stop(dir string) {
 	for _, e := range t.errs {
 		head += "# watch error: " + e + "\n"
 	}
-	_ = os.WriteFile(filepath.Join(dir, "timeline-"+t.name+".txt"), []byte(head+strings.Join(t.lines, "\n")+"\n"), 0o644)
+	c.WriteEvidence("timeline-"+t.name+".txt", head+strings.Join(t.lines, "\n")+"\n")
 }
 
 // TimelineLines are the lines a running timeline of the cell recorded so far.

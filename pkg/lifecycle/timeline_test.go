@@ -42,7 +42,7 @@ func TestTimelineDescribesTheDeletion(t *testing.T) {
 	if _, ok := c.TimelineLines("other"); ok {
 		t.Fatal("no such timeline")
 	}
-	tl.stop(c.Dir)
+	tl.stop(c)
 	data, err := os.ReadFile(filepath.Join(c.Dir, "timeline-team.txt"))
 	if err != nil || !strings.Contains(string(data), "MODIFIED namespace team") {
 		t.Fatalf("written timeline: %s %v", data, err)

@@ -1,6 +1,3 @@
-// Package matrix turns a user's selection (scenarios, variants, ArgoCD tags)
-// into the cells to run, and looks up each cell's expected outcome. The data
-// lives in suites/matrix.yaml: which cells exist and what is expected where.
 package matrix
 
 import (
@@ -25,10 +22,13 @@ type Data struct {
 
 // Scenario is one reproduction and its variants.
 type Scenario struct {
-	Name        string    `json:"name"`
-	Component   string    `json:"component"`
-	Upstream    string    `json:"upstream"`
-	Summary     string    `json:"summary"`
+	Name      string `json:"name"`
+	Component string `json:"component"`
+	Upstream  string `json:"upstream"`
+	Summary   string `json:"summary"`
+	// Title is the bug in one line: the README's table of scenarios (make
+	// docs) shows it.
+	Title       string    `json:"title,omitempty"`
 	ArgoCD      []string  `json:"argocd,omitempty"` // default axis; empty: the catalog's
 	Variants    []Variant `json:"variants"`
 	OfflineSkip string    `json:"offlineSkip,omitempty"` // why the scenario cannot run offline
@@ -153,7 +153,7 @@ func Parse(data []byte) (*Data, error) {
 	}
 	for i, e := range d.Expectations {
 		if err := d.checkExpectation(e); err != nil {
-			return nil, fmt.Errorf("parse matrix: expectation %d (%s/%s): %w", i+1, e.Scenario, orAny(e.Variant), err)
+			return nil, fmt.Errorf("parse matrix: expectation %d (%q/%q): %w", i+1, e.Scenario, orAny(e.Variant), err)
 		}
 	}
 	return &d, nil
@@ -208,7 +208,7 @@ func (d *Data) checkExpectation(e Expectation) error {
 			continue
 		}
 		if v.Versions()[0] != "" && e.ComponentVersion == "" {
-			return fmt.Errorf("variant %s runs on component versions %s: name the ones measured (componentVersion)", v.Name, strings.Join(v.Versions(), ", "))
+			return fmt.Errorf("variant %q runs on component versions %s: name the ones measured (componentVersion)", v.Name, strings.Join(v.Versions(), ", "))
 		}
 		if e.Expected == report.Race {
 			continue
@@ -216,7 +216,7 @@ func (d *Data) checkExpectation(e Expectation) error {
 		bugOutcome := e.Expected == report.Reproduced || e.Expected == report.NotReproduced
 		mitigationOutcome := e.Expected == report.Mitigated || e.Expected == report.NotMitigated
 		if v.Mitigation() && !mitigationOutcome || !v.Mitigation() && !bugOutcome {
-			return fmt.Errorf("variant %s cannot be %s (a bug is REPRODUCED or NOT_REPRODUCED, a mitigation MITIGATED or NOT_MITIGATED)", v.Name, e.Expected)
+			return fmt.Errorf("variant %q cannot be %s (a bug is REPRODUCED or NOT_REPRODUCED, a mitigation MITIGATED or NOT_MITIGATED)", v.Name, e.Expected)
 		}
 	}
 	if covered == 0 {
@@ -330,7 +330,7 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 				tags = cat.ArgoCD.Default
 			}
 			if axis, err = cat.Releases(tags); err != nil {
-				return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+				return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 			}
 		}
 		for _, v := range s.Variants {
@@ -339,7 +339,7 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 			}
 			upgrades, err := cat.Releases(v.ArgoCDUpgrades)
 			if err != nil {
-				return nil, fmt.Errorf("scenario %s, variant %s: argocdUpgrades: %w", s.Name, v.Name, err)
+				return nil, fmt.Errorf("scenario %q, variant %q: argocdUpgrades: %w", s.Name, v.Name, err)
 			}
 			for _, tag := range axis {
 				var newer []catalog.Release

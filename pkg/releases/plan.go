@@ -196,7 +196,7 @@ func (r *Releases) fullShard(cat *catalog.Catalog, data *matrix.Data, costs *sch
 	}
 	extra, err := data.Plan(cat, matrix.Selection{Scenarios: []string{s.Name}, ArgoCD: []string{tag}, Versions: []string{newest}})
 	if err != nil {
-		return Shard{}, fmt.Errorf("releases: %s on %s with %s %s: %w", s.Name, tag, s.Component, newest, err)
+		return Shard{}, fmt.Errorf("releases: %q on %q with %s %q: %w", s.Name, tag, s.Component, newest, err)
 	}
 	return r.shard(cat, data, costs, s, tag, TierFull, matrix.Selection{}, extra)
 }
@@ -207,7 +207,7 @@ func (r *Releases) shard(cat *catalog.Catalog, data *matrix.Data, costs *schedul
 	sel.Scenarios, sel.ArgoCD = []string{s.Name}, []string{tag}
 	cells, err := data.Plan(cat, sel)
 	if err != nil {
-		return Shard{}, fmt.Errorf("releases: %s on %s: %w", s.Name, tag, err)
+		return Shard{}, fmt.Errorf("releases: %q on %q: %w", s.Name, tag, err)
 	}
 	sh := Shard{ID: s.Name + "-" + tag + "-" + tier, Scenario: s.Name, ArgoCD: tag, Tier: tier}
 	if len(extra) > 0 {

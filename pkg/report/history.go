@@ -64,14 +64,14 @@ func LoadNights(site string) ([]Night, error) {
 				ArgoCD struct{ Supported []string } `json:"argocd"`
 			}
 			if err := json.Unmarshal(data, &rel); err != nil {
-				return nil, fmt.Errorf("load %s: %w", filepath.Join(dir, "releases.json"), err)
+				return nil, fmt.Errorf("load %q: %w", filepath.Join(dir, "releases.json"), err)
 			}
 			n.Supported = rel.ArgoCD.Supported
 		}
 		if data, err := os.ReadFile(filepath.Join(dir, "night.json")); err == nil {
 			var info NightInfo
 			if err := json.Unmarshal(data, &info); err != nil {
-				return nil, fmt.Errorf("load %s: %w", filepath.Join(dir, "night.json"), err)
+				return nil, fmt.Errorf("load %q: %w", filepath.Join(dir, "night.json"), err)
 			}
 			n.RunURL = info.RunURL
 		}

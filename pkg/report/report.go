@@ -1,10 +1,10 @@
-// Package report is the run's data model (report.json, the format docs/reports.md
-// documents) and its renderings: Markdown, HTML and JUnit.
 package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -252,7 +252,9 @@ func (r *Report) Write(dir string) error {
 		return err
 	}
 	latest := filepath.Join(filepath.Dir(dir), "latest")
-	_ = os.Remove(latest)
+	if err := os.Remove(latest); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("replace %s: %w", latest, err)
+	}
 	return os.Symlink(filepath.Base(dir), latest)
 }
 

@@ -39,7 +39,7 @@ func Verify(ctx context.Context, dir, command string, env []string, progress io.
 		return nil, werr
 	}
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("run %s: %w", dir, ctx.Err())
+		return nil, fmt.Errorf("run %q: %w", dir, ctx.Err())
 	}
 	v := &Verification{At: start.UTC(), Command: command, Seconds: time.Since(start).Seconds(), Output: "../" + RunLog, Reached: runErr == nil}
 	if m := outcomeLine.FindAllStringSubmatch(out, -1); len(m) > 0 {

@@ -201,7 +201,7 @@ func sourcesProvided(ctx context.Context, cells []matrix.Cell, mode images.Mode,
 	}
 	for _, rel := range need {
 		if _, err := argocd.Sources.Find(repo, rel.String()); err != nil {
-			return fmt.Errorf("argocd %s does not build from its module zip (go.mod replaces gitops-engine with a nested module the zip leaves out): %w", rel, err)
+			return fmt.Errorf("argocd %q does not build from its module zip (go.mod replaces gitops-engine with a nested module the zip leaves out): %w", rel, err)
 		}
 	}
 	return nil
@@ -226,10 +226,10 @@ func ComponentReleaseExists(ctx context.Context, cat *catalog.Catalog, component
 	}
 	msg := strings.TrimSpace(strings.TrimPrefix(shell.LastLine(err.Error()), "server response:"))
 	if sources.NotPublished(err) {
-		return fmt.Errorf("%s version %s: no such release of %s (%s); the catalog pins %s", component, version, comp.Module, msg, strings.Join(comp.Versions, ", "))
+		return fmt.Errorf("%s version %q: no such release of %s (%s); the catalog pins %s", component, version, comp.Module, msg, strings.Join(comp.Versions, ", "))
 	}
 	if mode == images.Offline && (comp.Sources == nil || comp.Sources.Tree == "") {
-		return fmt.Errorf("%s version %s: offline it builds from %s@%s, which the module proxy does not serve (%s); make releases lists what this mode can run", component, version, comp.Module, version, msg)
+		return fmt.Errorf("%s version %q: offline it builds from %s@%s, which the module proxy does not serve (%s); make releases lists what this mode can run", component, version, comp.Module, version, msg)
 	}
 	return nil
 }
@@ -271,7 +271,7 @@ func Mirror(ctx context.Context, s string, mode images.Mode) (*registry.Mirror, 
 		return nil, err
 	}
 	if mode == images.Offline {
-		return nil, fmt.Errorf("registry mirror %s: MODE=offline builds and loads every image; a mirror is for MODE=online (or auto)", m)
+		return nil, fmt.Errorf("registry mirror %q: MODE=offline builds and loads every image; a mirror is for MODE=online (or auto)", m)
 	}
 	if err := m.Probe(ctx); err != nil {
 		return nil, err
@@ -293,7 +293,7 @@ func ReleaseExists(ctx context.Context, cat *catalog.Catalog, rel catalog.Releas
 		if !sources.NotPublished(err) {
 			what = "not obtainable from the module proxy"
 		}
-		return fmt.Errorf("argocd version %s: %s (%s); the default axis is %s", rel, what, msg, strings.Join(cat.ArgoCD.Default, ", "))
+		return fmt.Errorf("argocd version %q: %s (%s); the default axis is %s", rel, what, msg, strings.Join(cat.ArgoCD.Default, ", "))
 	}
 	return nil
 }

@@ -19,9 +19,12 @@ import (
 // writeBundle writes a cell's REPRODUCE.md (versions, outcome, the command
 // that replays exactly this cell with the suite) and, from the record its
 // steps left (lifecycle.ReproRecord), its reproduction bundle: repro/ and
-// repro.tar.gz (pkg/repro), marked never run.
-func writeBundle(dir, runID, nodeImage string, cat *catalog.Catalog, mode images.Mode, c matrix.Cell, outcome report.Outcome, reason string, observations []string) {
-	_ = os.MkdirAll(dir, 0o755)
+// repro.tar.gz (pkg/repro), marked never run. A bundle the record cannot
+// make says why in repro-error.txt; an error is a file it could not write.
+func writeBundle(dir, runID, nodeImage string, cat *catalog.Catalog, mode images.Mode, c matrix.Cell, outcome report.Outcome, reason string, observations []string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Reproduction: %s / %s on ArgoCD %s\n\n", c.Scenario.Name, c.Variant.Name, c.ArgoCD)
 	fmt.Fprintf(&b, "%s\n\nVariant: %s\n\n", c.Scenario.Summary, c.Variant.Summary)
@@ -31,12 +34,14 @@ func writeBundle(dir, runID, nodeImage string, cat *catalog.Catalog, mode images
 	fmt.Fprintf(&b, "Replay exactly this cell with this suite (github.com/gitops-conformance/suite):\n\n    %s\n\n", c.Replay())
 	b.WriteString("Without the suite: repro/ (README.md, the manifests, repro.sh), also as repro.tar.gz.\n")
 	b.WriteString("Steps with timestamps: steps.txt. Objects, events and controller logs: the other files here.\nUpstream: " + c.Scenario.Upstream + "\n")
-	_ = os.WriteFile(filepath.Join(dir, "REPRODUCE.md"), []byte(b.String()), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "REPRODUCE.md"), []byte(b.String()), 0o644); err != nil {
+		return err
+	}
 
 	record := filepath.Join(dir, lifecycle.ReproRecord)
 	log, err := repro.Load(record)
 	if err != nil {
-		return // the cell never ran its steps (skipped, or its setup failed)
+		return nil // the cell never ran its steps (skipped, or its setup failed)
 	}
 	rc := c.Report()
 	bundle := repro.Cell{ID: rc.ID(), Run: runID, Scenario: c.Scenario.Name, Variant: c.Variant.Name,
@@ -48,8 +53,7 @@ func writeBundle(dir, runID, nodeImage string, cat *catalog.Catalog, mode images
 		GitServer: gitserver.Manifest(c.ArgoCD.Image()), GitServerImage: c.ArgoCD.Image(), GitNamespace: gitserver.Namespace,
 		GitProbeURL: gitserver.URL("reachability-probe"), PushScript: gitserver.PushScript}
 	if err := repro.Write(dir, bundle, log, nil); err != nil {
-		_ = os.WriteFile(filepath.Join(dir, "repro-error.txt"), []byte(err.Error()+"\n"), 0o644)
-		return
+		return os.WriteFile(filepath.Join(dir, "repro-error.txt"), []byte(err.Error()+"\n"), 0o644)
 	}
-	_ = os.Remove(record)
+	return os.Remove(record)
 }

@@ -1,12 +1,3 @@
-// Package runner plans, prepares, executes and settles the cells of a run and
-// writes its report. It is an ordinary package: the e2e test binary (the
-// e2e-framework entry point, `go test -tags e2e ./suites`) and bisect call it;
-// what it needs of the test framework is one Exec, which runs a feature.
-//
-// A run stops when its context is cancelled (Ctrl-C, SIGTERM, go test's
-// -timeout): the running step is cancelled with every process it started, no
-// further cell starts, the interrupted cell is ERROR "interrupted" and the
-// cells not started are listed as not run.
 package runner
 
 import (
@@ -303,7 +294,13 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 		r.Run.Logf("cell %s: %s in %.0fs: %s", rc.ID(), outcome, d, reason)
 		rc.Runs = append(rc.Runs, report.Run{Outcome: outcome, Reason: reason, Duration: d, Evidence: evidence})
 		rc.Observations = obs
-		writeBundle(dir, filepath.Base(r.Dir), r.Run.NodeImage, r.Run.Catalog, r.Run.Mode, c, outcome, reason, obs)
+		if err := writeBundle(dir, filepath.Base(r.Dir), r.Run.NodeImage, r.Run.Catalog, r.Run.Mode, c, outcome, reason, obs); err != nil {
+			// the verdict stands; the report says its bundle is incomplete
+			r.Run.Logf("cell %s: reproduction bundle: %v", rc.ID(), err)
+			r.mu.Lock()
+			r.report.Notes = append(r.report.Notes, fmt.Sprintf("cell %s: reproduction bundle not written: %v", rc.ID(), err))
+			r.mu.Unlock()
+		}
 	}
 	if len(rc.Runs) == 1 {
 		rc.Outcome, rc.Reason, rc.Duration = rc.Runs[0].Outcome, rc.Runs[0].Reason, rc.Runs[0].Duration

@@ -53,7 +53,7 @@ func TestSourcesAreCheckedBeforeAnythingStarts(t *testing.T) {
 	}
 	t.Setenv(argocd.SourcesEnv, "sources") // relative: from the checkout
 	err := sourcesProvided(ctx, cells, images.Offline, "", repo, offline)
-	if err == nil || !strings.Contains(err.Error(), "argocd v3.5.1") || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "argo-cd-v3.5.1.tar.gz") {
+	if err == nil || !strings.Contains(err.Error(), `argocd "v3.5.1"`) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "argo-cd-v3.5.1.tar.gz") {
 		t.Errorf("the upgrade target's tree missing: want its tag, the path looked at and what to provide, got %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "argo-cd-v3.5.1.tar.gz"), nil, 0o644); err != nil {

@@ -1,6 +1,3 @@
-// Package schedule shares a run's cells among the kind clusters that run
-// them at once: what each cell costs (from the reports' measured times), what
-// a plan costs on n clusters, and the queue the clusters take cells from.
 package schedule
 
 import (
@@ -82,11 +79,11 @@ func NewQueue(dir string, clusters int, cells []matrix.Cell, repeat int, cost fu
 func OpenQueue(dir string) (*Queue, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "queue.json"))
 	if err != nil {
-		return nil, fmt.Errorf("queue %s: %w", dir, err)
+		return nil, fmt.Errorf("queue %q: %w", dir, err)
 	}
 	q := &Queue{}
 	if err := json.Unmarshal(b, q); err != nil {
-		return nil, fmt.Errorf("queue %s: %w", dir, err)
+		return nil, fmt.Errorf("queue %q: %w", dir, err)
 	}
 	q.Dir = dir
 	return q, nil
@@ -109,7 +106,7 @@ func (q *Queue) Pending() ([]Unit, error) {
 		}
 		var u Unit
 		if err := json.Unmarshal(b, &u); err != nil {
-			return nil, fmt.Errorf("queue %s: %s: %w", q.Dir, e.Name(), err)
+			return nil, fmt.Errorf("queue %q: %s: %w", q.Dir, e.Name(), err)
 		}
 		u.file = e.Name()
 		units = append(units, u)

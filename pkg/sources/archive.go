@@ -54,7 +54,9 @@ func Extract(archive, under string) (string, string, error) {
 	if err := os.WriteFile(filepath.Join(tmp, ".extracted"), []byte(archive+"\n"), 0o644); err != nil {
 		return "", "", err
 	}
-	_ = os.RemoveAll(dest)
+	if err := os.RemoveAll(dest); err != nil { // an extraction left incomplete
+		return "", "", fmt.Errorf("replace %s: %w", dest, err)
+	}
 	if err := os.Rename(tmp, dest); err != nil {
 		return "", "", err
 	}

@@ -1,0 +1,17 @@
+// Command docgen writes the documentation pages that are generated from the
+// code and the data, so they cannot drift from them (`make docs`; `make
+// verify` runs it into a temporary directory and fails on a stale page):
+//
+//   - docs/vocabulary.md: every exported function, method and type of the
+//     packages scenarios are written in (pkg/env, pkg/check, pkg/fixture,
+//     pkg/assert), with the first sentence of its doc comment;
+//   - docs/results.md: each scenario of suites/matrix.yaml with its variants
+//     and its expectations (the releases, versions and runs they were
+//     measured on), and, given -report, the newest merged report;
+//   - docs/writing-scenarios.md: its worked example is docs/example/example.go
+//     verbatim (a package the module builds and tests);
+//   - README.md: its table of scenarios, from suites/matrix.yaml (each
+//     scenario's title and upstream issue) and the scenarios' directories.
+//
+// Run it from the repository's root: go run ./hack/docgen -out docs [-readme README.md] [-report dir].
+package main

@@ -1,0 +1,95 @@
+package catalog
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestMakefileSourceDefaults runs the Makefile's reading of the catalog
+// (SOURCE_DEFAULTS) and checks it finds every source with a default, and that
+// each variable left unset is exported as that path made absolute when it
+// exists, else empty, and a variable the user sets is kept.
+func TestMakefileSourceDefaults(t *testing.T) {
+	makeBin, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("make is not installed: the Makefile is not read here")
+	}
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// read here so that go test's cache knows the result depends on it
+	if _, err := os.ReadFile(filepath.Join(root, "Makefile")); err != nil {
+		t.Fatal(err)
+	}
+	var want, vars []string
+	for _, s := range c.AllSources() {
+		if s.Default != "" {
+			want = append(want, s.Env+"="+s.Default)
+			vars = append(vars, s.Env)
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("no source in the catalog has a default: nothing to check")
+	}
+	show := "show-sources: ; @echo \"$(SOURCE_DEFAULTS)\""
+	for _, v := range vars {
+		show += "; echo \"" + v + "=$$" + v + "\""
+	}
+	kept := vars[0]
+	cmd := exec.Command(makeBin, "-s", "--no-print-directory", "-C", root, "--eval", show, "show-sources")
+	for _, e := range os.Environ() {
+		name, _, _ := strings.Cut(e, "=")
+		if !slices.Contains(vars, name) && !strings.HasPrefix(name, "MAKE") {
+			cmd.Env = append(cmd.Env, e)
+		}
+	}
+	cmd.Env = append(cmd.Env, kept+"=/set/by/the/user")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if got := strings.Fields(lines[0]); !slices.Equal(sorted(got), sorted(want)) {
+		t.Errorf("the Makefile reads the catalog's sources as %q, want %q (keep each `sources: {env: ..., default: ...}` on one line)", got, want)
+	}
+	for i, v := range vars {
+		d := strings.TrimPrefix(want[i], v+"=")
+		expect := ""
+		if v == kept {
+			expect = "/set/by/the/user"
+		} else if _, err := os.Stat(filepath.Join(root, d)); err == nil {
+			expect = filepath.Join(root, d)
+		}
+		if i+1 >= len(lines) || lines[i+1] != v+"="+expect {
+			t.Errorf("the Makefile exports %q, want %q", strings.Join(lines[1:], " | "), v+"="+expect)
+		}
+	}
+}
+
+func TestSourcesRefusedWhereTheMakefileCouldNotReadThem(t *testing.T) {
+	for _, line := range []string{
+		"sources: {env: lower_case, tree: x}",
+		"sources: {env: X_SOURCES, tree: x, default: /abs/path}",
+		"sources: {env: X_SOURCES, tree: x, default: \"a path\"}",
+	} {
+		y := "kind: v0.27.0\nkubernetes: {version: v1.33.13}\nargocd:\n  default: [v2.14.11]\n  smoke: v2.14.11\n  " + line + "\n"
+		if _, err := Parse([]byte(y)); err == nil || !strings.Contains(err.Error(), "sources.") {
+			t.Errorf("%s: err = %v, want a sources error", line, err)
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
