@@ -124,14 +124,14 @@ var modeName = map[bool]string{true: "offline", false: "online"}
 // supportText says which minor lines upstream supports, how each release of
 // the default axis stands, and, for a supported line the axis lacks or runs
 // behind its newest patch, whether that patch can be had here.
-func supportText(axis []catalog.Release, support catalog.Support, repo string) string {
+func supportText(axis []catalog.Release, lines int, support catalog.Support, repo string) string {
 	var b strings.Builder
 	if len(support.Lines) == 0 {
 		fmt.Fprintf(&b, "ArgoCD releases upstream supports: %s\n", support)
 		return b.String()
 	}
 	fmt.Fprintf(&b, "ArgoCD releases upstream supports (the %d newest minor lines the module proxy lists, read now): %s; older lines are end-of-life\n",
-		catalog.SupportedLines, support)
+		lines, support)
 	var marks []string
 	for _, rel := range axis {
 		marks = append(marks, rel.String()+" "+support.Of(rel))
@@ -183,7 +183,7 @@ func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo
 	if err != nil {
 		return b.String(), err
 	}
-	b.WriteString(supportText(axis, support, repo))
+	b.WriteString(supportText(axis, cat.SupportedLineCount(), support, repo))
 	b.WriteString("\n")
 	for _, s := range data.Scenarios {
 		axis := s.ArgoCD

@@ -8,10 +8,18 @@ import (
 	"strings"
 )
 
-// SupportedLines is how many minor lines upstream supports: ArgoCD patches
-// the three newest (its release policy), and every older line is
-// end-of-life.
+// SupportedLines is how many minor lines upstream supports when the catalog
+// does not say (argocd.supportedLines): ArgoCD patches the three newest (its
+// release policy), and every older line is end-of-life.
 const SupportedLines = 3
+
+// SupportedLineCount is how many of the newest minor lines upstream
+// supports: the catalog's argocd.supportedLines, else SupportedLines. Every
+// reader of the supported lines (Support, make releases, make list) counts
+// with it.
+func (c *Catalog) SupportedLineCount() int {
+	return cmp.Or(c.ArgoCD.SupportedLines, SupportedLines)
+}
 
 // The answers Support gives for a release.
 const (
@@ -43,7 +51,7 @@ type Support struct {
 	Why   string // why it could not tell; "" when it could
 }
 
-// Support reads the supported lines: the SupportedLines newest minor lines
+// Support reads the supported lines: the SupportedLineCount newest minor lines
 // among the releases (release candidates left out) the lister gives for every
 // major version's module in the catalog. Any listing that fails makes it
 // unable to tell (a missing major would move the lines back a major).
@@ -74,7 +82,7 @@ func (c *Catalog) Support(ctx context.Context, l Lister) Support {
 		lines = append(lines, Line{Major: k[0], Minor: k[1], Newest: rel.String()})
 	}
 	slices.SortFunc(lines, func(a, b Line) int { return cmp.Or(cmp.Compare(b.Major, a.Major), cmp.Compare(b.Minor, a.Minor)) })
-	return Support{Lines: lines[:min(SupportedLines, len(lines))]}
+	return Support{Lines: lines[:min(c.SupportedLineCount(), len(lines))]}
 }
 
 // Of says whether upstream supports rel's line: Supported, EndOfLife, or

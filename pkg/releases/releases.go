@@ -1,7 +1,6 @@
 package releases
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -275,7 +274,7 @@ func (f *Finder) argocd(ctx context.Context, r *Releases) error {
 		}
 	}
 	names := slices.SortedFunc(maps.Keys(lines), func(a, b string) int { return -catalog.CompareTags("v"+a+".0", "v"+b+".0") })
-	want := cmp.Or(f.Catalog.ArgoCD.SupportedLines, 3)
+	want := f.Catalog.SupportedLineCount()
 	switch {
 	case !newestMajor.listed:
 		// the newest lines are in the newest major's module: without its
