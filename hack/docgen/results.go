@@ -53,7 +53,7 @@ func ResultsPage(cat *catalog.Catalog, data *matrix.Data, code runner.Scenarios,
 		"matching expectation wins, and a cell none covers is *unmeasured*. What the\n" +
 		"outcomes mean is in the [README](../README.md#concepts); each scenario's findings\n" +
 		"page says what the runs showed and why.\n\n")
-	fmt.Fprintf(&b, "Kubernetes %s (kind %s); the default ArgoCD axis: %s.\n\n", cat.Kubernetes.Version, cat.Kind, strings.Join(cat.ArgoCD.Default, ", "))
+	fmt.Fprintf(&b, "Kubernetes %s unless a cell says otherwise (kind %s); the default ArgoCD axis: %s.\n\n", cat.Kubernetes.Default, cat.Kind, strings.Join(cat.ArgoCD.Default, ", "))
 	for _, s := range data.Scenarios {
 		fmt.Fprintf(&b, "- [`%s`](#%s)\n", s.Name, s.Name)
 	}

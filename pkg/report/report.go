@@ -82,14 +82,21 @@ type Run struct {
 	Evidence string  `json:"evidence,omitempty"` // the run's own evidence directory, relative to the report
 }
 
-// ID names a cell in paths and test names.
+// ID names a cell in paths and test names: scenario_variant_argocd
+// [_component version][_k8s-<Kubernetes version>].
 func (c Cell) ID() string {
 	id := c.Scenario + "_" + c.Variant + "_" + c.ArgoCD
 	if c.ComponentVersion != "" {
 		id += "_" + c.ComponentVersion
 	}
+	if c.Kubernetes != "" {
+		id += KubeIDPrefix + c.Kubernetes
+	}
 	return id
 }
+
+// KubeIDPrefix separates a cell ID's Kubernetes version from the rest.
+const KubeIDPrefix = "_k8s-"
 
 // Report is one run.
 type Report struct {

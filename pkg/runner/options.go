@@ -13,6 +13,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/registry"
+	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/shell"
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
@@ -28,7 +29,13 @@ type Options struct {
 	Variants  string
 	ArgoCD    string // tags; empty: each scenario's axis
 	Versions  string // component versions; replace the variants' own
-	Mode      string // auto, online, offline
+	// Kubernetes versions (or minors) of the catalog's axis; empty: each
+	// scenario's axis.
+	Kubernetes string
+	// FirstKubernetes is set by a parallel run for each shard: the version of
+	// the cluster it makes first (the shards spread over the axis).
+	FirstKubernetes string
+	Mode            string // auto, online, offline
 	// RegistryMirror (REGISTRY_MIRROR=host:port): online, the nodes pull the
 	// upstream registries' names through it.
 	RegistryMirror string
@@ -72,6 +79,8 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Variants, "variant", "", "variants, comma-separated (default: all)")
 	fs.StringVar(&o.ArgoCD, "argocd", "", "ArgoCD tags, comma-separated (default: each scenario's axis)")
 	fs.StringVar(&o.Versions, "version", "", "component versions, comma-separated (replace the variants')")
+	fs.StringVar(&o.Kubernetes, "kubernetes", "", "Kubernetes versions (or minors) of the catalog's axis, comma-separated (default: each scenario's axis)")
+	fs.StringVar(&o.FirstKubernetes, "first-kubernetes", "", "the Kubernetes version of the first cluster (set by a parallel run for its clusters)")
 	fs.StringVar(&o.Mode, "mode", "auto", "image source: auto, online or offline")
 	fs.StringVar(&o.RegistryMirror, "registry-mirror", "", "host:port of a registry mirror the nodes pull docker.io, quay.io, ghcr.io, gcr.io, registry.k8s.io, reg.kyverno.io and public.ecr.aws through (online)")
 	fs.StringVar(&o.NodeImage, "node-image", "", `node image: "" the mode's, "built" the suite's own build, or an image name`)
@@ -94,7 +103,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 // Selection is the cells the options select.
 func (o *Options) Selection() matrix.Selection {
 	return matrix.Selection{Scenarios: matrix.ParseList(o.Scenarios), Variants: matrix.ParseList(o.Variants),
-		ArgoCD: matrix.ParseList(o.ArgoCD), Versions: matrix.ParseList(o.Versions)}
+		ArgoCD: matrix.ParseList(o.ArgoCD), Versions: matrix.ParseList(o.Versions), Kubernetes: matrix.ParseList(o.Kubernetes)}
 }
 
 // BadInput is a selection that names nothing valid: one line, exit status 2,
@@ -244,15 +253,23 @@ func only(cells []matrix.Cell, ids []string) ([]matrix.Cell, error) {
 	for _, id := range ids {
 		want[id] = true
 	}
+	found := map[string]bool{}
 	var kept []matrix.Cell
 	for _, c := range cells {
-		if id := c.Report().ID(); want[id] {
-			kept = append(kept, c)
-			delete(want, id)
+		id := c.Report().ID()
+		// an ID without its Kubernetes version (a report from before the
+		// axis) names the cell on every version of the plan
+		short, _, _ := strings.Cut(id, report.KubeIDPrefix)
+		for _, w := range []string{id, short} {
+			if want[w] {
+				kept = append(kept, c)
+				found[w] = true
+				break
+			}
 		}
 	}
 	for _, id := range ids {
-		if want[id] {
+		if !found[id] {
 			return nil, fmt.Errorf("cell %q is not in the selection's plan (make list shows the cells)", id)
 		}
 	}

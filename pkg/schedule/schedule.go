@@ -39,12 +39,15 @@ type Queue struct {
 
 // Unit is one queued cell.
 type Unit struct {
-	ID       string        `json:"id"` // the cell's report ID
-	ArgoCD   string        `json:"argocd"`
-	Scenario string        `json:"scenario"`
-	Version  string        `json:"componentVersion,omitempty"`
-	Cost     time.Duration `json:"cost"` // all its repeats
-	file     string
+	ID       string `json:"id"` // the cell's report ID
+	ArgoCD   string `json:"argocd"`
+	Scenario string `json:"scenario"`
+	Version  string `json:"componentVersion,omitempty"`
+	// Kubernetes is the cluster's version the cell needs: another one is a
+	// new cluster.
+	Kubernetes string        `json:"kubernetes,omitempty"`
+	Cost       time.Duration `json:"cost"` // all its repeats
+	file       string
 }
 
 // NewQueue writes cells into a queue under dir, largest first, for clusters
@@ -59,7 +62,7 @@ func NewQueue(dir string, clusters int, cells []matrix.Cell, repeat int, cost fu
 	units := make([]Unit, len(cells))
 	for i, c := range cells {
 		units[i] = Unit{ID: c.Report().ID(), ArgoCD: c.ArgoCD.String(), Scenario: c.Scenario.Name, Version: c.ComponentVersion,
-			Cost: cost(c) * time.Duration(repeat)}
+			Kubernetes: c.Kubernetes.Version, Cost: cost(c) * time.Duration(repeat)}
 	}
 	slices.SortStableFunc(units, func(a, b Unit) int { return cmp.Compare(b.Cost, a.Cost) })
 	meta, _ := json.Marshal(q)
@@ -166,10 +169,14 @@ func (q *Queue) choose(pending []Unit, last *Unit) Unit {
 	return best
 }
 
-// affinity is what running u after last saves: the ArgoCD install most,
-// then loading the scenario's images, then the component version's.
+// affinity is what running u after last saves: a new cluster most (another
+// Kubernetes version), then the ArgoCD install, then loading the scenario's
+// images, then the component version's.
 func affinity(last, u Unit) int {
 	s := 0
+	if u.Kubernetes == last.Kubernetes {
+		s += 8
+	}
 	if u.ArgoCD == last.ArgoCD {
 		s += 4
 	}
