@@ -239,6 +239,27 @@ func (c *Cell) Settle() {
 	c.Unmeasured = c.Expected == ""
 }
 
+// Tally is the cell's outcome as its runs ended: the outcome of a single
+// run, else each outcome's k/N ("NOT_MITIGATED 4/10, MITIGATED 6/10").
+func (c *Cell) Tally() string {
+	if len(c.Runs) == 0 {
+		return string(c.Outcome)
+	}
+	counts := map[Outcome]int{}
+	var order []Outcome
+	for _, r := range c.Runs {
+		if counts[r.Outcome] == 0 {
+			order = append(order, r.Outcome)
+		}
+		counts[r.Outcome]++
+	}
+	parts := make([]string, len(order))
+	for i, o := range order {
+		parts[i] = fmt.Sprintf("%s %d/%d", o, counts[o], len(c.Runs))
+	}
+	return strings.Join(parts, ", ")
+}
+
 func summarize(counts map[Outcome]int) string {
 	s := ""
 	for _, o := range []Outcome{Reproduced, NotReproduced, Mitigated, NotMitigated, Skipped, Error} {

@@ -496,7 +496,7 @@ func (r *Runner) notRun(cells []report.Cell) []report.Cell {
 // Summary is the console table of a report.
 func Summary(rep *report.Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-22s %-28s %-9s %-16s %-16s %-16s %6s\n", "SCENARIO", "VARIANT", "ARGOCD", "COMPONENT", "OUTCOME", "EXPECTED", "TIME")
+	fmt.Fprintf(&b, "\n%-22s %-28s %-9s %-10s %-16s %-16s %-16s %6s\n", "SCENARIO", "VARIANT", "ARGOCD", "KUBERNETES", "COMPONENT", "OUTCOME", "EXPECTED", "TIME")
 	for _, c := range rep.Cells {
 		mark, expected := "", string(c.Expected)
 		switch {
@@ -505,10 +505,16 @@ func Summary(rep *report.Report) string {
 		case c.Unmeasured:
 			expected = "unmeasured"
 		}
-		fmt.Fprintf(&b, "%-22s %-28s %-9s %-16s %-16s %-16s %5.0fs%s\n", c.Scenario, c.Variant, c.ArgoCD, c.ComponentVersion, c.Outcome, expected, c.Duration, mark)
+		fmt.Fprintf(&b, "%-22s %-28s %-9s %-10s %-16s %-16s %-16s %5.0fs%s\n", c.Scenario, c.Variant, c.ArgoCD, c.Kubernetes, c.ComponentVersion, c.Outcome, expected, c.Duration, mark)
 	}
 	for _, c := range rep.NotRun {
-		fmt.Fprintf(&b, "%-22s %-28s %-9s %-16s %-16s\n", c.Scenario, c.Variant, c.ArgoCD, c.ComponentVersion, "not run")
+		fmt.Fprintf(&b, "%-22s %-28s %-9s %-10s %-16s %-16s\n", c.Scenario, c.Variant, c.ArgoCD, c.Kubernetes, c.ComponentVersion, "not run")
+	}
+	for _, g := range rep.AcrossKubernetes() {
+		fmt.Fprintf(&b, "\n%s %s, ArgoCD %s, %s, across Kubernetes versions:\n", g.Scenario, g.Variant, g.ArgoCD, strings.TrimSpace(g.Component))
+		for _, c := range g.Cells {
+			fmt.Fprintf(&b, "  %-10s %s\n", c.Kubernetes, c.Tally())
+		}
 	}
 	if n := len(rep.Unmeasured()); n > 0 {
 		policy := "listed, not a failure; UNMEASURED=fail makes them one"
