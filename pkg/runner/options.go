@@ -147,6 +147,11 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 		return nil, &BadInput{fmt.Errorf("clusters %d: must be 1 to %d", o.Clusters, MaxClusters)}
 	}
 	sel := o.Selection()
+	for _, v := range sel.Kubernetes {
+		if err := kubeObtainable(ctx, cat, v, mode, o.Repo); err != nil {
+			return nil, &BadInput{err}
+		}
+	}
 	cells, err := data.Plan(cat, sel)
 	if err != nil {
 		return nil, &BadInput{err}
@@ -184,6 +189,23 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 		return nil, &BadInput{err}
 	}
 	return cells, nil
+}
+
+// kubeObtainable refuses a Kubernetes version the catalog has no entry for
+// with the reason that matters: offline (or auto), whether its node image
+// could be built at all (the module proxy must serve every staging module
+// at the matching version: the one line names those missing); else that
+// the catalog pins no parts or online image for it.
+func kubeObtainable(ctx context.Context, cat *catalog.Catalog, version string, mode images.Mode, repo string) error {
+	_, err := cat.Kubernetes.Get(version)
+	var unknown *catalog.UnknownKube
+	if !errors.As(err, &unknown) || mode == images.Online || !strings.HasPrefix(version, "v") || strings.Count(version, ".") != 2 {
+		return err
+	}
+	if serr := images.StagingComplete(ctx, repo, version); serr != nil {
+		return serr
+	}
+	return err
 }
 
 // sourcesProvided checks, before anything starts, that every ArgoCD release
