@@ -142,7 +142,8 @@ func CreateCluster() types.EnvFunc {
 // UseKubernetes makes the run's cluster one of Kubernetes k: the cluster
 // there is when it is of k, else a new one in its place (the old one is
 // deleted: one cluster per run at a time, under the run's name). The
-// release installed and the images loaded go with the old cluster.
+// release installed, the git server and the images loaded go with the old
+// cluster.
 func (r *Run) UseKubernetes(ctx context.Context, k catalog.KubeVersion) error {
 	if r.cluster != nil && r.Kubernetes == k {
 		return nil
@@ -154,7 +155,7 @@ func (r *Run) UseKubernetes(ctx context.Context, k catalog.KubeVersion) error {
 		}
 		r.cluster = nil
 	}
-	r.Kubernetes, r.ArgoCD, r.Dirty = k, catalog.Release{}, false
+	r.Kubernetes, r.ArgoCD, r.Dirty, r.Git = k, catalog.Release{}, false, nil
 	return r.createCluster(ctx)
 }
 
