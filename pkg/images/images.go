@@ -62,9 +62,9 @@ func Key(repo string, recipe []string, versions map[string]string) (string, erro
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
-// nodeRecipe lists the files a node image is built from.
-var nodeRecipe = []string{"images/node", "images/rootfs.sh", "images/build/kubernetes", "images/build/etcd",
-	"images/build/coredns", "cmd/pause", "cmd/runc-nosysresource"}
+// nodeRecipe lists the files a node image is built from (images/build: the
+// build module generator and the Kubernetes build script).
+var nodeRecipe = []string{"images/node", "images/rootfs.sh", "images/build", "cmd/pause", "cmd/runc-nosysresource"}
 
 // NodeImage returns the offline node image of Kubernetes k, building it
 // when no image with the same cache key exists.
