@@ -145,6 +145,12 @@ func CreateCluster() types.EnvFunc {
 // release installed, the git server and the images loaded go with the old
 // cluster.
 func (r *Run) UseKubernetes(ctx context.Context, k catalog.KubeVersion) error {
+	if k.Version == "" { // a cell that names none runs where the run is
+		if r.cluster != nil {
+			return nil
+		}
+		k = r.Kubernetes
+	}
 	if r.cluster != nil && r.Kubernetes == k {
 		return nil
 	}
