@@ -24,10 +24,20 @@ type Source struct {
 	Cells      int       `json:"cells"`
 }
 
-// cellKey is what makes two results the same cell of the matrix.
-type cellKey struct{ scenario, variant, argocd, componentVersion string }
+// cellKey is what makes two results the same cell of the matrix: the same
+// scenario, variant, ArgoCD release, component version and Kubernetes minor
+// (the axis has one version per minor; an online run's node image may be
+// another patch of it).
+type cellKey struct{ scenario, variant, argocd, componentVersion, kubeMinor string }
 
-func keyOf(c Cell) cellKey { return cellKey{c.Scenario, c.Variant, c.ArgoCD, c.ComponentVersion} }
+func keyOf(c Cell) cellKey {
+	n := catalog.TagNumbers(c.Kubernetes)
+	minor := ""
+	if c.Kubernetes != "" {
+		minor = fmt.Sprintf("%d.%d", n[0], n[1])
+	}
+	return cellKey{c.Scenario, c.Variant, c.ArgoCD, c.ComponentVersion, minor}
+}
 
 // Merge makes one report, one compatibility matrix, of several runs' reports:
 // every cell of every run, taken in the order the runs started. The merged
@@ -114,12 +124,12 @@ func Merge(reports ...*Report) (*Report, error) {
 		m.Notes = append(m.Notes, fmt.Sprintf("run %s: %d SKIPPED result(s) left out where another run ran the cell", id, gaveWay[id]))
 	}
 	slices.SortStableFunc(m.Sources, func(a, b Source) int { return a.Started.Compare(b.Started) })
-	m.Kubernetes, m.Offline = m.agree()
 	m.RunID = "merged-" + m.Finished.UTC().Format("20060102-150405")
 	for _, k := range order {
 		m.Cells = append(m.Cells, *cells[k])
 	}
 	sortCells(m.Cells)
+	m.Kubernetes, m.Offline = m.agree()
 	return m, nil
 }
 

@@ -256,3 +256,20 @@ func TestSummaryPutsCellsThatNeedALookFirst(t *testing.T) {
 		t.Errorf("want the cells that need a look, then scenarios with such cells first:\n%s", s)
 	}
 }
+
+// Shards of one run on two Kubernetes versions: the same variant on each
+// version is two cells of the matrix, both kept.
+func TestMergeKeepsACellPerKubernetesMinor(t *testing.T) {
+	c := Cell{Scenario: "kargo-argocd", Variant: "keep-namespace-foreground", ArgoCD: "v2.14.11", Component: "kargo", ComponentVersion: "v1.6.0", Outcome: Mitigated}
+	on133, on135 := c, c
+	on133.Kubernetes, on135.Kubernetes = "v1.33.13", "v1.35.4"
+	a := run("20261124-104339", night, "/runs/1", on133)
+	b := run("20261124-104340", night, "/runs/2", on135)
+	m, err := Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Cells) != 2 || m.Kubernetes != "v1.33.13, v1.35.4" {
+		t.Errorf("merged %d cells on %q, want 2 on v1.33.13, v1.35.4", len(m.Cells), m.Kubernetes)
+	}
+}
