@@ -10,8 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SMOKE_KUBERNETES=${SMOKE_KUBERNETES:-$(sed -n 's/^  default: \(v[0-9.]*\)$/\1/p' pkg/catalog/catalog.yaml)}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance
-kind=$(ls -1 "$cache"/bin/kind-* | head -1)
-kubectl=$cache/bin/kubernetes-$(sed -n 's/^  version: //p' pkg/catalog/catalog.yaml)/kubectl
+kind=$cache/bin/kind-$(sed -n 's/^kind: //p' pkg/catalog/catalog.yaml)
+# the default Kubernetes version's kubectl (kubernetes.default)
+kubectl=$cache/bin/kubernetes-$(sed -n '/^kubernetes:/,/^[a-z]/s/^  default: //p' pkg/catalog/catalog.yaml)/kubectl
 tags=${BENCH_ARGOCD:-$(sed -n 's/^  smoke: //p' pkg/catalog/catalog.yaml)}
 out=reports/benchmarks/$(date -u +%Y%m%d-%H%M%S).md
 mkdir -p reports/benchmarks

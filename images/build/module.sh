@@ -34,7 +34,7 @@ case "$family" in
   *) echo "module.sh: unknown family \"$family\" (kubernetes, etcd or coredns)" >&2; exit 2 ;;
 esac
 
-gomod=$(cd / && go list -m -json "$module@$ver" | sed -n 's/^\t"GoMod": "\(.*\)",$/\1/p')
+gomod=$(cd / && go list -m -e -json "$module@$ver" | sed -n 's/^\t"GoMod": "\(.*\)",\{0,1\}$/\1/p')
 [ -n "$gomod" ] || { echo "module.sh: no go.mod for $module@$ver from the module proxy" >&2; exit 1; }
 
 # required MODULE: the version the release's go.mod requires it at

@@ -8,8 +8,9 @@
 # refuses the others with one line and exit 3, before anything is built).
 # k8s.io/kubernetes's module zip leaves staging/ out, so a release builds only
 # from the published staging modules, and never from a mix of patch versions.
-# Checked here: v1.30.4, v1.33.13, v1.34.4, v1.35.4, v1.37.2 build; v1.31.14
-# lacks six staging modules. Each component's build module is generated from
+# Checked here (2026-11-24): the staging modules of v1.30.4, v1.33.13, v1.34.4,
+# v1.35.4 and v1.37.2 are complete (all but v1.34.4 built and run); v1.31.14
+# lacks six. Each component's build module is generated from
 # the release's own go.mod (images/build/module.sh) under CACHE_DIR/build, and
 # its binaries are built once per version under CACHE_DIR/bin.
 #

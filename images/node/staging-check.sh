@@ -32,6 +32,7 @@ cd "$tmp"
 missing() {
   case "$1" in
     *"404 Not Found"* | *"410 Gone"* | *"403 Forbidden"* | *"not available"* | *"unknown revision"* | *"invalid version"* | *"no matching versions"*) return 0 ;;
+    *"file://"*"no such file or directory"*) return 0 ;; # GOPROXY=file://DIR, a proxy's layout on disk
   esac
   return 1
 }
@@ -52,7 +53,7 @@ if [ -n "$err" ]; then
   echo "staging-check.sh: cannot ask the module proxy for k8s.io/kubernetes@$ver: $err" >&2
   exit 1
 fi
-gomod=$(go list -m -json "k8s.io/kubernetes@$ver" | sed -n 's/^\t"GoMod": "\(.*\)",$/\1/p')
+gomod=$(go list -m -e -json "k8s.io/kubernetes@$ver" | sed -n 's/^\t"GoMod": "\(.*\)",\{0,1\}$/\1/p')
 mapfile -t modules < <(sed -n 's#^[[:space:]]*\(k8s\.io/[A-Za-z0-9._-]*\) => \./staging/src/.*#\1#p' "$gomod" |
   grep -v -e '^k8s\.io/code-generator$' -e '^k8s\.io/sample-')
 if [ "${#modules[@]}" -eq 0 ]; then

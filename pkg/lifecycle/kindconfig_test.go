@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/registry"
 )
 
@@ -44,5 +45,16 @@ func TestKindConfig(t *testing.T) {
 	patches, _ := c["containerdConfigPatches"].([]any)
 	if cni(c) != true || len(patches) != 1 || !strings.Contains(patches[0].(string), `config_path = "/etc/containerd/certs.d"`) {
 		t.Errorf("built node with a mirror: %v", c)
+	}
+	r.Mirror = nil
+	r.Kubernetes = catalog.KubeVersion{Version: "v1.35.4", OnlineNodeImage: "kindest/node:v1.35.8@sha256:07b2"}
+	c = read(false)
+	patches, _ = c["kubeadmConfigPatches"].([]any)
+	if cgroupV1() != (len(patches) == 1 && strings.Contains(patches[0].(string), "failCgroupV1: false")) {
+		t.Errorf("kindest/node v1.35.8 on a cgroup v1 host (%v): kubeadmConfigPatches %v", cgroupV1(), patches)
+	}
+	r.Kubernetes = catalog.KubeVersion{Version: "v1.33.13", OnlineNodeImage: "kindest/node:v1.33.12@sha256:3f5c"}
+	if c := read(false); c["kubeadmConfigPatches"] != nil {
+		t.Errorf("a 1.33 kubelet knows no failCgroupV1 default to undo: %v", c["kubeadmConfigPatches"])
 	}
 }

@@ -345,6 +345,12 @@ func (r *Run) kindConfig(builtNode bool) (string, error) {
 	if !builtNode {
 		config = strings.ReplaceAll(config, "disableDefaultCNI: true", "disableDefaultCNI: false")
 		name += "-kindnet"
+		if failsOnCgroupV1(r.Kubernetes.OnlineVersion()) && cgroupV1() {
+			// the suite's own node images pass --fail-cgroupv1=false
+			// (images/node/build.sh); kind's published ones are told here
+			config += "kubeadmConfigPatches:\n  - |\n    kind: KubeletConfiguration\n    failCgroupV1: false\n"
+			name += "-cgroupv1"
+		}
 	}
 	if r.Mirror != nil {
 		config += "containerdConfigPatches:\n  - |-\n    " + strings.ReplaceAll(registry.ContainerdPatch, "\n", "\n    ") + "\n"
@@ -352,6 +358,19 @@ func (r *Run) kindConfig(builtNode bool) (string, error) {
 	}
 	out := filepath.Join(r.CacheDir, "tmp", name+".yaml")
 	return out, os.WriteFile(out, []byte(config), 0o644)
+}
+
+// failsOnCgroupV1 reports whether a kubelet of Kubernetes version refuses
+// to start on a cgroup v1 host by default (failCgroupV1, true from 1.35).
+func failsOnCgroupV1(version string) bool {
+	n := catalog.TagNumbers(version)
+	return n[0] > 1 || n[0] == 1 && n[1] >= 35
+}
+
+// cgroupV1 reports whether this host mounts cgroup v1 (no unified hierarchy).
+func cgroupV1() bool {
+	_, err := os.Stat("/sys/fs/cgroup/cgroup.controllers")
+	return err != nil
 }
 
 // configureMirror writes, into every node, containerd's hosts.toml for each
