@@ -263,7 +263,10 @@ func sortCells(cells []Cell) {
 				return d
 			}
 		}
-		return catalog.CompareTags(a.ArgoCD, b.ArgoCD)
+		if d := catalog.CompareTags(a.ArgoCD, b.ArgoCD); d != 0 {
+			return d
+		}
+		return catalog.CompareTags(a.Kubernetes, b.Kubernetes)
 	})
 }
 
