@@ -62,7 +62,7 @@ PULL = -registry-mirror "$(REGISTRY_MIRROR)" -node-image "$(NODE_IMAGE)" -delive
 SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -mode "$(MODE)" -unmeasured "$(UNMEASURED)" $(PULL)
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
-.PHONY: docs help test unit e2e argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
+.PHONY: docs help test unit e2e conform argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
 .PHONY: report-merge report-render report-diff report-history releases lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
@@ -91,6 +91,29 @@ e2e: $(CLI) $(E2E) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] 
 	$(RUN_E2E) -test.run TestMatrix $(SELECTION) \
 	  -repeat $(REPEAT) -clusters $(PARALLEL) -cells "$(CELLS)" -cluster $(CLUSTER) $(KEEP_FLAG) \
 	  -command "$(or $(E2E_COMMAND),make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION) REPEAT=$(REPEAT) PARALLEL=$(PARALLEL)$(if $(CELLS), CELLS=$(CELLS)))"
+
+# make conform: the chart to check and how it is installed (docs/conform.md)
+CHART ?=
+CHART_NAME ?=
+CHART_VERSION ?=
+CHART_DIGEST ?=
+VALUES ?=
+NAMESPACE ?=
+NAMESPACE_LABELS ?=
+RELEASE ?=
+EXTRA ?=
+CHECKS ?=
+IMAGES ?=
+IMAGE_RECIPES ?=
+SYNC_OPTIONS ?=
+CONFORM = -chart "$(CHART)" -chart-name "$(CHART_NAME)" -chart-version "$(CHART_VERSION)" -chart-digest "$(CHART_DIGEST)" \
+  -values "$(VALUES)" -namespace "$(NAMESPACE)" -namespace-labels "$(NAMESPACE_LABELS)" -release "$(RELEASE)" -extra "$(EXTRA)" \
+  -checks "$(CHECKS)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" -sync-options "$(SYNC_OPTIONS)"
+
+conform: $(E2E) ## the five bug classes checked on a chart, each a cell of the report: CHART=dir|.tgz|repo-url [CHART_VERSION=v] [CHART_NAME=n] [VALUES=file] [NAMESPACE=ns] [NAMESPACE_LABELS=k=v] [EXTRA=dir] [ARGOCD=tag] [CHECKS=a,b] [IMAGES=img,img] (docs/conform.md)
+	@test -n "$(CHART)" || { echo "make conform: CHART= names the chart to check (a chart directory, a .tgz, or a chart repository URL with CHART_NAME and CHART_VERSION)"; exit 2; }
+	$(RUN_E2E) -test.run TestConform $(CONFORM) -argocd "$(ARGOCD)" -mode $(MODE) $(PULL) \
+	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
 
 argocd-check: $(CLI) $(E2E) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
 	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -mode $(MODE) $(PULL)

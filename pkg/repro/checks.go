@@ -123,7 +123,23 @@ func All(checks ...*Check) *Check { return combine(" && ", checks) }
 // Any holds when one of the checks holds; nil when one cannot be scripted.
 func Any(checks ...*Check) *Check { return combine(" || ", checks) }
 
+// Not holds when c does not; nil when c cannot be scripted.
+func Not(c *Check) *Check {
+	if c == nil || c.Shell == "" {
+		return Unscripted()
+	}
+	return &Check{Shell: "! " + c.Shell, Files: c.Files}
+}
+
+// combine joins checks with op; none is a check that holds for " && " (every
+// one of none holds) and not for " || ".
 func combine(op string, checks []*Check) *Check {
+	if len(checks) == 0 {
+		if op == " && " {
+			return &Check{Shell: "true"}
+		}
+		return &Check{Shell: "false"}
+	}
 	out := &Check{Files: map[string]string{}}
 	var parts []string
 	for _, c := range checks {
