@@ -119,11 +119,11 @@ func (k *cell) missingImages() assert.Check {
 		if err != nil {
 			return false, "", assert.Unknown(err)
 		}
-		missing := Missing(k.spec.Rendered.Images(), have)
+		r := lifecycle.From(ctx)
+		missing := Missing(k.spec.Rendered.Images(), append(have, r.Loaded()...))
 		if len(missing) == 0 {
 			return true, "none: the node holds every image the chart runs", nil
 		}
-		r := lifecycle.From(ctx)
 		if r.Mode != images.Offline {
 			return false, fmt.Sprintf("online, pulled by the node: %s", strings.Join(missing, " ")), nil
 		}
@@ -404,10 +404,16 @@ func (k *cell) restart() features.Func {
 		for _, d := range deployments {
 			steps = append(steps, env.Scale("deployment", d.Namespace, d.Name, 0))
 		}
+		// none runs: no serving endpoint, and the Deployment's status says
+		// so too (else the scale back could read its status from before)
+		var none []assert.Check
 		for _, s := range services {
-			steps = append(steps, assert.That("no serving endpoint of service "+s.Namespace+"/"+s.Name, assert.Intervals.Rollout,
-				check.ServingEndpoints(s.Namespace, s.Name, 0)))
+			none = append(none, check.ServingEndpoints(s.Namespace, s.Name, 0))
 		}
+		for _, d := range deployments {
+			none = append(none, check.JSONPathIs("deployment.apps", d.Namespace, d.Name, "{.status.replicas}", ""))
+		}
+		steps = append(steps, assert.That("no Pod of the Deployments left, no serving endpoint", assert.Intervals.Rollout, assert.All(none...)))
 		for _, d := range deployments {
 			steps = append(steps, env.Scale("deployment", d.Namespace, d.Name, int(d.Replicas)))
 		}

@@ -90,17 +90,40 @@ func RejectedBy(w Workload, webhooks []string) assert.Check {
 		return check.JSONPathMatches(kindRef(w.Kind, "apps"), w.Namespace, w.Name,
 			`{.status.conditions[?(@.type=="ReplicaFailure")].message}`, webhookNamed(webhooks))
 	}
-	var events []assert.Check
-	for _, n := range webhooks {
-		events = append(events, check.EventSeen(w.Namespace, w.Kind, "FailedCreate", `webhook "`+n+`"`))
-	}
-	return assert.Any(events...)
+	return check.EventMatches(w.Namespace, w.Kind, "FailedCreate", "^"+regexp.QuoteMeta(w.Name)+": .*"+webhookNamed(webhooks))
 }
 
 // Blocked holds when the workload is not available and its controller's
 // Pods are rejected by one of the webhooks.
 func Blocked(w Workload, webhooks []string) assert.Check {
-	return assert.All(RejectedBy(w, webhooks), assert.Not(Available(w)))
+	rejected, available := RejectedBy(w, webhooks), Available(w)
+	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+		up, upSeen, err := available(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		if up {
+			return false, w.Ref() + " available", nil
+		}
+		no, noSeen, err := rejected(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		if !no {
+			return false, fmt.Sprintf("%s not available (%s), its Pods not rejected by a webhook of the chart", w.Ref(), after(upSeen, " = ")), nil
+		}
+		return true, fmt.Sprintf("%s not available (%s), its Pods rejected: %s", w.Ref(), after(upSeen, " = "), after(noSeen, " = ")), nil
+	}, func(ctx context.Context) (*repro.Check, error) {
+		return repro.All(assert.ScriptOf(ctx, rejected), repro.Not(assert.ScriptOf(ctx, available))), nil
+	})
+}
+
+// after is what follows sep in s (a look's value without its jsonpath), or s.
+func after(s, sep string) string {
+	if _, v, ok := strings.Cut(s, sep); ok {
+		return v
+	}
+	return s
 }
 
 // LeftBehind holds when a webhook configuration exists while a Service its

@@ -87,10 +87,10 @@ func TestWorkloadVerdicts(t *testing.T) {
 		{"Available: no answer", Available(manager), cluster(refused), false, true, ""},
 		{"Available: a DaemonSet with every Pod up", Available(daemon), ds(1, 0), true, false, ""},
 		{"Available: a DaemonSet with one down", Available(daemon), ds(1, 1), false, false, ""},
-		{"Blocked: the manager rejected by its own webhook", Blocked(manager, hooks), stuck, true, false, "mpod.kb.io"},
-		{"Blocked: running", Blocked(manager, hooks), running, false, false, ""},
-		{"Blocked: rejected by a webhook not of the chart", Blocked(manager, hooks), other, false, false, "someone.else.io"},
-		{"Blocked: no webhook in the chart", Blocked(manager, nil), stuck, false, false, "no webhook"},
+		{"Blocked: the manager rejected by its own webhook", Blocked(manager, hooks), stuck, true, false, `deployment kruise-system/kruise-controller-manager not available ("/1"), its Pods rejected: "Internal error occurred: failed calling webhook \"mpod.kb.io\"`},
+		{"Blocked: running", Blocked(manager, hooks), running, false, false, "deployment kruise-system/kruise-controller-manager available"},
+		{"Blocked: rejected by a webhook not of the chart", Blocked(manager, hooks), other, false, false, `not available ("/1"), its Pods not rejected by a webhook of the chart`},
+		{"Blocked: no webhook in the chart", Blocked(manager, nil), stuck, false, false, "not rejected"},
 		{"Blocked: no answer is not a verdict", Blocked(manager, hooks), cluster(refused), false, true, ""},
 	})
 	event := obj("v1", "Event", "kruise-system", "e", map[string]any{"reason": "FailedCreate",
@@ -223,6 +223,7 @@ webhooks:
 - name: mpod.kb.io
   failurePolicy: Fail
   clientConfig: {service: {name: kruise-webhook-service, namespace: kruise-system}}
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [pods]}]
   namespaceSelector:
     matchExpressions: [{key: control-plane, operator: NotIn, values: [openkruise]}]
 `)
@@ -250,7 +251,7 @@ spec: {template: {metadata: {labels: {control-plane: controller-manager}}}}
 	sel := Selection("kruise-system", r, func() []check.Webhook { return webhooks })
 	expect(t, []look{
 		{"unlabelled: the chart's own namespace taken, failing closed", sel, cluster(nil, ns(map[string]string{"kubernetes.io/metadata.name": "kruise-system"})), false, false,
-			`mpod.kb.io (mutatingwebhookconfiguration kruise-mutating-webhook-configuration): failurePolicy Fail, namespaceSelector "control-plane notin (openkruise)", objectSelector "", takes kruise-system {kubernetes.io/metadata.name=kruise-system}: true, served by service kruise-system/kruise-webhook-service (deployment kruise-system/kruise-controller-manager)`},
+			`mpod.kb.io (mutatingwebhookconfiguration kruise-mutating-webhook-configuration): failurePolicy Fail, namespaceSelector "control-plane notin (openkruise)", objectSelector "", takes kruise-system {kubernetes.io/metadata.name=kruise-system}: true, called for the Pods of deployment kruise-system/kruise-controller-manager, served by service kruise-system/kruise-webhook-service (deployment kruise-system/kruise-controller-manager)`},
 		{"labelled: let through", sel, cluster(nil, ns(map[string]string{"control-plane": "openkruise"})), true, false, "takes kruise-system {control-plane=openkruise}: false"},
 		{"no answer", sel, cluster(refused), false, true, ""},
 	})

@@ -143,10 +143,11 @@ func listed(paths []string) string {
 }
 
 // Selection says, for each of the chart's webhooks, what a failed call does
-// (failurePolicy), which namespaces and objects it takes (selectors) and
-// whether it takes the namespace as it is labelled now, and which of the
-// chart's workloads serve it. It holds when none with failurePolicy Fail
-// takes the namespace the chart's own workloads run in.
+// (failurePolicy), which namespaces and objects it takes (selectors),
+// whether it takes the namespace as it is labelled now, whether it is
+// called for the creation of the chart's own Pods there, and which of the
+// chart's workloads serve it. It holds when none failing closed is called
+// for the chart's own Pods.
 func Selection(namespace string, r *Rendered, webhooks func() []check.Webhook) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
 		ns, err := lifecycle.Get(ctx, "namespace", "", namespace)
@@ -165,9 +166,16 @@ func Selection(namespace string, r *Rendered, webhooks func() []check.Webhook) a
 			if err != nil {
 				return false, "", err
 			}
-			line := fmt.Sprintf("%s (%s %s): failurePolicy %s, namespaceSelector %q, objectSelector %q, takes %s %s: %v",
+			own := takes && probeResource(w.Rules) != "" && slices.Contains(podResources(w.Rules), "pods")
+			var pods []string
+			for _, wl := range r.Workloads() {
+				if in, _ := check.Selects(w.ObjectSelector, wl.PodLabels); own && in && wl.Namespace == namespace {
+					pods = append(pods, wl.Ref())
+				}
+			}
+			line := fmt.Sprintf("%s (%s %s): failurePolicy %s, namespaceSelector %q, objectSelector %q, takes %s %s: %v, called for the Pods of %s",
 				w.Name, w.Config, w.ConfigName, orDefault(w.FailurePolicy, "Fail"), check.SelectorText(w.NamespaceSelector),
-				check.SelectorText(w.ObjectSelector), namespace, check.SortedLabels(labels), takes)
+				check.SelectorText(w.ObjectSelector), namespace, check.SortedLabels(labels), takes, orNone(pods))
 			if s := w.ClientConfig.Service; s != nil {
 				line += ", served by service " + s.Namespace + "/" + s.Name
 				if svc, found := r.Service(s.Namespace, s.Name); found {
@@ -176,7 +184,7 @@ func Selection(namespace string, r *Rendered, webhooks func() []check.Webhook) a
 					}
 				}
 			}
-			if takes && orDefault(w.FailurePolicy, "Fail") == "Fail" {
+			if len(pods) > 0 && orDefault(w.FailurePolicy, "Fail") == "Fail" {
 				ok = false
 			}
 			lines = append(lines, line)

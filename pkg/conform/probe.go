@@ -54,18 +54,31 @@ func Probe(ctx context.Context, w check.Webhook) (fixture.Files, error) {
 }
 
 // probeResource is what a probe makes for rules: "configmaps" or "pods", ""
-// when no rule takes a CREATE of either in the core group.
+// when no rule takes a CREATE of either.
 func probeResource(rules []check.WebhookRule) string {
+	created := podResources(rules)
+	for _, want := range []string{"configmaps", "pods"} {
+		if slices.Contains(created, want) {
+			return want
+		}
+	}
+	return ""
+}
+
+// podResources are the core group's configmaps and pods, of those the
+// rules take a CREATE of ("*" takes both).
+func podResources(rules []check.WebhookRule) []string {
+	var out []string
 	for _, want := range []string{"configmaps", "pods"} {
 		for _, r := range rules {
 			if (slices.Contains(r.APIGroups, "") || slices.Contains(r.APIGroups, "*")) &&
 				(slices.Contains(r.Operations, "CREATE") || slices.Contains(r.Operations, "*")) &&
-				(slices.Contains(r.Resources, want) || slices.Contains(r.Resources, "*")) {
-				return want
+				(slices.Contains(r.Resources, want) || slices.Contains(r.Resources, "*")) && !slices.Contains(out, want) {
+				out = append(out, want)
 			}
 		}
 	}
-	return ""
+	return out
 }
 
 // objectLabels are labels the webhook's objectSelector takes: its

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/check"
 )
 
 // A chart with a CRD in crds/, a Namespace, a Deployment behind a Service
@@ -190,5 +193,42 @@ func TestFullImage(t *testing.T) {
 	}
 	if got := Missing([]string{"nginx", "quay.io/x:1", "registry.k8s.io/pause:3.10"}, []string{"docker.io/library/nginx:latest", "registry.k8s.io/pause:3.10"}); len(got) != 1 || got[0] != "quay.io/x:1" {
 		t.Errorf("Missing: %v", got)
+	}
+}
+
+// The suite's clean chart (fixtures/charts/conform-clean) has one of each
+// part the checks look at, each written the way that avoids its class.
+func TestTheCleanChart(t *testing.T) {
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Options{Chart: "fixtures/charts/conform-clean", Namespace: "clean"}.Resolve(context.Background(), repo, t.TempDir(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Rendered
+	webhooks, err := r.Webhooks()
+	if err != nil || len(webhooks) != 1 || len(r.CRDs()) != 1 || len(r.Hooks()) != 1 || len(r.Workloads()) != 1 || len(r.Namespaces()) != 0 {
+		t.Fatalf("the clean chart: %d webhooks (%v), %d CRDs, %d hooks, %d workloads, namespaces %v",
+			len(webhooks), err, len(r.CRDs()), len(r.Hooks()), len(r.Workloads()), r.Namespaces())
+	}
+	w := webhooks[0]
+	own, _ := check.Selects(w.NamespaceSelector, map[string]string{"kubernetes.io/metadata.name": "clean"})
+	other, _ := check.Selects(w.NamespaceSelector, map[string]string{"kubernetes.io/metadata.name": "default"})
+	if own || !other || w.FailurePolicy != "Fail" {
+		t.Errorf("its webhook fails closed and leaves out its own namespace: takes clean %v, default %v, %+v", own, other, w)
+	}
+	svc, ok := r.Service(w.ClientConfig.Service.Namespace, w.ClientConfig.Service.Name)
+	if b := r.Backing(svc); !ok || len(b) != 1 {
+		t.Errorf("its webhook's service selects its controller: %v %v", ok, b)
+	}
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "registry.k8s.io/etcd:" + strings.TrimPrefix(cat.Kubernetes.Etcd, "v") + "-0"
+	if !slices.Contains(r.Images(), want) {
+		t.Errorf("the hook runs kubeadm's etcd image of the catalog's Kubernetes, %s: %v", want, r.Images())
 	}
 }

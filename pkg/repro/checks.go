@@ -80,6 +80,12 @@ func EventSeen(namespace, kind, reason, substr string) *Check {
 	return &Check{Shell: "event_seen " + words(namespace, kind, reason, substr)}
 }
 
+// EventMatches: an event in namespace about a kind has reason, and its
+// "object: message" line matches the regular expression re (grep -E).
+func EventMatches(namespace, kind, reason, re string) *Check {
+	return &Check{Shell: "event_matches " + words(namespace, kind, reason, re)}
+}
+
 // RolledOut: every Deployment in namespace has all its replicas available.
 func RolledOut(namespace string) *Check {
 	return &Check{Shell: "rolled_out " + Quote(namespace)}
