@@ -177,7 +177,8 @@ func conformRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 	if err != nil {
 		return nil, err
 	}
-	spec, err := conf.Resolve(ctx, repo, cache, mode == images.Online || opts.RegistryMirror != "")
+	spec, err := conf.Resolve(ctx, conform.Where{Repo: repo, CacheDir: cache, Online: mode == images.Online || opts.RegistryMirror != "",
+		Kubernetes: cat.Kubernetes.Version})
 	if err != nil {
 		return nil, &runner.BadInput{Err: err}
 	}

@@ -135,7 +135,7 @@ func TestResolveRefusesBadInputBeforeAnythingStarts(t *testing.T) {
 	}
 	ctx := context.Background()
 	s, err := Options{Chart: "c", Values: "values.yaml", NamespaceLabels: "a=b,team=x", Checks: "namespace-kept,crd-diff",
-		Expect: "crd-diff=REPRODUCED", SyncOptions: "ServerSideApply=true"}.Resolve(ctx, dir, cache, false)
+		Expect: "crd-diff=REPRODUCED", SyncOptions: "ServerSideApply=true"}.Resolve(ctx, Where{Repo: dir, CacheDir: cache, Kubernetes: "v1.33.13"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestResolveRefusesBadInputBeforeAnythingStarts(t *testing.T) {
 		{Options{Chart: "c", ImageRecipes: "knative"}, `image recipe "knative": not component@version`},
 		{Options{Chart: "c", ImageRecipes: "nope@v1.0.0"}, `the suite has no recipe images/nope/build.sh`},
 	} {
-		if _, err := tt.o.Resolve(ctx, dir, cache, false); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := tt.o.Resolve(ctx, Where{Repo: dir, CacheDir: cache, Kubernetes: "v1.33.13"}); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: %v; want %q", tt.o, err, tt.want)
 		}
 	}

@@ -89,12 +89,21 @@ type Spec struct {
 // into one would be deleted with it.
 var reserved = []string{"default", "kube-system", "kube-public", "kube-node-lease", "argocd", gitserver.Namespace, "local-path-storage"}
 
+// Where tells Resolve where it runs: the suite's checkout (relative paths
+// are taken from it), where archives are extracted and charts pulled,
+// whether a chart repository can be reached (offline only a directory or
+// archive can), and the Kubernetes version the chart is rendered for (the
+// cluster's, as ArgoCD tells it the chart).
+type Where struct {
+	Repo, CacheDir string
+	Online         bool
+	Kubernetes     string
+}
+
 // Resolve checks the options and reads the chart: a user error is returned
-// as is (the caller makes it bad input: one line, exit 2). repo is the
-// suite's checkout (relative paths are taken from it), cacheDir where
-// archives are extracted and charts pulled; online tells whether a chart
-// repository can be reached (offline only a directory or archive can).
-func (o Options) Resolve(ctx context.Context, repo, cacheDir string, online bool) (*Spec, error) {
+// as is (the caller makes it bad input: one line, exit 2).
+func (o Options) Resolve(ctx context.Context, w Where) (*Spec, error) {
+	repo, cacheDir, online := w.Repo, w.CacheDir, w.Online
 	s := &Spec{SyncOptions: list(o.SyncOptions), ExpectWhy: o.ExpectWhy}
 	var err error
 	if s.Checks, err = checkNames(o.Checks); err != nil {
@@ -142,7 +151,7 @@ func (o Options) Resolve(ctx context.Context, repo, cacheDir string, online bool
 		}
 		s.Values = string(data)
 	}
-	manifest, err := helm.RenderAll(ctx, helm.Release{Name: s.Release, Namespace: s.Namespace, Chart: s.Chart.Dir, Values: values})
+	manifest, err := helm.RenderAll(ctx, helm.Release{Name: s.Release, Namespace: s.Namespace, Chart: s.Chart.Dir, Values: values, KubeVersion: w.Kubernetes})
 	if err != nil {
 		return nil, fmt.Errorf("chart %s %s does not render with these values: %w", s.Chart.Name, s.Chart.Version, err)
 	}

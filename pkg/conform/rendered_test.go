@@ -97,7 +97,7 @@ func renderTestChart(t *testing.T) *Spec {
 	if err := os.WriteFile(filepath.Join(root, "crds", "widgets.yaml"), []byte(widgetCRD), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Options{Chart: "c", Release: "rel", Namespace: "team"}.Resolve(context.Background(), dir, t.TempDir(), false)
+	s, err := Options{Chart: "c", Release: "rel", Namespace: "team"}.Resolve(context.Background(), Where{Repo: dir, CacheDir: t.TempDir(), Kubernetes: "v1.33.13"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestTheCleanChart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Options{Chart: "fixtures/charts/conform-clean", Namespace: "clean"}.Resolve(context.Background(), repo, t.TempDir(), false)
+	s, err := Options{Chart: "fixtures/charts/conform-clean", Namespace: "clean"}.Resolve(context.Background(), Where{Repo: repo, CacheDir: t.TempDir(), Kubernetes: "v1.33.13"})
 	if err != nil {
 		t.Fatal(err)
 	}

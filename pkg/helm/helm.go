@@ -9,6 +9,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/cli"
 	"helm.sh/helm/v3/pkg/registry"
 	"helm.sh/helm/v3/pkg/release"
@@ -32,6 +33,10 @@ type Release struct {
 	// NoHooks uninstalls without the chart's delete hooks (`helm uninstall
 	// --no-hooks`): for hooks whose image is not obtainable offline.
 	NoHooks bool
+	// KubeVersion is the Kubernetes version a client-side render tells the
+	// chart (.Capabilities.KubeVersion, a chart's kubeVersion constraint), as
+	// ArgoCD tells it the cluster's; "" for the Helm SDK's default.
+	KubeVersion string
 }
 
 func config(kubeconfig, namespace string, out io.Writer) (*action.Configuration, *cli.EnvSettings, error) {
@@ -106,6 +111,13 @@ func render(ctx context.Context, r Release, all bool) (*release.Release, error) 
 	install.IncludeCRDs = all
 	install.ReleaseName, install.Namespace = r.Name, r.Namespace
 	install.Version, install.RepoURL = r.Version, r.RepoURL
+	if r.KubeVersion != "" {
+		kv, err := chartutil.ParseKubeVersion(r.KubeVersion)
+		if err != nil {
+			return nil, fmt.Errorf("kubernetes version %q: %w", r.KubeVersion, err)
+		}
+		install.KubeVersion = kv
+	}
 	path, err := install.LocateChart(r.Chart, cli.New())
 	if err != nil {
 		return nil, fmt.Errorf("locate chart %q %s: %w", r.Chart, r.Version, err)
