@@ -62,7 +62,7 @@ PULL = -registry-mirror "$(REGISTRY_MIRROR)" -node-image "$(NODE_IMAGE)" -delive
 SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -mode "$(MODE)" -unmeasured "$(UNMEASURED)" $(PULL)
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
-.PHONY: docs help test unit e2e conform conform-smoke argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
+.PHONY: docs help test unit e2e conform conform-smoke conform-validate argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
 .PHONY: report-merge report-render report-diff report-history releases lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
@@ -118,6 +118,12 @@ conform: $(E2E) ## the five bug classes checked on a chart, each a cell of the r
 conform-smoke: $(E2E) ## make conform on the suite's clean chart (fixtures/charts/conform-clean) on SMOKE_ARGOCD: every check must come out NOT_REPRODUCED (about 5 minutes)
 	$(RUN_E2E) -test.run TestConform -chart fixtures/charts/conform-clean -namespace conform-clean -argocd $(SMOKE_ARGOCD) -mode $(MODE) $(PULL) \
 	  -cluster $(CLUSTER) $(KEEP_FLAG) -command "make conform-smoke"
+
+# make conform-validate: only these validations of suites/conform.yaml (names, comma-separated)
+ONLY ?=
+
+conform-validate: $(CLI) $(E2E) ## make conform on the charts the scenarios measured (suites/conform.yaml), each against its known answers, one run each on one cluster; writes docs/conform-validation.md, fails when an answer differs [ONLY=name,name] [KEEP=1]
+	CONFORMANCE=$(CLI) E2E=$(E2E) CLUSTER=$(CLUSTER) KEEP=$(KEEP) ONLY="$(ONLY)" ./hack/conform-validate.sh -mode $(MODE) $(PULL)
 
 argocd-check: $(CLI) $(E2E) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
 	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -mode $(MODE) $(PULL)
