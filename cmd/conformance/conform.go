@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/suites"
 )
