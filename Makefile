@@ -106,9 +106,11 @@ CHECKS ?=
 IMAGES ?=
 IMAGE_RECIPES ?=
 SYNC_OPTIONS ?=
+# make conform: check=REPRODUCED,... expected instead of NOT_REPRODUCED (a finding known and accepted)
+EXPECT ?=
 CONFORM = -chart "$(CHART)" -chart-name "$(CHART_NAME)" -chart-version "$(CHART_VERSION)" -chart-digest "$(CHART_DIGEST)" \
   -values "$(VALUES)" -namespace "$(NAMESPACE)" -namespace-labels "$(NAMESPACE_LABELS)" -release "$(RELEASE)" -extra "$(EXTRA)" \
-  -checks "$(CHECKS)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" -sync-options "$(SYNC_OPTIONS)"
+  -checks "$(CHECKS)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" -sync-options "$(SYNC_OPTIONS)" -expect "$(EXPECT)"
 
 conform: $(E2E) ## the five bug classes checked on a chart, each a cell of the report: CHART=dir|.tgz|repo-url [CHART_VERSION=v] [CHART_NAME=n] [VALUES=file] [NAMESPACE=ns] [NAMESPACE_LABELS=k=v] [EXTRA=dir] [ARGOCD=tag] [CHECKS=a,b] [IMAGES=img,img] (docs/conform.md)
 	@test -n "$(CHART)" || { echo "make conform: CHART= names the chart to check (a chart directory, a .tgz, or a chart repository URL with CHART_NAME and CHART_VERSION)"; exit 2; }
