@@ -16,6 +16,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/gitserver"
 	"github.com/gitops-conformance/suite/pkg/helm"
+	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/shell"
@@ -104,7 +105,7 @@ type Where struct {
 // as is (the caller makes it bad input: one line, exit 2).
 func (o Options) Resolve(ctx context.Context, w Where) (*Spec, error) {
 	repo, cacheDir, online := w.Repo, w.CacheDir, w.Online
-	s := &Spec{SyncOptions: list(o.SyncOptions), ExpectWhy: o.ExpectWhy}
+	s := &Spec{SyncOptions: matrix.ParseList(o.SyncOptions), ExpectWhy: o.ExpectWhy}
 	var err error
 	if s.Checks, err = checkNames(o.Checks); err != nil {
 		return nil, err
@@ -163,7 +164,7 @@ func (o Options) Resolve(ctx context.Context, w Where) (*Spec, error) {
 			return nil, fmt.Errorf("extra %q: %w", o.Extra, err)
 		}
 	}
-	s.Images = list(o.Images)
+	s.Images = matrix.ParseList(o.Images)
 	if err := localImages(ctx, s.Images); err != nil {
 		return nil, err
 	}
@@ -181,20 +182,10 @@ func abs(base, p string) string {
 	return filepath.Join(base, p)
 }
 
-func list(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // checkNames are the checks asked for, all of them for none, in the order
 // of Names.
 func checkNames(s string) ([]string, error) {
-	asked := list(s)
+	asked := matrix.ParseList(s)
 	for _, c := range asked {
 		if !slices.Contains(Names(), c) {
 			return nil, fmt.Errorf("unknown check %q (valid: %s)", c, strings.Join(Names(), ", "))
@@ -211,7 +202,7 @@ func checkNames(s string) ([]string, error) {
 
 func expectations(s string, checks []string) (map[string]report.Outcome, error) {
 	out := map[string]report.Outcome{}
-	for _, kv := range list(s) {
+	for _, kv := range matrix.ParseList(s) {
 		k, v, ok := strings.Cut(kv, "=")
 		o := report.Outcome(v)
 		switch {
@@ -227,7 +218,7 @@ func expectations(s string, checks []string) (map[string]report.Outcome, error) 
 
 func labels(s string) (map[string]string, error) {
 	out := map[string]string{}
-	for _, kv := range list(s) {
+	for _, kv := range matrix.ParseList(s) {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			return nil, fmt.Errorf("namespace label %q: not key=value", kv)
@@ -297,7 +288,7 @@ var recipe = regexp.MustCompile(`^([a-z0-9-]+)@(v[0-9][0-9A-Za-z.+-]*)$`)
 // recipes are IMAGE_RECIPES: component@version with a recipe under images/.
 func recipes(repo, s string) ([][2]string, error) {
 	var out [][2]string
-	for _, r := range list(s) {
+	for _, r := range matrix.ParseList(s) {
 		m := recipe.FindStringSubmatch(r)
 		if m == nil {
 			return nil, fmt.Errorf("image recipe %q: not component@version (e.g. knative@v0.42.2)", r)
