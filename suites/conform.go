@@ -62,7 +62,10 @@ type ValidatedChart struct {
 	Module  string   `json:"module,omitempty"`
 	Dir     string   `json:"dir,omitempty"`
 	Only    []string `json:"only,omitempty"`
-	Knative string   `json:"knative,omitempty"`
+	// Documents keep, of the Only files, the documents of these names
+	// (plain YAML files: what a scenario applied of one).
+	Documents []string `json:"documents,omitempty"`
+	Knative   string   `json:"knative,omitempty"`
 	Flag    bool     `json:"flag,omitempty"`
 }
 
@@ -117,6 +120,9 @@ func (v Validation) check() error {
 	}
 	if v.Chart.Module != "" && (!strings.Contains(v.Chart.Module, "@") || v.Chart.Dir == "") {
 		return errors.New("chart: module is module@version, with the chart's dir in it")
+	}
+	if len(v.Chart.Documents) > 0 && len(v.Chart.Only) == 0 {
+		return errors.New("chart: documents are taken from the only files")
 	}
 	return nil
 }
@@ -220,6 +226,18 @@ func (v Validation) chart(ctx context.Context, dir string) (string, error) {
 	for _, p := range c.Only {
 		if _, ok := kept[p]; !ok {
 			return "", fmt.Errorf("%s/%s has no %s", c.Module, c.Dir, p)
+		}
+		if len(c.Documents) > 0 {
+			var docs []string
+			for _, name := range c.Documents {
+				if doc, err := sources.Document([]byte(kept[p]), name); err == nil {
+					docs = append(docs, doc)
+				}
+			}
+			if len(docs) != len(c.Documents) {
+				return "", fmt.Errorf("%s/%s/%s holds %d of the documents %v", c.Module, c.Dir, p, len(docs), c.Documents)
+			}
+			kept[p] = strings.Join(docs, "\n---\n")
 		}
 	}
 	return dir, write(dir, kept)
