@@ -22,6 +22,8 @@ SCENARIO ?=
 VARIANT ?=
 ARGOCD ?=
 COMPONENT_VERSION ?=
+# Kubernetes versions (or minors: v1.35) of the catalog's axis; empty: each scenario's
+KUBERNETES ?=
 MODE ?= auto
 # online: a registry mirror (host:port) the nodes pull docker.io, quay.io, ghcr.io,
 # gcr.io, registry.k8s.io, reg.kyverno.io and public.ecr.aws through
@@ -48,6 +50,9 @@ E2E_TIMEOUT ?= 170m
 SMOKE_SCENARIO ?= kubeovn-argocd
 SMOKE_VARIANT ?= bug,ignore-differences
 SMOKE_ARGOCD ?= $(shell sed -n 's/^  smoke: //p' pkg/catalog/catalog.yaml)
+# the smoke and the tests built on it run on the catalog's default Kubernetes
+SMOKE_KUBERNETES ?= $(shell sed -n 's/^  default: \(v[0-9.]*\)$$/\1/p' pkg/catalog/catalog.yaml)
+export SMOKE_KUBERNETES
 
 CLI := bin/conformance
 # The e2e test binary (go test -c -tags e2e ./suites): make runs it directly so
@@ -59,7 +64,7 @@ E2E := bin/e2e.test
 GO_SOURCES := $(shell find cmd pkg suites scenarios -name '*.go' -o -name '*.yaml' 2>/dev/null) go.mod
 KEEP_FLAG := $(if $(filter 1 true yes,$(KEEP)),-keep,)
 PULL = -registry-mirror "$(REGISTRY_MIRROR)" -node-image "$(NODE_IMAGE)" -deliver "$(DELIVER)"
-SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -mode "$(MODE)" -unmeasured "$(UNMEASURED)" $(PULL)
+SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -kubernetes "$(KUBERNETES)" -mode "$(MODE)" -unmeasured "$(UNMEASURED)" $(PULL)
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
 .PHONY: docs help test unit e2e conform conform-smoke conform-validate argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
@@ -81,16 +86,16 @@ unit: ## unit tests: seconds, no Docker
 	$(GO) test -count=1 ./...
 
 smoke: $(CLI) $(E2E) ## the end-to-end smoke: cluster checks and kubeovn-argocd on one ArgoCD release
-	@$(CLI) check -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -mode $(MODE) $(PULL)
+	@$(CLI) check -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES) -mode $(MODE) $(PULL)
 	$(RUN_E2E) -test.run 'TestCluster|TestMatrix' \
-	  -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -mode $(MODE) $(PULL) \
+	  -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES) -mode $(MODE) $(PULL) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make smoke"
 
-e2e: $(CLI) $(E2E) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [COMPONENT_VERSION=v[,v]] [CELLS=id[,id]] [REPEAT=N] [PARALLEL=N] [KEEP=1] [MODE=offline|online]
+e2e: $(CLI) $(E2E) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [COMPONENT_VERSION=v[,v]] [KUBERNETES=v[,v]] [CELLS=id[,id]] [REPEAT=N] [PARALLEL=N] [KEEP=1] [MODE=offline|online]
 	@$(CLI) check $(SELECTION)
 	$(RUN_E2E) -test.run TestMatrix $(SELECTION) \
 	  -repeat $(REPEAT) -clusters $(PARALLEL) -cells "$(CELLS)" -cluster $(CLUSTER) $(KEEP_FLAG) \
-	  -command "$(or $(E2E_COMMAND),make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION) REPEAT=$(REPEAT) PARALLEL=$(PARALLEL)$(if $(CELLS), CELLS=$(CELLS)))"
+	  -command "$(or $(E2E_COMMAND),make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES)) REPEAT=$(REPEAT) PARALLEL=$(PARALLEL)$(if $(CELLS), CELLS=$(CELLS)))"
 
 # make conform: the chart to check and how it is installed (docs/conform.md)
 CHART ?=
@@ -128,13 +133,13 @@ conform-validate: $(CLI) $(E2E) ## make conform on the charts the scenarios meas
 	CONFORMANCE=$(CLI) E2E=$(E2E) CLUSTER=$(CLUSTER) KEEP=$(KEEP) ONLY="$(ONLY)" ./hack/conform-validate.sh -mode $(MODE) $(PULL)
 
 argocd-check: $(CLI) $(E2E) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
-	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -mode $(MODE) $(PULL)
+	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -kubernetes "$(or $(KUBERNETES),$(SMOKE_KUBERNETES))" -mode $(MODE) $(PULL)
 	$(RUN_E2E) -test.run 'TestArgoCD' \
-	  -argocd "$(ARGOCD)" -mode $(MODE) $(PULL) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make argocd-check ARGOCD=$(ARGOCD)"
+	  -argocd "$(ARGOCD)" -kubernetes "$(or $(KUBERNETES),$(SMOKE_KUBERNETES))" -mode $(MODE) $(PULL) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make argocd-check ARGOCD=$(ARGOCD)"
 
 matrix: ## every scenario and variant on the default ArgoCD axis, on PARALLEL clusters at once (default $(MATRIX_PARALLEL)); REPEAT=N for k/N
-	@$(MAKE) --no-print-directory e2e SCENARIO= VARIANT= COMPONENT_VERSION= ARGOCD="$(ARGOCD)" \
-	  PARALLEL=$(MATRIX_N) E2E_COMMAND="make matrix ARGOCD=$(ARGOCD) REPEAT=$(REPEAT) PARALLEL=$(MATRIX_N) DELIVER=$(DELIVER)"
+	@$(MAKE) --no-print-directory e2e SCENARIO= VARIANT= COMPONENT_VERSION= ARGOCD="$(ARGOCD)" KUBERNETES="$(KUBERNETES)" \
+	  PARALLEL=$(MATRIX_N) E2E_COMMAND="make matrix ARGOCD=$(ARGOCD)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES)) REPEAT=$(REPEAT) PARALLEL=$(MATRIX_N) DELIVER=$(DELIVER)"
 
 # make matrix's clusters: PARALLEL when given, else MATRIX_PARALLEL
 MATRIX_N = $(if $(filter command line environment,$(origin PARALLEL)),$(PARALLEL),$(MATRIX_PARALLEL))
@@ -151,15 +156,15 @@ releases: $(CLI) ## the releases a run can test now: the supported ArgoCD lines'
 plan: $(CLI) ## how long a selection takes on 1..8 clusters, from the times measured in reports/ [SCENARIO=.. VARIANT=.. ARGOCD=.. REPEAT=N]
 	@$(CLI) plan $(SELECTION) -repeat $(REPEAT)
 
-BISECT = @$(CLI) check -scenario "$(SCENARIO)" -variant "$(VARIANT)" -version "$(COMPONENT_VERSION)" -argocd "$(FROM),$(TO)" -mode $(MODE) && \
-	$(RUN_E2E) -test.run TestBisect -scenario "$(SCENARIO)" -variant "$(VARIANT)" -version "$(COMPONENT_VERSION)" \
+BISECT = @$(CLI) check -scenario "$(SCENARIO)" -variant "$(VARIANT)" -version "$(COMPONENT_VERSION)" -kubernetes "$(KUBERNETES)" -argocd "$(FROM),$(TO)" -mode $(MODE) && \
+	$(RUN_E2E) -test.run TestBisect -scenario "$(SCENARIO)" -variant "$(VARIANT)" -version "$(COMPONENT_VERSION)" -kubernetes "$(KUBERNETES)" \
 	  -argocd "$(FROM),$(TO)" -from "$(FROM)" -to "$(TO)" -mode $(MODE) -cluster $(CLUSTER) $(KEEP_FLAG)
 
-bisect: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: where the outcome changes (says which releases it did not run)
-	$(BISECT) -command "make bisect SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) FROM=$(FROM) TO=$(TO)"
+bisect: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v FROM=tag TO=tag [KUBERNETES=v]: where the outcome changes (says which releases it did not run)
+	$(BISECT) -command "make bisect SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) FROM=$(FROM) TO=$(TO)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES))"
 
 sweep: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: run every release between, report every change
-	$(BISECT) -sweep -command "make sweep SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) FROM=$(FROM) TO=$(TO)"
+	$(BISECT) -sweep -command "make sweep SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) FROM=$(FROM) TO=$(TO)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES))"
 
 # make repro: the kind cluster each bundle's repro.sh creates (after the cell's own is gone)
 REPRO_CLUSTER ?= repro-bundle
@@ -167,9 +172,9 @@ REPRO_CLUSTER ?= repro-bundle
 repro: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v ARGOCD=t [COMPONENT_VERSION=c]: run the cell, then its bundle's repro.sh on a new kind cluster (REPRO_CLUSTER); prints the bundle and whether it reached the cell's verdict
 	@$(CLI) check $(SELECTION)
 	-$(RUN_E2E) -test.run TestMatrix $(SELECTION) -repeat 1 -cluster $(CLUSTER) \
-	  -command "make repro SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)"
+	  -command "make repro SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES))"
 	@$(CLI) repro run -cluster $(REPRO_CLUSTER) \
-	  -command "make repro SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)" \
+	  -command "make repro SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES))" \
 	  reports/$$(readlink reports/latest)
 
 fault-test: $(E2E) ## kill kube-apiserver during a verdict's hold: the cell must end ERROR (could not tell) or REPRODUCED, never NOT_REPRODUCED

@@ -8,6 +8,7 @@
 # themselves on a cold cache; BENCH_COLD=1 removes the cached binaries first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SMOKE_KUBERNETES=${SMOKE_KUBERNETES:-$(sed -n 's/^  default: \(v[0-9.]*\)$/\1/p' pkg/catalog/catalog.yaml)}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance
 kind=$(ls -1 "$cache"/bin/kind-* | head -1)
 kubectl=$cache/bin/kubernetes-$(sed -n 's/^  version: //p' pkg/catalog/catalog.yaml)/kubectl
@@ -66,7 +67,7 @@ cleanup
 # Cluster reuse: the same cells both ways.
 cells=${BENCH_CELLS:-bug,ignore-differences}
 make -s bin/e2e.test
-run() { (cd suites && ../bin/e2e.test -test.count=1 -test.timeout 60m -test.run TestMatrix -scenario kubeovn-argocd -argocd "${tags%%,*}" "$@" >/dev/null 2>&1); }
+run() { (cd suites && ../bin/e2e.test -test.count=1 -test.timeout 60m -test.run TestMatrix -scenario kubeovn-argocd -argocd "${tags%%,*}" -kubernetes "$SMOKE_KUBERNETES" "$@" >/dev/null 2>&1); }
 t=$(now)
 for v in ${cells//,/ }; do run -variant "$v" -cluster bench -reports /tmp/bench-reports; done
 fresh=$(echo "$(now) - $t" | bc)

@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.." || exit 2
 E2E=${E2E:-bin/e2e.test}
 CLUSTER=${FAULT_CLUSTER:-fault-test}
 TAG=${SMOKE_ARGOCD:-$(sed -n 's/^  smoke: //p' pkg/catalog/catalog.yaml)}
+SMOKE_KUBERNETES=${SMOKE_KUBERNETES:-$(sed -n 's/^  default: \(v[0-9.]*\)$/\1/p' pkg/catalog/catalog.yaml)}
 PAUSE=${FAULT_PAUSE:-20}
 FAULT=${FAULT:-kill}
 REPORTS=$(mktemp -d -t fault-test.XXXXXX)
@@ -23,7 +24,7 @@ log() { printf '%s fault-test: %s\n' "$(date +%H:%M:%S)" "$*"; }
 docker info >/dev/null 2>&1 || { echo "fault-test: no Docker engine: run make smoke first (it installs and starts one)" >&2; exit 2; }
 out=$REPORTS/run.log
 (cd suites && exec "../$E2E" -test.v -test.count=1 -test.timeout 30m -test.run TestMatrix -cluster "$CLUSTER" \
-  -reports "$REPORTS" -mode offline -scenario kubeovn-argocd -variant bug -argocd "$TAG") >"$out" 2>&1 &
+  -reports "$REPORTS" -mode offline -scenario kubeovn-argocd -variant bug -argocd "$TAG" -kubernetes "$SMOKE_KUBERNETES") >"$out" 2>&1 &
 pid=$!
 node=$CLUSTER-control-plane
 paused=0

@@ -21,6 +21,7 @@ E2E=${E2E:-bin/e2e.test}
 CLUSTER=${INTERRUPT_CLUSTER:-interrupt-test}
 BUILD_TAG=${INTERRUPT_BUILD_TAG:-v2.14.5}
 SMOKE_TAG=${SMOKE_ARGOCD:-$(sed -n 's/^  smoke: //p' pkg/catalog/catalog.yaml)}
+SMOKE_KUBERNETES=${SMOKE_KUBERNETES:-$(sed -n 's/^  default: \(v[0-9.]*\)$/\1/p' pkg/catalog/catalog.yaml)}
 LIMIT=${INTERRUPT_EXIT_LIMIT:-60}
 REPORTS=$(mktemp -d -t interrupt-test.XXXXXX)
 FAILS=0 PASSES=0
@@ -99,17 +100,17 @@ if [ -n "$(containers)" ]; then log "removing cluster $CLUSTER left by an earlie
 CASES=${INTERRUPT_CASES:-at-build at-cell parallel}
 case " $CASES " in *" at-build "*)
 EXPECT_CELL_ERROR=1 interrupt at-build "the $BUILD_TAG build running" build_running \
-  -scenario kubeovn-argocd -variant bug,ignore-differences -argocd "$BUILD_TAG";;
+  -scenario kubeovn-argocd -variant bug,ignore-differences -argocd "$BUILD_TAG" -kubernetes "$SMOKE_KUBERNETES";;
 esac
 case " $CASES " in *" at-cell "*)
 EXPECT_CELL_ERROR=1 interrupt at-cell "the first cell's sync" cell_started \
-  -scenario kubeovn-argocd -variant bug,ignore-differences -argocd "$SMOKE_TAG";;
+  -scenario kubeovn-argocd -variant bug,ignore-differences -argocd "$SMOKE_TAG" -kubernetes "$SMOKE_KUBERNETES";;
 esac
 # two clusters taking the cells from the run's queue: each starts one
 both_started() { [ "$(grep -c '^\[[12]/2\] .*sync application kube-ovn-crd' "$1")" -ge 2 ]; }
 case " $CASES " in *" parallel "*)
 CASE_LIMIT=$((LIMIT * 2)) EXPECT_CELL_ERROR=1 interrupt parallel "both clusters' first sync" both_started \
-  -scenario kubeovn-argocd -variant bug,ignore-differences -argocd "v2.13.3,$SMOKE_TAG" -clusters 2 -deliver registry;;
+  -scenario kubeovn-argocd -variant bug,ignore-differences -argocd "v2.13.3,$SMOKE_TAG" -kubernetes "$SMOKE_KUBERNETES" -clusters 2 -deliver registry;;
 esac
 
 if [ "$FAILS" -eq 0 ]; then

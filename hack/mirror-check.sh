@@ -26,6 +26,7 @@ E2E=${E2E:-bin/e2e.test}
 CLUSTER=${MIRROR_CLUSTER:-mirror-check}
 NAME=${REGISTRY_NAME:-gitops-conformance-mirror-check}
 TAG=${SMOKE_ARGOCD:-$(sed -n 's/^  smoke: //p' pkg/catalog/catalog.yaml)}
+SMOKE_KUBERNETES=${SMOKE_KUBERNETES:-$(sed -n 's/^  default: \(v[0-9.]*\)$/\1/p' pkg/catalog/catalog.yaml)}
 CACHE_DIR=${GITOPS_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance}
 export CACHE_DIR
 
@@ -64,7 +65,7 @@ T_PUSH=$((SECONDS - T2))
 T3=$SECONDS
 log "the smoke cell, online through REGISTRY_MIRROR=$MIRROR (cluster $CLUSTER)"
 (cd suites && "../$E2E" -test.count=1 -test.timeout 40m -test.run TestMatrix \
-  -scenario kubeovn-argocd -variant bug -argocd "$TAG" -mode online \
+  -scenario kubeovn-argocd -variant bug -argocd "$TAG" -kubernetes "$SMOKE_KUBERNETES" -mode online \
   -registry-mirror "$MIRROR" -node-image built -cluster "$CLUSTER" -command "make mirror-check")
 rc=$?
 T_RUN=$((SECONDS - T3))

@@ -31,7 +31,7 @@ func probe(etcd string) fixture.Files {
 // TestCluster checks the cluster a run stands on: a Pod runs, and a ClusterIP
 // Service answers the API server (the path admission webhooks take).
 func TestCluster(t *testing.T) {
-	etcd := "registry.k8s.io/etcd:" + run.Run.Catalog.Kubernetes.Etcd[1:] + "-0"
+	etcd := "registry.k8s.io/etcd:" + run.Run.Kubernetes.Etcd[1:] + "-0"
 	f := features.New("cluster").
 		Setup(env.ApplyFiles("probe namespace", fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": probeNS}}))).
 		Setup(assert.That("serviceaccount "+probeNS+"/default", assert.Intervals.Rollout, check.Exists("serviceaccount", probeNS, "default"))).

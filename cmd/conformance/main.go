@@ -174,6 +174,19 @@ func supportText(axis []catalog.Release, lines int, support catalog.Support, rep
 	return b.String()
 }
 
+// KubeAxis lists the catalog's Kubernetes versions, the default marked.
+func KubeAxis(cat *catalog.Catalog) string {
+	var vs []string
+	for _, v := range cat.Kubernetes.Versions {
+		if v.Version == cat.Kubernetes.Default {
+			vs = append(vs, v.Version+" (default)")
+			continue
+		}
+		vs = append(vs, v.Version)
+	}
+	return strings.Join(vs, ", ")
+}
+
 // List renders the matrix for `make list`: which ArgoCD releases upstream
 // supports (support, read from the module proxy's listing), then each
 // variant's cells on the scenario's default axis with their measured
@@ -181,8 +194,8 @@ func supportText(axis []catalog.Release, lines int, support catalog.Support, rep
 // the checkout a relative ARGOCD_SOURCES is taken from.
 func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo string) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Kubernetes %s (kind %s); ArgoCD default axis: %s (any release tag works: ARGOCD=v2.14.5)\n",
-		cat.Kubernetes.Version, cat.Kind, strings.Join(cat.ArgoCD.Default, ", "))
+	fmt.Fprintf(&b, "Kubernetes axis: %s (kind %s; KUBERNETES=v1.35 or v1.35.4); ArgoCD default axis: %s (any release tag works: ARGOCD=v2.14.5)\n",
+		KubeAxis(cat), cat.Kind, strings.Join(cat.ArgoCD.Default, ", "))
 	axis, err := cat.Releases(cat.ArgoCD.Default)
 	if err != nil {
 		return b.String(), err
@@ -211,19 +224,35 @@ func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo
 		case len(supported) > 0:
 			marks = "supported: " + strings.Join(supported, ", ")
 		}
-		fmt.Fprintf(&b, "%s (%s; ArgoCD %s; %s)\n  %s\n", s.Name, s.Component, strings.Join(axis, ", "), marks, s.Summary)
+		kubeNames := s.Kubernetes
+		if len(kubeNames) == 0 {
+			kubeNames = []string{cat.Kubernetes.Default}
+		}
+		fmt.Fprintf(&b, "%s (%s; ArgoCD %s; %s; Kubernetes %s)\n  %s\n", s.Name, s.Component, strings.Join(axis, ", "), marks, strings.Join(kubeNames, ", "), s.Summary)
+		if s.KubernetesWhy != "" {
+			fmt.Fprintf(&b, "  Kubernetes: %s\n", s.KubernetesWhy)
+		}
 		if s.OfflineSkip != "" {
 			fmt.Fprintf(&b, "  offline: SKIPPED: %s\n", s.OfflineSkip)
 		}
 		for _, v := range s.Variants {
 			fmt.Fprintf(&b, "  - %-20s %s %-9s %s\n", v.Name, s.Component, strings.Join(v.Versions(), ","), v.Summary)
+			kubes, err := s.KubeAxis(cat, v, nil)
+			if err != nil {
+				return b.String(), fmt.Errorf("suites/matrix.yaml: %w", err)
+			}
+			if len(v.Kubernetes) > 0 {
+				fmt.Fprintf(&b, "      Kubernetes %s: %s\n", strings.Join(v.Kubernetes, ", "), v.KubernetesWhy)
+			}
 			for _, version := range v.Versions() {
-				for _, offline := range []bool{true, false} {
-					b.WriteString("      " + strings.TrimSpace(version+" "+modeName[offline]+":"))
-					for _, rel := range rels {
-						fmt.Fprintf(&b, " %s %s", rel, expected(data, matrix.Cell{Scenario: s, Variant: v, ArgoCD: rel, ComponentVersion: version}, offline))
+				for _, k := range kubes {
+					for _, offline := range []bool{true, false} {
+						b.WriteString("      " + strings.TrimSpace(version+" "+modeName[offline]+" k8s "+k.Running(offline)+":"))
+						for _, rel := range rels {
+							fmt.Fprintf(&b, " %s %s", rel, expected(data, matrix.Cell{Scenario: s, Variant: v, ArgoCD: rel, ComponentVersion: version, Kubernetes: k}, offline))
+						}
+						b.WriteString("\n")
 					}
-					b.WriteString("\n")
 				}
 			}
 		}

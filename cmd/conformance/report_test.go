@@ -59,10 +59,10 @@ func TestReportMerge(t *testing.T) {
 		}
 	}
 	for id, want := range map[string]string{
-		"kyverno-argocd_bug_v2.14.3_v1.14.0":            "REPRODUCED 3/3",
-		"kyverno-argocd_argocd-upgrade_v2.14.3_v1.14.0": "FLAKY 2/3",
-		"kyverno-argocd_hook-disabled_v2.14.21_v1.14.0": "ERROR",
-		"kargo-argocd_bug_v2.14.11_v1.6.0":              "REPRODUCED", // the online run, not the offline SKIPPED
+		"kyverno-argocd_bug_v2.14.3_v1.14.0_k8s-v1.33.13":            "REPRODUCED 3/3",
+		"kyverno-argocd_argocd-upgrade_v2.14.3_v1.14.0_k8s-v1.33.13": "FLAKY 2/3",
+		"kyverno-argocd_hook-disabled_v2.14.21_v1.14.0_k8s-v1.33.13": "ERROR",
+		"kargo-argocd_bug_v2.14.11_v1.6.0_k8s-v1.33.13":              "REPRODUCED", // the online run, not the offline SKIPPED
 	} {
 		c := byID[id]
 		if got := strings.TrimSpace(string(c.Outcome) + " " + strings.SplitN(c.Reason, " ", 2)[0]); !strings.HasPrefix(got, want) {

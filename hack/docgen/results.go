@@ -48,12 +48,12 @@ func ResultsPage(cat *catalog.Catalog, data *matrix.Data, code runner.Scenarios,
 	var b strings.Builder
 	b.WriteString(generated("make docs", "suites/matrix.yaml (and the report given as make docs REPORT=dir)"))
 	b.WriteString("# Results\n\nWhat each scenario showed on a cluster, as `suites/matrix.yaml` keeps it: every\n" +
-		"expectation names the ArgoCD releases and component versions it was measured on\n" +
+		"expectation names the ArgoCD releases, component versions and Kubernetes versions it was measured on\n" +
 		"and the runs (run ids, which start with the date) it was read in; the first\n" +
 		"matching expectation wins, and a cell none covers is *unmeasured*. What the\n" +
 		"outcomes mean is in the [README](../README.md#concepts); each scenario's findings\n" +
 		"page says what the runs showed and why.\n\n")
-	fmt.Fprintf(&b, "Kubernetes %s (kind %s); the default ArgoCD axis: %s.\n\n", cat.Kubernetes.Version, cat.Kind, strings.Join(cat.ArgoCD.Default, ", "))
+	fmt.Fprintf(&b, "Kubernetes %s unless a cell says otherwise (kind %s); the default ArgoCD axis: %s.\n\n", cat.Kubernetes.Default, cat.Kind, strings.Join(cat.ArgoCD.Default, ", "))
 	for _, s := range data.Scenarios {
 		fmt.Fprintf(&b, "- [`%s`](#%s)\n", s.Name, s.Name)
 	}
@@ -73,22 +73,33 @@ func ResultsPage(cat *catalog.Catalog, data *matrix.Data, code runner.Scenarios,
 		if s.OfflineSkip != "" {
 			fmt.Fprintf(&b, "Offline: %s\n\n", cell(s.OfflineSkip))
 		}
-		b.WriteString("| variant | kind | component versions | what it does |\n|---|---|---|---|\n")
+		b.WriteString("| variant | kind | component versions | Kubernetes | what it does |\n|---|---|---|---|---|\n")
 		for _, v := range s.Variants {
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", v.Name, kind(v), orDash(strings.Join(v.Versions(), ", ")), cell(v.Summary))
+			kubes := v.Kubernetes
+			if len(kubes) == 0 {
+				kubes = s.Kubernetes
+			}
+			if len(kubes) == 0 {
+				kubes = []string{cat.Kubernetes.Default}
+			}
+			what := v.Summary
+			if v.KubernetesWhy != "" {
+				what += " (Kubernetes axis: " + v.KubernetesWhy + ")"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", v.Name, kind(v), orDash(strings.Join(v.Versions(), ", ")), strings.Join(kubes, ", "), cell(what))
 		}
-		b.WriteString("\n| variant | ArgoCD | component | mode | expected | runs | measured |\n|---|---|---|---|---|---|---|\n")
+		b.WriteString("\n| variant | ArgoCD | component | Kubernetes | mode | expected | runs | measured |\n|---|---|---|---|---|---|---|---|\n")
 		n := 0
 		for _, e := range data.Expectations {
 			if e.Scenario != s.Name {
 				continue
 			}
 			n++
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", orAll(commas(e.Variant)), orAll(commas(e.ArgoCD)), orAll(commas(e.ComponentVersion)),
-				mode(e.Offline), e.Expected, orDash(strings.Join(e.Runs, ", ")), cell(e.Why))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", orAll(commas(e.Variant)), orAll(commas(e.ArgoCD)), orAll(commas(e.ComponentVersion)),
+				orAll(commas(e.Kubernetes)), mode(e.Offline), e.Expected, orDash(strings.Join(e.Runs, ", ")), cell(e.Why))
 		}
 		if n == 0 {
-			b.WriteString("| | | | | no expectation yet: every cell is unmeasured | | |\n")
+			b.WriteString("| | | | | | no expectation yet: every cell is unmeasured | | |\n")
 		}
 	}
 	b.WriteString("\n## The newest merged report\n\n")

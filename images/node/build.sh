@@ -3,8 +3,19 @@
 # CoreDNS and pause from the Go module proxy, a Debian rootfs from debootstrap,
 # and kind's own base files from the kind module.
 #
+# Which Kubernetes versions build offline: those whose staging modules the
+# proxy has, every one at the release's v0.Y.Z (staging-check.sh, run first,
+# refuses the others with one line and exit 3, before anything is built).
+# k8s.io/kubernetes's module zip leaves staging/ out, so a release builds only
+# from the published staging modules, and never from a mix of patch versions.
+# Checked here: v1.30.4, v1.33.13, v1.34.4, v1.35.4, v1.37.2 build; v1.31.14
+# lacks six staging modules. Each component's build module is generated from
+# the release's own go.mod (images/build/module.sh) under CACHE_DIR/build, and
+# its binaries are built once per version under CACHE_DIR/bin.
+#
 # usage: build.sh IMAGE
-# env:   KUBE_VERSION ETCD_VERSION COREDNS_VERSION KIND_VERSION CACHE_DIR
+# env:   KUBE_VERSION ETCD_VERSION COREDNS_VERSION (what kubeadm of that release
+#        asks for: checked against `kubeadm config images list`) KIND_VERSION CACHE_DIR
 #        NOSYSRESOURCE=true installs runc-nosysresource as containerd's runc
 #        CACHE_KEY labels the image (gitops-conformance.cache-key)
 set -euo pipefail
@@ -35,24 +46,41 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# binaries: each set is built once per version; Go's build cache does the rest.
+# refuse, in one line, a release whose staging modules the proxy lacks
+"$here/staging-check.sh" "$KUBE_VERSION"
+
+# binaries: each set is built once per version, from a build module generated
+# from the release's go.mod under $CACHE_DIR/build; the stamp beside it names
+# the module and the Go that built it, so a changed recipe builds it again.
 bin=$CACHE_DIR/bin
+mkdir -p "$bin" "$CACHE_DIR/build"
+binaries() { # family version target
+  local family=$1 version=$2 target=$3 mod=$CACHE_DIR/build/$1-$2 stamp lock
+  exec {lock}>"$target.lock"
+  flock "$lock" # another build of the same version waits, then finds it done
+  "$repo/images/build/module.sh" "$family" "$version" "$mod"
+  stamp=$(cat "$mod/go.mod" "$mod/main.txt" "$mod/toolchain" "$repo/images/build/kubernetes/build.sh" <(go env GOVERSION) |
+    sha256sum | cut -c1-16)
+  if [ -e "$target" ] && [ "$(cat "$target.stamp" 2>/dev/null)" = "$stamp" ]; then
+    exec {lock}>&-
+    return
+  fi
+  step "build $family $version ($(cat "$mod/toolchain") Go toolchain${4:+; $4})"
+  rm -rf "$target.partial"
+  if [ "$family" = kubernetes ]; then
+    KUBE_VERSION=$version "$repo/images/build/kubernetes/build.sh" "$mod" "$target.partial"
+  else
+    (cd "$mod" && GOTOOLCHAIN=$(cat toolchain) GOFLAGS="-mod=mod -buildvcs=false" GOWORK=off \
+      go build -trimpath -ldflags "-s -w" -o "$target.partial" "$(cat main.txt)")
+  fi
+  rm -rf "$target" && mv "$target.partial" "$target"
+  echo "$stamp" >"$target.stamp"
+  exec {lock}>&-
+}
 kube=$bin/kubernetes-$KUBE_VERSION
-if [ ! -x "$kube/kube-proxy" ]; then
-  step "build Kubernetes $KUBE_VERSION (about 9 min cold on 2 cores)"
-  KUBE_VERSION=$KUBE_VERSION "$repo/images/build/kubernetes/build.sh" "$kube.partial"
-  rm -rf "$kube" && mv "$kube.partial" "$kube"
-fi
-if [ ! -x "$bin/etcd-$ETCD_VERSION" ]; then
-  step "build etcd $ETCD_VERSION"
-  (cd "$repo/images/build/etcd" && go build -trimpath -ldflags "-s -w" -o "$bin/etcd-$ETCD_VERSION.partial" go.etcd.io/etcd/server/v3)
-  mv "$bin/etcd-$ETCD_VERSION.partial" "$bin/etcd-$ETCD_VERSION"
-fi
-if [ ! -x "$bin/coredns-$COREDNS_VERSION" ]; then
-  step "build coredns $COREDNS_VERSION"
-  (cd "$repo/images/build/coredns" && go build -trimpath -ldflags "-s -w" -o "$bin/coredns-$COREDNS_VERSION.partial" github.com/coredns/coredns)
-  mv "$bin/coredns-$COREDNS_VERSION.partial" "$bin/coredns-$COREDNS_VERSION"
-fi
+binaries kubernetes "$KUBE_VERSION" "$kube" "about 10 min cold on 2 cores"
+binaries etcd "$ETCD_VERSION" "$bin/etcd-$ETCD_VERSION"
+binaries coredns "$COREDNS_VERSION" "$bin/coredns-$COREDNS_VERSION"
 step "build pause and runc-nosysresource"
 (cd "$repo" && go build -trimpath -ldflags "-s -w" -o "$work/pause" ./cmd/pause &&
   go build -trimpath -ldflags "-s -w" -o "$work/runc-nosysresource" ./cmd/runc-nosysresource)
@@ -105,15 +133,23 @@ cp -r "$kind_dir/images/base/files" "$ctx/files"
 chmod -R u+w "$ctx/files"
 cp "$kube/kubeadm" "$kube/kubelet" "$kube/kubectl" "$work/runc-nosysresource" "$ctx/"
 cp "$here/containerd-patch.sh" "$here/10-kind.conflist" "$here/crictl" "$ctx/"
+# From 1.35 the kubelet refuses to start on a cgroup v1 host unless told
+# otherwise (failCgroupV1, default true); kind's nodes share the host's cgroup
+# version, and cgroup v1 hosts (this suite's own included) are still supported
+# by upstream with the setting. A kubelet without the flag (before 1.31) needs nothing.
+kubelet_args=""
+if grep -q -- '--fail-cgroupv1' <<<"$("$kube/kubelet" --help 2>&1)"; then
+  kubelet_args=" --fail-cgroupv1=false"
+fi
 sed -e "s|@ROOTFS@|$rootfs|" -e "s|@NOSYSRESOURCE@|$nosysresource|" -e "s|@PAUSE_IMAGE@|$pause_image|" \
-  -e "s|@KUBE_VERSION@|$KUBE_VERSION|" "$here/Dockerfile" >"$ctx/Dockerfile"
+  -e "s|@KUBE_VERSION@|$KUBE_VERSION|" -e "s|@KUBELET_ARGS@|$kubelet_args|" "$here/Dockerfile" >"$ctx/Dockerfile"
 dbuild -t "$image-base" "$ctx"
 
 step "preload $(wc -l <"$work/images.txt") images into the node's containerd"
 builder=gitops-conformance-build-$$
 docker run -d --name "$builder" --entrypoint=sleep --security-opt seccomp=unconfined "$image-base" infinity >/dev/null
 docker exec "$builder" bash -c 'nohup containerd >/tmp/containerd.log 2>&1 &'
-for i in $(seq 1 30); do docker exec "$builder" ctr version >/dev/null 2>&1 && break; sleep 1; done
+for _ in $(seq 1 30); do docker exec "$builder" ctr version >/dev/null 2>&1 && break; sleep 1; done
 while read -r ref; do
   docker save "$ref" | docker exec -i "$builder" ctr --namespace=k8s.io images import \
     --label=io.cri-containerd.pinned=pinned --all-platforms --no-unpack --digests - >/dev/null
@@ -125,5 +161,7 @@ docker commit \
   --change 'ENTRYPOINT [ "/usr/local/bin/entrypoint", "/sbin/init" ]' \
   --change "LABEL gitops-conformance.cache-key=${CACHE_KEY:-none}" \
   "$builder" "$image" >/dev/null
-docker rmi "$image-base" >/dev/null 2>&1 || true
+# the container first: while it exists, its image cannot be untagged
+docker rm -f -v "$builder" >/dev/null && builder=""
+docker rmi "$image-base" >/dev/null
 step "done $image"

@@ -21,13 +21,118 @@ type Catalog struct {
 	Components map[string]Component `json:"components"`
 }
 
-// Kubernetes pins the node image's parts.
+// Kubernetes is the Kubernetes axis: the versions a cell can run on, each
+// pinning its node image's parts, and the one a cell runs on when neither
+// the user (KUBERNETES=) nor its scenario names others.
 type Kubernetes struct {
-	Version         string `json:"version"`
-	Etcd            string `json:"etcd"`
-	CoreDNS         string `json:"coredns"`
-	OnlineNodeImage string `json:"onlineNodeImage"`
+	Default  string        `json:"default"`
+	Versions []KubeVersion `json:"versions"`
 }
+
+// KubeVersion is one Kubernetes release a cluster can run: offline the
+// suite builds its node image (images/node/build.sh) from these parts,
+// online it runs OnlineNodeImage.
+type KubeVersion struct {
+	Version string `json:"version"`
+	// Etcd and CoreDNS are the releases kubeadm of Version asks for.
+	Etcd    string `json:"etcd"`
+	CoreDNS string `json:"coredns"`
+	// OnlineNodeImage is kind's published node image, pinned by digest.
+	OnlineNodeImage string `json:"onlineNodeImage"`
+	// Why it is on the axis.
+	Why string `json:"why,omitempty"`
+}
+
+// Minor is the version's minor line, "1.33".
+func (k KubeVersion) Minor() string {
+	m := releaseTag.FindStringSubmatch(k.Version)
+	if m == nil {
+		return ""
+	}
+	return m[1] + "." + m[2]
+}
+
+// OnlineVersion is the Kubernetes version of the online node image (its
+// tag), which may be another patch of the minor than Version.
+func (k KubeVersion) OnlineVersion() string {
+	ref, _, _ := strings.Cut(k.OnlineNodeImage, "@")
+	if i := strings.LastIndex(ref, ":"); i >= 0 && releaseTag.MatchString(ref[i+1:]) {
+		return ref[i+1:]
+	}
+	return k.Version
+}
+
+// Running is the version a cluster of this entry runs: the built node
+// image's offline, the published one's online.
+func (k KubeVersion) Running(offline bool) string {
+	if offline {
+		return k.Version
+	}
+	return k.OnlineVersion()
+}
+
+// Names are the axis' versions, in the catalog's order.
+func (k Kubernetes) Names() []string {
+	var n []string
+	for _, v := range k.Versions {
+		n = append(n, v.Version)
+	}
+	return n
+}
+
+// Get returns the catalog's entry for version: its exact version, or its
+// minor (v1.35, 1.35) when the catalog has one patch of it.
+func (k Kubernetes) Get(version string) (KubeVersion, error) {
+	want := strings.TrimPrefix(version, "v")
+	for _, v := range k.Versions {
+		if v.Version == version || v.Minor() == want {
+			return v, nil
+		}
+	}
+	if !releaseTag.MatchString(version) && !minorTag.MatchString(version) {
+		return KubeVersion{}, fmt.Errorf("kubernetes %q is not a version (like %s)", version, strings.Join(k.Names(), ", "))
+	}
+	return KubeVersion{}, &UnknownKube{Version: version, Known: k.Names()}
+}
+
+// UnknownKube is a well-formed Kubernetes version the catalog has no entry
+// for (no node image parts, no online image).
+type UnknownKube struct {
+	Version string
+	Known   []string
+}
+
+func (e *UnknownKube) Error() string {
+	return fmt.Sprintf("kubernetes %q is not on the catalog's axis (%s): pkg/catalog/catalog.yaml kubernetes.versions pins each version's etcd, coredns and online node image",
+		e.Version, strings.Join(e.Known, ", "))
+}
+
+// Default is the catalog's default version.
+func (k Kubernetes) DefaultVersion() KubeVersion {
+	v, _ := k.Get(k.Default) // Parse checked it
+	return v
+}
+
+// Select returns the entries for versions, in order, each once; an empty
+// list is the catalog's default.
+func (k Kubernetes) Select(versions []string) ([]KubeVersion, error) {
+	if len(versions) == 0 {
+		versions = []string{k.Default}
+	}
+	var out []KubeVersion
+	for _, v := range versions {
+		kv, err := k.Get(v)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, kv) {
+			out = append(out, kv)
+		}
+	}
+	return out, nil
+}
+
+var minorTag = regexp.MustCompile(`^v?\d+\.\d+$`)
 
 // ArgoCD names the default version axis and where a tag's sources live.
 type ArgoCD struct {
@@ -57,6 +162,20 @@ type Component struct {
 	// Sources: offline, what the module proxy lacks for this component comes
 	// from a directory or archive the user names.
 	Sources *Sources `json:"sources,omitempty"`
+	// MinKubernetes is, per version, the oldest Kubernetes release that
+	// version runs on, as the component itself says (its cells on an older
+	// one are SKIPPED).
+	MinKubernetes map[string]string `json:"minKubernetes,omitempty"`
+}
+
+// Unsupported says why version of the component does not run on Kubernetes
+// kube (its own minimum), or "".
+func (c Component) Unsupported(version, kube string) string {
+	min := c.MinKubernetes[version]
+	if min == "" || CompareTags(kube, min) >= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s requires Kubernetes %s or newer (its own minimum), this cell is on %s", version, min, kube)
 }
 
 // Sources is what, offline, comes from a directory or archive the user
@@ -129,8 +248,11 @@ func Parse(data []byte) (*Catalog, error) {
 	if err := yaml.UnmarshalStrict(data, &c); err != nil {
 		return nil, fmt.Errorf("parse catalog: %w", err)
 	}
-	if c.Kubernetes.Version == "" || c.Kind == "" || len(c.ArgoCD.Default) == 0 {
-		return nil, fmt.Errorf("parse catalog: kind, kubernetes.version and argocd.default are required")
+	if c.Kubernetes.Default == "" || len(c.Kubernetes.Versions) == 0 || c.Kind == "" || len(c.ArgoCD.Default) == 0 {
+		return nil, fmt.Errorf("parse catalog: kind, kubernetes.default, kubernetes.versions and argocd.default are required")
+	}
+	if err := c.Kubernetes.check(); err != nil {
+		return nil, fmt.Errorf("parse catalog: %w", err)
 	}
 	if src := c.ArgoCD.Sources; src != nil && src.From != "" && !releaseTag.MatchString(src.From) {
 		return nil, fmt.Errorf("parse catalog: argocd.sources.from %q is not a release tag", src.From)
@@ -151,6 +273,27 @@ func Parse(data []byte) (*Catalog, error) {
 		}
 	}
 	return &c, nil
+}
+
+// check refuses an entry without its parts, a version twice, and a default
+// the axis does not have.
+func (k Kubernetes) check() error {
+	seen := map[string]bool{}
+	for _, v := range k.Versions {
+		switch {
+		case !releaseTag.MatchString(v.Version):
+			return fmt.Errorf("kubernetes.versions: %q is not a release version", v.Version)
+		case v.Etcd == "" || v.CoreDNS == "" || v.OnlineNodeImage == "":
+			return fmt.Errorf("kubernetes.versions: %s needs etcd, coredns and onlineNodeImage", v.Version)
+		case seen[v.Minor()]:
+			return fmt.Errorf("kubernetes.versions: two versions of %s (one per minor)", v.Minor())
+		}
+		seen[v.Minor()] = true
+	}
+	if _, err := k.Get(k.Default); err != nil {
+		return fmt.Errorf("kubernetes.default: %w", err)
+	}
+	return nil
 }
 
 var releaseTag = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)(-rc\d+)?$`)

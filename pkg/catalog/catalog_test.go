@@ -1,13 +1,17 @@
 package catalog
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+)
 
 func TestEmbeddedCatalog(t *testing.T) {
 	c, err := Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Kubernetes.Version == "" || len(c.ArgoCD.Default) < 3 {
+	if c.Kubernetes.DefaultVersion().Etcd == "" || len(c.ArgoCD.Default) < 3 {
 		t.Fatalf("catalog incomplete: %+v", c)
 	}
 	for name, comp := range c.Components {
@@ -68,5 +72,68 @@ func TestParseRejectsIncomplete(t *testing.T) {
 	}
 	if _, err := Parse([]byte("kind: v0.27.0\nkubernetes: {version: v1}\nargocd: {default: [nonsense]}\n")); err == nil {
 		t.Fatal("a malformed default tag must be rejected")
+	}
+}
+
+func TestKubernetesAxisTakesVersionsAndMinorsAndRefusesTheRest(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{"v1.35.4": "v1.35.4", "v1.35": "v1.35.4", "1.33": "v1.33.13"} {
+		got, err := c.Kubernetes.Get(in)
+		if err != nil || got.Version != want {
+			t.Errorf("Get(%q) = %q, %v; want %s", in, got.Version, err, want)
+		}
+	}
+	_, err = c.Kubernetes.Get("v1.34.4")
+	var unknown *UnknownKube
+	if !errors.As(err, &unknown) || !strings.Contains(err.Error(), "v1.33.13") {
+		t.Errorf("v1.34.4: %v; want UnknownKube naming the axis", err)
+	}
+	if _, err := c.Kubernetes.Get("latest"); err == nil || errors.As(err, &unknown) {
+		t.Errorf("latest: %v; want not a version", err)
+	}
+	axis, err := c.Kubernetes.Select(nil)
+	if err != nil || len(axis) != 1 || axis[0].Version != c.Kubernetes.Default {
+		t.Errorf("Select(nil) = %v, %v; want the default", axis, err)
+	}
+	if axis, _ := c.Kubernetes.Select([]string{"v1.35", "v1.35.4"}); len(axis) != 1 {
+		t.Errorf("a version named twice: %v", axis)
+	}
+}
+
+func TestKubernetesEntryChecks(t *testing.T) {
+	base := "kind: v0.27.0\nargocd: {default: [v2.14.11], smoke: v2.14.11, modules: {v2: m}}\n"
+	for name, kube := range map[string]string{
+		"no default":       "kubernetes: {versions: [{version: v1.33.13, etcd: v3.5.24, coredns: v1.12.0, onlineNodeImage: i}]}",
+		"default off axis": "kubernetes: {default: v1.35.4, versions: [{version: v1.33.13, etcd: v3.5.24, coredns: v1.12.0, onlineNodeImage: i}]}",
+		"no etcd":          "kubernetes: {default: v1.33.13, versions: [{version: v1.33.13, coredns: v1.12.0, onlineNodeImage: i}]}",
+		"two of a minor": "kubernetes: {default: v1.33.13, versions: [{version: v1.33.13, etcd: e, coredns: c, onlineNodeImage: i}," +
+			" {version: v1.33.1, etcd: e, coredns: c, onlineNodeImage: i}]}",
+	} {
+		if _, err := Parse([]byte(base + kube + "\n")); err == nil {
+			t.Errorf("%s: parsed", name)
+		}
+	}
+}
+
+func TestOnlineVersionIsTheNodeImagesTag(t *testing.T) {
+	k := KubeVersion{Version: "v1.37.2", OnlineNodeImage: "kindest/node:v1.37.0@sha256:a1ed"}
+	if k.OnlineVersion() != "v1.37.0" || k.Running(false) != "v1.37.0" || k.Running(true) != "v1.37.2" {
+		t.Errorf("online %s, running online %s, offline %s", k.OnlineVersion(), k.Running(false), k.Running(true))
+	}
+}
+
+func TestComponentMinimumKubernetes(t *testing.T) {
+	c := Component{MinKubernetes: map[string]string{"v0.47.1": "v1.32.0"}}
+	if why := c.Unsupported("v0.47.1", "v1.30.4"); !strings.Contains(why, "v1.32.0") {
+		t.Errorf("v0.47.1 on v1.30.4: %q", why)
+	}
+	if why := c.Unsupported("v0.47.1", "v1.33.13"); why != "" {
+		t.Errorf("v0.47.1 on v1.33.13: %q", why)
+	}
+	if why := c.Unsupported("v0.43.0", "v1.30.4"); why != "" {
+		t.Errorf("no minimum known: %q", why)
 	}
 }

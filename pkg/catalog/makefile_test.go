@@ -81,7 +81,7 @@ func TestSourcesRefusedWhereTheMakefileCouldNotReadThem(t *testing.T) {
 		"sources: {env: X_SOURCES, tree: x, default: /abs/path}",
 		"sources: {env: X_SOURCES, tree: x, default: \"a path\"}",
 	} {
-		y := "kind: v0.27.0\nkubernetes: {version: v1.33.13}\nargocd:\n  default: [v2.14.11]\n  smoke: v2.14.11\n  " + line + "\n"
+		y := "kind: v0.27.0\nkubernetes: {default: v1.33.13, versions: [{version: v1.33.13, etcd: v3.5.24, coredns: v1.12.0, onlineNodeImage: kindest/node:v1.33.1}]}\nargocd:\n  default: [v2.14.11]\n  smoke: v2.14.11\n  " + line + "\n"
 		if _, err := Parse([]byte(y)); err == nil || !strings.Contains(err.Error(), "sources.") {
 			t.Errorf("%s: err = %v, want a sources error", line, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -61,14 +62,13 @@ func Key(repo string, recipe []string, versions map[string]string) (string, erro
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
-// nodeRecipe lists the files a node image is built from.
-var nodeRecipe = []string{"images/node", "images/rootfs.sh", "images/build/kubernetes", "images/build/etcd",
-	"images/build/coredns", "cmd/pause", "cmd/runc-nosysresource"}
+// nodeRecipe lists the files a node image is built from (images/build: the
+// build module generator and the Kubernetes build script).
+var nodeRecipe = []string{"images/node", "images/rootfs.sh", "images/build", "cmd/pause", "cmd/runc-nosysresource"}
 
-// NodeImage returns the offline node image, building it when no image with
-// the same cache key exists.
-func (b *Builder) NodeImage(ctx context.Context) (string, error) {
-	k := b.Catalog.Kubernetes
+// NodeImage returns the offline node image of Kubernetes k, building it
+// when no image with the same cache key exists.
+func (b *Builder) NodeImage(ctx context.Context, k catalog.KubeVersion) (string, error) {
 	versions := map[string]string{"kubernetes": k.Version, "etcd": k.Etcd, "coredns": k.CoreDNS,
 		"kind": b.Catalog.Kind, "nosysresource": fmt.Sprint(b.NoSysResource)}
 	key, err := Key(b.Repo, nodeRecipe, versions)
@@ -76,14 +76,16 @@ func (b *Builder) NodeImage(ctx context.Context) (string, error) {
 		return "", err
 	}
 	image := fmt.Sprintf("gitops-conformance/node:%s-%s", k.Version, key[:12])
-	return image, b.lock(ctx, image, func() error { return b.nodeImage(ctx, image, key) })
+	return image, b.lock(ctx, image, func() error { return b.nodeImage(ctx, k, image, key) })
 }
 
-func (b *Builder) nodeImage(ctx context.Context, image, key string) error {
-	k := b.Catalog.Kubernetes
+func (b *Builder) nodeImage(ctx context.Context, k catalog.KubeVersion, image, key string) error {
 	if b.Cached(ctx, image, key) {
 		fmt.Fprintf(b.Out, "node image %s: cached\n", image)
 		return nil
+	}
+	if err := StagingComplete(ctx, b.Repo, k.Version); err != nil {
+		return err
 	}
 	fmt.Fprintf(b.Out, "node image %s: building (Kubernetes %s from source; ~15 min cold on 2 cores)\n", image, k.Version)
 	start := time.Now()
@@ -99,6 +101,26 @@ func (b *Builder) nodeImage(ctx context.Context, image, key string) error {
 	}
 	fmt.Fprintf(b.Out, "node image %s: built in %s\n", image, time.Since(start).Round(time.Second))
 	return nil
+}
+
+// StagingComplete asks the module proxy, through
+// images/node/staging-check.sh, whether every staging module Kubernetes
+// version's go.mod replaces is served at the matching v0.x.y: the node
+// image builds from the module only then (its zip leaves staging/ out). The
+// error is the script's one line naming the modules missing.
+func StagingComplete(ctx context.Context, repo, version string) error {
+	script := filepath.Join(repo, "images/node/staging-check.sh")
+	if _, err := os.Stat(script); err != nil {
+		return nil // the recipe predates the check: its build says what fails
+	}
+	out, err := shell.Output(ctx, script, version)
+	if err == nil {
+		return nil
+	}
+	if line := shell.LastLine(out); line != "" {
+		return errors.New(line)
+	}
+	return fmt.Errorf("kubernetes %s: staging check: %w", version, err)
 }
 
 // registryRecipe lists the files the local registry image is built from.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
@@ -44,9 +45,14 @@ type Run struct {
 	Git       *gitserver.Server
 	Installer *argocd.Installer
 	ArgoCD    catalog.Release // the release installed now; zero for none
-	Dirty     bool            // a cell's cleanup failed: the cluster is not left for reuse
-	Images    *images.Builder
-	NodeImage string
+	// Kubernetes is the version of the cluster (the one CreateCluster makes,
+	// then the one running); KubeServer is the version its API server
+	// reports, what a cell's report records.
+	Kubernetes catalog.KubeVersion
+	KubeServer string
+	Dirty      bool // a cell's cleanup failed: the cluster is not left for reuse
+	Images     *images.Builder
+	NodeImage  string
 	// NodeImageChoice is the user's: "" the mode's node image, "built" the
 	// suite's build in either mode, or an image name.
 	NodeImageChoice string
@@ -116,8 +122,8 @@ func Preflight() types.EnvFunc {
 	}
 }
 
-// CreateCluster provides the node image and a running cluster (reused when
-// its node image matches).
+// CreateCluster provides the node image and a running cluster of
+// r.Kubernetes (reused when its node image matches).
 func CreateCluster() types.EnvFunc {
 	return func(ctx context.Context, cfg *envconf.Config) (context.Context, error) {
 		r := From(ctx)
@@ -125,83 +131,137 @@ func CreateCluster() types.EnvFunc {
 			r.Logf("cluster %s: not created, every cell is skipped %s", r.Cluster, r.Mode)
 			return ctx, nil
 		}
-		var err error
-		built := r.NodeImageChoice == "built" || (r.NodeImageChoice == "" && r.Mode == images.Offline)
-		switch {
-		case built:
-			if r.NodeImage, err = r.Images.NodeImage(ctx); err != nil {
-				return ctx, err
-			}
-		case r.NodeImageChoice != "":
-			r.NodeImage = r.NodeImageChoice
-		default:
-			r.NodeImage = r.Catalog.Kubernetes.OnlineNodeImage
-		}
-		if built && r.Mode == images.Online {
-			r.noteOnce("node image: the suite's build %s (Kubernetes %s, NODE_IMAGE=built); Docker runs it, containerd pulls no image of it", r.NodeImage, r.Catalog.Kubernetes.Version)
-		}
-		if r.kindBin, err = cluster.KindBinary(ctx, filepath.Join(r.CacheDir, "bin"), r.Catalog.Kind); err != nil {
+		if err := r.createCluster(ctx); err != nil {
 			return ctx, err
-		}
-		if err := r.startRegistry(ctx); err != nil {
-			return ctx, err
-		}
-		config, err := r.kindConfig(built)
-		if err != nil {
-			return ctx, err
-		}
-		spec := cluster.Spec{Name: r.Cluster, Image: r.NodeImage, Config: config, Kind: r.kindBin}
-		if r.cluster, err = cluster.Ensure(ctx, spec, r.Out); err != nil {
-			return ctx, err
-		}
-		r.Kubectl = kube.Kubectl{Bin: r.kubectlBin(), Kubeconfig: r.cluster.Kubeconfig}
-		if r.cluster.Reused && !r.leftClean(ctx) {
-			// a run that crashed or failed its cleanup may have left webhooks or
-			// finalizers behind: such a cluster is not reused
-			r.Logf("cluster %s: the run that kept it did not finish cleanly; recreating", r.Cluster)
-			if err := cluster.Delete(ctx, spec); err != nil {
-				return ctx, err
-			}
-			if r.cluster, err = cluster.Ensure(ctx, spec, r.Out); err != nil {
-				return ctx, err
-			}
-			r.Kubectl = kube.Kubectl{Bin: r.kubectlBin(), Kubeconfig: r.cluster.Kubeconfig}
-		}
-		if r.REST, err = clientcmd.BuildConfigFromFlags("", r.cluster.Kubeconfig); err != nil {
-			return ctx, fmt.Errorf("read kubeconfig: %w", err)
 		}
 		cfg.WithKubeconfigFile(r.cluster.Kubeconfig)
-		if r.Kube, err = kube.NewClient(r.REST); err != nil {
-			return ctx, err
-		}
-		if r.Apps, err = argocd.NewApps(r.REST); err != nil {
-			return ctx, err
-		}
-		if err := r.configureMirror(ctx); err != nil {
-			return ctx, err
-		}
-		r.Installer = &argocd.Installer{Kubectl: r.Kubectl, Kube: r.Kube, Repo: r.Repo, CacheDir: r.CacheDir, Mode: r.Mode, Catalog: r.Catalog, Out: r.Out,
-			NoDex: map[catalog.Release]bool{}}
-		r.loaded = map[string]bool{}
-		if _, err := r.Kubectl.Run(ctx, "wait", "--for=condition=Ready", "node", "--all", "--timeout=3m"); err != nil {
-			return ctx, fmt.Errorf("wait for the node: %w", err)
-		}
-		// a new cluster's controllers start after the node is Ready: until the
-		// ServiceAccount controller runs, Pods in a new namespace are refused
-		if err := assert.Eventually(ctx, "serviceaccount default/default", assert.Intervals.Rollout, func(ctx context.Context) (bool, string, error) {
-			_, err := r.Kube.Get(ctx, "serviceaccount", "default", "default")
-			if err != nil {
-				return false, "not yet", nil
-			}
-			return true, "exists", nil
-		}); err != nil {
-			return ctx, fmt.Errorf("wait for the cluster's controllers: %w", err)
-		}
-		if r.cluster.Reused {
-			r.ArgoCD = r.installedArgoCD(ctx)
-		}
-		return ctx, r.markClean(ctx, false)
+		return ctx, nil
 	}
+}
+
+// UseKubernetes makes the run's cluster one of Kubernetes k: the cluster
+// there is when it is of k, else a new one in its place (the old one is
+// deleted: one cluster per run at a time, under the run's name). The
+// release installed, the git server and the images loaded go with the old
+// cluster.
+func (r *Run) UseKubernetes(ctx context.Context, k catalog.KubeVersion) error {
+	if k.Version == "" { // a cell that names none runs where the run is
+		if r.cluster != nil {
+			return nil
+		}
+		k = r.Kubernetes
+	}
+	if r.cluster != nil && r.Kubernetes == k {
+		return nil
+	}
+	if r.cluster != nil {
+		r.Logf("cluster %s: Kubernetes %s done, deleting it for %s", r.Cluster, r.Kubernetes.Version, k.Version)
+		if err := cluster.Delete(ctx, r.cluster.Spec); err != nil {
+			return fmt.Errorf("delete the cluster of Kubernetes %s: %w", r.Kubernetes.Version, err)
+		}
+		r.cluster = nil
+	}
+	r.Kubernetes, r.ArgoCD, r.Dirty, r.Git = k, catalog.Release{}, false, nil
+	return r.createCluster(ctx)
+}
+
+// createCluster is CreateCluster's work: the node image of r.Kubernetes,
+// the cluster, the clients.
+func (r *Run) createCluster(ctx context.Context) error {
+	var err error
+	built := r.NodeImageChoice == "built" || (r.NodeImageChoice == "" && r.Mode == images.Offline)
+	switch {
+	case built:
+		if r.NodeImage, err = r.Images.NodeImage(ctx, r.Kubernetes); err != nil {
+			return err
+		}
+	case r.NodeImageChoice != "":
+		r.NodeImage = r.NodeImageChoice
+	default:
+		r.NodeImage = r.Kubernetes.OnlineNodeImage
+	}
+	if built && r.Mode == images.Online {
+		r.noteOnce("node image: the suite's build %s (Kubernetes %s, NODE_IMAGE=built); Docker runs it, containerd pulls no image of it", r.NodeImage, r.Kubernetes.Version)
+	}
+	if r.kindBin, err = cluster.KindBinary(ctx, filepath.Join(r.CacheDir, "bin"), r.Catalog.Kind); err != nil {
+		return err
+	}
+	if err := r.startRegistry(ctx); err != nil {
+		return err
+	}
+	config, err := r.kindConfig(built)
+	if err != nil {
+		return err
+	}
+	spec := cluster.Spec{Name: r.Cluster, Image: r.NodeImage, Config: config, Kind: r.kindBin}
+	if r.cluster, err = cluster.Ensure(ctx, spec, r.Out); err != nil {
+		return err
+	}
+	r.Kubectl = kube.Kubectl{Bin: r.kubectlBin(), Kubeconfig: r.cluster.Kubeconfig}
+	if r.cluster.Reused && !r.leftClean(ctx) {
+		// a run that crashed or failed its cleanup may have left webhooks or
+		// finalizers behind: such a cluster is not reused
+		r.Logf("cluster %s: the run that kept it did not finish cleanly; recreating", r.Cluster)
+		if err := cluster.Delete(ctx, spec); err != nil {
+			return err
+		}
+		if r.cluster, err = cluster.Ensure(ctx, spec, r.Out); err != nil {
+			return err
+		}
+		r.Kubectl = kube.Kubectl{Bin: r.kubectlBin(), Kubeconfig: r.cluster.Kubeconfig}
+	}
+	if r.REST, err = clientcmd.BuildConfigFromFlags("", r.cluster.Kubeconfig); err != nil {
+		return fmt.Errorf("read kubeconfig: %w", err)
+	}
+	if r.KubeServer, err = serverVersion(r.REST); err != nil {
+		return err
+	}
+	if r.KubeServer != r.Kubernetes.Version {
+		r.noteOnce("Kubernetes %s: the cluster runs %s (node image %s); its cells record %s", r.Kubernetes.Version, r.KubeServer, r.NodeImage, r.KubeServer)
+	}
+	if r.Kube, err = kube.NewClient(r.REST); err != nil {
+		return err
+	}
+	if r.Apps, err = argocd.NewApps(r.REST); err != nil {
+		return err
+	}
+	if err := r.configureMirror(ctx); err != nil {
+		return err
+	}
+	r.Installer = &argocd.Installer{Kubectl: r.Kubectl, Kube: r.Kube, Repo: r.Repo, CacheDir: r.CacheDir, Mode: r.Mode, Catalog: r.Catalog, Out: r.Out,
+		NoDex: map[catalog.Release]bool{}}
+	r.loaded = map[string]bool{}
+	if _, err := r.Kubectl.Run(ctx, "wait", "--for=condition=Ready", "node", "--all", "--timeout=3m"); err != nil {
+		return fmt.Errorf("wait for the node: %w", err)
+	}
+	// a new cluster's controllers start after the node is Ready: until the
+	// ServiceAccount controller runs, Pods in a new namespace are refused
+	if err := assert.Eventually(ctx, "serviceaccount default/default", assert.Intervals.Rollout, func(ctx context.Context) (bool, string, error) {
+		_, err := r.Kube.Get(ctx, "serviceaccount", "default", "default")
+		if err != nil {
+			return false, "not yet", nil
+		}
+		return true, "exists", nil
+	}); err != nil {
+		return fmt.Errorf("wait for the cluster's controllers: %w", err)
+	}
+	if r.cluster.Reused {
+		r.ArgoCD = r.installedArgoCD(ctx)
+	}
+	return r.markClean(ctx, false)
+}
+
+// serverVersion is the Kubernetes version the cluster's API server reports.
+func serverVersion(cfg *rest.Config) (string, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return "", fmt.Errorf("the API server's version: %w", err)
+	}
+	v, err := dc.ServerVersion()
+	if err != nil {
+		return "", fmt.Errorf("the API server's version: %w", err)
+	}
+	return v.GitVersion, nil
 }
 
 // RegistryName is the container name of the run's own registry.
@@ -318,7 +378,7 @@ func (r *Run) configureMirror(ctx context.Context) error {
 
 // kubectlBin is the kubectl built with the node image, or the one on PATH online.
 func (r *Run) kubectlBin() string {
-	built := filepath.Join(r.CacheDir, "bin", "kubernetes-"+r.Catalog.Kubernetes.Version, "kubectl")
+	built := filepath.Join(r.CacheDir, "bin", "kubernetes-"+r.Kubernetes.Version, "kubectl")
 	if _, err := os.Stat(built); err == nil {
 		return built
 	}

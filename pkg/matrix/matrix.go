@@ -28,10 +28,15 @@ type Scenario struct {
 	Summary   string `json:"summary"`
 	// Title is the bug in one line: the README's table of scenarios (make
 	// docs) shows it.
-	Title       string    `json:"title,omitempty"`
-	ArgoCD      []string  `json:"argocd,omitempty"` // default axis; empty: the catalog's
-	Variants    []Variant `json:"variants"`
-	OfflineSkip string    `json:"offlineSkip,omitempty"` // why the scenario cannot run offline
+	Title  string   `json:"title,omitempty"`
+	ArgoCD []string `json:"argocd,omitempty"` // default axis; empty: the catalog's
+	// Kubernetes is the scenario's default Kubernetes axis (empty: the
+	// catalog's default version), chosen for what the scenario tests, and
+	// KubernetesWhy says why.
+	Kubernetes    []string  `json:"kubernetes,omitempty"`
+	KubernetesWhy string    `json:"kubernetesWhy,omitempty"`
+	Variants      []Variant `json:"variants"`
+	OfflineSkip   string    `json:"offlineSkip,omitempty"` // why the scenario cannot run offline
 	// Seconds is a typical cell's wall time (one run, warm caches, on the
 	// 2-core machine the suite is developed on): what a parallel run orders
 	// its queue by, and make plan estimates with, until the reports hold
@@ -63,6 +68,11 @@ type Variant struct {
 	Mitigates         bool     `json:"mitigation,omitempty"`
 	ComponentVersion  string   `json:"componentVersion,omitempty"`
 	ComponentVersions []string `json:"componentVersions,omitempty"`
+	// Kubernetes, when set, is the variant's own default Kubernetes axis
+	// (the scenario's otherwise): the variants whose finding depends on the
+	// version run on more of them; KubernetesWhy says why.
+	Kubernetes    []string `json:"kubernetes,omitempty"`
+	KubernetesWhy string   `json:"kubernetesWhy,omitempty"`
 	// ArgoCDUpgrades are releases the variant upgrades ArgoCD to in place,
 	// in order; a cell gets those newer than its own (Cell.Upgrades).
 	ArgoCDUpgrades []string `json:"argocdUpgrades,omitempty"`
@@ -99,14 +109,16 @@ func (v Variant) Versions() []string {
 // cannot run, e.g. offline) needs neither. RACE is for cells measured going
 // both ways (report.Race): the runs are where each outcome was seen.
 type Expectation struct {
-	Scenario         string         `json:"scenario"`
-	Variant          string         `json:"variant,omitempty"`
-	ArgoCD           string         `json:"argocd,omitempty"`
-	ComponentVersion string         `json:"componentVersion,omitempty"`
-	Offline          *bool          `json:"offline,omitempty"`
-	Expected         report.Outcome `json:"expected"`
-	Runs             []string       `json:"runs,omitempty"`
-	Why              string         `json:"why,omitempty"`
+	Scenario         string `json:"scenario"`
+	Variant          string `json:"variant,omitempty"`
+	ArgoCD           string `json:"argocd,omitempty"`
+	ComponentVersion string `json:"componentVersion,omitempty"`
+	// Kubernetes names the Kubernetes versions measured, comma-separated.
+	Kubernetes string         `json:"kubernetes,omitempty"`
+	Offline    *bool          `json:"offline,omitempty"`
+	Expected   report.Outcome `json:"expected"`
+	Runs       []string       `json:"runs,omitempty"`
+	Why        string         `json:"why,omitempty"`
 }
 
 // runID is a run's id: its start, YYYYMMDD-HHMMSS, and a suffix when two
@@ -119,12 +131,15 @@ type Cell struct {
 	Variant          Variant
 	ArgoCD           catalog.Release
 	ComponentVersion string
+	// Kubernetes is the version of the cluster the cell runs on.
+	Kubernetes catalog.KubeVersion
 	// Upgrades are the variant's ArgoCDUpgrades newer than ArgoCD, in order.
 	Upgrades []catalog.Release
 }
 
 // Replay is the command that runs exactly this cell again: its scenario,
-// variant, ArgoCD release and component version, nothing more.
+// variant, ArgoCD release, component version and Kubernetes version,
+// nothing more.
 func (c Cell) Replay() string {
 	if c.Scenario.ReplayCommand != "" {
 		return fmt.Sprintf("%s CHECKS=%s ARGOCD=%s", c.Scenario.ReplayCommand, c.Variant.Name, c.ArgoCD)
@@ -132,6 +147,9 @@ func (c Cell) Replay() string {
 	cmd := fmt.Sprintf("make e2e SCENARIO=%s VARIANT=%s ARGOCD=%s", c.Scenario.Name, c.Variant.Name, c.ArgoCD)
 	if c.ComponentVersion != "" {
 		cmd += " COMPONENT_VERSION=" + c.ComponentVersion
+	}
+	if c.Kubernetes.Version != "" {
+		cmd += " KUBERNETES=" + c.Kubernetes.Version
 	}
 	return cmd
 }
@@ -148,6 +166,8 @@ type Selection struct {
 	Variants  []string
 	ArgoCD    []string
 	Versions  []string
+	// Kubernetes versions (or minors); empty: each scenario's axis.
+	Kubernetes []string
 }
 
 // Parse reads matrix data.
@@ -244,7 +264,10 @@ func checkMeasured(e Expectation) error {
 	if e.ArgoCD == "" || e.ArgoCD == "*" {
 		return fmt.Errorf("no argocd: name the releases measured (an expectation for every release is one nobody measured)")
 	}
-	for _, field := range []string{e.ArgoCD, e.ComponentVersion} {
+	if e.Kubernetes == "" || e.Kubernetes == "*" {
+		return fmt.Errorf("no kubernetes: name the Kubernetes versions measured")
+	}
+	for _, field := range []string{e.ArgoCD, e.ComponentVersion, e.Kubernetes} {
 		if strings.ContainsAny(field, "*?[") {
 			return fmt.Errorf("%q: name the releases measured, not a pattern", field)
 		}
@@ -295,8 +318,9 @@ func (s Scenario) VariantNames() []string {
 	return n
 }
 
-// Plan validates a selection and returns its cells, ArgoCD version outermost
-// (so one installed release serves many cells), then scenario, then variant.
+// Plan validates a selection and returns its cells, Kubernetes version
+// outermost (one cluster serves its cells), then ArgoCD release (so one
+// installed release serves many cells), then scenario, then variant.
 func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 	scenarios := d.Scenarios
 	if len(sel.Scenarios) > 0 {
@@ -326,12 +350,22 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 	if err != nil {
 		return nil, err
 	}
+	var kubes []catalog.KubeVersion
+	if len(sel.Kubernetes) > 0 {
+		if kubes, err = cat.Kubernetes.Select(sel.Kubernetes); err != nil {
+			return nil, err
+		}
+	}
 	scenarios, err = withVersions(cat, scenarios, sel.Versions)
 	if err != nil {
 		return nil, err
 	}
-	byVersion := map[catalog.Release][]Cell{}
-	var versions []catalog.Release
+	type group struct {
+		kube   string
+		argocd catalog.Release
+	}
+	byGroup := map[group][]Cell{}
+	var groups []group
 	for _, s := range scenarios {
 		axis := selected
 		if len(axis) == 0 {
@@ -347,6 +381,10 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 			if len(sel.Variants) > 0 && !slices.Contains(sel.Variants, v.Name) {
 				continue
 			}
+			kubeAxis, err := s.KubeAxis(cat, v, kubes)
+			if err != nil {
+				return nil, err
+			}
 			upgrades, err := cat.Releases(v.ArgoCDUpgrades)
 			if err != nil {
 				return nil, fmt.Errorf("scenario %q, variant %q: argocdUpgrades: %w", s.Name, v.Name, err)
@@ -358,25 +396,51 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 						newer = append(newer, u)
 					}
 				}
-				if !slices.Contains(versions, tag) {
-					versions = append(versions, tag)
-				}
 				componentVersions := v.Versions()
 				if len(sel.Versions) > 0 && componentVersions[0] != "" {
 					componentVersions = s.versions
 				}
-				for _, cv := range componentVersions {
-					byVersion[tag] = append(byVersion[tag], Cell{Scenario: s, Variant: v, ArgoCD: tag, ComponentVersion: cv, Upgrades: newer})
+				for _, kv := range kubeAxis {
+					g := group{kv.Version, tag}
+					if !slices.Contains(groups, g) {
+						groups = append(groups, g)
+					}
+					for _, cv := range componentVersions {
+						byGroup[g] = append(byGroup[g], Cell{Scenario: s, Variant: v, ArgoCD: tag, ComponentVersion: cv, Upgrades: newer, Kubernetes: kv})
+					}
 				}
 			}
 		}
 	}
-	slices.SortFunc(versions, catalog.Release.Compare)
+	slices.SortFunc(groups, func(a, b group) int {
+		if c := catalog.CompareTags(a.kube, b.kube); c != 0 {
+			return c
+		}
+		return a.argocd.Compare(b.argocd)
+	})
 	var cells []Cell
-	for _, tag := range versions {
-		cells = append(cells, byVersion[tag]...)
+	for _, g := range groups {
+		cells = append(cells, byGroup[g]...)
 	}
 	return cells, nil
+}
+
+// KubeAxis is the Kubernetes versions variant v of s runs on: selected when
+// the user named some, else the variant's own axis, else the scenario's,
+// else the catalog's default.
+func (s Scenario) KubeAxis(cat *catalog.Catalog, v Variant, selected []catalog.KubeVersion) ([]catalog.KubeVersion, error) {
+	if len(selected) > 0 {
+		return selected, nil
+	}
+	names := v.Kubernetes
+	if len(names) == 0 {
+		names = s.Kubernetes
+	}
+	axis, err := cat.Kubernetes.Select(names)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q, variant %q: %w", s.Name, v.Name, err)
+	}
+	return axis, nil
 }
 
 // withVersions keeps the scenarios whose component has any of versions and
@@ -444,11 +508,18 @@ func Pinned(cat *catalog.Catalog, s Scenario, version string) bool {
 	return err == nil && slices.Contains(comp.Versions, version)
 }
 
-// Expected returns the expected outcome of a cell and why.
+// Expected returns the expected outcome of a cell and why, on the
+// Kubernetes version its cluster runs in that mode.
 func (d *Data) Expected(c Cell, offline bool) (report.Outcome, string) {
+	return d.ExpectedOn(c, offline, c.Kubernetes.Running(offline))
+}
+
+// ExpectedOn is Expected for a cell that ran on Kubernetes kube (what its
+// cluster answered: NODE_IMAGE may have put another version there).
+func (d *Data) ExpectedOn(c Cell, offline bool, kube string) (report.Outcome, string) {
 	for _, e := range d.Expectations {
 		if e.Scenario == c.Scenario.Name && match(e.Variant, c.Variant.Name) && match(e.ArgoCD, c.ArgoCD.String()) &&
-			match(e.ComponentVersion, c.ComponentVersion) && (e.Offline == nil || *e.Offline == offline) {
+			match(e.ComponentVersion, c.ComponentVersion) && match(e.Kubernetes, kube) && (e.Offline == nil || *e.Offline == offline) {
 			return e.Expected, e.Why
 		}
 	}
@@ -472,7 +543,7 @@ func match(pattern, value string) bool {
 // Report returns the report cell for c, before it runs.
 func (c Cell) Report() report.Cell {
 	return report.Cell{Scenario: c.Scenario.Name, Variant: c.Variant.Name, ArgoCD: c.ArgoCD.String(),
-		Component: c.Scenario.Component, ComponentVersion: c.ComponentVersion, Upstream: c.Scenario.Upstream}
+		Component: c.Scenario.Component, ComponentVersion: c.ComponentVersion, Kubernetes: c.Kubernetes.Version, Upstream: c.Scenario.Upstream}
 }
 
 // ParseList splits a comma-separated command-line list, dropping blanks.

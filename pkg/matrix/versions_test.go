@@ -24,12 +24,14 @@ expectations:
   - scenario: s
     variant: bug
     argocd: v2.13.3
+    kubernetes: v1.33.13
     componentVersion: v0.42.2
     expected: NOT_REPRODUCED
     runs: [20261122-081801]
   - scenario: s
     variant: bug
     argocd: v2.13.3,v2.14.11
+    kubernetes: v1.33.13
     componentVersion: v0.43.0
     expected: REPRODUCED
     runs: [20261122-081801, 20261122-093900-2]
@@ -37,7 +39,7 @@ expectations:
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells, err := d.Plan(&catalog.Catalog{ArgoCD: argocdV2}, Selection{})
+	cells, err := d.Plan(&catalog.Catalog{ArgoCD: argocdV2, Kubernetes: kube133}, Selection{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +48,8 @@ expectations:
 		got = append(got, c.Report().ID())
 	}
 	want := []string{
-		"s_bug_v2.13.3_v0.42.2", "s_bug_v2.13.3_v0.43.0", "s_fix_v2.13.3_v0.43.0",
-		"s_bug_v2.14.11_v0.42.2", "s_bug_v2.14.11_v0.43.0", "s_fix_v2.14.11_v0.43.0",
+		"s_bug_v2.13.3_v0.42.2_k8s-v1.33.13", "s_bug_v2.13.3_v0.43.0_k8s-v1.33.13", "s_fix_v2.13.3_v0.43.0_k8s-v1.33.13",
+		"s_bug_v2.14.11_v0.42.2_k8s-v1.33.13", "s_bug_v2.14.11_v0.43.0_k8s-v1.33.13", "s_fix_v2.14.11_v0.43.0_k8s-v1.33.13",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("cells = %v, want %v", got, want)
@@ -96,7 +98,7 @@ scenarios:
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := &catalog.Catalog{ArgoCD: argocdV2, Components: map[string]catalog.Component{
+	cat := &catalog.Catalog{ArgoCD: argocdV2, Kubernetes: kube133, Components: map[string]catalog.Component{
 		"c": {Versions: []string{"v0.42.2", "v0.43.0", "v0.47.1"}},
 		"o": {Versions: []string{"v1.0.0"}},
 	}}
@@ -108,7 +110,7 @@ scenarios:
 	for _, c := range cells {
 		got = append(got, c.Report().ID())
 	}
-	if want := "[s_bug_v2.14.11_v0.47.1 s_fix_v2.14.11_v0.47.1]"; fmt.Sprint(got) != want {
+	if want := "[s_bug_v2.14.11_v0.47.1_k8s-v1.33.13 s_fix_v2.14.11_v0.47.1_k8s-v1.33.13]"; fmt.Sprint(got) != want {
 		t.Fatalf("cells = %v, want %s", got, want)
 	}
 	if _, err := d.Plan(cat, Selection{Versions: []string{"v9.9.9"}}); err == nil || !strings.Contains(err.Error(), `unknown component version "v9.9.9" (valid: c: v0.42.2, v0.43.0, v0.47.1; o: v1.0.0)`) {
@@ -125,7 +127,7 @@ scenarios:
 	for _, c := range cells {
 		got = append(got, c.Report().ID())
 	}
-	if want := "[s_bug_v2.14.11_v0.43.0 s_bug_v2.14.11_v0.51.0 s_fix_v2.14.11_v0.43.0 s_fix_v2.14.11_v0.51.0 s_minimal_v2.14.11]"; fmt.Sprint(got) != want {
+	if want := "[s_bug_v2.14.11_v0.43.0_k8s-v1.33.13 s_bug_v2.14.11_v0.51.0_k8s-v1.33.13 s_fix_v2.14.11_v0.43.0_k8s-v1.33.13 s_fix_v2.14.11_v0.51.0_k8s-v1.33.13 s_minimal_v2.14.11_k8s-v1.33.13]"; fmt.Sprint(got) != want {
 		t.Fatalf("cells = %v, want %s", got, want)
 	}
 	if !Pinned(cat, d.Scenarios[0], "v0.43.0") || Pinned(cat, d.Scenarios[0], "v0.51.0") {
@@ -144,6 +146,9 @@ scenarios:
 // argocdV2 is a catalog's ArgoCD part that parses v2 tags.
 var argocdV2 = catalog.ArgoCD{Modules: map[string]string{"v2": "github.com/argoproj/argo-cd/v2"}}
 
+// kube133 is a catalog's Kubernetes axis of one version.
+var kube133 = catalog.Kubernetes{Default: "v1.33.13", Versions: []catalog.KubeVersion{{Version: "v1.33.13"}}}
+
 func TestReplayNamesTheCell(t *testing.T) {
 	c := Cell{Scenario: Scenario{Name: "knative-argocd"}, Variant: Variant{Name: "bug"}, ArgoCD: catalog.MustRelease("v2.14.11"), ComponentVersion: "v0.42.2"}
 	want := "make e2e SCENARIO=knative-argocd VARIANT=bug ARGOCD=v2.14.11 COMPONENT_VERSION=v0.42.2"
@@ -154,7 +159,7 @@ func TestReplayNamesTheCell(t *testing.T) {
 
 func TestParseRefusesExpectationsNoVariantCanHave(t *testing.T) {
 	const head = "scenarios:\n- name: s\n  component: c\n  variants:\n  - {name: bug}\n  - {name: fix, mitigation: true}\n  - {name: versioned, mitigation: true, componentVersions: [v1, v2]}\nexpectations:\n"
-	const measured = "argocd: v2.14.11, runs: [20261122-081801]"
+	const measured = "argocd: v2.14.11, kubernetes: v1.33.13, runs: [20261122-081801]"
 	for _, bad := range []string{
 		"- {scenario: s, variant: nope, expected: REPRODUCED, " + measured + "}",
 		"- {scenario: s, variant: bug, expected: MITIGATED, " + measured + "}",
@@ -163,9 +168,11 @@ func TestParseRefusesExpectationsNoVariantCanHave(t *testing.T) {
 		"- {scenario: s, variant: 'bug,fix', expected: MITIGATED, " + measured + "}",                      // covers bug too
 		"- {scenario: s, variant: bug, expected: REPRODUCED, runs: [20261122-081801]}",                    // no release
 		"- {scenario: s, variant: bug, expected: REPRODUCED, argocd: 'v2.14.*', runs: [20261122-081801]}", // a pattern
-		"- {scenario: s, variant: bug, expected: REPRODUCED, argocd: v2.14.11}",                           // no run
-		"- {scenario: s, variant: bug, expected: REPRODUCED, argocd: v2.14.11, runs: [yesterday]}",        // not a run id
-		"- {scenario: s, variant: versioned, expected: MITIGATED, " + measured + "}",                      // no component version
+		"- {scenario: s, variant: bug, expected: REPRODUCED, argocd: v2.14.11, kubernetes: v1.33.13}",     // no run
+		"- {scenario: s, variant: bug, expected: REPRODUCED, argocd: v2.14.11, runs: [20261122-081801]}",  // no Kubernetes version
+		"- {scenario: s, variant: bug, expected: REPRODUCED, argocd: v2.14.11, kubernetes: 'v1.3*', runs: [20261122-081801]}",
+		"- {scenario: s, variant: bug, expected: REPRODUCED, argocd: v2.14.11, runs: [yesterday]}", // not a run id
+		"- {scenario: s, variant: versioned, expected: MITIGATED, " + measured + "}",               // no component version
 		"- {scenario: s, variant: versioned, componentVersion: 'v*', expected: MITIGATED, " + measured + "}",
 		"- {scenario: s, variant: fix, expected: FLAKY, " + measured + "}",      // an outcome, not an expectation
 		"- {scenario: s, variant: fix, expected: RACE, argocd: v2.14.11}",       // a race nobody measured

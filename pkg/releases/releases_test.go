@@ -54,7 +54,7 @@ func (p *proxy) Lookup(_ context.Context, module, version string) error {
 
 const testCatalog = `
 kind: v0.27.0
-kubernetes: {version: v1.33.13}
+kubernetes: {default: v1.33.13, versions: [{version: v1.33.13, etcd: v3.5.24, coredns: v1.12.0, onlineNodeImage: kindest/node:v1.33.1}]}
 argocd:
   default: [v2.14.11]
   smoke: v2.14.11
@@ -88,7 +88,7 @@ scenarios:
     variants:
       - {name: bug, componentVersions: [v0.9.0]}
 expectations:
-  - {scenario: lib-argocd, variant: bug, argocd: v2.14.11, componentVersion: v1.2.0, offline: true, expected: REPRODUCED, runs: [20261122-081801]}
+  - {scenario: lib-argocd, variant: bug, argocd: v2.14.11, kubernetes: v1.33.13, componentVersion: v1.2.0, offline: true, expected: REPRODUCED, runs: [20261122-081801]}
 `
 
 func testFinder(t *testing.T, mode images.Mode, p *proxy, env map[string]string) (*Finder, *catalog.Catalog, *matrix.Data) {
@@ -269,7 +269,7 @@ func TestPlanTiers(t *testing.T) {
 	// a full shard: the pinned cells and every variant that installs the
 	// component on its newest release, minimal once
 	sh := byID["lib-argocd-v3.6.2-full"]
-	if sh.ComponentVersion != "v1.2.0,v1.3.1" || sh.Cells != "lib-argocd_bug_v3.6.2_v1.2.0,lib-argocd_fix_v3.6.2_v1.2.0,lib-argocd_minimal_v3.6.2,lib-argocd_bug_v3.6.2_v1.3.1,lib-argocd_fix_v3.6.2_v1.3.1" {
+	if sh.ComponentVersion != "v1.2.0,v1.3.1" || sh.Cells != "lib-argocd_bug_v3.6.2_v1.2.0_k8s-v1.33.13,lib-argocd_fix_v3.6.2_v1.2.0_k8s-v1.33.13,lib-argocd_minimal_v3.6.2_k8s-v1.33.13,lib-argocd_bug_v3.6.2_v1.3.1_k8s-v1.33.13,lib-argocd_fix_v3.6.2_v1.3.1_k8s-v1.33.13" {
 		t.Errorf("full shard: versions %q, cells %q", sh.ComponentVersion, sh.Cells)
 	}
 	if sh.CellCount != 5 || sh.Unmeasured != 5 || !sh.Supported || sh.Seed {

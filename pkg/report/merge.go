@@ -181,31 +181,41 @@ func (c Cell) Results() []Run {
 
 // agree returns the Kubernetes version and mode of m's runs, noting where they differ.
 func (m *Report) agree() (kubernetes string, offline bool) {
-	byKube, byMode := map[string][]string{}, map[string][]string{}
-	var kubes, modes []string
+	byMode := map[string][]string{}
+	var modes []string
 	for _, s := range m.Sources {
 		mode := "online"
 		if s.Offline {
 			mode = "offline"
 		}
-		if _, ok := byKube[s.Kubernetes]; !ok {
-			kubes = append(kubes, s.Kubernetes)
-		}
 		if _, ok := byMode[mode]; !ok {
 			modes = append(modes, mode)
 		}
-		byKube[s.Kubernetes] = append(byKube[s.Kubernetes], s.RunID)
 		byMode[mode] = append(byMode[mode], s.RunID)
 	}
 	last := m.Sources[len(m.Sources)-1]
-	if len(kubes) > 1 {
-		m.Notes = append(m.Notes, "the runs differ in Kubernetes version: "+listed(kubes, byKube)+"; the header names the latest run's")
+	kubernetes = KubeVersions(m.Cells) // each cell names its own
+	if kubernetes == "" {
+		kubernetes = last.Kubernetes
 	}
 	if len(modes) > 1 {
 		m.Notes = append(m.Notes, "the runs differ in mode: "+listed(modes, byMode))
-		return last.Kubernetes, false
+		return kubernetes, false
 	}
-	return last.Kubernetes, last.Offline
+	return kubernetes, last.Offline
+}
+
+// KubeVersions are the Kubernetes versions cells ran on, oldest first,
+// comma-separated: a report's run-level kubernetes.
+func KubeVersions(cells []Cell) string {
+	var vs []string
+	for _, c := range cells {
+		if c.Kubernetes != "" && !slices.Contains(vs, c.Kubernetes) {
+			vs = append(vs, c.Kubernetes)
+		}
+	}
+	slices.SortFunc(vs, catalog.CompareTags)
+	return strings.Join(vs, ", ")
 }
 
 func listed(values []string, runs map[string][]string) string {

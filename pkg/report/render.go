@@ -22,14 +22,28 @@ func (r *Report) Markdown() string {
 	if r.Command != "" {
 		fmt.Fprintf(&b, "Command: `%s`\n\n", r.Command)
 	}
-	b.WriteString("| scenario | variant | ArgoCD | component | outcome | expected | time | reason |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| scenario | variant | ArgoCD | Kubernetes | component | outcome | expected | time | reason |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range r.Cells {
 		mark := ""
 		if c.Unexpected {
 			mark = " **(unexpected)**"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s %s | %s%s | %s | %.0fs | %s |\n", c.Scenario, c.Variant, c.ArgoCD,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s %s | %s%s | %s | %.0fs | %s |\n", c.Scenario, c.Variant, c.ArgoCD, c.Kubernetes,
 			c.Component, c.ComponentVersion, c.Outcome, mark, c.ExpectedText(), c.Duration, mdEscape(c.Reason))
+	}
+	if across := r.AcrossKubernetes(); len(across) > 0 {
+		b.WriteString("\n## Across Kubernetes versions\n\nThe same cell on each Kubernetes version it ran on; with REPEAT, how many runs ended each way (k/N).\n\n")
+		for _, g := range across {
+			fmt.Fprintf(&b, "| %s %s, ArgoCD %s, %s |", g.Scenario, g.Variant, g.ArgoCD, strings.TrimSpace(g.Component))
+			for _, k := range g.Kubernetes {
+				fmt.Fprintf(&b, " Kubernetes %s |", k)
+			}
+			b.WriteString("\n|---|" + strings.Repeat("---|", len(g.Kubernetes)) + "\n| outcome |")
+			for _, c := range g.Cells {
+				fmt.Fprintf(&b, " %s |", c.Tally())
+			}
+			b.WriteString("\n\n")
+		}
 	}
 	if cells := r.Unmeasured(); len(cells) > 0 {
 		fmt.Fprintf(&b, "\n## %d cell(s) with %s\n\n", len(cells), NoMeasurement)
@@ -125,6 +139,44 @@ func (r *Report) span() string {
 	return start.Format("2006-01-02 15:04:05Z") + " to " + end.Format("2006-01-02 15:04:05Z")
 }
 
+// KubeGroup is one cell (scenario, variant, ArgoCD release, component
+// version) on each Kubernetes version it ran on.
+type KubeGroup struct {
+	Scenario, Variant, ArgoCD, Component string
+	Kubernetes                           []string // oldest first
+	Cells                                []*Cell  // one per Kubernetes version
+}
+
+// AcrossKubernetes groups the cells that ran on more than one Kubernetes
+// version, in the report's order.
+func (r *Report) AcrossKubernetes() []KubeGroup {
+	var groups []KubeGroup
+	index := map[string]int{}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		key := strings.Join([]string{c.Scenario, c.Variant, c.ArgoCD, c.ComponentVersion}, "|")
+		j, ok := index[key]
+		if !ok {
+			j = len(groups)
+			index[key] = j
+			groups = append(groups, KubeGroup{Scenario: c.Scenario, Variant: c.Variant, ArgoCD: c.ArgoCD, Component: c.Component + " " + c.ComponentVersion})
+		}
+		groups[j].Cells = append(groups[j].Cells, c)
+	}
+	var out []KubeGroup
+	for _, g := range groups {
+		if len(g.Cells) < 2 {
+			continue
+		}
+		slices.SortFunc(g.Cells, func(a, b *Cell) int { return catalog.CompareTags(a.Kubernetes, b.Kubernetes) })
+		for _, c := range g.Cells {
+			g.Kubernetes = append(g.Kubernetes, c.Kubernetes)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
 // table is one scenario's matrix: a row per variant and component version, a
 // column per ArgoCD release the scenario ran on (each scenario has its own
 // axis, so one table for all would be mostly empty columns).
@@ -136,6 +188,7 @@ type table struct {
 
 type row struct {
 	Variant, Component string
+	Kubernetes         string  // set when the scenario ran on several versions
 	Cells              []*Cell // one per Versions entry, nil where the cell did not run
 }
 
@@ -160,16 +213,25 @@ func (r *Report) tables() []*table {
 	}
 	for _, t := range tables {
 		slices.SortFunc(t.Versions, catalog.CompareTags)
+		kubes := map[string]bool{}
+		for i := range r.Cells {
+			if r.Cells[i].Scenario == t.Scenario {
+				kubes[r.Cells[i].Kubernetes] = true
+			}
+		}
 		index := map[string]*row{}
 		for i := range r.Cells {
 			c := &r.Cells[i]
 			if c.Scenario != t.Scenario {
 				continue
 			}
-			key := c.Variant + "/" + c.ComponentVersion
+			key := c.Variant + "/" + c.ComponentVersion + "/" + c.Kubernetes
 			rw, ok := index[key]
 			if !ok {
 				rw = &row{Variant: c.Variant, Component: strings.TrimSpace(c.Component + " " + c.ComponentVersion), Cells: make([]*Cell, len(t.Versions))}
+				if len(kubes) > 1 {
+					rw.Kubernetes = c.Kubernetes
+				}
 				index[key] = rw
 				t.Rows = append(t.Rows, rw)
 			}
@@ -196,7 +258,7 @@ func (r *Report) HTML() string {
 		}
 		return r.ArgoCDSupport.Releases[tag]
 	}})
-	err := page.Execute(&buf, map[string]any{"R": r, "Mode": r.mode(), "Span": r.span(), "Look": look, "Unmeasured": r.Unmeasured(), "Tables": r.tables()})
+	err := page.Execute(&buf, map[string]any{"R": r, "Mode": r.mode(), "Span": r.span(), "Look": look, "Unmeasured": r.Unmeasured(), "Tables": r.tables(), "Across": r.AcrossKubernetes()})
 	if err != nil {
 		return "<pre>" + template.HTMLEscapeString(err.Error()) + "</pre>"
 	}
@@ -239,9 +301,13 @@ td.cell{min-width:9em;max-width:18em;overflow-wrap:anywhere}
 {{if .Unmeasured}}<h2>No measured expectation</h2><p class="meta">No run on a cluster has recorded what these cells should do: their outcome is new, not checked against anything{{if .R.UnmeasuredFails}} (this run was asked to fail on them){{end}}.</p><ul class="look">{{range .Unmeasured}}<li><span class="{{lower .Outcome}}">{{.Outcome}}</span> {{.Scenario}} {{.Variant}} · {{.Component}} {{.ComponentVersion}} · ArgoCD {{.ArgoCD}}</li>{{end}}</ul>{{end}}
 {{range .Tables}}<h2>{{.Scenario}}{{if .Upstream}}<a href="{{.Upstream}}">upstream</a>{{end}}</h2>
 <table><tr><th>variant / component</th>{{range .Versions}}<th>ArgoCD {{.}}{{with support .}}<div class="meta">{{.}}</div>{{end}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td class="nowrap">{{.Variant}}<div class="meta">{{.Component}}</div></td>{{range .Cells}}{{if .}}<td class="cell {{lower .Outcome}}{{if .Unexpected}} unexpected{{end}}{{if .Unmeasured}} unmeasured{{end}}" title="{{.Reason}}"><div class="o">{{.Outcome}}</div><div class="meta">{{if .Unmeasured}}no measured expectation{{else}}expected {{.Expected}}{{end}} · {{printf "%.0f" .Duration}}s</div><div class="meta reason">{{.Reason}}</div>{{if .Runs}}<div class="meta">runs:{{range $i, $run := .Runs}} {{if $run.Evidence}}<a href="{{$run.Evidence}}/" title="{{$run.Outcome}}: {{$run.Reason}}">{{inc $i}}</a>{{else}}<span title="{{$run.Outcome}}: {{$run.Reason}}">{{inc $i}}</span>{{end}}{{end}}</div>{{else if .Evidence}}<div class="meta"><a href="{{.Evidence}}/">evidence</a></div>{{end}}</td>{{else}}<td></td>{{end}}{{end}}</tr>
+{{range .Rows}}<tr><td class="nowrap">{{.Variant}}<div class="meta">{{.Component}}</div>{{with .Kubernetes}}<div class="meta">Kubernetes {{.}}</div>{{end}}</td>{{range .Cells}}{{if .}}<td class="cell {{lower .Outcome}}{{if .Unexpected}} unexpected{{end}}{{if .Unmeasured}} unmeasured{{end}}" title="{{.Reason}}"><div class="o">{{.Outcome}}</div><div class="meta">{{if .Unmeasured}}no measured expectation{{else}}expected {{.Expected}}{{end}} · {{printf "%.0f" .Duration}}s</div><div class="meta reason">{{.Reason}}</div>{{if .Runs}}<div class="meta">runs:{{range $i, $run := .Runs}} {{if $run.Evidence}}<a href="{{$run.Evidence}}/" title="{{$run.Outcome}}: {{$run.Reason}}">{{inc $i}}</a>{{else}}<span title="{{$run.Outcome}}: {{$run.Reason}}">{{inc $i}}</span>{{end}}{{end}}</div>{{else if .Evidence}}<div class="meta"><a href="{{.Evidence}}/">evidence</a></div>{{end}}</td>{{else}}<td></td>{{end}}{{end}}</tr>
 {{end}}</table>
 {{end}}
+{{if .Across}}<h2>Across Kubernetes versions</h2><p class="meta">The same cell on each Kubernetes version it ran on; with REPEAT, how many runs ended each way (k/N).</p>
+<table><tr><th>cell</th><th>Kubernetes: outcome</th></tr>
+{{range .Across}}<tr><td class="nowrap">{{.Scenario}} {{.Variant}}<div class="meta">ArgoCD {{.ArgoCD}} · {{.Component}}</div></td><td>{{range .Cells}}<div class="{{lower .Outcome}}" style="padding:.2em .4em;margin:.1em 0"><b>{{.Kubernetes}}</b>: {{.Tally}}</div>{{end}}</td></tr>
+{{end}}</table>{{end}}
 {{if .R.Sources}}<h2>Runs merged</h2>
 <table><tr><th>run</th><th>started</th><th>mode</th><th>Kubernetes</th><th>cells</th><th>command</th></tr>
 {{range .R.Sources}}<tr><td class="nowrap">{{if .Dir}}<a href="{{.Dir}}/report.html">{{.RunID}}</a>{{else}}{{.RunID}}{{end}}</td><td class="nowrap">{{.Started.UTC.Format "2006-01-02 15:04Z"}}</td><td>{{mode .Offline}}</td><td>{{.Kubernetes}}</td><td>{{.Cells}}</td><td><code>{{.Command}}</code></td></tr>
@@ -277,7 +343,7 @@ func (r *Report) JUnit() []byte {
 	}
 	s := suite{Name: "gitops-conformance " + r.RunID, Tests: len(r.Cells)}
 	for _, c := range r.Cells {
-		tc := testcase{Name: c.Variant + " argocd " + c.ArgoCD + " " + c.Component + " " + c.ComponentVersion,
+		tc := testcase{Name: strings.TrimSpace(c.Variant + " argocd " + c.ArgoCD + " " + c.Component + " " + c.ComponentVersion + " kubernetes " + c.Kubernetes),
 			Classname: c.Scenario, Time: fmt.Sprintf("%.1f", c.Duration)}
 		switch {
 		case r.Fails(&c):

@@ -82,14 +82,21 @@ type Run struct {
 	Evidence string  `json:"evidence,omitempty"` // the run's own evidence directory, relative to the report
 }
 
-// ID names a cell in paths and test names.
+// ID names a cell in paths and test names: scenario_variant_argocd
+// [_component version][_k8s-<Kubernetes version>].
 func (c Cell) ID() string {
 	id := c.Scenario + "_" + c.Variant + "_" + c.ArgoCD
 	if c.ComponentVersion != "" {
 		id += "_" + c.ComponentVersion
 	}
+	if c.Kubernetes != "" {
+		id += KubeIDPrefix + c.Kubernetes
+	}
 	return id
 }
+
+// KubeIDPrefix separates a cell ID's Kubernetes version from the rest.
+const KubeIDPrefix = "_k8s-"
 
 // Report is one run.
 type Report struct {
@@ -230,6 +237,27 @@ func (c *Cell) Settle() {
 	}
 	c.Unexpected = c.Expected != "" && !c.Expected.Allows(c.Outcome)
 	c.Unmeasured = c.Expected == ""
+}
+
+// Tally is the cell's outcome as its runs ended: the outcome of a single
+// run, else each outcome's k/N ("NOT_MITIGATED 4/10, MITIGATED 6/10").
+func (c *Cell) Tally() string {
+	if len(c.Runs) == 0 {
+		return string(c.Outcome)
+	}
+	counts := map[Outcome]int{}
+	var order []Outcome
+	for _, r := range c.Runs {
+		if counts[r.Outcome] == 0 {
+			order = append(order, r.Outcome)
+		}
+		counts[r.Outcome]++
+	}
+	parts := make([]string, len(order))
+	for i, o := range order {
+		parts[i] = fmt.Sprintf("%s %d/%d", o, counts[o], len(c.Runs))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func summarize(counts map[Outcome]int) string {

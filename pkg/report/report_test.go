@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -227,5 +228,42 @@ func TestLoadGivesOldCellsTheRunsKubernetes(t *testing.T) {
 	}
 	if got := []string{r.Cells[0].Kubernetes, r.Cells[1].Kubernetes, r.NotRun[0].Kubernetes}; !slices.Equal(got, []string{"v1.33.13", "v1.35.4", "v1.33.13"}) {
 		t.Errorf("cells' Kubernetes = %v", got)
+	}
+}
+
+// The same cell on two Kubernetes versions: the report sets the two tallies
+// side by side (markdown, HTML), the counts of each outcome per version.
+func TestAcrossKubernetesSetsTheTalliesSideBySide(t *testing.T) {
+	runs := func(outcomes ...Outcome) []Run {
+		var rs []Run
+		for _, o := range outcomes {
+			rs = append(rs, Run{Outcome: o})
+		}
+		return rs
+	}
+	cell := Cell{Scenario: "kargo-argocd", Variant: "keep-namespace-foreground", ArgoCD: "v2.14.11", Component: "kargo", ComponentVersion: "v1.6.0"}
+	on135, on133, other := cell, cell, cell
+	on135.Kubernetes, on135.Runs = "v1.35.4", runs(Mitigated, Mitigated, Mitigated)
+	on133.Kubernetes, on133.Runs = "v1.33.13", runs(Mitigated, NotMitigated, Mitigated)
+	other.Variant, other.Kubernetes = "bug", "v1.33.13"
+	for _, c := range []*Cell{&on135, &on133} {
+		c.Settle()
+	}
+	r := &Report{RunID: "20261124-120000", Cells: []Cell{on135, other, on133}}
+	groups := r.AcrossKubernetes()
+	if len(groups) != 1 || fmt.Sprint(groups[0].Kubernetes) != "[v1.33.13 v1.35.4]" {
+		t.Fatalf("groups = %+v", groups)
+	}
+	if got := groups[0].Cells[0].Tally(); got != "MITIGATED 2/3, NOT_MITIGATED 1/3" {
+		t.Errorf("v1.33.13 tally %q", got)
+	}
+	md := r.Markdown()
+	for _, want := range []string{"## Across Kubernetes versions", "| Kubernetes v1.33.13 | Kubernetes v1.35.4 |", "| outcome | MITIGATED 2/3, NOT_MITIGATED 1/3 | MITIGATED 3/3 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if html := r.HTML(); !strings.Contains(html, "<b>v1.35.4</b>: MITIGATED 3/3") {
+		t.Errorf("html lacks the v1.35.4 tally")
 	}
 }

@@ -37,7 +37,7 @@ func (r *Runner) treeProvided(rel catalog.Release) error {
 func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*bisect.Search, error) {
 	sweep := o.Sweep
 	if len(r.Cells) != 2 || strings.Contains(o.Scenarios+o.Variants, ",") || o.Scenarios == "" || o.Variants == "" {
-		return nil, &BadInput{fmt.Errorf("bisect needs one SCENARIO, one VARIANT (one COMPONENT_VERSION where the variant has several), FROM and TO (e.g. make bisect SCENARIO=kubeovn-argocd VARIANT=bug FROM=v2.13.3 TO=v2.14.21; across a major too: FROM=v2.14.21 TO=v3.5.1)")}
+		return nil, &BadInput{fmt.Errorf("bisect needs one SCENARIO, one VARIANT (one COMPONENT_VERSION and one KUBERNETES where the variant has several), FROM and TO (e.g. make bisect SCENARIO=kubeovn-argocd VARIANT=bug FROM=v2.13.3 TO=v2.14.21; across a major too: FROM=v2.14.21 TO=v3.5.1)")}
 	}
 	cat := r.Run.Catalog
 	from, err := cat.Release(o.From)

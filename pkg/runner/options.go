@@ -13,6 +13,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/registry"
+	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/shell"
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
@@ -28,7 +29,13 @@ type Options struct {
 	Variants  string
 	ArgoCD    string // tags; empty: each scenario's axis
 	Versions  string // component versions; replace the variants' own
-	Mode      string // auto, online, offline
+	// Kubernetes versions (or minors) of the catalog's axis; empty: each
+	// scenario's axis.
+	Kubernetes string
+	// FirstKubernetes is set by a parallel run for each shard: the version of
+	// the cluster it makes first (the shards spread over the axis).
+	FirstKubernetes string
+	Mode            string // auto, online, offline
 	// RegistryMirror (REGISTRY_MIRROR=host:port): online, the nodes pull the
 	// upstream registries' names through it.
 	RegistryMirror string
@@ -72,6 +79,8 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Variants, "variant", "", "variants, comma-separated (default: all)")
 	fs.StringVar(&o.ArgoCD, "argocd", "", "ArgoCD tags, comma-separated (default: each scenario's axis)")
 	fs.StringVar(&o.Versions, "version", "", "component versions, comma-separated (replace the variants')")
+	fs.StringVar(&o.Kubernetes, "kubernetes", "", "Kubernetes versions (or minors) of the catalog's axis, comma-separated (default: each scenario's axis)")
+	fs.StringVar(&o.FirstKubernetes, "first-kubernetes", "", "the Kubernetes version of the first cluster (set by a parallel run for its clusters)")
 	fs.StringVar(&o.Mode, "mode", "auto", "image source: auto, online or offline")
 	fs.StringVar(&o.RegistryMirror, "registry-mirror", "", "host:port of a registry mirror the nodes pull docker.io, quay.io, ghcr.io, gcr.io, registry.k8s.io, reg.kyverno.io and public.ecr.aws through (online)")
 	fs.StringVar(&o.NodeImage, "node-image", "", `node image: "" the mode's, "built" the suite's own build, or an image name`)
@@ -94,7 +103,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 // Selection is the cells the options select.
 func (o *Options) Selection() matrix.Selection {
 	return matrix.Selection{Scenarios: matrix.ParseList(o.Scenarios), Variants: matrix.ParseList(o.Variants),
-		ArgoCD: matrix.ParseList(o.ArgoCD), Versions: matrix.ParseList(o.Versions)}
+		ArgoCD: matrix.ParseList(o.ArgoCD), Versions: matrix.ParseList(o.Versions), Kubernetes: matrix.ParseList(o.Kubernetes)}
 }
 
 // BadInput is a selection that names nothing valid: one line, exit status 2,
@@ -138,6 +147,11 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 		return nil, &BadInput{fmt.Errorf("clusters %d: must be 1 to %d", o.Clusters, MaxClusters)}
 	}
 	sel := o.Selection()
+	for _, v := range sel.Kubernetes {
+		if err := kubeObtainable(ctx, cat, v, mode, o.Repo); err != nil {
+			return nil, &BadInput{err}
+		}
+	}
 	cells, err := data.Plan(cat, sel)
 	if err != nil {
 		return nil, &BadInput{err}
@@ -175,6 +189,23 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 		return nil, &BadInput{err}
 	}
 	return cells, nil
+}
+
+// kubeObtainable refuses a Kubernetes version the catalog has no entry for
+// with the reason that matters: offline (or auto), whether its node image
+// could be built at all (the module proxy must serve every staging module
+// at the matching version: the one line names those missing); else that
+// the catalog pins no parts or online image for it.
+func kubeObtainable(ctx context.Context, cat *catalog.Catalog, version string, mode images.Mode, repo string) error {
+	_, err := cat.Kubernetes.Get(version)
+	var unknown *catalog.UnknownKube
+	if !errors.As(err, &unknown) || mode == images.Online || !strings.HasPrefix(version, "v") || strings.Count(version, ".") != 2 {
+		return err
+	}
+	if serr := images.StagingComplete(ctx, repo, version); serr != nil {
+		return serr
+	}
+	return err
 }
 
 // sourcesProvided checks, before anything starts, that every ArgoCD release
@@ -244,15 +275,23 @@ func only(cells []matrix.Cell, ids []string) ([]matrix.Cell, error) {
 	for _, id := range ids {
 		want[id] = true
 	}
+	found := map[string]bool{}
 	var kept []matrix.Cell
 	for _, c := range cells {
-		if id := c.Report().ID(); want[id] {
-			kept = append(kept, c)
-			delete(want, id)
+		id := c.Report().ID()
+		// an ID without its Kubernetes version (a report from before the
+		// axis) names the cell on every version of the plan
+		short, _, _ := strings.Cut(id, report.KubeIDPrefix)
+		for _, w := range []string{id, short} {
+			if want[w] {
+				kept = append(kept, c)
+				found[w] = true
+				break
+			}
 		}
 	}
 	for _, id := range ids {
-		if want[id] {
+		if !found[id] {
 			return nil, fmt.Errorf("cell %q is not in the selection's plan (make list shows the cells)", id)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,6 +66,12 @@ func (r *Runner) Parallel(ctx context.Context, n int, costs *schedule.Costs, sel
 		procs[i] = &shardProc{index: i + 1, cluster: fmt.Sprintf("%s-%d", r.Run.Cluster, i+1), dir: filepath.Join(r.Dir, "shards", strconv.Itoa(i+1))}
 		r.Run.Logf("shard %d/%d on cluster %s: its report and output under %s", i+1, n, procs[i].cluster, procs[i].dir)
 	}
+	var kubes []string // the shards' first clusters spread over the Kubernetes axis
+	for _, c := range r.Cells {
+		if !slices.Contains(kubes, c.Kubernetes.Version) {
+			kubes = append(kubes, c.Kubernetes.Version)
+		}
+	}
 	start := time.Now()
 	prog := &progress{total: len(r.Cells) * r.Repeat, start: start, logf: r.Run.Logf}
 	var wg sync.WaitGroup
@@ -72,6 +79,7 @@ func (r *Runner) Parallel(ctx context.Context, n int, costs *schedule.Costs, sel
 		p.progress = prog
 		prefix := fmt.Sprintf("[%d/%d] ", p.index, n)
 		cmdArgs := append(append([]string{}, args...), "-clusters", "1", "-queue", queue.Dir, "-cluster", p.cluster,
+			"-first-kubernetes", kubes[(p.index-1)%len(kubes)],
 			"-reports", p.dir, "-command", fmt.Sprintf("%s (cluster %d/%d)", r.report.Command, p.index, n))
 		if err := p.start(ctx, self, cmdArgs, out, prefix); err != nil {
 			r.Run.Logf("cluster %d: %v", p.index, err)

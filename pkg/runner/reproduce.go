@@ -21,7 +21,7 @@ import (
 // steps left (lifecycle.ReproRecord), its reproduction bundle: repro/ and
 // repro.tar.gz (pkg/repro), marked never run. A bundle the record cannot
 // make says why in repro-error.txt; an error is a file it could not write.
-func writeBundle(dir, runID, nodeImage string, cat *catalog.Catalog, mode images.Mode, c matrix.Cell, outcome report.Outcome, reason string, observations []string) error {
+func writeBundle(dir, runID, nodeImage, kube string, cat *catalog.Catalog, mode images.Mode, c matrix.Cell, outcome report.Outcome, reason string, observations []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -30,7 +30,7 @@ func writeBundle(dir, runID, nodeImage string, cat *catalog.Catalog, mode images
 	fmt.Fprintf(&b, "%s\n\nVariant: %s\n\n", c.Scenario.Summary, c.Variant.Summary)
 	fmt.Fprintf(&b, "Outcome: **%s**: %s\n\n", outcome, reason)
 	fmt.Fprintf(&b, "| what | version |\n|---|---|\n| ArgoCD | %s |\n| %s | %s |\n| Kubernetes | %s (kind %s) |\n| images | %s |\n\n",
-		c.ArgoCD, c.Scenario.Component, c.ComponentVersion, cat.Kubernetes.Version, cat.Kind, mode)
+		c.ArgoCD, c.Scenario.Component, c.ComponentVersion, kube, cat.Kind, mode)
 	fmt.Fprintf(&b, "Replay exactly this cell with this suite (github.com/gitops-conformance/suite):\n\n    %s\n\n", c.Replay())
 	b.WriteString("Without the suite: repro/ (README.md, the manifests, repro.sh), also as repro.tar.gz.\n")
 	b.WriteString("Steps with timestamps: steps.txt. Objects, events and controller logs: the other files here.\nUpstream: " + c.Scenario.Upstream + "\n")
@@ -47,7 +47,7 @@ func writeBundle(dir, runID, nodeImage string, cat *catalog.Catalog, mode images
 	bundle := repro.Cell{ID: rc.ID(), Run: runID, Scenario: c.Scenario.Name, Variant: c.Variant.Name,
 		Summary: c.Scenario.Summary, VariantSummary: c.Variant.Summary, Upstream: c.Scenario.Upstream,
 		Component: c.Scenario.Component, ComponentVersion: c.ComponentVersion, ArgoCD: c.ArgoCD.String(),
-		Kubernetes: cat.Kubernetes.Version, Kind: cat.Kind, NodeImage: cat.Kubernetes.OnlineNodeImage, SuiteNodeImage: nodeImage,
+		Kubernetes: kube, Kind: cat.Kind, NodeImage: c.Kubernetes.OnlineNodeImage, SuiteNodeImage: nodeImage,
 		Offline: mode == images.Offline, Mitigation: c.Variant.Mitigation(), Outcome: string(outcome), Reason: reason,
 		Replay: c.Replay(), Observations: observations, ArgoCDConfig: argocd.Config,
 		GitServer: gitserver.Manifest(c.ArgoCD.Image()), GitServerImage: c.ArgoCD.Image(), GitNamespace: gitserver.Namespace,

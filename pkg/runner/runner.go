@@ -86,7 +86,8 @@ type Runner struct {
 	handed  bool
 	mu      sync.Mutex
 	report  *report.Report
-	waiting string // what the run is doing now, for a second Ctrl-C
+	waiting string   // what the run is doing now, for a second Ctrl-C
+	ran     []string // the planned IDs of the cells run
 	once    sync.Once
 }
 
@@ -140,11 +141,17 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 		Run: &lifecycle.Run{Repo: repo, CacheDir: cache, Catalog: cat, Mode: mode, Keep: o.Keep,
 			Cluster: o.Cluster, Out: os.Stdout},
 		Data: data, Cells: cells, ArgoCD: releases, Repeat: o.Repeat, Dir: filepath.Join(reports, runID), Scenarios: scenarios,
-		report: &report.Report{RunID: runID, Started: time.Now().UTC(), Kubernetes: cat.Kubernetes.Version, Command: o.Command,
+		report: &report.Report{RunID: runID, Started: time.Now().UTC(), Kubernetes: kubeVersions(cells), Command: o.Command,
 			UnmeasuredFails: o.Unmeasured == "fail"},
 	}
 	r.report.ArgoCDSupport = SupportOf(cat.Support(ctx, sources.ProxyLister{}), cells)
 	r.Run.NeedsCluster = r.needsCluster
+	r.Run.Kubernetes = cells[0].Kubernetes
+	if o.FirstKubernetes != "" {
+		if r.Run.Kubernetes, err = cat.Kubernetes.Get(o.FirstKubernetes); err != nil {
+			return nil, &BadInput{err}
+		}
+	}
 	r.Run.NodeImageChoice = o.NodeImage
 	r.Run.Deliver = o.Deliver
 	r.Run.SharedRegistry = o.SharedRegistry
@@ -161,6 +168,19 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 		}
 	}
 	return r, nil
+}
+
+// kubeVersions are the Kubernetes versions of cells, oldest first, comma-separated:
+// a report's run-level kubernetes (each cell names its own).
+func kubeVersions(cells []matrix.Cell) string {
+	var vs []string
+	for _, c := range cells {
+		if !slices.Contains(vs, c.Kubernetes.Version) {
+			vs = append(vs, c.Kubernetes.Version)
+		}
+	}
+	slices.SortFunc(vs, catalog.CompareTags)
+	return strings.Join(vs, ", ")
 }
 
 // SupportOf is how each ArgoCD release of the cells (upgrade targets too)
@@ -238,7 +258,11 @@ func (r *Runner) Next(ctx context.Context) []matrix.Cell {
 	if ctx.Err() != nil {
 		return nil
 	}
-	u, left, ok, err := r.queue.Take(r.Run.Cluster, r.last)
+	last := r.last
+	if last == nil { // the shard's cluster is of r.Run.Kubernetes: its cells first
+		last = &schedule.Unit{Kubernetes: r.Run.Kubernetes.Version}
+	}
+	u, left, ok, err := r.queue.Take(r.Run.Cluster, last)
 	if err != nil {
 		r.Run.Logf("queue: %v; no further cell is taken", err)
 		return nil
@@ -264,12 +288,9 @@ func (r *Runner) Next(ctx context.Context) []matrix.Cell {
 // cell, or false when the run was interrupted before the cell started.
 func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cell, bool) {
 	rc := c.Report()
-	rc.Kubernetes = r.report.Kubernetes
 	if ctx.Err() != nil {
 		return rc, false
 	}
-	expected, why := r.Data.Expected(c, r.Run.Mode == images.Offline)
-	rc.Expected, rc.ExpectedWhy = expected, why
 	rc.Evidence = filepath.Join("cells", rc.ID())
 	for i := range r.Repeat {
 		if i > 0 && ctx.Err() != nil {
@@ -287,6 +308,9 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 		if outcome == "" {
 			outcome, reason, obs = r.execute(ctx, c, dir, exec)
 		}
+		if r.Run.KubeServer != "" && r.Run.Kubernetes == c.Kubernetes {
+			rc.Kubernetes = r.Run.KubeServer // what the cluster answered
+		}
 		if ctx.Err() != nil && outcome != report.Skipped {
 			outcome, reason = report.Error, interrupted(ctx, reason)
 		}
@@ -294,7 +318,7 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 		r.Run.Logf("cell %s: %s in %.0fs: %s", rc.ID(), outcome, d, reason)
 		rc.Runs = append(rc.Runs, report.Run{Outcome: outcome, Reason: reason, Duration: d, Evidence: evidence})
 		rc.Observations = obs
-		if err := writeBundle(dir, filepath.Base(r.Dir), r.Run.NodeImage, r.Run.Catalog, r.Run.Mode, c, outcome, reason, obs); err != nil {
+		if err := writeBundle(dir, filepath.Base(r.Dir), r.Run.NodeImage, rc.Kubernetes, r.Run.Catalog, r.Run.Mode, c, outcome, reason, obs); err != nil {
 			// the verdict stands; the report says its bundle is incomplete
 			r.Run.Logf("cell %s: reproduction bundle: %v", rc.ID(), err)
 			r.mu.Lock()
@@ -302,6 +326,7 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 			r.mu.Unlock()
 		}
 	}
+	rc.Expected, rc.ExpectedWhy = r.Data.ExpectedOn(c, r.Run.Mode == images.Offline, rc.Kubernetes)
 	if len(rc.Runs) == 1 {
 		rc.Outcome, rc.Reason, rc.Duration = rc.Runs[0].Outcome, rc.Runs[0].Reason, rc.Runs[0].Duration
 		rc.Runs = nil
@@ -309,6 +334,7 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 	rc.Settle()
 	r.mu.Lock()
 	r.report.Cells = append(r.report.Cells, rc)
+	r.ran = append(r.ran, c.Report().ID())
 	r.mu.Unlock()
 	return rc, true
 }
@@ -330,18 +356,29 @@ func firstLine(s string) string {
 	return line
 }
 
-// skipped says why a cell cannot run in mode, or "".
-func skipped(c matrix.Cell, mode images.Mode) string {
+// skipped says why a cell cannot run in mode, or "": offline, a scenario
+// that cannot; on any Kubernetes older than its component version's own
+// minimum.
+func skipped(cat *catalog.Catalog, c matrix.Cell, mode images.Mode) string {
 	if mode == images.Offline && c.Scenario.OfflineSkip != "" {
 		return "offline: " + c.Scenario.OfflineSkip
+	}
+	if comp, err := cat.Component(c.Scenario.Component); err == nil && c.ComponentVersion != "" {
+		if why := comp.Unsupported(c.ComponentVersion, c.Kubernetes.Running(mode == images.Offline)); why != "" {
+			return c.Scenario.Component + " " + why
+		}
 	}
 	return ""
 }
 
-// needsCluster is false when every cell of the plan is skipped in mode.
+// needsCluster is false when every cell of the plan is skipped in mode; the
+// cluster made first is of the first cell that runs.
 func (r *Runner) needsCluster(mode images.Mode) bool {
 	for _, c := range r.Cells {
-		if skipped(c, mode) == "" {
+		if skipped(r.Run.Catalog, c, mode) == "" {
+			if r.queue == nil {
+				r.Run.Kubernetes = c.Kubernetes
+			}
 			return true
 		}
 	}
@@ -351,11 +388,14 @@ func (r *Runner) needsCluster(mode images.Mode) bool {
 // prepare decides whether a cell can run and installs its ArgoCD release
 // (shared by the cells of one release). A non-empty outcome ends the cell there.
 func (r *Runner) prepare(ctx context.Context, c matrix.Cell) (report.Outcome, string, []string) {
-	if why := skipped(c, r.Run.Mode); why != "" {
+	if why := skipped(r.Run.Catalog, c, r.Run.Mode); why != "" {
 		return report.Skipped, why, nil
 	}
 	if s, ok := r.Scenarios[c.Scenario.Name]; !ok || !slices.Contains(s.Variants, c.Variant.Name) {
 		return report.Error, fmt.Sprintf("no scenario code registered for %s variant %q", c.Scenario.Name, c.Variant.Name), nil
+	}
+	if err := r.Run.UseKubernetes(r.Context(ctx), c.Kubernetes); err != nil {
+		return report.Error, "the cluster of Kubernetes " + c.Kubernetes.Version + ": " + err.Error(), nil
 	}
 	if err := r.Run.InstallArgoCD(r.Context(ctx), c.ArgoCD); err != nil {
 		return report.Error, err.Error(), nil
@@ -400,6 +440,9 @@ func (r *Runner) Finish(stopped string) *report.Report {
 		rep := r.report
 		rep.Finished = time.Now().UTC()
 		rep.Offline = r.Run.Mode == images.Offline
+		if ran := report.KubeVersions(rep.Cells); ran != "" {
+			rep.Kubernetes = ran // what the clusters answered
+		}
 		if r.Run.Mirror != nil && r.Run.Mode != images.Offline {
 			rep.RegistryMirror = r.Run.Mirror.String()
 		}
@@ -434,6 +477,9 @@ func (r *Runner) notRun(cells []report.Cell) []report.Cell {
 	for _, c := range cells {
 		ran[c.ID()] = true
 	}
+	for _, id := range r.ran { // planned IDs: a cell's Kubernetes may be the cluster's other patch
+		ran[id] = true
+	}
 	planned := r.Cells
 	if r.queue != nil {
 		planned = r.taken
@@ -441,7 +487,6 @@ func (r *Runner) notRun(cells []report.Cell) []report.Cell {
 	var left []report.Cell
 	for _, c := range planned {
 		if rc := c.Report(); !ran[rc.ID()] {
-			rc.Kubernetes = r.report.Kubernetes
 			left = append(left, rc)
 		}
 	}
@@ -451,7 +496,7 @@ func (r *Runner) notRun(cells []report.Cell) []report.Cell {
 // Summary is the console table of a report.
 func Summary(rep *report.Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-22s %-28s %-9s %-16s %-16s %-16s %6s\n", "SCENARIO", "VARIANT", "ARGOCD", "COMPONENT", "OUTCOME", "EXPECTED", "TIME")
+	fmt.Fprintf(&b, "\n%-22s %-28s %-9s %-10s %-16s %-16s %-16s %6s\n", "SCENARIO", "VARIANT", "ARGOCD", "KUBERNETES", "COMPONENT", "OUTCOME", "EXPECTED", "TIME")
 	for _, c := range rep.Cells {
 		mark, expected := "", string(c.Expected)
 		switch {
@@ -460,10 +505,16 @@ func Summary(rep *report.Report) string {
 		case c.Unmeasured:
 			expected = "unmeasured"
 		}
-		fmt.Fprintf(&b, "%-22s %-28s %-9s %-16s %-16s %-16s %5.0fs%s\n", c.Scenario, c.Variant, c.ArgoCD, c.ComponentVersion, c.Outcome, expected, c.Duration, mark)
+		fmt.Fprintf(&b, "%-22s %-28s %-9s %-10s %-16s %-16s %-16s %5.0fs%s\n", c.Scenario, c.Variant, c.ArgoCD, c.Kubernetes, c.ComponentVersion, c.Outcome, expected, c.Duration, mark)
 	}
 	for _, c := range rep.NotRun {
-		fmt.Fprintf(&b, "%-22s %-28s %-9s %-16s %-16s\n", c.Scenario, c.Variant, c.ArgoCD, c.ComponentVersion, "not run")
+		fmt.Fprintf(&b, "%-22s %-28s %-9s %-10s %-16s %-16s\n", c.Scenario, c.Variant, c.ArgoCD, c.Kubernetes, c.ComponentVersion, "not run")
+	}
+	for _, g := range rep.AcrossKubernetes() {
+		fmt.Fprintf(&b, "\n%s %s, ArgoCD %s, %s, across Kubernetes versions:\n", g.Scenario, g.Variant, g.ArgoCD, strings.TrimSpace(g.Component))
+		for _, c := range g.Cells {
+			fmt.Fprintf(&b, "  %-10s %s\n", c.Kubernetes, c.Tally())
+		}
 	}
 	if n := len(rep.Unmeasured()); n > 0 {
 		policy := "listed, not a failure; UNMEASURED=fail makes them one"

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
@@ -55,5 +56,35 @@ func TestInterruptedReasonNamesTheCause(t *testing.T) {
 	got := interrupted(ctx, "wait application argocd/x Synced: context canceled\nmore")
 	if !strings.HasPrefix(got, "interrupted by terminated") || strings.Contains(got, "more") {
 		t.Errorf("interrupted() = %q", got)
+	}
+}
+
+// A cell whose component version does not support the cell's Kubernetes
+// (its own minimum) is SKIPPED with that minimum, before any cluster: never
+// run, never ERROR. Online the published image's version is the one compared.
+func TestCellBelowTheComponentsMinimumKubernetesIsSkipped(t *testing.T) {
+	cat := &catalog.Catalog{Components: map[string]catalog.Component{
+		"knative-serving": {Versions: []string{"v0.43.0", "v0.47.1"}, MinKubernetes: map[string]string{"v0.43.0": "v1.28.0", "v0.47.1": "v1.32.0"}}}}
+	knative := func(version string, kube catalog.KubeVersion) matrix.Cell {
+		return matrix.Cell{Scenario: matrix.Scenario{Name: "knative-argocd", Component: "knative-serving"}, Variant: matrix.Variant{Name: "bug"},
+			ArgoCD: catalog.MustRelease("v2.14.11"), ComponentVersion: version, Kubernetes: kube}
+	}
+	k130 := catalog.KubeVersion{Version: "v1.30.4", OnlineNodeImage: "kindest/node:v1.30.13"}
+	k133 := catalog.KubeVersion{Version: "v1.33.13", OnlineNodeImage: "kindest/node:v1.33.1"}
+	if why := skipped(cat, knative("v0.47.1", k130), images.Offline); !strings.Contains(why, "requires Kubernetes v1.32.0") || !strings.Contains(why, "v1.30.4") {
+		t.Errorf("1.20 on v1.30.4: %q", why)
+	}
+	if why := skipped(cat, knative("v0.47.1", k130), images.Online); !strings.Contains(why, "v1.30.13") {
+		t.Errorf("online, the published image's version: %q", why)
+	}
+	for _, c := range []matrix.Cell{knative("v0.43.0", k130), knative("v0.47.1", k133)} {
+		if why := skipped(cat, c, images.Offline); why != "" {
+			t.Errorf("%s on %s: skipped %q", c.ComponentVersion, c.Kubernetes.Version, why)
+		}
+	}
+	r := testRunner(t, knative("v0.47.1", k130), knative("v0.47.1", k133))
+	r.Run.Catalog, r.Run.Mode = cat, images.Offline
+	if !r.needsCluster(images.Offline) || r.Run.Kubernetes != k133 {
+		t.Errorf("the first cluster is %q, want the first cell that runs (v1.33.13)", r.Run.Kubernetes.Version)
 	}
 }

@@ -21,6 +21,11 @@ import (
 // loading its images and installing it (measured 60-120 s here, warm).
 const InstallCost = 120 * time.Second
 
+// ClusterCost is what a cluster pays to run a cell of another Kubernetes
+// version: a new cluster in its place (about 90 s to a Ready node and its
+// controllers here, warm), then the release's install.
+const ClusterCost = 90*time.Second + InstallCost
+
 // DefaultCellCost is a cell's estimate when neither the reports nor the
 // matrix say more.
 const DefaultCellCost = 120 * time.Second
@@ -39,12 +44,15 @@ type Queue struct {
 
 // Unit is one queued cell.
 type Unit struct {
-	ID       string        `json:"id"` // the cell's report ID
-	ArgoCD   string        `json:"argocd"`
-	Scenario string        `json:"scenario"`
-	Version  string        `json:"componentVersion,omitempty"`
-	Cost     time.Duration `json:"cost"` // all its repeats
-	file     string
+	ID       string `json:"id"` // the cell's report ID
+	ArgoCD   string `json:"argocd"`
+	Scenario string `json:"scenario"`
+	Version  string `json:"componentVersion,omitempty"`
+	// Kubernetes is the cluster's version the cell needs: another one is a
+	// new cluster.
+	Kubernetes string        `json:"kubernetes,omitempty"`
+	Cost       time.Duration `json:"cost"` // all its repeats
+	file       string
 }
 
 // NewQueue writes cells into a queue under dir, largest first, for clusters
@@ -59,7 +67,7 @@ func NewQueue(dir string, clusters int, cells []matrix.Cell, repeat int, cost fu
 	units := make([]Unit, len(cells))
 	for i, c := range cells {
 		units[i] = Unit{ID: c.Report().ID(), ArgoCD: c.ArgoCD.String(), Scenario: c.Scenario.Name, Version: c.ComponentVersion,
-			Cost: cost(c) * time.Duration(repeat)}
+			Kubernetes: c.Kubernetes.Version, Cost: cost(c) * time.Duration(repeat)}
 	}
 	slices.SortStableFunc(units, func(a, b Unit) int { return cmp.Compare(b.Cost, a.Cost) })
 	meta, _ := json.Marshal(q)
@@ -154,7 +162,11 @@ func (q *Queue) choose(pending []Unit, last *Unit) Unit {
 		left += u.Cost
 	}
 	n := time.Duration(max(q.Clusters, 1))
-	if pending[0].Cost-left/n > InstallCost {
+	switchCost := InstallCost
+	if pending[0].Kubernetes != last.Kubernetes {
+		switchCost = ClusterCost
+	}
+	if pending[0].Cost-left/n > switchCost {
 		return pending[0]
 	}
 	best, bestScore := pending[0], -1
@@ -166,10 +178,14 @@ func (q *Queue) choose(pending []Unit, last *Unit) Unit {
 	return best
 }
 
-// affinity is what running u after last saves: the ArgoCD install most,
-// then loading the scenario's images, then the component version's.
+// affinity is what running u after last saves: a new cluster most (another
+// Kubernetes version), then the ArgoCD install, then loading the scenario's
+// images, then the component version's.
 func affinity(last, u Unit) int {
 	s := 0
+	if u.Kubernetes == last.Kubernetes {
+		s += 8
+	}
 	if u.ArgoCD == last.ArgoCD {
 		s += 4
 	}
@@ -206,6 +222,9 @@ func ReadCosts(dir string) *Costs {
 			for _, run := range c.Results() {
 				if run.Outcome != report.Error && run.Outcome != report.Skipped && run.Duration > 0 {
 					measured[c.ID()] = append(measured[c.ID()], run.Duration)
+					if short := unversioned(c.ID()); short != c.ID() {
+						measured[short] = append(measured[short], run.Duration)
+					}
 				}
 			}
 		}
@@ -216,15 +235,26 @@ func ReadCosts(dir string) *Costs {
 	return &Costs{measured: measured}
 }
 
-// Of is a cell's estimate.
+// Of is a cell's estimate: its own measured runs, else the same cell's on
+// any Kubernetes version (the version changes little of a cell's time), else
+// the scenario's typical time.
 func (k *Costs) Of(c matrix.Cell) time.Duration {
 	if d := k.measured[c.Report().ID()]; len(d) > 0 {
+		return time.Duration(d[len(d)/2] * float64(time.Second))
+	}
+	if d := k.measured[unversioned(c.Report().ID())]; len(d) > 0 {
 		return time.Duration(d[len(d)/2] * float64(time.Second))
 	}
 	if c.Scenario.Seconds > 0 {
 		return time.Duration(c.Scenario.Seconds) * time.Second
 	}
 	return DefaultCellCost
+}
+
+// unversioned is a cell ID without its Kubernetes version.
+func unversioned(id string) string {
+	short, _, _ := strings.Cut(id, report.KubeIDPrefix)
+	return short
 }
 
 // Measured reports whether a cell's estimate comes from its measured runs.

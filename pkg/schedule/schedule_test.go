@@ -173,3 +173,39 @@ func TestCostsUseTheMedianOfMeasuredRuns(t *testing.T) {
 		t.Errorf("the scenario's typical time: %s, want 42s", got)
 	}
 }
+
+// A cell measured on one Kubernetes version costs as much on another; and a
+// cluster stays on its Kubernetes version when the queue holds cells of it:
+// two shards on two versions each take their own version's cells.
+func TestQueueKeepsAClusterOnItsKubernetesVersion(t *testing.T) {
+	dir := t.TempDir()
+	measured := cellOn("kargo-argocd", "fg", "v2.14.11")
+	measured.Kubernetes = catalog.KubeVersion{Version: "v1.33.13"}
+	rep := &report.Report{RunID: "r", Cells: []report.Cell{measured.Report()}}
+	rep.Cells[0].Outcome, rep.Cells[0].Duration = report.Mitigated, 590
+	if err := rep.WriteFiles(filepath.Join(dir, "r")); err != nil {
+		t.Fatal(err)
+	}
+	costs := ReadCosts(dir)
+	var cells []matrix.Cell
+	for _, k := range []string{"v1.33.13", "v1.35.4"} {
+		for _, v := range []string{"fg", "cascade"} {
+			c := cellOn("kargo-argocd", v, "v2.14.11")
+			c.Kubernetes = catalog.KubeVersion{Version: k}
+			cells = append(cells, c)
+		}
+	}
+	if got := costs.Of(cells[2]); got != 590*time.Second {
+		t.Errorf("fg on v1.35.4 costs %s, want fg's measured 590s on v1.33.13", got)
+	}
+	q, err := NewQueue(t.TempDir(), 2, cells, 10, func(matrix.Cell) time.Duration { return 590 * time.Second })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, shard := range []struct{ cluster, kube string }{{"c-1", "v1.33.13"}, {"c-2", "v1.35.4"}, {"c-1", "v1.33.13"}, {"c-2", "v1.35.4"}} {
+		u, _, ok, err := q.Take(shard.cluster, &Unit{Kubernetes: shard.kube})
+		if err != nil || !ok || u.Kubernetes != shard.kube {
+			t.Errorf("%s on %s took %+v (%v)", shard.cluster, shard.kube, u, err)
+		}
+	}
+}

@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
-# Builds the Kubernetes binaries the node image needs from the pinned build module.
-# usage: build.sh OUT_DIR      (KUBE_VERSION must match go.mod's k8s.io/kubernetes)
+# Builds the Kubernetes binaries the node image needs from a build module that
+# images/build/module.sh wrote, with the version fields upstream's build sets.
+# usage: build.sh MODULE_DIR OUT_DIR      (KUBE_VERSION: the module's k8s.io/kubernetes)
 set -euo pipefail
-out=${1:?usage: build.sh OUT_DIR}
-here=$(cd "$(dirname "$0")" && pwd)
+mod=${1:?usage: build.sh MODULE_DIR OUT_DIR}
+out=${2:?usage: build.sh MODULE_DIR OUT_DIR}
 ver=${KUBE_VERSION:?KUBE_VERSION is required}
 minor=$(echo "$ver" | cut -d. -f2)
-pkg=k8s.io/component-base/version
-cpkg=k8s.io/client-go/pkg/version
 ld="-s -w"
-for p in $pkg $cpkg; do
+for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   ld+=" -X $p.gitVersion=$ver -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z"
 done
 mkdir -p "$out"
-cd "$here"
-export CGO_ENABLED=0 GOFLAGS=-mod=mod GOSUMDB=off GOTOOLCHAIN=local
-for cmd in kubeadm kubelet kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy; do
-  echo "build $cmd"
-  go build -trimpath -ldflags "$ld" -o "$out/$cmd" "k8s.io/kubernetes/cmd/$cmd"
-done
+cd "$mod"
+export CGO_ENABLED=0 GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOWORK=off GOTOOLCHAIN
+GOTOOLCHAIN=$(cat toolchain)
+while read -r pkg; do
+  echo "build ${pkg##*/}"
+  go build -trimpath -ldflags "$ld" -o "$out/${pkg##*/}" "$pkg"
+done <main.txt

@@ -1,6 +1,0 @@
-//go:build tools
-
-// Package tools pins the coredns command.
-package tools
-
-import _ "github.com/coredns/coredns"
