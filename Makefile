@@ -117,13 +117,13 @@ CONFORM = -chart "$(CHART)" -chart-name "$(CHART_NAME)" -chart-version "$(CHART_
   -values "$(VALUES)" -namespace "$(NAMESPACE)" -namespace-labels "$(NAMESPACE_LABELS)" -release "$(RELEASE)" -extra "$(EXTRA)" \
   -checks "$(CHECKS)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" -sync-options "$(SYNC_OPTIONS)" -expect "$(EXPECT)"
 
-conform: $(E2E) ## the five bug classes checked on a chart, each a cell of the report: CHART=dir|.tgz|repo-url [CHART_VERSION=v] [CHART_NAME=n] [VALUES=file] [NAMESPACE=ns] [NAMESPACE_LABELS=k=v] [EXTRA=dir] [ARGOCD=tag] [CHECKS=a,b] [IMAGES=img,img] (docs/conform.md)
+conform: $(E2E) ## the five bug classes checked on a chart, each a cell of the report: CHART=dir|.tgz|repo-url [CHART_VERSION=v] [CHART_NAME=n] [VALUES=file] [NAMESPACE=ns] [NAMESPACE_LABELS=k=v] [EXTRA=dir] [ARGOCD=tag] [KUBERNETES=v] [CHECKS=a,b] [IMAGES=img,img] (docs/conform.md)
 	@test -n "$(CHART)" || { echo "make conform: CHART= names the chart to check (a chart directory, a .tgz, or a chart repository URL with CHART_NAME and CHART_VERSION)"; exit 2; }
-	$(RUN_E2E) -test.run TestConform $(CONFORM) -argocd "$(ARGOCD)" -mode $(MODE) $(PULL) \
+	$(RUN_E2E) -test.run TestConform $(CONFORM) -argocd "$(ARGOCD)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
 
 conform-smoke: $(E2E) ## make conform on the suite's clean chart (fixtures/charts/conform-clean) on SMOKE_ARGOCD: every check must come out NOT_REPRODUCED (about 5 minutes)
-	$(RUN_E2E) -test.run TestConform -chart fixtures/charts/conform-clean -namespace conform-clean -argocd $(SMOKE_ARGOCD) -mode $(MODE) $(PULL) \
+	$(RUN_E2E) -test.run TestConform -chart fixtures/charts/conform-clean -namespace conform-clean -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES) -mode $(MODE) $(PULL) \
 	  -cluster $(CLUSTER) $(KEEP_FLAG) -command "make conform-smoke"
 
 # make conform-validate: only these validations of suites/conform.yaml (names, comma-separated)

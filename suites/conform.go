@@ -66,7 +66,7 @@ type ValidatedChart struct {
 	// (plain YAML files: what a scenario applied of one).
 	Documents []string `json:"documents,omitempty"`
 	Knative   string   `json:"knative,omitempty"`
-	Flag    bool     `json:"flag,omitempty"`
+	Flag      bool     `json:"flag,omitempty"`
 }
 
 // Validations are suites/conform.yaml's, checked.

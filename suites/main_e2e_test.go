@@ -23,6 +23,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/conform"
 	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/pkg/schedule"
 	"github.com/gitops-conformance/suite/pkg/shell"
@@ -177,8 +178,19 @@ func conformRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 	if err != nil {
 		return nil, err
 	}
+	// rendered for the first Kubernetes version of the run, as ArgoCD renders
+	// it for the cluster's (a chart whose rendering differs between versions
+	// is checked as it renders on that one)
+	kube := cat.Kubernetes.DefaultVersion()
+	if k := matrix.ParseList(opts.Kubernetes); len(k) > 0 {
+		kubes, err := cat.Kubernetes.Select(k)
+		if err != nil {
+			return nil, &runner.BadInput{Err: err}
+		}
+		kube = kubes[0]
+	}
 	spec, err := conf.Resolve(ctx, conform.Where{Repo: repo, CacheDir: cache, Online: mode == images.Online || opts.RegistryMirror != "",
-		Kubernetes: cat.Kubernetes.Version})
+		Kubernetes: kube.Version})
 	if err != nil {
 		return nil, &runner.BadInput{Err: err}
 	}
@@ -192,6 +204,9 @@ func conformRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 		o.Command = spec.Command
 		if o.ArgoCD != "" {
 			o.Command += " ARGOCD=" + o.ArgoCD
+		}
+		if o.Kubernetes != "" {
+			o.Command += " KUBERNETES=" + o.Kubernetes
 		}
 	}
 	return runner.New(ctx, o, cat, data, code, repo)

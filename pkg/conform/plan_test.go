@@ -36,7 +36,7 @@ func TestPlanIsTheScenarioConformOfTheChart(t *testing.T) {
 	if rc.Scenario != "conform" || rc.Variant != "self-blocking-webhook" || rc.Component != "c" || rc.ComponentVersion != "1.0.0" || rc.ArgoCD != newest {
 		t.Errorf("cell: %+v (the newest release of the default axis is %s)", rc, newest)
 	}
-	if got := c.Replay(); got != "make conform CHART=c NAMESPACE=team CHECKS=self-blocking-webhook ARGOCD="+newest {
+	if got := c.Replay(); got != "make conform CHART=c NAMESPACE=team CHECKS=self-blocking-webhook ARGOCD="+newest+" KUBERNETES="+cat.Kubernetes.Default {
 		t.Errorf("replay: %s", got)
 	}
 	if want, why := data.Expected(c, true); want != report.Reproduced || why != s.ExpectWhy {

@@ -227,7 +227,7 @@ func TestTheCleanChart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "registry.k8s.io/etcd:" + strings.TrimPrefix(cat.Kubernetes.Etcd, "v") + "-0"
+	want := "registry.k8s.io/etcd:" + strings.TrimPrefix(cat.Kubernetes.DefaultVersion().Etcd, "v") + "-0"
 	if !slices.Contains(r.Images(), want) {
 		t.Errorf("the hook runs kubeadm's etcd image of the catalog's Kubernetes, %s: %v", want, r.Images())
 	}

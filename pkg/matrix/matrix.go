@@ -141,11 +141,10 @@ type Cell struct {
 // variant, ArgoCD release, component version and Kubernetes version,
 // nothing more.
 func (c Cell) Replay() string {
-	if c.Scenario.ReplayCommand != "" {
-		return fmt.Sprintf("%s CHECKS=%s ARGOCD=%s", c.Scenario.ReplayCommand, c.Variant.Name, c.ArgoCD)
-	}
 	cmd := fmt.Sprintf("make e2e SCENARIO=%s VARIANT=%s ARGOCD=%s", c.Scenario.Name, c.Variant.Name, c.ArgoCD)
-	if c.ComponentVersion != "" {
+	if c.Scenario.ReplayCommand != "" {
+		cmd = fmt.Sprintf("%s CHECKS=%s ARGOCD=%s", c.Scenario.ReplayCommand, c.Variant.Name, c.ArgoCD)
+	} else if c.ComponentVersion != "" {
 		cmd += " COMPONENT_VERSION=" + c.ComponentVersion
 	}
 	if c.Kubernetes.Version != "" {
