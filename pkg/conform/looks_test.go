@@ -206,8 +206,14 @@ spec:
 		{"OutOfSync: the dropped keys named", Drift("crds", r), cluster(nil, app("OutOfSync"), live), false, false,
 			"2 field(s) of the chart the live object lacks (dropped by the API server): .spec.versions[0].schema.openAPIV3Schema.properties.key.x-kubernetes-patch-merge-key, .spec.versions[0].schema.openAPIV3Schema.properties.key.x-kubernetes-patch-strategy; 0 differ"},
 		{"Synced", Drift("crds", r), cluster(nil, app("Synced"), live), true, false, "none of the application's 1 resources OutOfSync"},
+		{"OutOfSync on a field the cluster adds", Drift("crds", r), cluster(nil, app("OutOfSync"), desired(r)), false, false,
+			"every field of the chart is in the live object as the chart has it"},
+		{"OutOfSync, gone", Drift("crds", r), cluster(nil, app("OutOfSync")), false, false, "OutOfSync: not in the cluster"},
 		{"no answer", Drift("crds", r), cluster(refused), false, true, ""},
 	})
+	if _, differ := Diff(map[string]any{"metadata": map[string]any{"name": "x", "labels": map[string]any{"a": "b"}}}, map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "c"}}}); len(differ) != 1 {
+		t.Errorf("a label of the chart with another value differs: %v", differ)
+	}
 	dropped, differ := Diff(map[string]any{"spec": map[string]any{"a": int64(1), "b": []any{"x", "y"}}, "status": map[string]any{"s": 1}},
 		map[string]any{"spec": map[string]any{"a": float64(2), "b": []any{"x"}, "c": 3}})
 	if strings.Join(dropped, " ") != ".spec.b[1]" || strings.Join(differ, " ") != ".spec.a" {
@@ -349,4 +355,9 @@ func TestNodeImages(t *testing.T) {
 	if got := Missing([]string{"openkruise/kruise-manager:v1.5.2", "openkruise/kruise-daemon:v1.5.2"}, have); len(got) != 1 || got[0] != "openkruise/kruise-daemon:v1.5.2" {
 		t.Errorf("missing: %v", got)
 	}
+}
+
+// desired is the chart's object as the cluster would hold it, unchanged.
+func desired(r *Rendered) *unstructured.Unstructured {
+	return r.Objects[0].DeepCopy()
 }

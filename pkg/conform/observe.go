@@ -120,6 +120,10 @@ func Drift(app string, r *Rendered) assert.Check {
 				return false, "", assert.Unknown(err)
 			}
 			dropped, differ := Diff(desired.Object, live.Object)
+			if len(dropped)+len(differ) == 0 {
+				lines = append(lines, ref+" OutOfSync: every field of the chart is in the live object as the chart has it (what ArgoCD diffs is a field the cluster or a controller adds that ArgoCD does not ignore)")
+				continue
+			}
 			lines = append(lines, fmt.Sprintf("%s OutOfSync: %d field(s) of the chart the live object lacks (dropped by the API server)%s; %d differ%s",
 				ref, len(dropped), listed(dropped), len(differ), listed(differ)))
 		}
