@@ -308,8 +308,15 @@ func (k *cell) forgetWebhooksAtEnd() features.Func {
 			if err != nil {
 				return err
 			}
+			// read again: a controller of the chart may have registered more
+			// since they were recorded
+			live, err := liveWebhooks(ctx)
+			if err != nil {
+				return err
+			}
+			registered := ChartWebhooks(live, rendered, k.before, k.chartNamespaces())
 			var names []string
-			for _, w := range append(rendered, k.webhooks...) {
+			for _, w := range append(append(rendered, k.webhooks...), registered...) {
 				if n := w.Config + "/" + w.ConfigName; !slices.Contains(names, n) {
 					names = append(names, n)
 				}
