@@ -314,7 +314,10 @@ func (k *cell) forgetWebhooksAtEnd() features.Func {
 			if err != nil {
 				return err
 			}
-			registered := ChartWebhooks(live, rendered, k.before, k.chartNamespaces())
+			var registered []check.Webhook
+			if k.before != nil { // else the cell ended before it knew what was there
+				registered = ChartWebhooks(live, rendered, k.before, k.chartNamespaces())
+			}
 			var names []string
 			for _, w := range append(append(rendered, k.webhooks...), registered...) {
 				if n := w.Config + "/" + w.ConfigName; !slices.Contains(names, n) {
