@@ -157,7 +157,39 @@ func LeftBehind(webhooks []check.Webhook) assert.Check {
 	if len(left) == 0 {
 		return constant(false, "no webhook configuration of the chart calls a service in the cluster")
 	}
-	return assert.Any(left...)
+	any := assert.Any(left...)
+	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+		ok, _, err := any(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		var seen []string
+		for _, k := range order {
+			ws := byConfig[k]
+			there, _, err := check.Exists(ws[0].Config, "", ws[0].ConfigName)(ctx)
+			if err != nil {
+				return false, "", err
+			}
+			state := "gone"
+			if there {
+				var services []string
+				for _, w := range ws {
+					if s := w.ClientConfig.Service; s != nil {
+						gone, _, err := check.Missing("service", s.Namespace, s.Name)(ctx)
+						if err != nil {
+							return false, "", err
+						}
+						if sv := map[bool]string{true: "gone", false: "there"}[gone]; !slices.Contains(services, "service "+s.Namespace+"/"+s.Name+" "+sv) {
+							services = append(services, "service "+s.Namespace+"/"+s.Name+" "+sv)
+						}
+					}
+				}
+				state = "there, calling " + strings.Join(services, ", ")
+			}
+			seen = append(seen, ws[0].Config+" "+ws[0].ConfigName+" "+state)
+		}
+		return ok, strings.Join(seen, "; "), nil
+	}, func(ctx context.Context) (*repro.Check, error) { return assert.ScriptOf(ctx, any), nil })
 }
 
 // Kept holds when the namespace is there and Active and still holds the

@@ -131,9 +131,10 @@ webhooks:
 	config := obj("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "", "config.webhook.serving.knative.dev", nil)
 	service := obj("v1", "Service", "knative-serving", "webhook", nil)
 	expect(t, []look{
-		{"left, its service gone", LeftBehind(hooks), cluster(nil, config), true, false, "not found"},
-		{"left, its service there", LeftBehind(hooks), cluster(nil, config, service), false, false, ""},
-		{"deleted with the chart", LeftBehind(hooks), cluster(nil), false, false, "not found"},
+		{"left, its service gone", LeftBehind(hooks), cluster(nil, config), true, false,
+			"validatingwebhookconfiguration config.webhook.serving.knative.dev there, calling service knative-serving/webhook gone"},
+		{"left, its service there", LeftBehind(hooks), cluster(nil, config, service), false, false, "calling service knative-serving/webhook there"},
+		{"deleted with the chart", LeftBehind(hooks), cluster(nil), false, false, "validatingwebhookconfiguration config.webhook.serving.knative.dev gone"},
 		{"no answer", LeftBehind(hooks), cluster(refused), false, true, ""},
 		{"no configuration calls a service", LeftBehind(hooks[1:]), cluster(nil), false, false, "no webhook configuration of the chart calls a service"},
 	})
