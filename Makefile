@@ -67,7 +67,7 @@ PULL = -registry-mirror "$(REGISTRY_MIRROR)" -node-image "$(NODE_IMAGE)" -delive
 SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -kubernetes "$(KUBERNETES)" -mode "$(MODE)" -unmeasured "$(UNMEASURED)" $(PULL)
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
 
-.PHONY: docs help test unit e2e argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
+.PHONY: docs help test unit e2e conform conform-smoke conform-validate argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
 .PHONY: report-merge report-render report-diff report-history releases lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
@@ -80,7 +80,7 @@ $(E2E): $(GO_SOURCES)
 	@echo "building the e2e test binary (a few minutes on a cold machine)"
 	@$(GO) test -c -tags e2e -o $(E2E) ./suites
 
-test: unit lint-workflows smoke merge-check mirror-check fault-test interrupt-test ## unit tests, workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, the online pull path through a registry mirror, the API-fault and interrupt tests (what .ci/run calls)
+test: unit lint-workflows smoke merge-check conform-smoke mirror-check fault-test interrupt-test ## unit tests, workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, make conform on the clean chart, the online pull path through a registry mirror, the API-fault and interrupt tests (what .ci/run calls)
 
 unit: ## unit tests: seconds, no Docker
 	$(GO) test -count=1 ./...
@@ -96,6 +96,41 @@ e2e: $(CLI) $(E2E) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] 
 	$(RUN_E2E) -test.run TestMatrix $(SELECTION) \
 	  -repeat $(REPEAT) -clusters $(PARALLEL) -cells "$(CELLS)" -cluster $(CLUSTER) $(KEEP_FLAG) \
 	  -command "$(or $(E2E_COMMAND),make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES)) REPEAT=$(REPEAT) PARALLEL=$(PARALLEL)$(if $(CELLS), CELLS=$(CELLS)))"
+
+# make conform: the chart to check and how it is installed (docs/conform.md)
+CHART ?=
+CHART_NAME ?=
+CHART_VERSION ?=
+CHART_DIGEST ?=
+VALUES ?=
+NAMESPACE ?=
+NAMESPACE_LABELS ?=
+RELEASE ?=
+EXTRA ?=
+CHECKS ?=
+IMAGES ?=
+IMAGE_RECIPES ?=
+SYNC_OPTIONS ?=
+# make conform: check=REPRODUCED,... expected instead of NOT_REPRODUCED (a finding known and accepted)
+EXPECT ?=
+CONFORM = -chart "$(CHART)" -chart-name "$(CHART_NAME)" -chart-version "$(CHART_VERSION)" -chart-digest "$(CHART_DIGEST)" \
+  -values "$(VALUES)" -namespace "$(NAMESPACE)" -namespace-labels "$(NAMESPACE_LABELS)" -release "$(RELEASE)" -extra "$(EXTRA)" \
+  -checks "$(CHECKS)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" -sync-options "$(SYNC_OPTIONS)" -expect "$(EXPECT)"
+
+conform: $(E2E) ## the five bug classes checked on a chart, each a cell of the report: CHART=dir|.tgz|repo-url [CHART_VERSION=v] [CHART_NAME=n] [VALUES=file] [NAMESPACE=ns] [NAMESPACE_LABELS=k=v] [EXTRA=dir] [ARGOCD=tag] [KUBERNETES=v] [CHECKS=a,b] [IMAGES=img,img] (docs/conform.md)
+	@test -n "$(CHART)" || { echo "make conform: CHART= names the chart to check (a chart directory, a .tgz, or a chart repository URL with CHART_NAME and CHART_VERSION)"; exit 2; }
+	$(RUN_E2E) -test.run TestConform $(CONFORM) -argocd "$(ARGOCD)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL) \
+	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
+
+conform-smoke: $(E2E) ## make conform on the suite's clean chart (fixtures/charts/conform-clean) on SMOKE_ARGOCD: every check must come out NOT_REPRODUCED (about 5 minutes)
+	$(RUN_E2E) -test.run TestConform -chart fixtures/charts/conform-clean -namespace conform-clean -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES) -mode $(MODE) $(PULL) \
+	  -cluster $(CLUSTER) $(KEEP_FLAG) -command "make conform-smoke"
+
+# make conform-validate: only these validations of suites/conform.yaml (names, comma-separated)
+ONLY ?=
+
+conform-validate: $(CLI) $(E2E) ## make conform on the charts the scenarios measured (suites/conform.yaml), each against its known answers, one run each on one cluster; writes docs/conform-validation.md, fails when an answer differs [ONLY=name,name] [KEEP=1]
+	CONFORMANCE=$(CLI) E2E=$(E2E) CLUSTER=$(CLUSTER) KEEP=$(KEEP) ONLY="$(ONLY)" ./hack/conform-validate.sh -mode $(MODE) $(PULL)
 
 argocd-check: $(CLI) $(E2E) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
 	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -kubernetes "$(or $(KUBERNETES),$(SMOKE_KUBERNETES))" -mode $(MODE) $(PULL)

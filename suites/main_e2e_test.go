@@ -20,7 +20,10 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/types"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/conform"
+	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/pkg/schedule"
 	"github.com/gitops-conformance/suite/pkg/shell"
@@ -43,10 +46,14 @@ var (
 	testenv types.Environment
 	run     *runner.Runner
 	opts    runner.Options
+	conf    conform.Options // make conform's: a chart to check instead of the matrix
 	runCtx  context.Context // cancelled by an interrupt
 )
 
-func init() { opts.Register(flag.CommandLine) }
+func init() {
+	opts.Register(flag.CommandLine)
+	conf.Register(flag.CommandLine)
+}
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -139,15 +146,70 @@ func newRunner(ctx context.Context) (*runner.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := Matrix()
-	if err != nil {
-		return nil, err
-	}
 	repo, err := filepath.Abs("..")
 	if err != nil {
 		return nil, err
 	}
+	if conf.Enabled() {
+		return conformRunner(ctx, cat, repo)
+	}
+	data, err := Matrix()
+	if err != nil {
+		return nil, err
+	}
 	return runner.New(ctx, opts, cat, data, Scenarios(), repo)
+}
+
+// conformRunner is make conform's run: the chart read and rendered, each
+// check a cell of the scenario conform made from it. A chart that cannot
+// be read is bad input, like an unknown scenario.
+func conformRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*runner.Runner, error) {
+	if opts.Scenarios != "" || opts.Variants != "" || opts.Versions != "" || opts.Cells != "" {
+		return nil, &runner.BadInput{Err: errors.New("make conform checks a chart: SCENARIO, VARIANT, COMPONENT_VERSION and CELLS are make e2e's (CHECKS chooses the checks)")}
+	}
+	mode, err := images.ParseMode(opts.Mode)
+	if err != nil {
+		return nil, &runner.BadInput{Err: err}
+	}
+	if mode == images.Auto && conform.IsRepoURL(conf.Chart) {
+		mode, _ = images.Detect(ctx, mode, images.HTTPProbe)
+	}
+	cache, err := runner.CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	// rendered for the first Kubernetes version of the run, as ArgoCD renders
+	// it for the cluster's (a chart whose rendering differs between versions
+	// is checked as it renders on that one)
+	kube := cat.Kubernetes.DefaultVersion()
+	if k := matrix.ParseList(opts.Kubernetes); len(k) > 0 {
+		kubes, err := cat.Kubernetes.Select(k)
+		if err != nil {
+			return nil, &runner.BadInput{Err: err}
+		}
+		kube = kubes[0]
+	}
+	spec, err := conf.Resolve(ctx, conform.Where{Repo: repo, CacheDir: cache, Online: mode == images.Online || opts.RegistryMirror != "",
+		Kubernetes: kube.Version})
+	if err != nil {
+		return nil, &runner.BadInput{Err: err}
+	}
+	data, code, err := spec.Plan(cat)
+	if err != nil {
+		return nil, err
+	}
+	o := opts
+	o.Scenarios = conform.Scenario
+	if o.Command == "" {
+		o.Command = spec.Command
+		if o.ArgoCD != "" {
+			o.Command += " ARGOCD=" + o.ArgoCD
+		}
+		if o.Kubernetes != "" {
+			o.Command += " KUBERNETES=" + o.Kubernetes
+		}
+	}
+	return runner.New(ctx, o, cat, data, code, repo)
 }
 
 // interruptible is the run's context: cancelled by the first SIGINT or

@@ -11,6 +11,23 @@ import (
 // TestMatrix runs the planned cells, each as a subtest, ArgoCD release
 // outermost (a parallel run's cluster: the cells it takes from the queue).
 func TestMatrix(t *testing.T) {
+	if conf.Enabled() {
+		t.Skip("a make conform run (-chart): TestConform runs its cells")
+	}
+	runCells(t)
+}
+
+// TestConform runs make conform's cells: each check of the chart (-chart)
+// a cell, as TestMatrix runs the matrix's.
+func TestConform(t *testing.T) {
+	if !conf.Enabled() {
+		t.Skip("no -chart: make conform CHART=... names the chart to check")
+	}
+	runCells(t)
+}
+
+// runCells runs the run's planned cells, each as a subtest.
+func runCells(t *testing.T) {
 	run.Plan()
 	for cells := run.Next(runCtx); len(cells) > 0; cells = run.Next(runCtx) {
 		for _, c := range cells {

@@ -29,6 +29,7 @@ commands:
   ` + reportUsage + `
   ` + registryUsage + `
   ` + reproUsage + `
+  ` + conformUsage + `
 
 The cells themselves, bisect and sweep run in the e2e test binary
 (make e2e, make bisect, make sweep), which takes the same flags.
@@ -56,8 +57,11 @@ func main() {
 }
 
 func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd string, args []string) error {
-	if cmd == "releases" {
+	switch cmd {
+	case "releases":
 		return releasesCommand(ctx, cat, data, args, os.Stdout, releases.GoCommand{})
+	case "conform":
+		return conformCommand(ctx, args, os.Stdout)
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	var o runner.Options
@@ -92,7 +96,7 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 	case "repro":
 		return reproCommand(ctx, cat, fs.Args(), os.Stdout)
 	}
-	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, plan, releases, report, registry, repro)", cmd)}
+	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, plan, releases, report, registry, repro, conform)", cmd)}
 }
 
 // Plan renders an estimate: cluster time per scenario and the wall time on

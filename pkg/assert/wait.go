@@ -180,6 +180,17 @@ func Any(checks ...Check) Check {
 	})
 }
 
+// Not holds when check does not (a look that could not tell still could
+// not); seen is check's.
+func Not(check Check) Check {
+	return Scripted(func(ctx context.Context) (bool, string, error) {
+		ok, seen, err := check(ctx)
+		return !ok && err == nil, seen, err
+	}, func(ctx context.Context) (*repro.Check, error) {
+		return repro.Not(ScriptOf(ctx, check)), nil
+	})
+}
+
 func scripts(ctx context.Context, checks []Check) []*repro.Check {
 	out := make([]*repro.Check, len(checks))
 	for i, c := range checks {

@@ -83,6 +83,19 @@ func TestAny(t *testing.T) {
 	if ok, seen, _ := All(yes, no, yes)(context.Background()); ok || seen != "yes; no" {
 		t.Fatalf("All(yes, no, yes) = %v %q", ok, seen)
 	}
+	if ok, seen, _ := Not(no)(context.Background()); !ok || seen != "no" {
+		t.Fatalf("Not(no) = %v %q", ok, seen)
+	}
+	unknown := func(context.Context) (bool, string, error) { return false, "", Unknown(errors.New("refused")) }
+	if ok, _, err := Not(unknown)(context.Background()); ok || !IsUnknown(err) {
+		t.Fatalf("Not of a look that could not tell still could not tell: %v %v", ok, err)
+	}
+	if ok, _, _ := All()(context.Background()); !ok {
+		t.Fatal("All() holds: every one of none holds")
+	}
+	if ok, _, _ := Any()(context.Background()); ok {
+		t.Fatal("Any() does not hold")
+	}
 }
 
 // A look that could not tell keeps an Eventually looking (the API server may

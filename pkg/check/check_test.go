@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -117,6 +118,12 @@ func TestWorkloadChecks(t *testing.T) {
 	// the fake client ignores field selectors; the filter is the API server's
 	if ok, seen, err := EventSeen("n", "ReplicaSet", "FailedCreate", "mpod.kb.io")(cluster(t, nil, event)); !ok || err != nil {
 		t.Errorf("EventSeen: %v %q %v", ok, seen, err)
+	}
+	if ok, seen, err := EventMatches("n", "ReplicaSet", "FailedCreate", `^kruise-manager-1: .*"mpod\.kb\.io"`)(cluster(t, nil, event)); !ok || err != nil {
+		t.Errorf("EventMatches: %v %q %v", ok, seen, err)
+	}
+	if ok, seen, err := EventMatches("n", "ReplicaSet", "FailedCreate", `^other: `)(cluster(t, nil, event)); ok || err != nil || !strings.Contains(seen, `none matching "^other: "`) {
+		t.Errorf("EventMatches of another object: %v %q %v", ok, seen, err)
 	}
 }
 

@@ -3,7 +3,9 @@ package check
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -40,7 +42,20 @@ func RolledOut(namespace string) assert.Check {
 // EventSeen holds when an event in namespace about an object of kind has
 // the reason and a message containing substr.
 func EventSeen(namespace, kind, reason, substr string) assert.Check {
-	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+	return assert.Scripted(events(namespace, kind, reason, "containing "+strconv.Quote(substr), func(l string) bool { return strings.Contains(l, substr) }),
+		static(repro.EventSeen(namespace, kind, reason, substr)))
+}
+
+// EventMatches holds when an event in namespace about an object of kind has
+// the reason and its "object: message" line matches the regular expression re.
+func EventMatches(namespace, kind, reason, re string) assert.Check {
+	return assert.Scripted(events(namespace, kind, reason, "matching "+strconv.Quote(re), regexp.MustCompile(re).MatchString),
+		static(repro.EventMatches(namespace, kind, reason, re)))
+}
+
+// events holds when one event's "object: message" line is ok.
+func events(namespace, kind, reason, what string, ok func(string) bool) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
 		list, err := lifecycle.From(ctx).Kube.ListFields(ctx, "events", namespace, "involvedObject.kind="+kind+",reason="+reason)
 		if err != nil {
 			return false, "", assert.Unknown(fmt.Errorf("list events in %q: %w", namespace, err))
@@ -48,12 +63,12 @@ func EventSeen(namespace, kind, reason, substr string) assert.Check {
 		for _, e := range list.Items {
 			object, _, _ := unstructured.NestedString(e.Object, "involvedObject", "name")
 			message, _, _ := unstructured.NestedString(e.Object, "message")
-			if l := object + ": " + message; strings.Contains(l, substr) {
+			if l := object + ": " + message; ok(l) {
 				return true, fmt.Sprintf("%s event %s: %s", kind, reason, clip(l, 400)), nil
 			}
 		}
-		return false, fmt.Sprintf("%d %s %s event(s) in %s, none containing %q", len(list.Items), kind, reason, namespace, substr), nil
-	}, static(repro.EventSeen(namespace, kind, reason, substr)))
+		return false, fmt.Sprintf("%d %s %s event(s) in %s, none %s", len(list.Items), kind, reason, namespace, what), nil
+	}
 }
 
 // ReadyEndpoints holds when the Service has n ready endpoints (EndpointSlices).

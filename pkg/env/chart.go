@@ -18,6 +18,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/helm"
+	"github.com/gitops-conformance/suite/pkg/kube"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/shell"
@@ -151,9 +152,27 @@ func removeRendered(ctx context.Context, what string, rendered fixture.Files) er
 	}
 	var docs []string
 	for _, d := range strings.Split("\n"+manifest, "\n---") {
-		if strings.Contains(d, "kind:") {
-			docs = append(docs, strings.TrimSpace(d))
+		if !strings.Contains(d, "kind:") {
+			continue
 		}
+		// an object of a kind the cluster does not serve (a CRD not installed)
+		// is not there; kubectl would refuse the whole manifest for it
+		if objs, err := kube.Decode(d); err == nil && len(objs) == 1 {
+			gvk := objs[0].GroupVersionKind()
+			kind := strings.ToLower(gvk.Kind)
+			if gvk.Group != "" {
+				kind += "." + gvk.Group
+			}
+			if _, _, err := r.Kube.Resource(kind); errors.Is(err, kube.ErrNoResourceType) {
+				continue
+			} else if err != nil {
+				return fmt.Errorf("delete what is left of %s: %w", what, err)
+			}
+		}
+		docs = append(docs, strings.TrimSpace(d))
+	}
+	if len(docs) == 0 {
+		return nil
 	}
 	for i, j := 0, len(docs)-1; i < j; i, j = i+1, j-1 {
 		docs[i], docs[j] = docs[j], docs[i]

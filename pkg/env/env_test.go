@@ -21,7 +21,7 @@ func cell(t *testing.T, client *kube.Client, out string, code string) (context.C
 	t.Helper()
 	dir := t.TempDir()
 	bin, args := filepath.Join(dir, "kubectl"), filepath.Join(dir, "args.txt")
-	script := "#!/bin/sh\necho \"$@\" >> " + args + "\nprintf '%s' '" + out + "'\nexit " + code + "\n"
+	script := "#!/bin/sh\necho \"$@\" >> " + args + "\ncat >> " + filepath.Join(dir, "stdin.txt") + "\nprintf '%s' '" + out + "'\nexit " + code + "\n"
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -56,5 +56,20 @@ func TestRemoveFinalizerTellsGoneFromNoAnswer(t *testing.T) {
 	ctx, rec, _ = cell(t, kubetest.Client(&url.Error{Op: "Get", URL: "https://127.0.0.1:6443", Err: errors.New("net/http: TLS handshake timeout")}), "", "0")
 	if err := removeFinalizer(ctx, "job", "kyverno", "kyverno-clean-reports", "f"); err == nil || len(rec.Observations) != 0 {
 		t.Fatalf("no answer must fail the step, not be taken for a job that is gone: err %v, observations %v", err, rec.Observations)
+	}
+}
+
+func TestRemoveRenderedSkipsKindsTheClusterDoesNotServe(t *testing.T) {
+	ctx, _, args := cell(t, kubetest.Client(nil), "", "0")
+	rendered := func(context.Context) (map[string]string, error) {
+		return map[string]string{"rendered.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: n}\n---\n" +
+			"apiVersion: caching.internal.knative.dev/v1alpha1\nkind: Image\nmetadata: {name: queue-proxy, namespace: n}\n"}, nil
+	}
+	if err := removeRendered(ctx, "chart", rendered); err != nil {
+		t.Fatal(err)
+	}
+	stdin, _ := os.ReadFile(filepath.Join(filepath.Dir(args), "stdin.txt"))
+	if !strings.Contains(string(stdin), "kind: ConfigMap") || strings.Contains(string(stdin), "kind: Image") {
+		t.Errorf("kubectl delete got:\n%s", stdin)
 	}
 }

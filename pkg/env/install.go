@@ -103,6 +103,21 @@ func ComponentImages(component, version string) features.Func {
 	})
 }
 
+// LocalImages gives the cluster's nodes images of the local Docker (kind
+// load, or the suite's registry with DELIVER=registry), once each: what a
+// user provides offline for a chart whose images no registry serves here.
+// what names where the list came from (IMAGES).
+func LocalImages(what string, imgs []string) features.Func {
+	return assert.Step("images from the local Docker ("+what+")", func(ctx context.Context) error {
+		if len(imgs) == 0 || repro.Planning(ctx) {
+			return nil
+		}
+		imagesStep(ctx, what, imgs)
+		lifecycle.Note(ctx, "images from the local Docker (%s): %s", what, strings.Join(imgs, " "))
+		return lifecycle.From(ctx).LoadImages(ctx, imgs...)
+	})
+}
+
 // TreeImages builds (offline) a component's images from a source tree the
 // user provides, with its recipe images/<component>/build.sh VERSION TREE,
 // and loads them into the cluster. The tree's git commit, when it is known

@@ -56,6 +56,26 @@ func ApplyFiles(what string, files fixture.Files) features.Func {
 	})
 }
 
+// DeleteFiles deletes the objects of produced manifests (last first),
+// without waiting for them to go: what happens next is for the checks to see.
+func DeleteFiles(what string, files fixture.Files) features.Func {
+	return assert.Step("delete "+what, func(ctx context.Context) error {
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		manifest, err := fixture.Manifest(ctx, files)
+		if err != nil {
+			return err
+		}
+		f := manifestFile(ctx, "delete "+what)
+		if !do(ctx, "delete "+what, "kubectl delete --ignore-not-found --wait=false -f \"$BUNDLE/"+f+"\"", map[string]string{f: manifest}) {
+			return nil
+		}
+		c.Step("delete %s (%d bytes)", what, len(manifest))
+		_, err = shell.Run(ctx, shell.Cmd{Name: r.Kubectl.Bin, Stdin: strings.NewReader(manifest),
+			Args: []string{"--kubeconfig", r.Kubectl.Kubeconfig, "delete", "--ignore-not-found", "--wait=false", "-f", "-"}})
+		return err
+	})
+}
+
 func fileName(what string) string {
 	return strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
@@ -202,20 +222,39 @@ func DeleteAtEnd(what, kinds, selector string) features.Func {
 // their Application: without it their namespace stays Terminating for
 // minutes. Registered after the namespace, it runs before its deletion.
 func ReleaseAtEnd(what, crdSelector, namespace string) features.Func {
+	return releaseAtEnd(what, "CRDs "+crdSelector, namespace, func(ctx context.Context, r *lifecycle.Run) ([]string, error) {
+		crds, err := r.Kubectl.Run(ctx, "get", "customresourcedefinitions", "-l", crdSelector, "-o", "name")
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, crd := range strings.Fields(crds) {
+			names = append(names, strings.TrimPrefix(crd, "customresourcedefinition.apiextensions.k8s.io/"))
+		}
+		return names, nil
+	})
+}
+
+// ReleaseCRDsAtEnd is ReleaseAtEnd for the CRDs crds names (plural.group)
+// when the cleanup runs: a chart's own, known once it is rendered.
+func ReleaseCRDsAtEnd(what string, crds func() []string, namespace string) features.Func {
+	return releaseAtEnd(what, "the chart's CRDs", namespace, func(context.Context, *lifecycle.Run) ([]string, error) { return crds(), nil })
+}
+
+func releaseAtEnd(what, which, namespace string, crds func(context.Context, *lifecycle.Run) ([]string, error)) features.Func {
 	return assert.Step("at the end, release "+what, func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
-		c.Step("at the end, remove finalizers from %s in %s (CRDs %s)", what, namespace, crdSelector)
+		c.Step("at the end, remove finalizers from %s in %s (%s)", what, namespace, which)
 		c.Defer("release "+what, func(ctx context.Context) error {
-			crds, err := r.Kubectl.Run(ctx, "get", "customresourcedefinitions", "-l", crdSelector, "-o", "name")
+			kinds, err := crds(ctx, r)
 			if err != nil {
 				return err
 			}
 			var released []string
-			for _, crd := range strings.Fields(crds) {
-				kind := strings.TrimPrefix(crd, "customresourcedefinition.apiextensions.k8s.io/")
+			for _, kind := range kinds {
 				objs, err := r.Kubectl.Run(ctx, "get", kind, "-n", namespace, "-o", "name", "--ignore-not-found")
 				if err != nil {
 					continue // a CRD already gone

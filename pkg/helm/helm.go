@@ -9,8 +9,10 @@ import (
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/cli"
 	"helm.sh/helm/v3/pkg/registry"
+	"helm.sh/helm/v3/pkg/release"
 )
 
 // Release is what to install.
@@ -31,6 +33,10 @@ type Release struct {
 	// NoHooks uninstalls without the chart's delete hooks (`helm uninstall
 	// --no-hooks`): for hooks whose image is not obtainable offline.
 	NoHooks bool
+	// KubeVersion is the Kubernetes version a client-side render tells the
+	// chart (.Capabilities.KubeVersion, a chart's kubeVersion constraint), as
+	// ArgoCD tells it the cluster's; "" for the Helm SDK's default.
+	KubeVersion string
 }
 
 func config(kubeconfig, namespace string, out io.Writer) (*action.Configuration, *cli.EnvSettings, error) {
@@ -77,23 +83,54 @@ func Install(ctx context.Context, kubeconfig string, r Release, out io.Writer) e
 // Render renders a chart client-side, the way `helm install --dry-run`
 // does: the release's name, namespace and values over the chart's defaults.
 func Render(ctx context.Context, r Release) (string, error) {
+	rel, err := render(ctx, r, false)
+	if err != nil {
+		return "", err
+	}
+	return rel.Manifest, nil
+}
+
+// RenderAll is Render with everything a GitOps tool applies from the chart:
+// the CRDs of its crds/ directory first (as `helm template --include-crds`),
+// then the templates, then its hooks (ArgoCD runs Helm hooks as its own).
+func RenderAll(ctx context.Context, r Release) (string, error) {
+	rel, err := render(ctx, r, true)
+	if err != nil {
+		return "", err
+	}
+	docs := []string{strings.TrimSpace(rel.Manifest)}
+	for _, h := range rel.Hooks {
+		docs = append(docs, "# Source: "+h.Path+"\n"+strings.TrimSpace(h.Manifest))
+	}
+	return strings.Join(docs, "\n---\n") + "\n", nil
+}
+
+func render(ctx context.Context, r Release, all bool) (*release.Release, error) {
 	install := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
 	install.DryRun, install.ClientOnly, install.Replace = true, true, true
+	install.IncludeCRDs = all
 	install.ReleaseName, install.Namespace = r.Name, r.Namespace
 	install.Version, install.RepoURL = r.Version, r.RepoURL
+	if r.KubeVersion != "" {
+		kv, err := chartutil.ParseKubeVersion(r.KubeVersion)
+		if err != nil {
+			return nil, fmt.Errorf("kubernetes version %q: %w", r.KubeVersion, err)
+		}
+		install.KubeVersion = kv
+	}
 	path, err := install.LocateChart(r.Chart, cli.New())
 	if err != nil {
-		return "", fmt.Errorf("locate chart %q %s: %w", r.Chart, r.Version, err)
+		return nil, fmt.Errorf("locate chart %q %s: %w", r.Chart, r.Version, err)
 	}
 	chart, err := loader.Load(path)
 	if err != nil {
-		return "", fmt.Errorf("load chart %q: %w", path, err)
+		return nil, fmt.Errorf("load chart %q: %w", path, err)
 	}
 	rel, err := install.RunWithContext(ctx, chart, r.Values)
 	if err != nil {
-		return "", fmt.Errorf("render chart %q: %w", path, err)
+		return nil, fmt.Errorf("render chart %q: %w", path, err)
 	}
-	return rel.Manifest, nil
+	return rel, nil
 }
 
 // Uninstall removes a release; a missing release is no error.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -170,6 +171,17 @@ func (r *Run) LoadImages(ctx context.Context, imgs ...string) error {
 		r.loaded[img] = true
 	}
 	return nil
+}
+
+// Loaded are the images LoadImages gave the cluster's nodes so far (the
+// kubelet lists them in its node status only at its next report).
+func (r *Run) Loaded() []string {
+	out := make([]string, 0, len(r.loaded))
+	for img := range r.loaded {
+		out = append(out, img)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (r *Run) startGitServer(ctx context.Context) error {

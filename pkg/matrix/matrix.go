@@ -42,6 +42,13 @@ type Scenario struct {
 	// its queue by, and make plan estimates with, until the reports hold
 	// measured times.
 	Seconds int `json:"seconds,omitempty"`
+	// UserChart marks a scenario made at run time for a chart the user
+	// names (make conform): its component is that chart, not one of the
+	// catalog's, and its version the chart's, which no module proxy is asked about.
+	UserChart bool `json:"-"`
+	// ReplayCommand, when set, is the command a cell of this scenario is run
+	// again with, before its CHECKS= and ARGOCD= (Cell.Replay); else make e2e.
+	ReplayCommand string `json:"-"`
 
 	versions []string // the selection's component versions this scenario runs, if any
 }
@@ -135,7 +142,9 @@ type Cell struct {
 // nothing more.
 func (c Cell) Replay() string {
 	cmd := fmt.Sprintf("make e2e SCENARIO=%s VARIANT=%s ARGOCD=%s", c.Scenario.Name, c.Variant.Name, c.ArgoCD)
-	if c.ComponentVersion != "" {
+	if c.Scenario.ReplayCommand != "" {
+		cmd = fmt.Sprintf("%s CHECKS=%s ARGOCD=%s", c.Scenario.ReplayCommand, c.Variant.Name, c.ArgoCD)
+	} else if c.ComponentVersion != "" {
 		cmd += " COMPONENT_VERSION=" + c.ComponentVersion
 	}
 	if c.Kubernetes.Version != "" {

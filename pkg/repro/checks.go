@@ -80,6 +80,12 @@ func EventSeen(namespace, kind, reason, substr string) *Check {
 	return &Check{Shell: "event_seen " + words(namespace, kind, reason, substr)}
 }
 
+// EventMatches: an event in namespace about a kind has reason, and its
+// "object: message" line matches the regular expression re (grep -E).
+func EventMatches(namespace, kind, reason, re string) *Check {
+	return &Check{Shell: "event_matches " + words(namespace, kind, reason, re)}
+}
+
 // RolledOut: every Deployment in namespace has all its replicas available.
 func RolledOut(namespace string) *Check {
 	return &Check{Shell: "rolled_out " + Quote(namespace)}
@@ -123,7 +129,23 @@ func All(checks ...*Check) *Check { return combine(" && ", checks) }
 // Any holds when one of the checks holds; nil when one cannot be scripted.
 func Any(checks ...*Check) *Check { return combine(" || ", checks) }
 
+// Not holds when c does not; nil when c cannot be scripted.
+func Not(c *Check) *Check {
+	if c == nil || c.Shell == "" {
+		return Unscripted()
+	}
+	return &Check{Shell: "! " + c.Shell, Files: c.Files}
+}
+
+// combine joins checks with op; none is a check that holds for " && " (every
+// one of none holds) and not for " || ".
 func combine(op string, checks []*Check) *Check {
+	if len(checks) == 0 {
+		if op == " && " {
+			return &Check{Shell: "true"}
+		}
+		return &Check{Shell: "false"}
+	}
 	out := &Check{Files: map[string]string{}}
 	var parts []string
 	for _, c := range checks {

@@ -156,6 +156,15 @@ func TestChecksCombineAndQuote(t *testing.T) {
 	if a.Shell != "{ exists job n j || { missing job n j && rolled_out n; }; }" {
 		t.Errorf("Any(All) = %s", a.Shell)
 	}
+	if s := Not(All(Exists("a", "", "b"), Missing("c", "", "d"))).Shell; s != "! { exists a '' b && missing c '' d; }" {
+		t.Errorf("Not = %s", s)
+	}
+	if s := Not(Unscripted()).Shell; s != "" {
+		t.Errorf("Not of a look kubectl cannot take: %q", s)
+	}
+	if All().Shell != "true" || Any().Shell != "false" {
+		t.Errorf("All() = %q, Any() = %q: every one of none holds, none of none does", All().Shell, Any().Shell)
+	}
 	if s := All(Exists("a", "", "b"), Unscripted()).Shell; s != "" {
 		t.Errorf("a combination with a look kubectl cannot take is not scriptable: %q", s)
 	}
@@ -182,5 +191,15 @@ func TestScriptHelpersJudgeLikeTheSuite(t *testing.T) {
 	}
 	if out := run("verdict_occurs x 0 false"); !strings.Contains(out, "verdict=no") {
 		t.Errorf("an event that does not occur: %s", out)
+	}
+	// event_matches over kubectl's output: the regex, not a substring
+	events := header[strings.Index(header, "event_matches()"):strings.Index(header, "rolled_out()")]
+	match := func(re string) bool {
+		err := exec.Command("bash", "-c", `kubectl() { printf '%s
+' 'kruise-daemon: Error creating: failed calling webhook "mpod.kb.io": no endpoints'; }; `+events+` event_matches kruise-system DaemonSet FailedCreate "$1"`, "-", re).Run()
+		return err == nil
+	}
+	if !match(`^kruise-daemon: .*webhook "(mpod\.kb\.io|vpod\.kb\.io)"`) || match(`^kruise-manager: `) {
+		t.Error("event_matches: a regular expression over the object: message lines")
 	}
 }

@@ -316,6 +316,9 @@ endpoints_are() { # namespace service condition n
 event_seen() { # namespace kind reason substring
   kubectl get events -n "$1" --field-selector "involvedObject.kind=$2,reason=$3" -o jsonpath='{range .items[*]}{.involvedObject.name}{": "}{.message}{"\n"}{end}' | grep -qF -- "$4"
 }
+event_matches() { # namespace kind reason extended-regex (over "object: message")
+  kubectl get events -n "$1" --field-selector "involvedObject.kind=$2,reason=$3" -o jsonpath='{range .items[*]}{.involvedObject.name}{": "}{.message}{"\n"}{end}' | grep -qE -- "$4"
+}
 rolled_out() { kubectl get deployments -n "$1" -o jsonpath='{range .items[*]}{.status.availableReplicas}/{.spec.replicas}{"\n"}{end}' | awk -F/ '$1 != $2 {bad=1} END {exit (bad || NR == 0)}'; }
 finalizer_pending() { local out; out=$(jsonpath "$1" "$2" "$3" '{.metadata.deletionTimestamp} {.metadata.finalizers}') && [[ $out == ?*" "*"\"$4\""* ]]; }
 service_answers() { kubectl get --raw "/api/v1/namespaces/$1/services/$2:$3/proxy$4" 2>/dev/null | grep -qF -- "$5"; }

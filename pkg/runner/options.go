@@ -175,7 +175,7 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 	}
 	asked := map[string]bool{}
 	for _, c := range cells { // a component release the catalog does not pin: asked of the proxy once each
-		if v := c.ComponentVersion; v != "" && !matrix.Pinned(cat, c.Scenario, v) && !asked[c.Scenario.Component+"@"+v] {
+		if v := c.ComponentVersion; v != "" && !c.Scenario.UserChart && !matrix.Pinned(cat, c.Scenario, v) && !asked[c.Scenario.Component+"@"+v] {
 			asked[c.Scenario.Component+"@"+v] = true
 			if err := ComponentReleaseExists(ctx, cat, c.Scenario.Component, v, mode); err != nil {
 				return nil, &BadInput{err}

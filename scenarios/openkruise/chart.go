@@ -3,15 +3,13 @@ package openkruise
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/helm"
 )
@@ -107,49 +105,6 @@ func ProbePod(ns string) fixture.Files {
 		"name": "gitops-conformance-probe", "namespace": ns, "container": "pause", "image": "registry.k8s.io/pause:3.10"}})
 }
 
-// Webhook is what a rendered webhook configuration says about one webhook.
-type Webhook struct {
-	Name              string                `json:"name"`
-	FailurePolicy     string                `json:"failurePolicy"`
-	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector"`
-}
-
-// FindWebhook finds webhook name in a rendered manifest; a missing
-// namespaceSelector is the API server's default (every namespace).
-func FindWebhook(manifest, name string) (Webhook, error) {
-	for _, raw := range strings.Split("\n"+manifest, "\n---") {
-		var doc struct {
-			Kind     string    `json:"kind"`
-			Webhooks []Webhook `json:"webhooks"`
-		}
-		if err := yaml.Unmarshal([]byte(raw), &doc); err != nil {
-			return Webhook{}, fmt.Errorf("parse the rendered chart: %w", err)
-		}
-		if doc.Kind != "MutatingWebhookConfiguration" && doc.Kind != "ValidatingWebhookConfiguration" {
-			continue
-		}
-		for _, w := range doc.Webhooks {
-			if w.Name == name {
-				if w.NamespaceSelector == nil {
-					w.NamespaceSelector = &metav1.LabelSelector{}
-				}
-				return w, nil
-			}
-		}
-	}
-	return Webhook{}, fmt.Errorf("no webhook %s in the rendered chart", name)
-}
-
-// Selects tells whether sel selects a namespace with these labels (its
-// webhook then applies to the namespace's objects).
-func Selects(sel *metav1.LabelSelector, nsLabels map[string]string) (bool, error) {
-	s, err := metav1.LabelSelectorAsSelector(sel)
-	if err != nil {
-		return false, err
-	}
-	return s.Matches(labels.Set(nsLabels)), nil
-}
-
 // LetsThrough holds when the rendered chart's pod webhook does not apply to
 // kruise-system with nsLabels: the manager's own Pods bypass it. What it saw
 // names the selector as rendered.
@@ -159,29 +114,19 @@ func LetsThrough(rendered fixture.Files, nsLabels map[string]string) assert.Chec
 		if err != nil {
 			return false, "", err
 		}
-		w, err := FindWebhook(f["install.yaml"], podHook)
+		w, err := check.FindWebhook(f["install.yaml"], podHook)
+		if err != nil {
+			return false, "", fmt.Errorf("the rendered chart: %w", err)
+		}
+		selected, err := check.Selects(w.NamespaceSelector, nsLabels)
 		if err != nil {
 			return false, "", err
 		}
-		selected, err := Selects(w.NamespaceSelector, nsLabels)
-		if err != nil {
-			return false, "", err
-		}
-		s, _ := metav1.LabelSelectorAsSelector(w.NamespaceSelector)
 		verdict := "not selected: the manager's own Pods bypass " + podHook
 		if selected {
 			verdict = "selected: the manager's own Pods go through " + podHook + ", which that manager serves"
 		}
 		return !selected, fmt.Sprintf("namespaceSelector %q, failurePolicy %s; %s with labels %s is %s",
-			s.String(), w.FailurePolicy, namespace, sortedLabels(nsLabels), verdict), nil
+			check.SelectorText(w.NamespaceSelector), w.FailurePolicy, namespace, check.SortedLabels(nsLabels), verdict), nil
 	}
-}
-
-func sortedLabels(l map[string]string) string {
-	var kv []string
-	for k, v := range l {
-		kv = append(kv, k+"="+v)
-	}
-	sort.Strings(kv)
-	return "{" + strings.Join(kv, ",") + "}"
 }

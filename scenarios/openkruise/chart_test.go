@@ -16,57 +16,6 @@ import (
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
-// A rendered webhook configuration as chart kruise 1.5.2 and 1.8.3 write it
-// (mpod.kb.io's selector), plus one webhook without a selector.
-const rendered = `apiVersion: v1
-kind: Service
-metadata:
-  name: kruise-webhook-service
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingWebhookConfiguration
-metadata:
-  name: kruise-mutating-webhook-configuration
-webhooks:
-- name: mpod.kb.io
-  failurePolicy: Fail
-  namespaceSelector:
-    matchExpressions:
-    - {key: control-plane, operator: NotIn, values: [openkruise]}
-    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}
-- name: mcloneset.kb.io
-`
-
-func TestSelectorOfTheRenderedChart(t *testing.T) {
-	w, err := FindWebhook(rendered, podHook)
-	if err != nil || w.FailurePolicy != "Fail" {
-		t.Fatalf("FindWebhook: %+v, %v", w, err)
-	}
-	for _, tt := range []struct {
-		labels map[string]string
-		want   bool
-	}{
-		{NamespaceLabels(false), true},
-		{NamespaceLabels(true), false},
-		{map[string]string{"kubernetes.io/metadata.name": "kube-system"}, false},
-		{map[string]string{"kubernetes.io/metadata.name": "default"}, true},
-	} {
-		if got, err := Selects(w.NamespaceSelector, tt.labels); err != nil || got != tt.want {
-			t.Errorf("Selects(%v) = %v, %v; want %v", tt.labels, got, err, tt.want)
-		}
-	}
-	none, err := FindWebhook(rendered, "mcloneset.kb.io")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if all, _ := Selects(none.NamespaceSelector, NamespaceLabels(true)); !all {
-		t.Error("a webhook without namespaceSelector selects every namespace")
-	}
-	if _, err := FindWebhook(rendered, "nope.kb.io"); err == nil {
-		t.Error("a missing webhook must be an error")
-	}
-}
-
 func TestWriteUpValuesAndApplication(t *testing.T) {
 	v := Values()
 	if v["installation"].(map[string]any)["createNamespace"] != false || v["manager"].(map[string]any)["replicas"] != float64(1) {

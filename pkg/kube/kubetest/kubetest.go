@@ -23,6 +23,15 @@ var Kinds = []struct {
 	{schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}, true},
 	{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, true},
 	{schema.GroupVersionKind{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}, true},
+	{schema.GroupVersionKind{Version: "v1", Kind: "Service"}, true},
+	{schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, true},
+	{schema.GroupVersionKind{Version: "v1", Kind: "Node"}, false},
+	{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}, true},
+	{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "DaemonSet"}, true},
+	{schema.GroupVersionKind{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingWebhookConfiguration"}, false},
+	{schema.GroupVersionKind{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingWebhookConfiguration"}, false},
+	{schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, false},
+	{schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "Application"}, true},
 }
 
 // Client is a kube.Client over a fake API server holding objs; a non-nil

@@ -1,0 +1,504 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/repro"
+)
+
+// Sentinel names the ConfigMap and the Secret namespace-kept puts into the
+// namespace before the install: a team's things the chart must not take.
+const Sentinel = "gitops-conformance-sentinel"
+
+// cell is one check of the chart: the spec, and what the cell learns of the
+// chart as it installs it.
+type cell struct {
+	spec  *Spec
+	app   string
+	chart fixture.Files // the chart's files as pushed to the git server
+	// before are the webhook configurations the cluster had before the
+	// install (kind/name), webhooks the chart's as installed (recordWebhooks).
+	before   map[string]bool
+	webhooks []check.Webhook
+}
+
+// Feature is a cell of make conform: the chart installed through ArgoCD
+// from the in-cluster git server into the namespace made beforehand
+// (CreateNamespace=false), then the cell's check.
+func (s *Spec) Feature(c matrix.Cell) features.Feature {
+	k := &cell{spec: s, app: s.Release, chart: fixture.OfflinePullPolicy(func(context.Context) (map[string]string, error) { return s.Chart.Files, nil })}
+	chk, ok := lookup(c.Variant.Name)
+	if !ok { // Plan makes no such cell; it ends ERROR saying so
+		return features.New(c.Report().ID()).Setup(assert.Step("check "+c.Variant.Name, func(context.Context) error {
+			return fmt.Errorf("no check %q (valid: %s)", c.Variant.Name, strings.Join(Names(), ", "))
+		})).Feature()
+	}
+	what := fmt.Sprintf("chart %s %s", s.Chart.Name, s.Chart.Version)
+	rendered := func(context.Context) (map[string]string, error) {
+		return map[string]string{"rendered.yaml": s.Rendered.Manifest()}, nil
+	}
+	f := features.New(c.Report().ID()).
+		Setup(env.Provided(what, k.chart)).
+		Setup(k.describe()).
+		// what an earlier cell or run left of the chart goes at the start; at
+		// the end, registered first, it goes last
+		Setup(env.RemoveRendered(what, rendered)).
+		Setup(env.RemoveRenderedAtEnd(what, rendered)).
+		Setup(k.images()).
+		Setup(env.ApplyFiles("namespace "+s.Namespace, k.namespace()))
+	if chk.Name == "namespace-kept" {
+		f = f.Setup(env.ApplyFiles("a ConfigMap and a Secret in "+s.Namespace, k.sentinels()))
+	}
+	f = f.Setup(k.forgetWebhooksAtEnd()).
+		Setup(env.ReleaseCRDsAtEnd("the chart's custom resources", s.Rendered.CRDs, s.Namespace)).
+		Setup(env.Watch("namespace", "", s.Namespace)).
+		Setup(k.seeBefore()).
+		Setup(env.PushRepo(k.app, k.chart)).
+		Setup(env.CreateApp(k.application()))
+	// a hook held by ArgoCD's finalizer also holds the Application's deletion:
+	// registered after it, these run before it
+	for _, h := range s.Rendered.Hooks() {
+		f = f.Setup(env.RemoveFinalizerAtEnd(kindRef(h.GetKind(), h.GroupVersionKind().Group), h.GetNamespace(), h.GetName(), HookFinalizer))
+	}
+	f = f.Setup(env.Sync(k.app, s.SyncOptions...))
+	return chk.feature(k, f).Feature()
+}
+
+// describe records the chart, how it renders and the images it runs.
+func (k *cell) describe() features.Func {
+	return assert.Step("the chart as rendered", func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
+		s := k.spec
+		r := s.Rendered
+		lifecycle.Note(ctx, "source: chart %s %s (%d files, content sha256 %s) from %s", s.Chart.Name, s.Chart.Version, len(s.Chart.Files), s.Chart.Digest, s.Chart.Source)
+		webhooks, err := r.Webhooks()
+		if err != nil {
+			return err
+		}
+		lifecycle.Note(ctx, "chart %s %s as release %s in %s: %d resources, %d workload(s), %d webhook(s) in its configurations, %d hook(s), %d CRD(s); images: %s",
+			s.Chart.Name, s.Chart.Version, s.Release, s.Namespace, len(r.Resources()), len(r.Workloads()), len(webhooks), len(r.Hooks()), len(r.CRDs()), orNone(r.Images()))
+		lifecycle.CellFrom(ctx).WriteEvidence("rendered.yaml", r.Manifest())
+		return nil
+	})
+}
+
+// images gives the node the images named (IMAGES, IMAGE_RECIPES) and says
+// which of those the chart runs neither was given nor the node holds.
+func (k *cell) images() features.Func {
+	steps := []features.Func{env.LocalImages("IMAGES", k.spec.Images)}
+	for _, r := range k.spec.Recipes {
+		steps = append(steps, env.ComponentImages(r[0], r[1]))
+	}
+	steps = append(steps, env.Observe("the images the chart runs that the node lacks", k.missingImages()))
+	return env.InOrder(steps...)
+}
+
+// missingImages holds when the node has every image the chart runs; offline
+// a missing one is also a note of the run (its Pods cannot start).
+func (k *cell) missingImages() assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		have, err := NodeImages(ctx)
+		if err != nil {
+			return false, "", assert.Unknown(err)
+		}
+		r := lifecycle.From(ctx)
+		missing := Missing(k.spec.Rendered.Images(), append(have, r.Loaded()...))
+		if len(missing) == 0 {
+			return true, "none: the node holds every image the chart runs", nil
+		}
+		if r.Mode != images.Offline {
+			return false, fmt.Sprintf("online, pulled by the node: %s", strings.Join(missing, " ")), nil
+		}
+		note := fmt.Sprintf("chart %s %s: images its workloads run, neither loaded (IMAGES) nor in the node: %s; offline their Pods cannot start",
+			k.spec.Chart.Name, k.spec.Chart.Version, strings.Join(missing, " "))
+		if !slices.Contains(r.Notes, note) {
+			r.Notes = append(r.Notes, note)
+		}
+		return false, "missing (offline, nothing pulls them): " + strings.Join(missing, " "), nil
+	}
+}
+
+// namespace is the namespace as a platform team makes it before the
+// install: no labels but NAMESPACE_LABELS.
+func (k *cell) namespace() fixture.Files {
+	ns := map[string]any{"name": k.spec.Namespace}
+	if len(k.spec.Labels) > 0 {
+		ns["labels"] = k.spec.Labels
+	}
+	return fixture.Chart("probes", map[string]any{"namespace": ns})
+}
+
+// sentinels are the team's things in the namespace: a ConfigMap and a Secret.
+func (k *cell) sentinels() fixture.Files {
+	return fixture.Chart("probes", map[string]any{
+		"configMap": map[string]any{"name": Sentinel, "namespace": k.spec.Namespace, "data": map[string]string{"owner": "the team, not the chart"}},
+		"secret":    map[string]any{"name": Sentinel, "namespace": k.spec.Namespace, "data": map[string]string{"owner": "the team, not the chart"}}})
+}
+
+// extra are the manifests of EXTRA.
+func (k *cell) extra() fixture.Files {
+	return func(context.Context) (map[string]string, error) {
+		return map[string]string{"extra.yaml": k.spec.Extra}, nil
+	}
+}
+
+// application installs the chart from the fixture repository as a Helm
+// source with the values file, into the namespace made beforehand: no
+// CreateNamespace, manual syncs, a retry (a CR applied in its CRD's wave can
+// fail a first attempt).
+func (k *cell) application() fixture.App {
+	h := map[string]any{"releaseName": k.spec.Release}
+	if k.spec.Values != "" {
+		h["values"] = k.spec.Values
+	}
+	return fixture.Application(map[string]any{"name": k.app, "namespace": k.spec.Namespace, "helm": h,
+		"syncOptions": k.spec.SyncOptions, "retryLimit": 2})
+}
+
+// synced waits for the install sync to succeed, records the chart's
+// webhooks as installed and applies EXTRA.
+func (k *cell) synced(f *features.FeatureBuilder) *features.FeatureBuilder {
+	f = f.Assess("install synced", assert.That("application "+k.app+" install sync Succeeded", assert.Intervals.Install,
+		check.OperationPhaseIs(k.app, synccommon.OperationSucceeded))).
+		Assess("the chart's webhooks", k.recordWebhooks())
+	if k.spec.Extra != "" {
+		f = f.Assess("extra manifests", env.ApplyFiles("the extra manifests (EXTRA)", k.extra()))
+	}
+	return f
+}
+
+// liveWebhooks are the webhooks of the cluster's webhook configurations.
+func liveWebhooks(ctx context.Context) ([]check.Webhook, error) {
+	var docs []string
+	for _, kind := range []string{check.ValidatingWebhooks, check.MutatingWebhooks} {
+		list, err := lifecycle.From(ctx).Kube.List(ctx, kind+"s.admissionregistration.k8s.io", "", "")
+		if err != nil {
+			return nil, fmt.Errorf("list %ss: %w", kind, err)
+		}
+		for _, o := range list.Items {
+			if o.GetKind() == "" {
+				o.SetKind(map[string]string{check.ValidatingWebhooks: "ValidatingWebhookConfiguration", check.MutatingWebhooks: "MutatingWebhookConfiguration"}[kind])
+			}
+			data, err := json.Marshal(o.Object)
+			if err != nil {
+				return nil, err
+			}
+			docs = append(docs, string(data))
+		}
+	}
+	return check.Webhooks(strings.Join(docs, "\n---\n"))
+}
+
+// seeBefore records the webhook configurations there before the install.
+func (k *cell) seeBefore() features.Func {
+	return assert.Step("the webhook configurations before the install", func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
+		ws, err := liveWebhooks(ctx)
+		if err != nil {
+			return err
+		}
+		k.before = map[string]bool{}
+		for _, w := range ws {
+			k.before[w.Config+"/"+w.ConfigName] = true
+		}
+		return nil
+	})
+}
+
+// chartNamespaces are the namespaces the chart's objects live in.
+func (k *cell) chartNamespaces() []string {
+	ns := []string{k.spec.Namespace}
+	for _, o := range k.spec.Rendered.Objects {
+		if n := o.GetNamespace(); n != "" && !slices.Contains(ns, n) {
+			ns = append(ns, n)
+		}
+	}
+	return ns
+}
+
+// ChartWebhooks are, of the live webhooks, the chart's: those of the
+// configurations it renders, and those of configurations new since the
+// install (before) calling a service in one of its namespaces (a
+// controller of the chart registers them at run time).
+func ChartWebhooks(live []check.Webhook, rendered []check.Webhook, before map[string]bool, namespaces []string) []check.Webhook {
+	ofChart := map[string]bool{}
+	for _, w := range rendered {
+		ofChart[w.Config+"/"+w.ConfigName] = true
+	}
+	for _, w := range live {
+		key := w.Config + "/" + w.ConfigName
+		if s := w.ClientConfig.Service; !before[key] && s != nil && slices.Contains(namespaces, s.Namespace) {
+			ofChart[key] = true
+		}
+	}
+	var out []check.Webhook
+	for _, w := range live {
+		if ofChart[w.Config+"/"+w.ConfigName] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// recordWebhooks reads the chart's webhooks as installed (ChartWebhooks) and
+// adds their configurations to the evidence.
+func (k *cell) recordWebhooks() features.Func {
+	return assert.Step("the chart's webhook configurations as installed", func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
+		live, err := liveWebhooks(ctx)
+		if err != nil {
+			return err
+		}
+		rendered, err := k.spec.Rendered.Webhooks()
+		if err != nil {
+			return err
+		}
+		k.webhooks = ChartWebhooks(live, rendered, k.before, k.chartNamespaces())
+		var names, configs []string
+		c := lifecycle.CellFrom(ctx)
+		for _, w := range k.webhooks {
+			names = append(names, w.Name)
+			if !slices.Contains(configs, w.Config+" "+w.ConfigName) {
+				configs = append(configs, w.Config+" "+w.ConfigName)
+				c.Watch(w.Config, "", w.ConfigName)
+			}
+		}
+		lifecycle.Note(ctx, "the chart's webhook configurations as installed: %s; webhooks: %s", orNone(configs), orNone(names))
+		return nil
+	})
+}
+
+func (k *cell) chartWebhooks() []check.Webhook { return k.webhooks }
+
+// forgetWebhooksAtEnd deletes, when the cell ends, the chart's webhook
+// configurations still there (rendered, or registered at run time): one
+// left failing closed would reject what the next cells do.
+func (k *cell) forgetWebhooksAtEnd() features.Func {
+	return assert.Step("at the end, delete the chart's webhook configurations left", func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		c.Step("at the end, delete the chart's webhook configurations left")
+		c.Drop("delete the chart's webhook configurations left")
+		c.Defer("delete the chart's webhook configurations left", func(ctx context.Context) error {
+			rendered, err := k.spec.Rendered.Webhooks()
+			if err != nil {
+				return err
+			}
+			// read again: a controller of the chart may have registered more
+			// since they were recorded
+			live, err := liveWebhooks(ctx)
+			if err != nil {
+				return err
+			}
+			var registered []check.Webhook
+			if k.before != nil { // else the cell ended before it knew what was there
+				registered = ChartWebhooks(live, rendered, k.before, k.chartNamespaces())
+			}
+			var names []string
+			for _, w := range append(append(rendered, k.webhooks...), registered...) {
+				if n := w.Config + "/" + w.ConfigName; !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+			if len(names) == 0 {
+				return nil
+			}
+			out, err := r.Kubectl.Run(ctx, append([]string{"delete", "--ignore-not-found", "--wait=true", "--timeout=2m"}, names...)...)
+			if out = strings.TrimSpace(out); out != "" {
+				r.Logf("cleanup: %s", strings.ReplaceAll(out, "\n", "; "))
+			}
+			return err
+		})
+		return nil
+	})
+}
+
+// workloads are the chart's workloads that run something (replicas > 0).
+func (k *cell) workloads() []Workload {
+	var out []Workload
+	for _, w := range k.spec.Rendered.Workloads() {
+		if w.Replicas != 0 {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// allAvailable holds when every workload of the chart is available.
+func (k *cell) allAvailable() assert.Check {
+	var all []assert.Check
+	for _, w := range k.workloads() {
+		all = append(all, Available(w))
+	}
+	if len(all) == 0 {
+		return constant(true, "the chart has no workload")
+	}
+	return assert.All(all...)
+}
+
+// anyBlocked holds when a workload of the chart is blocked by one of the
+// chart's webhooks as installed.
+func (k *cell) anyBlocked() assert.Check {
+	return dynamic(func(context.Context) (assert.Check, error) {
+		var names []string
+		for _, w := range k.webhooks {
+			names = append(names, w.Name)
+		}
+		if len(names) == 0 {
+			return constant(false, "the chart has no admission webhook"), nil
+		}
+		var any []assert.Check
+		for _, w := range k.workloads() {
+			any = append(any, Blocked(w, names))
+		}
+		return assert.Any(any...), nil
+	})
+}
+
+// served are the chart's Services its webhooks call, and the Deployments
+// of the chart behind them.
+func (k *cell) served() (services []Service, deployments []Workload) {
+	for _, w := range k.webhooks {
+		s := w.ClientConfig.Service
+		if s == nil {
+			continue
+		}
+		svc, ok := k.spec.Rendered.Service(s.Namespace, s.Name)
+		if !ok || slices.ContainsFunc(services, func(o Service) bool { return o.Namespace == svc.Namespace && o.Name == svc.Name }) {
+			continue
+		}
+		services = append(services, svc)
+		for _, b := range k.spec.Rendered.Backing(svc) {
+			if b.Kind == "Deployment" && b.Replicas != 0 && !slices.ContainsFunc(deployments, func(o Workload) bool { return o.Ref() == b.Ref() }) {
+				deployments = append(deployments, b)
+			}
+		}
+	}
+	return services, deployments
+}
+
+// restart replaces the Deployments serving the chart's webhooks while none
+// runs, as after a restart with one replica: scaled to 0, no serving
+// endpoint left (a terminating Pod still serves), scaled back.
+func (k *cell) restart() features.Func {
+	return func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+		services, deployments := k.served()
+		if len(deployments) == 0 {
+			return assert.Step("no Deployment of the chart serves its webhooks: nothing to replace", func(context.Context) error { return nil })(ctx, t, cfg)
+		}
+		var steps []features.Func
+		for _, d := range deployments {
+			steps = append(steps, env.Scale("deployment", d.Namespace, d.Name, 0))
+		}
+		// none runs: no serving endpoint, and the Deployment's status says
+		// so too (else the scale back could read its status from before)
+		var none []assert.Check
+		for _, s := range services {
+			none = append(none, check.ServingEndpoints(s.Namespace, s.Name, 0))
+		}
+		for _, d := range deployments {
+			none = append(none, check.JSONPathIs("deployment.apps", d.Namespace, d.Name, "{.status.replicas}", ""))
+		}
+		steps = append(steps, assert.That("no Pod of the Deployments left, no serving endpoint", assert.Intervals.Rollout, assert.All(none...)))
+		for _, d := range deployments {
+			steps = append(steps, env.Scale("deployment", d.Namespace, d.Name, int(d.Replicas)))
+		}
+		return env.InOrder(steps...)(ctx, t, cfg)
+	}
+}
+
+// configsRemain says which of the chart's webhook configurations are there,
+// with their ownerReferences.
+func (k *cell) configsRemain() assert.Check {
+	return Remains(func() []Ref {
+		var out []Ref
+		for _, w := range k.webhooks {
+			if r := (Ref{Kind: w.Config, Name: w.ConfigName}); !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+		return out
+	})
+}
+
+// servicesGone holds when the chart's Services its webhooks call are gone.
+func (k *cell) servicesGone() assert.Check {
+	return dynamic(func(context.Context) (assert.Check, error) {
+		services, _ := k.served()
+		var gone []assert.Check
+		for _, s := range services {
+			gone = append(gone, check.Missing("service", s.Namespace, s.Name))
+		}
+		return assert.All(gone...), nil
+	})
+}
+
+// servingPodsGone holds when no Pod the chart's webhook Services selected is left.
+func (k *cell) servingPodsGone() assert.Check {
+	return dynamic(func(context.Context) (assert.Check, error) {
+		services, _ := k.served()
+		var gone []assert.Check
+		for _, s := range services {
+			if len(s.Selector) > 0 {
+				gone = append(gone, check.NoneLeft("pods", s.Namespace, podSelector(s.Selector)))
+			}
+		}
+		return assert.All(gone...), nil
+	})
+}
+
+// rejectsProbe holds when a webhook of a configuration left behind, failing
+// closed, rejects an object it matches (server-side dry run: nothing is
+// created): the probe is made from its rules and selectors (Probe).
+func (k *cell) rejectsProbe() assert.Check {
+	return dynamic(func(ctx context.Context) (assert.Check, error) {
+		var rejected []assert.Check
+		var why []string
+		for _, w := range k.webhooks {
+			if orDefault(w.FailurePolicy, "Fail") != "Fail" {
+				why = append(why, w.Name+": failurePolicy "+w.FailurePolicy)
+				continue
+			}
+			if _, err := lifecycle.Get(ctx, w.Config, "", w.ConfigName); lifecycle.NotFound(err) {
+				why = append(why, w.Name+": its configuration is gone")
+				continue
+			} else if err != nil {
+				return nil, assert.Unknown(err)
+			}
+			probe, err := Probe(ctx, w)
+			if err != nil {
+				why = append(why, w.Name+": "+err.Error())
+				continue
+			}
+			rejected = append(rejected, check.Rejected(probe, `webhook "`+w.Name+`"`))
+		}
+		if len(rejected) == 0 {
+			return constant(false, "no probe: "+orNone(why)), nil
+		}
+		return assert.Any(rejected...), nil
+	})
+}

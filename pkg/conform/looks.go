@@ -1,0 +1,258 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/repro"
+)
+
+// The looks the checks judge by. Most are the suite's own (pkg/check),
+// composed for the chart at hand: which workloads, webhooks and hooks it has
+// is known once it is rendered and installed, so they are built when they
+// look (dynamic), in their bash form too.
+
+// dynamic is a check made when it looks, from what the cell knows by then.
+func dynamic(build func(ctx context.Context) (assert.Check, error)) assert.Check {
+	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+		c, err := build(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		return c(ctx)
+	}, func(ctx context.Context) (*repro.Check, error) {
+		c, err := build(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return assert.ScriptOf(ctx, c), nil
+	})
+}
+
+// constant is a look whose answer the chart decides alone (no workload, no
+// webhook): ok, with why as what it saw.
+func constant(ok bool, why string) assert.Check {
+	shell := "false"
+	if ok {
+		shell = "true"
+	}
+	return assert.Scripted(func(context.Context) (bool, string, error) { return ok, why, nil },
+		func(context.Context) (*repro.Check, error) { return &repro.Check{Shell: shell}, nil })
+}
+
+// kindRef is a kind as kubectl's command line takes it: kind.group.
+func kindRef(kind, group string) string {
+	if group == "" {
+		return strings.ToLower(kind)
+	}
+	return strings.ToLower(kind) + "." + group
+}
+
+// Available holds when the workload has all its replicas available: the
+// chart's count for a Deployment or StatefulSet, every scheduled Pod for a
+// DaemonSet.
+func Available(w Workload) assert.Check {
+	ref := kindRef(w.Kind, "apps")
+	if w.Kind == "DaemonSet" {
+		return check.JSONPathMatches(ref, w.Namespace, w.Name, "{.status.numberAvailable}/{.status.numberUnavailable}", "^[1-9][0-9]*/0?$")
+	}
+	return check.JSONPathIs(ref, w.Namespace, w.Name, "{.status.availableReplicas}/{.spec.replicas}", fmt.Sprintf("%d/%d", w.Replicas, w.Replicas))
+}
+
+// webhookNamed matches a Pod creation's failure message naming one of the
+// webhooks: `admission webhook "x" denied`, `failed calling webhook "x"`.
+func webhookNamed(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = regexp.QuoteMeta(n)
+	}
+	return `webhook "(` + strings.Join(q, "|") + `)"`
+}
+
+// RejectedBy holds when the workload's controller failed to create a Pod
+// because one of the webhooks rejected it or could not be called: a
+// Deployment's ReplicaFailure condition names it, a StatefulSet's or
+// DaemonSet's FailedCreate event does.
+func RejectedBy(w Workload, webhooks []string) assert.Check {
+	if len(webhooks) == 0 {
+		return constant(false, "no webhook to reject it")
+	}
+	if w.Kind == "Deployment" {
+		return check.JSONPathMatches(kindRef(w.Kind, "apps"), w.Namespace, w.Name,
+			`{.status.conditions[?(@.type=="ReplicaFailure")].message}`, webhookNamed(webhooks))
+	}
+	return check.EventMatches(w.Namespace, w.Kind, "FailedCreate", "^"+regexp.QuoteMeta(w.Name)+": .*"+webhookNamed(webhooks))
+}
+
+// Blocked holds when the workload is not available and its controller's
+// Pods are rejected by one of the webhooks.
+func Blocked(w Workload, webhooks []string) assert.Check {
+	rejected, available := RejectedBy(w, webhooks), Available(w)
+	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+		up, upSeen, err := available(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		if up {
+			return false, w.Ref() + " available", nil
+		}
+		no, noSeen, err := rejected(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		if !no {
+			return false, fmt.Sprintf("%s not available (%s), its Pods not rejected by a webhook of the chart", w.Ref(), after(upSeen, " = ")), nil
+		}
+		return true, fmt.Sprintf("%s not available (%s), its Pods rejected: %s", w.Ref(), after(upSeen, " = "), after(noSeen, " = ")), nil
+	}, func(ctx context.Context) (*repro.Check, error) {
+		return repro.All(assert.ScriptOf(ctx, rejected), repro.Not(assert.ScriptOf(ctx, available))), nil
+	})
+}
+
+// after is what follows sep in s (a look's value without its jsonpath), or s.
+func after(s, sep string) string {
+	if _, v, ok := strings.Cut(s, sep); ok {
+		return v
+	}
+	return s
+}
+
+// LeftBehind holds when a webhook configuration exists while a Service its
+// webhooks call is gone: what the API server then does with the objects
+// they match is up to their failurePolicy.
+func LeftBehind(webhooks []check.Webhook) assert.Check {
+	byConfig := map[string][]check.Webhook{}
+	var order []string
+	for _, w := range webhooks {
+		k := w.Config + "/" + w.ConfigName
+		if _, ok := byConfig[k]; !ok {
+			order = append(order, k)
+		}
+		byConfig[k] = append(byConfig[k], w)
+	}
+	var left []assert.Check
+	for _, k := range order {
+		ws := byConfig[k]
+		var gone []assert.Check
+		var seen []string
+		for _, w := range ws {
+			if s := w.ClientConfig.Service; s != nil && !slices.Contains(seen, s.Namespace+"/"+s.Name) {
+				seen = append(seen, s.Namespace+"/"+s.Name)
+				gone = append(gone, check.Missing("service", s.Namespace, s.Name))
+			}
+		}
+		if len(gone) > 0 {
+			left = append(left, assert.All(check.Exists(ws[0].Config, "", ws[0].ConfigName), assert.Any(gone...)))
+		}
+	}
+	if len(left) == 0 {
+		return constant(false, "no webhook configuration of the chart calls a service in the cluster")
+	}
+	any := assert.Any(left...)
+	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+		ok, _, err := any(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		var seen []string
+		for _, k := range order {
+			ws := byConfig[k]
+			there, _, err := check.Exists(ws[0].Config, "", ws[0].ConfigName)(ctx)
+			if err != nil {
+				return false, "", err
+			}
+			state := "gone"
+			if there {
+				var services []string
+				for _, w := range ws {
+					if s := w.ClientConfig.Service; s != nil {
+						gone, _, err := check.Missing("service", s.Namespace, s.Name)(ctx)
+						if err != nil {
+							return false, "", err
+						}
+						if sv := map[bool]string{true: "gone", false: "there"}[gone]; !slices.Contains(services, "service "+s.Namespace+"/"+s.Name+" "+sv) {
+							services = append(services, "service "+s.Namespace+"/"+s.Name+" "+sv)
+						}
+					}
+				}
+				state = "there, calling " + strings.Join(services, ", ")
+			}
+			seen = append(seen, ws[0].Config+" "+ws[0].ConfigName+" "+state)
+		}
+		return ok, strings.Join(seen, "; "), nil
+	}, func(ctx context.Context) (*repro.Check, error) { return assert.ScriptOf(ctx, any), nil })
+}
+
+// Kept holds when the namespace is there and Active and still holds the
+// ConfigMap and Secret put into it before the install.
+func Kept(namespace, configMap, secret string) assert.Check {
+	return assert.All(check.JSONPathIs("namespace", "", namespace, "{.status.phase}", "Active"),
+		check.Exists("configmap", namespace, configMap), check.Exists("secret", namespace, secret))
+}
+
+// HookFinalizer is what ArgoCD puts on the hooks it runs (from 2.14.3 and 3.0).
+const HookFinalizer = "argocd.argoproj.io/hook-finalizer"
+
+// HooksKept holds when one of the hooks is being deleted and still carries
+// ArgoCD's hook finalizer.
+func HooksKept(hooks []Object) assert.Check {
+	var kept []assert.Check
+	for _, h := range hooks {
+		if h.GetName() == "" {
+			continue
+		}
+		kept = append(kept, check.FinalizerPending(kindRef(h.GetKind(), h.GroupVersionKind().Group), h.GetNamespace(), h.GetName(), HookFinalizer))
+	}
+	if len(kept) == 0 {
+		return constant(false, "the chart has no named hook ArgoCD runs at a sync")
+	}
+	return assert.Any(kept...)
+}
+
+// HeldByHook holds when the Application's sync operation is Running and one
+// of the chart's hooks is deleted but kept by ArgoCD's hook finalizer: the
+// operation waits for a deletion that waits for the operation.
+func HeldByHook(app string, hooks []Object) assert.Check {
+	return assert.All(check.OperationPhaseIs(app, synccommon.OperationRunning), HooksKept(hooks))
+}
+
+// podSelector is a label set as a selector (k=v,...), sorted.
+func podSelector(labels map[string]string) string {
+	kv := make([]string, 0, len(labels))
+	for k, v := range labels {
+		kv = append(kv, k+"="+v)
+	}
+	slices.Sort(kv)
+	return strings.Join(kv, ",")
+}
+
+// applicationResources are the resources an Application's status lists
+// with their sync status (status.resources), read through the dynamic
+// client so a look is watched like any other.
+type applicationResource struct {
+	Group, Kind, Namespace, Name, Status string
+}
+
+func applicationResources(ctx context.Context, app string) ([]applicationResource, error) {
+	o, err := lifecycle.Get(ctx, "applications.argoproj.io", "argocd", app)
+	if err != nil {
+		return nil, err
+	}
+	list, _, _ := unstructured.NestedSlice(o.Object, "status", "resources")
+	var out []applicationResource
+	for _, item := range list {
+		m, _ := item.(map[string]any)
+		s := func(k string) string { v, _ := m[k].(string); return v }
+		out = append(out, applicationResource{Group: s("group"), Kind: s("kind"), Namespace: s("namespace"), Name: s("name"), Status: s("status")})
+	}
+	return out, nil
+}

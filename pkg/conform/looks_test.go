@@ -1,0 +1,364 @@
+package conform
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"syscall"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/kube"
+	"github.com/gitops-conformance/suite/pkg/kube/kubetest"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+)
+
+// cluster is a fake API server holding objs (recorded objects, as the
+// evidence of the runs shows them); a non-nil fail is its answer to every call.
+func cluster(fail error, objs ...*unstructured.Unstructured) context.Context {
+	return lifecycle.WithRun(context.Background(), &lifecycle.Run{Kube: kubetest.Client(fail, objs...)})
+}
+
+var (
+	obj     = kubetest.Object
+	refused = &url.Error{Op: "Get", URL: "https://127.0.0.1:6443/api", Err: syscall.ECONNREFUSED}
+)
+
+// look is one check against a fake cluster, and what it must say.
+type look struct {
+	name    string
+	check   assert.Check
+	ctx     context.Context
+	ok      bool
+	unknown bool
+	seen    string // a part of what it must say it saw
+}
+
+func expect(t *testing.T, looks []look) {
+	t.Helper()
+	for _, tt := range looks {
+		ok, seen, err := tt.check(tt.ctx)
+		if ok != tt.ok || assert.IsUnknown(err) != tt.unknown || (err != nil && !tt.unknown) || !strings.Contains(seen, tt.seen) {
+			t.Errorf("%s: ok %v, seen %q, err %v; want ok %v, could not tell %v, seen with %q", tt.name, ok, seen, err, tt.ok, tt.unknown, tt.seen)
+		}
+	}
+}
+
+func deployment(name string, available, replicas int64, failure string) *unstructured.Unstructured {
+	status := map[string]any{"replicas": replicas}
+	if available > 0 {
+		status["availableReplicas"] = available
+	}
+	if failure != "" {
+		status["conditions"] = []any{
+			map[string]any{"type": "Available", "status": "False"},
+			map[string]any{"type": "ReplicaFailure", "status": "True", "reason": "FailedCreate", "message": failure},
+		}
+	}
+	return obj("apps/v1", "Deployment", "kruise-system", name, map[string]any{"spec": map[string]any{"replicas": replicas}, "status": status})
+}
+
+// The kruise 1.5.2 manager as run 20261124-092008's evidence shows it stuck.
+const stuckMessage = `Internal error occurred: failed calling webhook "mpod.kb.io": failed to call webhook: Post "https://kruise-webhook-service.kruise-system.svc:443/mutate-pod?timeout=30s": no endpoints available for service "kruise-webhook-service"`
+
+func TestWorkloadVerdicts(t *testing.T) {
+	manager := Workload{Kind: "Deployment", Namespace: "kruise-system", Name: "kruise-controller-manager", Replicas: 1}
+	daemon := Workload{Kind: "DaemonSet", Namespace: "kruise-system", Name: "kruise-daemon", Replicas: -1}
+	hooks := []string{"mpod.kb.io", "vpod.kb.io"}
+	stuck := cluster(nil, deployment(manager.Name, 0, 1, stuckMessage))
+	running := cluster(nil, deployment(manager.Name, 1, 1, ""))
+	other := cluster(nil, deployment(manager.Name, 0, 1, `admission webhook "someone.else.io" denied the request`))
+	ds := func(available, unavailable int64) context.Context {
+		status := map[string]any{"numberAvailable": available}
+		if unavailable > 0 {
+			status["numberUnavailable"] = unavailable
+		}
+		return cluster(nil, obj("apps/v1", "DaemonSet", "kruise-system", daemon.Name, map[string]any{"status": status}))
+	}
+	expect(t, []look{
+		{"Available: 1/1", Available(manager), running, true, false, `"1/1"`},
+		{"Available: stuck", Available(manager), stuck, false, false, `"/1"`},
+		{"Available: not there", Available(manager), cluster(nil), false, false, "not found"},
+		{"Available: no answer", Available(manager), cluster(refused), false, true, ""},
+		{"Available: a DaemonSet with every Pod up", Available(daemon), ds(1, 0), true, false, ""},
+		{"Available: a DaemonSet with one down", Available(daemon), ds(1, 1), false, false, ""},
+		{"Blocked: the manager rejected by its own webhook", Blocked(manager, hooks), stuck, true, false, `deployment kruise-system/kruise-controller-manager not available ("/1"), its Pods rejected: "Internal error occurred: failed calling webhook \"mpod.kb.io\"`},
+		{"Blocked: running", Blocked(manager, hooks), running, false, false, "deployment kruise-system/kruise-controller-manager available"},
+		{"Blocked: rejected by a webhook not of the chart", Blocked(manager, hooks), other, false, false, `not available ("/1"), its Pods not rejected by a webhook of the chart`},
+		{"Blocked: no webhook in the chart", Blocked(manager, nil), stuck, false, false, "not rejected"},
+		{"Blocked: no answer is not a verdict", Blocked(manager, hooks), cluster(refused), false, true, ""},
+	})
+	event := obj("v1", "Event", "kruise-system", "e", map[string]any{"reason": "FailedCreate",
+		"message":        `Error creating: ` + stuckMessage,
+		"involvedObject": map[string]any{"kind": "DaemonSet", "name": "kruise-daemon"}})
+	daemonStuck := cluster(nil, event, obj("apps/v1", "DaemonSet", "kruise-system", daemon.Name, map[string]any{"status": map[string]any{"numberUnavailable": int64(1)}}))
+	expect(t, []look{{"Blocked: a DaemonSet's FailedCreate event names the webhook", Blocked(daemon, hooks), daemonStuck, true, false, "mpod.kb.io"}})
+
+	// the bash form a reproduction checks the same with
+	script := assert.ScriptOf(stuck, Blocked(manager, hooks)).Shell
+	for _, want := range []string{`jsonpath_matches deployment.apps kruise-system kruise-controller-manager`, `'webhook "(mpod\.kb\.io|vpod\.kb\.io)"'`,
+		`! jsonpath_is deployment.apps kruise-system kruise-controller-manager '{.status.availableReplicas}/{.spec.replicas}' 1/1`} {
+		if !strings.Contains(script, want) {
+			t.Errorf("bash form %q lacks %q", script, want)
+		}
+	}
+}
+
+func TestLeftBehind(t *testing.T) {
+	hooks, err := check.Webhooks(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: config.webhook.serving.knative.dev}
+webhooks:
+- name: config.webhook.serving.knative.dev
+  failurePolicy: Fail
+  clientConfig: {service: {name: webhook, namespace: knative-serving}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: by-url}
+webhooks:
+- name: by-url.example.com
+  clientConfig: {url: "https://example.com"}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := obj("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "", "config.webhook.serving.knative.dev", nil)
+	service := obj("v1", "Service", "knative-serving", "webhook", nil)
+	expect(t, []look{
+		{"left, its service gone", LeftBehind(hooks), cluster(nil, config), true, false,
+			"validatingwebhookconfiguration config.webhook.serving.knative.dev there, calling service knative-serving/webhook gone"},
+		{"left, its service there", LeftBehind(hooks), cluster(nil, config, service), false, false, "calling service knative-serving/webhook there"},
+		{"deleted with the chart", LeftBehind(hooks), cluster(nil), false, false, "validatingwebhookconfiguration config.webhook.serving.knative.dev gone"},
+		{"no answer", LeftBehind(hooks), cluster(refused), false, true, ""},
+		{"no configuration calls a service", LeftBehind(hooks[1:]), cluster(nil), false, false, "no webhook configuration of the chart calls a service"},
+	})
+}
+
+func TestKeptAndHooks(t *testing.T) {
+	ns := func(phase string) *unstructured.Unstructured {
+		return obj("v1", "Namespace", "", "team", map[string]any{"status": map[string]any{"phase": phase}})
+	}
+	cm, secret := obj("v1", "ConfigMap", "team", Sentinel, nil), obj("v1", "Secret", "team", Sentinel, nil)
+	kept := Kept("team", Sentinel, Sentinel)
+	expect(t, []look{
+		{"kept", kept, cluster(nil, ns("Active"), cm, secret), true, false, ""},
+		{"the namespace terminating", kept, cluster(nil, ns("Terminating"), cm, secret), false, false, "Terminating"},
+		{"the namespace gone", kept, cluster(nil), false, false, "not found"},
+		{"its Secret gone", kept, cluster(nil, ns("Active"), cm), false, false, "not found"},
+		{"no answer", kept, cluster(refused), false, true, ""},
+	})
+
+	job := obj("batch/v1", "Job", "kyverno", "kyverno-clean-reports", nil)
+	job.SetFinalizers([]string{HookFinalizer})
+	deleting := job.DeepCopy()
+	now := metav1.Now()
+	deleting.SetDeletionTimestamp(&now)
+	r, err := ParseRendered(`apiVersion: batch/v1
+kind: Job
+metadata:
+  name: kyverno-clean-reports
+  annotations: {helm.sh/hook: post-upgrade}
+`, "kyverno")
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect(t, []look{
+		{"a hook deleted, held by ArgoCD's hook finalizer", HooksKept(r.Hooks()), cluster(nil, deleting), true, false, "deleting since"},
+		{"a hook running", HooksKept(r.Hooks()), cluster(nil, job), false, false, "live"},
+		{"a hook deleted and gone", HooksKept(r.Hooks()), cluster(nil), false, false, "not found"},
+		{"no hooks", HooksKept(nil), cluster(nil), false, false, "no named hook"},
+	})
+}
+
+// Kube-OVN v1.14.10's shape (run 20261124-083029's evidence): the chart's CRD
+// carries x-kubernetes-patch-* keys on a property of an items schema, the
+// live one has them not.
+func TestDriftNamesTheFieldsTheAPIServerDropped(t *testing.T) {
+	r, err := ParseRendered(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.conformance.gitops.io, labels: {app: w}}
+spec:
+  group: conformance.gitops.io
+  versions:
+  - name: v1
+    schema:
+      openAPIV3Schema:
+        properties:
+          key: {type: string, x-kubernetes-patch-strategy: merge, x-kubernetes-patch-merge-key: key}
+`, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "widgets.conformance.gitops.io", map[string]any{
+		"spec": map[string]any{"group": "conformance.gitops.io", "scope": "Namespaced", "versions": []any{map[string]any{"name": "v1",
+			"schema": map[string]any{"openAPIV3Schema": map[string]any{"properties": map[string]any{"key": map[string]any{"type": "string"}}}}}}}})
+	live.SetLabels(map[string]string{"app": "w", "app.kubernetes.io/instance": "crds"})
+	app := func(status string) *unstructured.Unstructured {
+		return obj("argoproj.io/v1alpha1", "Application", "argocd", "crds", map[string]any{"status": map[string]any{"resources": []any{
+			map[string]any{"group": "apiextensions.k8s.io", "kind": "CustomResourceDefinition", "name": "widgets.conformance.gitops.io", "status": status}}}})
+	}
+	expect(t, []look{
+		{"OutOfSync: the dropped keys named", Drift("crds", r), cluster(nil, app("OutOfSync"), live), false, false,
+			"2 field(s) of the chart the live object lacks (dropped by the API server): .spec.versions[0].schema.openAPIV3Schema.properties.key.x-kubernetes-patch-merge-key, .spec.versions[0].schema.openAPIV3Schema.properties.key.x-kubernetes-patch-strategy; 0 differ"},
+		{"Synced", Drift("crds", r), cluster(nil, app("Synced"), live), true, false, "none of the application's 1 resources OutOfSync"},
+		{"OutOfSync on a field the cluster adds", Drift("crds", r), cluster(nil, app("OutOfSync"), desired(r)), false, false,
+			"every field of the chart is in the live object as the chart has it"},
+		{"OutOfSync, gone", Drift("crds", r), cluster(nil, app("OutOfSync")), false, false, "OutOfSync: not in the cluster"},
+		{"no answer", Drift("crds", r), cluster(refused), false, true, ""},
+	})
+	if _, differ := Diff(map[string]any{"metadata": map[string]any{"name": "x", "labels": map[string]any{"a": "b"}}}, map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "c"}}}); len(differ) != 1 {
+		t.Errorf("a label of the chart with another value differs: %v", differ)
+	}
+	dropped, differ := Diff(map[string]any{"spec": map[string]any{"a": int64(1), "b": []any{"x", "y"}}, "status": map[string]any{"s": 1}},
+		map[string]any{"spec": map[string]any{"a": float64(2), "b": []any{"x"}, "c": 3}})
+	if strings.Join(dropped, " ") != ".spec.b[1]" || strings.Join(differ, " ") != ".spec.a" {
+		t.Errorf("Diff: dropped %v, differ %v", dropped, differ)
+	}
+}
+
+func TestSelectionAndTheChartsWebhooks(t *testing.T) {
+	webhooks, err := check.Webhooks(`apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: kruise-mutating-webhook-configuration}
+webhooks:
+- name: mpod.kb.io
+  failurePolicy: Fail
+  clientConfig: {service: {name: kruise-webhook-service, namespace: kruise-system}}
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [pods]}]
+  namespaceSelector:
+    matchExpressions: [{key: control-plane, operator: NotIn, values: [openkruise]}]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := func(labels map[string]string) *unstructured.Unstructured {
+		n := obj("v1", "Namespace", "", "kruise-system", nil)
+		n.SetLabels(labels)
+		return n
+	}
+	r, err := ParseRendered(`apiVersion: v1
+kind: Service
+metadata: {name: kruise-webhook-service}
+spec: {selector: {control-plane: controller-manager}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: kruise-controller-manager}
+spec: {template: {metadata: {labels: {control-plane: controller-manager}}}}
+`, "kruise-system")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := Selection("kruise-system", r, func() []check.Webhook { return webhooks })
+	expect(t, []look{
+		{"unlabelled: the chart's own namespace taken, failing closed", sel, cluster(nil, ns(map[string]string{"kubernetes.io/metadata.name": "kruise-system"})), false, false,
+			`mpod.kb.io (mutatingwebhookconfiguration kruise-mutating-webhook-configuration): failurePolicy Fail, namespaceSelector "control-plane notin (openkruise)", objectSelector "", takes kruise-system {kubernetes.io/metadata.name=kruise-system}: true, called for the Pods of deployment kruise-system/kruise-controller-manager, served by service kruise-system/kruise-webhook-service (deployment kruise-system/kruise-controller-manager)`},
+		{"labelled: let through", sel, cluster(nil, ns(map[string]string{"control-plane": "openkruise"})), true, false, "takes kruise-system {control-plane=openkruise}: false"},
+		{"no answer", sel, cluster(refused), false, true, ""},
+	})
+
+	registered, err := check.Webhooks(`kind: ValidatingWebhookConfiguration
+metadata: {name: kyverno-resource-validating-webhook-cfg}
+webhooks: [{name: validate.kyverno.svc, clientConfig: {service: {name: kyverno-svc, namespace: kyverno}}}]
+---
+kind: ValidatingWebhookConfiguration
+metadata: {name: someone-elses}
+webhooks: [{name: other.example.com, clientConfig: {service: {name: other, namespace: other}}}]
+---
+kind: ValidatingWebhookConfiguration
+metadata: {name: there-before}
+webhooks: [{name: before.example.com, clientConfig: {service: {name: x, namespace: kyverno}}}]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := append(append([]check.Webhook{}, webhooks...), registered...)
+	got := ChartWebhooks(live, webhooks, map[string]bool{"validatingwebhookconfiguration/there-before": true}, []string{"kyverno"})
+	var names []string
+	for _, w := range got {
+		names = append(names, w.Name)
+	}
+	if strings.Join(names, " ") != "mpod.kb.io validate.kyverno.svc" {
+		t.Errorf("the chart's webhooks (rendered, or new and calling its namespace): %v", names)
+	}
+}
+
+func TestRemainsAndProbe(t *testing.T) {
+	config := obj("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "", "config.webhook.serving.knative.dev", nil)
+	controller := false
+	config.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "Namespace", Name: "knative-serving", Controller: &controller}})
+	refs := func() []Ref {
+		return []Ref{{Kind: "validatingwebhookconfiguration", Name: "config.webhook.serving.knative.dev"}, {Kind: "service", Namespace: "knative-serving", Name: "webhook"}}
+	}
+	expect(t, []look{
+		{"a configuration left, owned by its namespace", Remains(refs), cluster(nil, config), false, false,
+			"1 of 2 there: validatingwebhookconfiguration config.webhook.serving.knative.dev: owned by Namespace knative-serving (controller: false)"},
+		{"none left", Remains(refs), cluster(nil), true, false, "none of the 2 is there"},
+		{"no answer", Remains(refs), cluster(refused), false, true, ""},
+	})
+
+	hooks, err := check.Webhooks(`kind: ValidatingWebhookConfiguration
+metadata: {name: config.webhook.serving.knative.dev}
+webhooks:
+- name: config.webhook.serving.knative.dev
+  clientConfig: {service: {name: webhook, namespace: knative-serving}}
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps/*, configmaps]}]
+  objectSelector:
+    matchExpressions: [{key: app.kubernetes.io/name, operator: In, values: [knative-serving]}, {key: app.kubernetes.io/component, operator: Exists}]
+- name: deployments.example.com
+  rules: [{apiGroups: [apps], operations: [CREATE], resources: [deployments]}]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := obj("v1", "Namespace", "", "knative-serving", nil)
+	ns.SetLabels(map[string]string{"kubernetes.io/metadata.name": "knative-serving"})
+	ctx := cluster(nil, ns)
+	files, err := Probe(ctx, hooks[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := fixture.Manifest(ctx, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := kube.Decode(manifest)
+	if err != nil || len(objs) != 1 || objs[0].GetKind() != "ConfigMap" || objs[0].GetNamespace() != "knative-serving" ||
+		objs[0].GetLabels()["app.kubernetes.io/name"] != "knative-serving" || objs[0].GetLabels()["app.kubernetes.io/component"] != "true" {
+		t.Fatalf("probe: %v\n%s", err, manifest)
+	}
+	if _, err := Probe(ctx, hooks[1]); err == nil || !strings.Contains(err.Error(), "its rules take no CREATE of configmaps or pods") {
+		t.Errorf("a webhook on deployments: %v", err)
+	}
+	if _, err := Probe(cluster(nil), hooks[0]); err == nil || !strings.Contains(err.Error(), "takes none of [knative-serving default]") {
+		t.Errorf("no namespace it takes: %v", err)
+	}
+	if _, err := Probe(cluster(refused), hooks[0]); err == nil {
+		t.Errorf("no answer: %v", err)
+	}
+}
+
+func TestNodeImages(t *testing.T) {
+	node := obj("v1", "Node", "", "conform-control-plane", map[string]any{"status": map[string]any{"images": []any{
+		map[string]any{"names": []any{"docker.io/openkruise/kruise-manager:v1.5.2", "docker.io/openkruise/kruise-manager@sha256:abc"}},
+		map[string]any{"names": []any{"registry.k8s.io/pause:3.10"}},
+	}}})
+	have, err := NodeImages(cluster(nil, node))
+	if err != nil || len(have) != 3 {
+		t.Fatalf("node images: %v, %v", have, err)
+	}
+	if got := Missing([]string{"openkruise/kruise-manager:v1.5.2", "openkruise/kruise-daemon:v1.5.2"}, have); len(got) != 1 || got[0] != "openkruise/kruise-daemon:v1.5.2" {
+		t.Errorf("missing: %v", got)
+	}
+}
+
+// desired is the chart's object as the cluster would hold it, unchanged.
+func desired(r *Rendered) *unstructured.Unstructured {
+	return r.Objects[0].DeepCopy()
+}

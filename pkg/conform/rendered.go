@@ -1,0 +1,308 @@
+package conform
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/kube"
+)
+
+// Rendered is a chart as ArgoCD applies it: every object of its templates,
+// its crds/ and its hooks, namespaced objects without a namespace put into
+// the release's (as ArgoCD's destination does).
+type Rendered struct {
+	Namespace string
+	Objects   []Object
+}
+
+// Object is one object of a rendered chart.
+type Object struct {
+	*unstructured.Unstructured
+	// Hook is the sync phase ArgoCD runs the object in as a hook (PreSync,
+	// Sync, PostSync, SyncFail, from argocd.argoproj.io/hook or the Helm hook
+	// ArgoCD maps to one), "" for an ordinary resource, and Skipped for one
+	// ArgoCD does not apply at a sync (a Helm test or delete hook, Skip).
+	Hook string
+}
+
+// Skipped is the Hook of an object ArgoCD does not apply at a sync.
+const Skipped = "-"
+
+// Workload is a Deployment, StatefulSet or DaemonSet of the chart (not a hook).
+type Workload struct {
+	Kind, Namespace, Name string
+	// Replicas is the chart's (1 when it says none); a DaemonSet has -1.
+	Replicas  int64
+	PodLabels map[string]string
+}
+
+// Ref is the workload as the logs name it.
+func (w Workload) Ref() string { return strings.ToLower(w.Kind) + " " + w.Namespace + "/" + w.Name }
+
+// clusterScoped are the kinds of the API server's own groups that have no
+// namespace; a chart's CRD says its kind's scope itself.
+var clusterScoped = []string{"Namespace", "Node", "PersistentVolume", "StorageClass", "PriorityClass", "RuntimeClass",
+	"ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "APIService", "IngressClass", "CSIDriver",
+	"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+	"ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
+	"VolumeAttachment", "CertificateSigningRequest", "FlowSchema", "PriorityLevelConfiguration"}
+
+// ParseRendered reads a rendered manifest (helm.RenderAll) of a release
+// installed into namespace.
+func ParseRendered(manifest, namespace string) (*Rendered, error) {
+	objs, err := kube.Decode(manifest)
+	if err != nil {
+		return nil, err
+	}
+	r := &Rendered{Namespace: namespace}
+	clusterKinds := map[string]bool{}
+	for _, k := range clusterScoped {
+		clusterKinds[k] = true
+	}
+	for _, o := range objs {
+		if o.GetKind() == "CustomResourceDefinition" {
+			kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
+			scope, _, _ := unstructured.NestedString(o.Object, "spec", "scope")
+			clusterKinds[kind] = scope == "Cluster"
+		}
+	}
+	for _, o := range objs {
+		if o.GetKind() == "" || o.GetName() == "" {
+			return nil, fmt.Errorf("an object without kind or name (kind %q, name %q)", o.GetKind(), o.GetName())
+		}
+		if !clusterKinds[o.GetKind()] && o.GetNamespace() == "" {
+			o.SetNamespace(namespace)
+		}
+		r.Objects = append(r.Objects, Object{Unstructured: o, Hook: hookOf(o.GetAnnotations())})
+	}
+	return r, nil
+}
+
+// hookOf is the sync phase ArgoCD runs an object with these annotations in
+// (see Object.Hook): its own annotation first, else the Helm hook it maps
+// (pre-install, pre-upgrade: PreSync; post-install, post-upgrade: PostSync).
+func hookOf(annotations map[string]string) string {
+	if h := annotations["argocd.argoproj.io/hook"]; h != "" {
+		for _, phase := range strings.Split(h, ",") {
+			switch phase = strings.TrimSpace(phase); phase {
+			case "PreSync", "Sync", "PostSync", "SyncFail":
+				return phase
+			}
+		}
+		return Skipped
+	}
+	h := annotations["helm.sh/hook"]
+	if h == "" {
+		return ""
+	}
+	for _, phase := range strings.Split(h, ",") {
+		switch strings.TrimSpace(phase) {
+		case "pre-install", "pre-upgrade":
+			return "PreSync"
+		case "post-install", "post-upgrade":
+			return "PostSync"
+		}
+	}
+	return Skipped
+}
+
+// Manifest is the rendered chart as one manifest, namespaces filled in.
+func (r *Rendered) Manifest() string {
+	docs := make([]string, 0, len(r.Objects))
+	for _, o := range r.Objects {
+		data, err := yaml.Marshal(o.Object)
+		if err != nil {
+			data = []byte(fmt.Sprintf("# %s %s: %v\n", o.GetKind(), o.GetName(), err))
+		}
+		docs = append(docs, strings.TrimSpace(string(data)))
+	}
+	return "---\n" + strings.Join(docs, "\n---\n") + "\n"
+}
+
+// Resources are the objects ArgoCD applies as ordinary resources (no hooks).
+func (r *Rendered) Resources() []Object {
+	var out []Object
+	for _, o := range r.Objects {
+		if o.Hook == "" {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Hooks are the objects ArgoCD runs as hooks at a sync.
+func (r *Rendered) Hooks() []Object {
+	var out []Object
+	for _, o := range r.Objects {
+		if o.Hook != "" && o.Hook != Skipped {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Find is the chart's ordinary resource of that group, kind, namespace and
+// name, or nil.
+func (r *Rendered) Find(group, kind, namespace, name string) *Object {
+	for _, o := range r.Resources() {
+		if o.GroupVersionKind().Group == group && o.GetKind() == kind && o.GetNamespace() == namespace && o.GetName() == name {
+			return &o
+		}
+	}
+	return nil
+}
+
+// Workloads are the chart's Deployments, StatefulSets and DaemonSets.
+func (r *Rendered) Workloads() []Workload {
+	var out []Workload
+	for _, o := range r.Resources() {
+		if o.GroupVersionKind().Group != "apps" {
+			continue
+		}
+		w := Workload{Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName(), Replicas: 1}
+		switch o.GetKind() {
+		case "Deployment", "StatefulSet":
+			if n, found, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "replicas"); found {
+				w.Replicas = toInt(n)
+			}
+		case "DaemonSet":
+			w.Replicas = -1
+		default:
+			continue
+		}
+		w.PodLabels, _, _ = unstructured.NestedStringMap(o.Object, "spec", "template", "metadata", "labels")
+		out = append(out, w)
+	}
+	return out
+}
+
+func toInt(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case float64:
+		return int64(n)
+	case int:
+		return int64(n)
+	}
+	return 1
+}
+
+// Webhooks are the webhooks of the chart's webhook configurations.
+func (r *Rendered) Webhooks() ([]check.Webhook, error) {
+	var configs []string
+	for _, o := range r.Resources() {
+		if k := strings.ToLower(o.GetKind()); k == check.ValidatingWebhooks || k == check.MutatingWebhooks {
+			data, err := yaml.Marshal(o.Object)
+			if err != nil {
+				return nil, err
+			}
+			configs = append(configs, string(data))
+		}
+	}
+	return check.Webhooks(strings.Join(configs, "\n---\n"))
+}
+
+// Service is a Service of the chart and the pods it selects.
+type Service struct {
+	Namespace, Name string
+	Selector        map[string]string
+}
+
+// Service finds the chart's Service namespace/name.
+func (r *Rendered) Service(namespace, name string) (Service, bool) {
+	o := r.Find("", "Service", namespace, name)
+	if o == nil {
+		return Service{}, false
+	}
+	sel, _, _ := unstructured.NestedStringMap(o.Object, "spec", "selector")
+	return Service{Namespace: namespace, Name: name, Selector: sel}, true
+}
+
+// Backing are the chart's workloads whose Pods the Service selects.
+func (r *Rendered) Backing(s Service) []Workload {
+	if len(s.Selector) == 0 {
+		return nil
+	}
+	var out []Workload
+	for _, w := range r.Workloads() {
+		if w.Namespace != s.Namespace {
+			continue
+		}
+		selected := true
+		for k, v := range s.Selector {
+			selected = selected && w.PodLabels[k] == v
+		}
+		if selected {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// CRDs are the names (plural.group) of the chart's CustomResourceDefinitions.
+func (r *Rendered) CRDs() []string {
+	var out []string
+	for _, o := range r.Resources() {
+		if o.GetKind() == "CustomResourceDefinition" {
+			out = append(out, o.GetName())
+		}
+	}
+	return out
+}
+
+// Namespaces are the Namespace objects the chart itself renders.
+func (r *Rendered) Namespaces() []string {
+	var out []string
+	for _, o := range r.Resources() {
+		if o.GetKind() == "Namespace" && o.GroupVersionKind().Group == "" {
+			out = append(out, o.GetName())
+		}
+	}
+	return out
+}
+
+// podSpecPaths are where each kind keeps the Pod spec its controller creates Pods from.
+var podSpecPaths = map[schema.GroupKind][]string{
+	{Kind: "Pod"}:                        {"spec"},
+	{Group: "apps", Kind: "Deployment"}:  {"spec", "template", "spec"},
+	{Group: "apps", Kind: "StatefulSet"}: {"spec", "template", "spec"},
+	{Group: "apps", Kind: "DaemonSet"}:   {"spec", "template", "spec"},
+	{Group: "apps", Kind: "ReplicaSet"}:  {"spec", "template", "spec"},
+	{Group: "batch", Kind: "Job"}:        {"spec", "template", "spec"},
+	{Group: "batch", Kind: "CronJob"}:    {"spec", "jobTemplate", "spec", "template", "spec"},
+	{Kind: "ReplicationController"}:      {"spec", "template", "spec"},
+}
+
+// Images are the images of every container (init containers too) of the
+// chart's Pods and Pod templates, hooks included, each once, sorted.
+func (r *Rendered) Images() []string {
+	var out []string
+	for _, o := range r.Objects {
+		if o.Hook == Skipped {
+			continue
+		}
+		path := podSpecPaths[o.GroupVersionKind().GroupKind()]
+		if path == nil {
+			continue
+		}
+		for _, field := range []string{"initContainers", "containers"} {
+			cs, _, _ := unstructured.NestedSlice(o.Object, append(append([]string{}, path...), field)...)
+			for _, c := range cs {
+				if m, ok := c.(map[string]any); ok {
+					if img, _ := m["image"].(string); img != "" && !slices.Contains(out, img) {
+						out = append(out, img)
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
