@@ -476,18 +476,24 @@ func (k *cell) servingPodsGone() assert.Check {
 // created): the probe is made from its rules and selectors (Probe).
 func (k *cell) rejectsProbe() assert.Check {
 	return dynamic(func(ctx context.Context) (assert.Check, error) {
+		// as they are now: a controller fills in its configurations' rules
+		live, err := liveWebhooks(ctx)
+		if err != nil {
+			return nil, assert.Unknown(err)
+		}
+		ofChart := map[string]bool{}
+		for _, w := range k.webhooks {
+			ofChart[w.Config+"/"+w.ConfigName] = true
+		}
 		var rejected []assert.Check
 		var why []string
-		for _, w := range k.webhooks {
+		for _, w := range live {
+			if !ofChart[w.Config+"/"+w.ConfigName] {
+				continue
+			}
 			if orDefault(w.FailurePolicy, "Fail") != "Fail" {
 				why = append(why, w.Name+": failurePolicy "+w.FailurePolicy)
 				continue
-			}
-			if _, err := lifecycle.Get(ctx, w.Config, "", w.ConfigName); lifecycle.NotFound(err) {
-				why = append(why, w.Name+": its configuration is gone")
-				continue
-			} else if err != nil {
-				return nil, assert.Unknown(err)
 			}
 			probe, err := Probe(ctx, w)
 			if err != nil {
@@ -497,6 +503,9 @@ func (k *cell) rejectsProbe() assert.Check {
 			rejected = append(rejected, check.Rejected(probe, `webhook "`+w.Name+`"`))
 		}
 		if len(rejected) == 0 {
+			if len(why) == 0 {
+				return constant(false, "no configuration of the chart is left"), nil
+			}
 			return constant(false, "no probe: "+orNone(why)), nil
 		}
 		return assert.Any(rejected...), nil

@@ -308,7 +308,7 @@ metadata: {name: config.webhook.serving.knative.dev}
 webhooks:
 - name: config.webhook.serving.knative.dev
   clientConfig: {service: {name: webhook, namespace: knative-serving}}
-  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps/*, configmaps]}]
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps/*]}]
   objectSelector:
     matchExpressions: [{key: app.kubernetes.io/name, operator: In, values: [knative-serving]}, {key: app.kubernetes.io/component, operator: Exists}]
 - name: deployments.example.com

@@ -66,14 +66,18 @@ func probeResource(rules []check.WebhookRule) string {
 }
 
 // podResources are the core group's configmaps and pods, of those the
-// rules take a CREATE of ("*" takes both).
+// rules take a CREATE of: "*", "*/*", the resource, or the resource with
+// "/*" (the API server's matcher: a subresource of "*" matches the
+// resource itself too).
 func podResources(rules []check.WebhookRule) []string {
 	var out []string
 	for _, want := range []string{"configmaps", "pods"} {
 		for _, r := range rules {
 			if (slices.Contains(r.APIGroups, "") || slices.Contains(r.APIGroups, "*")) &&
 				(slices.Contains(r.Operations, "CREATE") || slices.Contains(r.Operations, "*")) &&
-				(slices.Contains(r.Resources, want) || slices.Contains(r.Resources, "*")) && !slices.Contains(out, want) {
+				slices.ContainsFunc(r.Resources, func(res string) bool {
+					return res == want || res == "*" || res == "*/*" || res == want+"/*"
+				}) && !slices.Contains(out, want) {
 				out = append(out, want)
 			}
 		}
