@@ -158,7 +158,27 @@ func Resolved(what string, timeout, hold time.Duration, check Check) features.Fu
 	})
 }
 
+// Unsettled is the verdict of a check whose clean state must come and stay
+// (make conform's): the class shows, REPRODUCED, unless clean comes true
+// within timeout and then holds for hold; NOT_REPRODUCED when it does. What
+// was seen says how it did not settle.
+func Unsettled(what string, timeout, hold time.Duration, clean Check) features.Func {
+	return judged(repro.Step{Kind: repro.Unsettled, What: what, Timeout: timeout, Hold: hold}, clean, true, func(ctx context.Context) error {
+		if err := Eventually(ctx, what, timeout, clean); err != nil {
+			return err
+		}
+		return Consistently(ctx, what, hold, clean)
+	})
+}
+
 func verdict(step repro.Step, check Check, run func(ctx context.Context) error) features.Func {
+	return judged(step, check, false, run)
+}
+
+// judged records a verdict: run ending well is a positive verdict, a wait
+// that ran out or a hold that broke a negative one (the other way round when
+// inverted), anything else an error of the run.
+func judged(step repro.Step, check Check, inverted bool, run func(ctx context.Context) error) features.Func {
 	what := step.What
 	return func(ctx context.Context, t *testing.T, _ *envconf.Config) context.Context {
 		t.Helper()
@@ -173,10 +193,10 @@ func verdict(step repro.Step, check Check, run func(ctx context.Context) error) 
 		var broken *BrokenError
 		switch {
 		case err == nil:
-			rec.judge(true, what)
+			rec.judge(!inverted, what)
 			rec.Observe("verdict: %s: held", what)
 		case errors.As(err, &timeout) || errors.As(err, &broken):
-			rec.judge(false, err.Error())
+			rec.judge(inverted, err.Error())
 			rec.Observe("verdict: %s: %v", what, err)
 		default:
 			rec.Fail(fmt.Sprintf("%s: %v", what, err))

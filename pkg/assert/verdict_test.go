@@ -1,9 +1,12 @@
 package assert
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/repro"
 )
 
 func TestRecordOutcome(t *testing.T) {
@@ -46,5 +49,38 @@ func TestRecordSkip(t *testing.T) {
 	r.Fail("install: boom")
 	if got, _ := r.Outcome(); got != report.Error {
 		t.Fatalf("a failed step must win over a skip: %s", got)
+	}
+}
+
+// Unsettled: the class shows unless the clean state comes and stays.
+func TestUnsettled(t *testing.T) {
+	yes := func(context.Context) (bool, string, error) { return true, "Synced", nil }
+	no := func(context.Context) (bool, string, error) { return false, "OutOfSync", nil }
+	looks := 0
+	flips := func(context.Context) (bool, string, error) { // Synced at first, then OutOfSync for good
+		looks++
+		if looks > 1 {
+			return false, "OutOfSync", nil
+		}
+		return true, "Synced", nil
+	}
+	for _, tt := range []struct {
+		name  string
+		clean Check
+		want  report.Outcome
+	}{
+		{"settles and stays", yes, report.NotReproduced},
+		{"never settles", no, report.Reproduced},
+		{"settles, then breaks", flips, report.Reproduced},
+	} {
+		ctx, log := repro.WithLog(context.Background())
+		ctx, rec := WithRecord(ctx, false)
+		Unsettled("application Synced and staying so", 50*time.Millisecond, 50*time.Millisecond, tt.clean)(ctx, t, nil)
+		if got, why := rec.Outcome(); got != tt.want {
+			t.Errorf("%s: %s (%s), want %s", tt.name, got, why, tt.want)
+		}
+		if len(log.Steps) != 1 || log.Steps[0].Kind != repro.Unsettled || !log.Steps[0].Kind.Verdict() {
+			t.Errorf("%s: recorded %+v", tt.name, log.Steps)
+		}
 	}
 }

@@ -12,8 +12,8 @@
 // platform teams do. Then its check (Checks):
 //
 //   - crd-diff (kubeovn-argocd): after a sync and a hard refresh the
-//     Application goes or stays OutOfSync; the resources ArgoCD shows
-//     OutOfSync and the chart's fields the live objects lack are recorded.
+//     Application does not become Synced and stay so; the resources ArgoCD
+//     shows OutOfSync and the chart's fields the live objects lack are recorded.
 //   - hook-stuck (kyverno-argocd): a sync held Running by a hook ArgoCD
 //     deleted with its hook finalizer still on.
 //   - self-blocking-webhook (openkruise-webhook): a workload of the chart

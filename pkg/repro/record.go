@@ -27,6 +27,9 @@ const (
 	Occurs Kind = "occurs"
 	// Resolved is a verdict: Check comes true within Timeout, then holds for Hold.
 	Resolved Kind = "resolved"
+	// Unsettled is a verdict whose "yes" is the opposite of Resolved's: yes
+	// unless Check comes true within Timeout and then holds for Hold.
+	Unsettled Kind = "unsettled"
 	// Observe looks once (within Timeout when set) and prints what it saw; never a verdict.
 	Observe Kind = "observe"
 	// Branch runs Steps when Check is Want.
@@ -34,7 +37,7 @@ const (
 )
 
 // Verdict reports whether a kind of step decides the cell's verdict.
-func (k Kind) Verdict() bool { return k == Symptom || k == Occurs || k == Resolved }
+func (k Kind) Verdict() bool { return k == Symptom || k == Occurs || k == Resolved || k == Unsettled }
 
 // Step is one thing the cell did.
 type Step struct {

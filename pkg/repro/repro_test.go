@@ -192,6 +192,12 @@ func TestScriptHelpersJudgeLikeTheSuite(t *testing.T) {
 	if out := run("verdict_occurs x 0 false"); !strings.Contains(out, "verdict=no") {
 		t.Errorf("an event that does not occur: %s", out)
 	}
+	if out := run("verdict_unsettled x 0 0 true"); !strings.Contains(out, "verdict=no") {
+		t.Errorf("a clean state that settles is no sign of the class: %s", out)
+	}
+	if out := run("verdict_unsettled x 0 0 false"); !strings.Contains(out, "verdict=yes") {
+		t.Errorf("a clean state that never comes is the class: %s", out)
+	}
 	// event_matches over kubectl's output: the regex, not a substring
 	events := header[strings.Index(header, "event_matches()"):strings.Index(header, "rolled_out()")]
 	match := func(re string) bool {

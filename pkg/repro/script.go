@@ -125,6 +125,8 @@ func writeSteps(b *strings.Builder, steps []Step, checks *checkNames, indent str
 				line("verdict_occurs %s %d %s", what, secs(s.Timeout), f)
 			case Resolved:
 				line("verdict_resolved %s %d %d %s", what, secs(s.Timeout), secs(s.Hold), f)
+			case Unsettled:
+				line("verdict_unsettled %s %d %d %s", what, secs(s.Timeout), secs(s.Hold), f)
 			case Observe:
 				line("observe %s %d %s", what, secs(s.Timeout), f)
 			}
@@ -338,6 +340,11 @@ verdict_resolved() { # what timeout hold check...
   local end=$((SECONDS + $2))
   until "${@:4}"; do if [ $SECONDS -ge $end ]; then judge no; echo "    VERDICT: $1: not within ${2}s"; return; fi; sleep 2; done
   verdict_holds "$1" "$3" "${@:4}"
+}
+verdict_unsettled() { # what timeout hold check...: yes unless the check comes true within timeout and then holds for hold
+  local end=$((SECONDS + $2))
+  until "${@:4}"; do if [ $SECONDS -ge $end ]; then judge yes; echo "    VERDICT: $1: not settled within ${2}s"; return; fi; sleep 2; done
+  if holds_for "$3" "${@:4}"; then judge no; echo "    VERDICT: $1: settled, held for ${3}s"; else judge yes; echo "    VERDICT: $1: settled, then broke"; fi
 }
 observe() { # what seconds check...: recorded, never a verdict
   local end=$((SECONDS + $2))
