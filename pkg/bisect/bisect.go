@@ -113,6 +113,11 @@ func Releases(cat *catalog.Catalog, from, to catalog.Release, probe func(catalog
 // ErrNoRelease is a tag the module proxy says was never published.
 var ErrNoRelease = errors.New("no such release")
 
+// ErrUnbuildable is a release eval could not build here (its module needs
+// what the module proxy will not serve): Find leaves it out, says why, and
+// runs the nearest release that builds instead.
+var ErrUnbuildable = errors.New("cannot be built here")
+
 // ErrRefused is a tag the module proxy would not say anything about (403):
 // on this machine's proxy, a release it lacks and a tag never published
 // answer alike.
@@ -187,33 +192,52 @@ type Grouping struct {
 // their own (v2.14.3 is the only 2.14 release with its gitops-engine pin).
 func Find(scenario, variant string, releases []string, sweep bool, groups *Grouping, eval func(tag string) (report.Outcome, error)) (*Search, error) {
 	s := &Search{Scenario: scenario, Variant: variant, Releases: releases, Sweep: sweep, Runs: map[string]report.Outcome{}}
-	run := func(i int) (report.Outcome, error) {
-		tag := releases[i]
-		if o, ok := s.Runs[tag]; ok {
-			return o, nil
+	// run runs the release at i, or when it cannot be built here the nearest
+	// one that can, stepping toward stop (its index, or -1 when none between can)
+	run := func(i, stop int) (int, report.Outcome, error) {
+		step := 1
+		if stop < i {
+			step = -1
 		}
-		o, err := eval(tag)
-		if err != nil {
-			return "", fmt.Errorf("run %q on %q: %w", scenario+"/"+variant, tag, err)
+		for ; ; i += step {
+			tag := releases[i]
+			if o, ok := s.Runs[tag]; ok {
+				return i, o, nil
+			}
+			if _, ok := s.Unobtainable[tag]; !ok {
+				o, err := eval(tag)
+				if !errors.Is(err, ErrUnbuildable) {
+					if err != nil {
+						return i, "", fmt.Errorf("run %q on %q: %w", scenario+"/"+variant, tag, err)
+					}
+					s.Runs[tag] = o
+					return i, o, nil
+				}
+				if s.Unobtainable == nil {
+					s.Unobtainable = map[string]string{}
+				}
+				s.Unobtainable[tag] = err.Error()
+			}
+			if i == stop {
+				return -1, "", nil
+			}
 		}
-		s.Runs[tag] = o
-		return o, nil
 	}
 	var err error
 	if sweep {
 		for i := range releases {
-			if _, err = run(i); err != nil {
+			if _, _, err = run(i, i); err != nil {
 				break
 			}
 		}
 	} else {
 		var halve func(lo, hi int) error
 		halve = func(lo, hi int) error {
-			a, err := run(lo)
-			if err != nil {
+			lo, a, err := run(lo, hi)
+			if err != nil || lo < 0 {
 				return err
 			}
-			b, err := run(hi)
+			hi, b, err := run(hi, lo)
 			if err != nil || a == b || hi-lo <= 1 {
 				return err
 			}
@@ -279,7 +303,9 @@ func (s *Search) Settle() {
 	for _, tag := range s.Releases {
 		o, ok := s.Runs[tag]
 		if !ok {
-			s.NotRun = append(s.NotRun, tag)
+			if _, out := s.Unobtainable[tag]; !out {
+				s.NotRun = append(s.NotRun, tag)
+			}
 			continue
 		}
 		if prev != "" && s.Runs[prev] != o {

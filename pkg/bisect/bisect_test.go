@@ -265,3 +265,45 @@ func TestEngineKey(t *testing.T) {
 		t.Error("no engine at all must be an error")
 	}
 }
+
+func TestBisectStepsOverReleasesThatDoNotBuild(t *testing.T) {
+	rel := []string{"v1.0.0", "v1.0.1", "v1.0.2", "v1.0.3", "v1.0.4", "v1.0.5", "v1.0.6"}
+	outcome := map[string]report.Outcome{"v1.0.0": report.NotReproduced, "v1.0.1": report.NotReproduced, "v1.0.2": report.NotReproduced,
+		"v1.0.3": report.NotReproduced, "v1.0.4": report.Reproduced, "v1.0.5": report.Reproduced, "v1.0.6": report.Reproduced}
+	broken := map[string]bool{"v1.0.0": true, "v1.0.3": true, "v1.0.6": true} // an end and the middle among them
+	var ran []string
+	s, err := Find("s", "bug", rel, false, nil, func(tag string) (report.Outcome, error) {
+		ran = append(ran, tag)
+		if broken[tag] {
+			return "", fmt.Errorf("%w: its build needs example.com/m@v0.1.9, which the module proxy will not serve (403 Forbidden)", ErrUnbuildable)
+		}
+		return outcome[tag], nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Change{{"v1.0.2", report.NotReproduced, "v1.0.4", report.Reproduced}}
+	if !slices.Equal(s.Changes, want) {
+		t.Fatalf("changes = %v, want %v (ran %v)", s.Changes, want, ran)
+	}
+	for tag := range broken {
+		if _, ok := s.Unobtainable[tag]; !ok || slices.Contains(s.NotRun, tag) {
+			t.Errorf("%s: must be left out with its reason, not listed as merely not run: unobtainable %v, not run %v", tag, s.Unobtainable, s.NotRun)
+		}
+	}
+	if !strings.Contains(s.Verdict, "v1.0.3") || !strings.Contains(s.Verdict, "example.com/m@v0.1.9") {
+		t.Errorf("the verdict must say which releases did not build and why: %q", s.Verdict)
+	}
+	if n := len(slices.Compact(slices.Sorted(slices.Values(ran)))); n != len(ran) {
+		t.Errorf("a release was tried twice: %v", ran)
+	}
+}
+
+func TestBisectWhereNoReleaseBuilds(t *testing.T) {
+	s, err := Find("s", "bug", []string{"v1.0.0", "v1.0.1"}, false, nil, func(string) (report.Outcome, error) {
+		return "", fmt.Errorf("%w: no", ErrUnbuildable)
+	})
+	if err != nil || len(s.Runs) != 0 || len(s.Unobtainable) != 2 {
+		t.Fatalf("err %v, search %+v", err, s)
+	}
+}

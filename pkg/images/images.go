@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -169,6 +170,19 @@ func (b *Builder) ArgoCD(ctx context.Context, rel catalog.Release, tree, commit 
 	}
 	fmt.Fprintf(b.Out, "argocd %s images ready in %s: %s\n", rel, time.Since(start).Round(time.Second), strings.Join(imgs, " "))
 	return imgs, nil
+}
+
+// refusedModule is how go says the module proxy would not serve a module.
+var refusedModule = regexp.MustCompile(`([\w.~/-]+@v[\w.+-]+): reading \S+: (403 Forbidden|404 Not Found|410 Gone)`)
+
+// Cause says in one line why a recipe failed: the module the proxy would not
+// serve where that was it (ArgoCD v3.0.0 needs a module it refuses), else the
+// error's last line (the recipe names its logs there).
+func Cause(err error) string {
+	if m := refusedModule.FindStringSubmatch(err.Error()); m != nil {
+		return fmt.Sprintf("its build needs %s, which the module proxy will not serve (%s)", m[1], m[2])
+	}
+	return shell.LastLine(err.Error())
 }
 
 // Component builds (or finds cached) the offline images of a component's

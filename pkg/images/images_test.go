@@ -75,3 +75,17 @@ func TestMarkedList(t *testing.T) {
 		t.Fatalf("markedList = %q", got)
 	}
 }
+
+func TestCause(t *testing.T) {
+	refused := errors.New("build argocd v3.0.0 images: build.sh v3.0.0: exit status 1\n" +
+		"cmd/argocd-k8s-auth/commands/azure.go:7:2: github.com/Azure/kubelogin@v0.1.9: reading https://proxy.example/github.com/%21azure/kubelogin/@v/v0.1.9.zip: 403 Forbidden\n" +
+		"\tserver response: This module version is not available.\n" +
+		"build.sh v3.0.0: FAILED (exit 1) after 16s; logs in /cache/logs/argocd-v3.0.0")
+	if got, want := Cause(refused), "its build needs github.com/Azure/kubelogin@v0.1.9, which the module proxy will not serve (403 Forbidden)"; got != want {
+		t.Errorf("Cause(refused) = %q, want %q", got, want)
+	}
+	other := errors.New("build argocd v3.0.0 images: exit status 2\nbuild.sh v3.0.0: FAILED (exit 2) after 3s; logs in /cache/logs/argocd-v3.0.0")
+	if got, want := Cause(other), "build.sh v3.0.0: FAILED (exit 2) after 3s; logs in /cache/logs/argocd-v3.0.0"; got != want {
+		t.Errorf("Cause(other) = %q, want %q", got, want)
+	}
+}

@@ -71,15 +71,36 @@ func (r *Run) provideArgoCDImages(ctx context.Context, rel catalog.Release) erro
 		r.gitImage = rel.Image()
 		return r.mirrorHolds(ctx, rel)
 	}
+	imgs, err := r.BuildArgoCD(ctx, rel)
+	if err != nil {
+		return err
+	}
+	for _, img := range imgs {
+		if strings.Contains(img, "argoproj/argocd:") && r.gitImage == "" {
+			r.gitImage = img
+		}
+	}
+	return r.LoadImages(ctx, imgs...)
+}
+
+// BuildArgoCD builds (or finds cached) a release's offline images and
+// returns them, loading nothing: from its module zip, or from its source
+// tree (ARGOCD_SOURCES) for releases whose module does not build. An error
+// is a release that cannot be built here (a bisect leaves it out); online
+// there is nothing to build.
+func (r *Run) BuildArgoCD(ctx context.Context, rel catalog.Release) ([]string, error) {
+	if r.Mode != images.Offline {
+		return nil, nil
+	}
 	tree, src, err := r.Installer.Tree(rel)
 	if err != nil {
-		return fmt.Errorf("argocd %s: %w", rel, err)
+		return nil, fmt.Errorf("argocd %s: %w", rel, err)
 	}
 	var commit string
 	if tree != "" {
 		how := ""
 		if commit, how, err = sources.TreeCommit(ctx, tree); err != nil {
-			return fmt.Errorf("the commit of argo-cd's tree %s: %w", tree, err)
+			return nil, fmt.Errorf("the commit of argo-cd's tree %s: %w", tree, err)
 		}
 		if commit == "" {
 			commit, how = "unknown", "neither a checkout nor an archive made by git: the version reads +unknown"
@@ -92,21 +113,13 @@ func (r *Run) provideArgoCDImages(ctx context.Context, rel catalog.Release) erro
 	}
 	imgs, err := r.Images.ArgoCD(ctx, rel, tree, commit)
 	if err != nil {
-		return err
-	}
-	for _, img := range imgs {
-		if strings.Contains(img, "argoproj/argocd:") && r.gitImage == "" {
-			r.gitImage = img
-		}
-	}
-	if err := r.LoadImages(ctx, imgs...); err != nil {
-		return err
+		return nil, err
 	}
 	if tree == "" {
 		r.noteOnce("offline: ArgoCD images built from %s at each tag; argocd-dex-server is left out (dex is not obtainable offline)",
 			rel.Module()) // one note per major version
 	}
-	return nil
+	return imgs, nil
 }
 
 // mirrorHolds checks, before an online install through a registry mirror,

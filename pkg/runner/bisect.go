@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,6 +80,16 @@ func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*bisect.Sear
 	s, err := bisect.Find(o.Scenarios, o.Variants, releases, sweep, groups, func(tag string) (report.Outcome, error) {
 		c := template
 		c.ArgoCD = byTag[tag]
+		// a release whose images do not build here is left out, not an
+		// error of the search (v3.0.0: a module the proxy refuses)
+		if _, err := r.Run.BuildArgoCD(ctx, c.ArgoCD); err != nil {
+			if ctx.Err() != nil {
+				return "", context.Cause(ctx)
+			}
+			why := images.Cause(err)
+			r.Run.Logf("%s: %s cannot be built here, left out: %s", verb, tag, why)
+			return "", fmt.Errorf("%w: %s", bisect.ErrUnbuildable, why)
+		}
 		rc, ok := r.Cell(ctx, c, exec)
 		if !ok {
 			return "", context.Cause(ctx)
@@ -90,7 +101,10 @@ func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*bisect.Sear
 		return rc.Outcome, nil
 	})
 	if s != nil && len(unobtainable) > 0 {
-		s.Unobtainable = unobtainable
+		if s.Unobtainable == nil {
+			s.Unobtainable = map[string]string{}
+		}
+		maps.Copy(s.Unobtainable, unobtainable) // with those Find left out
 		s.Settle()
 	}
 	if s != nil {
