@@ -104,6 +104,9 @@ rm -rf "$w"
 // Push makes files (path -> content) the tree of repo's main branch in a new
 // commit, creating the repository on first use. It returns the commit.
 func (s *Server) Push(ctx context.Context, repo, message string, files map[string]string) (string, error) {
+	if s == nil { // the cell's error, not the run's crash
+		return "", fmt.Errorf("push %q: no git server runs on this cluster", repo)
+	}
 	archive, err := tarball(files)
 	if err != nil {
 		return "", fmt.Errorf("push %q: %w", repo, err)

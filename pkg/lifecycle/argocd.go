@@ -20,7 +20,9 @@ import (
 // removing any other release (cells of one version share it).
 func (r *Run) InstallArgoCD(ctx context.Context, rel catalog.Release) error {
 	if r.ArgoCD == rel {
-		return nil
+		// a no-op once the git server runs; where it did not start, the
+		// next cell tries again instead of running without one
+		return r.startGitServer(ctx)
 	}
 	if err := r.provideArgoCDImages(ctx, rel); err != nil {
 		return err
@@ -76,7 +78,9 @@ func (r *Run) provideArgoCDImages(ctx context.Context, rel catalog.Release) erro
 		return err
 	}
 	for _, img := range imgs {
-		if strings.Contains(img, "argoproj/argocd:") && r.gitImage == "" {
+		// the git server runs on an ArgoCD image loaded into this cluster
+		// (it has git); one already running keeps its own
+		if strings.Contains(img, "argoproj/argocd:") && r.Git == nil {
 			r.gitImage = img
 		}
 	}

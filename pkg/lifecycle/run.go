@@ -161,7 +161,8 @@ func (r *Run) UseKubernetes(ctx context.Context, k catalog.KubeVersion) error {
 		}
 		r.cluster = nil
 	}
-	r.Kubernetes, r.ArgoCD, r.Dirty, r.Git = k, catalog.Release{}, false, nil
+	// a new cluster: nothing of the old one's is there (the git server's image neither)
+	r.Kubernetes, r.ArgoCD, r.Dirty, r.Git, r.gitImage = k, catalog.Release{}, false, nil, ""
 	return r.createCluster(ctx)
 }
 
