@@ -78,7 +78,8 @@ func TestListMarksSupportedReleases(t *testing.T) {
 		"v2.13.3 end-of-life", "v3.4.7 supported", "v3.5.1 supported",
 		"3.6: newest v3.6.1, not on the axis; offline it needs its source tree in ARGOCD_SOURCES (none in " + repo + "), online (upstream images) ARGOCD=v3.6.1 runs it",
 		"3.5: newest v3.5.7, the axis has v3.5.1; ARGOCD=v3.5.7 runs it (its source tree is in ARGOCD_SOURCES)",
-		"kyverno-argocd (kyverno; ArgoCD v2.13.3, v2.14.3, v2.14.21, v3.0.12, v3.1.2, v3.1.4; supported: none, every release end-of-life; Kubernetes v1.33.13)",
+		"kargo-argocd (kargo; ArgoCD v2.14.11; supported: none, every release end-of-life; Kubernetes v1.33.13)",
+		"kyverno-argocd (kyverno; ArgoCD v2.13.3, v2.14.3, v2.14.21, v3.0.12, v3.1.2, v3.1.4, v3.4.7, v3.5.1; supported: v3.4.7, v3.5.1; Kubernetes v1.33.13)",
 		"kubeovn-argocd (kube-ovn; ArgoCD v2.13.3, v2.14.11, v2.14.21, v3.4.7, v3.5.1; supported: v3.4.7, v3.5.1; Kubernetes v1.33.13)",
 	} {
 		if !strings.Contains(out, want) {
