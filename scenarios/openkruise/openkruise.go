@@ -7,6 +7,7 @@ import (
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
@@ -105,6 +106,7 @@ func Feature(c matrix.Cell) features.Feature {
 				assert.Intervals.Install, assert.Intervals.HoldShort, assert.All(available, caBundle, check.HealthIs(app, "Healthy")))).
 			Assess("namespace labels", env.Observe(namespace+" labelled "+label, check.JSONPathIs("namespace", "", namespace,
 				`{.metadata.labels.control-plane}`, strings.SplitN(label, "=", 2)[1]))).
+			Assess("delete", deletion()).
 			Feature()
 	case "label-after-stuck": // the write-up's workaround on an install already stuck
 		return f.Assess("label", env.Label("namespace", "", namespace, label)).
@@ -114,6 +116,31 @@ func Feature(c matrix.Cell) features.Feature {
 	}
 	// a variant not in Variants (suites.Matrix refuses it first): no verdict, the cell ends ERROR
 	return f.Feature()
+}
+
+// hookJob is the kruise chart's Helm pre-delete hook (1.8.x; 1.5.2 has
+// none): a Job running openkruise/kruise-helm-hook, which is not obtainable
+// offline.
+const hookJob = "kruise-finalizer"
+
+// deletion deletes the Application as a user does (foreground cascade) and
+// records whether it goes. ArgoCD from 3.3 runs a chart's Helm pre-delete hook
+// as a PreDelete hook and keeps the Application (pre-delete-finalizer.argocd.argoproj.io)
+// until the hook succeeds; earlier releases never run it. Where the deletion
+// is held, ArgoCD's pre-delete finalizers are removed by hand, as a user whose
+// hook cannot run must, and the Application is seen to go.
+func deletion() features.Func {
+	gone := check.AppGone(app)
+	return env.InOrder(
+		env.DeleteApp(app, argocd.Foreground),
+		env.ObserveWithin("application "+app+" gone after its deletion (foreground cascade)", assert.Intervals.Sync, gone),
+		env.Observe("the chart's pre-delete hook Job "+namespace+"/"+hookJob+" exists", check.Exists("job", namespace, hookJob)),
+		env.Observe("its Pod failed to get its image (the Pod's events)", check.EventSeen(namespace, "Pod", "Failed", "kruise-helm-hook")),
+		env.If(assert.Not(gone), "the deletion held: evidence, then ArgoCD's pre-delete finalizers removed by hand", env.InOrder(
+			env.Snapshot("at-deletion-held"),
+			env.RemoveFinalizer("applications.argoproj.io", "argocd", app, "pre-delete-finalizer.argocd.argoproj.io"),
+			env.RemoveFinalizer("applications.argoproj.io", "argocd", app, "pre-delete-finalizer.argocd.argoproj.io/cleanup"),
+			env.ObserveWithin("application "+app+" gone once they are removed", assert.Intervals.Sync, gone))))
 }
 
 // kubeSystem records what the stuck install does to kube-system's own
