@@ -17,26 +17,28 @@ import (
 )
 
 // InstallArgoCD makes rel the installed release: a fresh install, after
-// removing any other release (cells of one version share it).
+// removing any other release (cells of one version share it), and the git
+// server. A git server that did not start (or a reused cluster without one)
+// is started by the next cell, on an image of rel loaded into this cluster.
 func (r *Run) InstallArgoCD(ctx context.Context, rel catalog.Release) error {
-	if r.ArgoCD == rel {
-		// a no-op once the git server runs; where it did not start, the
-		// next cell tries again instead of running without one
-		return r.startGitServer(ctx)
+	if r.ArgoCD == rel && r.Git != nil {
+		return nil
 	}
 	if err := r.provideArgoCDImages(ctx, rel); err != nil {
 		return err
 	}
-	if !r.ArgoCD.IsZero() {
-		if err := r.UninstallArgoCD(ctx); err != nil {
+	if r.ArgoCD != rel {
+		if !r.ArgoCD.IsZero() {
+			if err := r.UninstallArgoCD(ctx); err != nil {
+				return err
+			}
+		}
+		r.Logf("argocd %s: installing", rel)
+		if err := r.Installer.Install(ctx, rel); err != nil {
 			return err
 		}
+		r.ArgoCD = rel
 	}
-	r.Logf("argocd %s: installing", rel)
-	if err := r.Installer.Install(ctx, rel); err != nil {
-		return err
-	}
-	r.ArgoCD = rel
 	return r.startGitServer(ctx)
 }
 

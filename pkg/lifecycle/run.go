@@ -76,7 +76,7 @@ type Run struct {
 	cluster  *cluster.Cluster
 	kindBin  string
 	loaded   map[string]bool // images loaded into the cluster
-	gitImage string
+	gitImage string          // the image the next git server starts on: an ArgoCD image loaded into this cluster
 }
 
 type runKey struct{}
@@ -161,8 +161,7 @@ func (r *Run) UseKubernetes(ctx context.Context, k catalog.KubeVersion) error {
 		}
 		r.cluster = nil
 	}
-	// a new cluster: nothing of the old one's is there (the git server's image neither)
-	r.Kubernetes, r.ArgoCD, r.Dirty, r.Git, r.gitImage = k, catalog.Release{}, false, nil, ""
+	r.Kubernetes, r.ArgoCD, r.Dirty, r.Git = k, catalog.Release{}, false, nil
 	return r.createCluster(ctx)
 }
 
