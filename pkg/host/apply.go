@@ -70,10 +70,12 @@ func Apply(ctx context.Context, p Plan, repo string, logf func(string, ...any)) 
 	}
 	if len(p.InstallPackages) > 0 {
 		logf("apt-get install %s", strings.Join(p.InstallPackages, " "))
-		if _, err := shell.Output(ctx, "apt-get", "update", "-qq"); err != nil {
+		// another run installing at the same time (two checkouts on a new
+		// machine) holds apt's locks: wait for it instead of failing at once
+		if _, err := shell.Output(ctx, "apt-get", aptLockWait, "update", "-qq"); err != nil {
 			return fmt.Errorf("install packages: %w", err)
 		}
-		args := append([]string{"install", "-y", "-qq", "--no-install-recommends"}, p.InstallPackages...)
+		args := append([]string{aptLockWait, "install", "-y", "-qq", "--no-install-recommends"}, p.InstallPackages...)
 		if _, err := shell.Env(ctx, []string{"DEBIAN_FRONTEND=noninteractive"}, "apt-get", args...); err != nil {
 			return fmt.Errorf("install packages: %w", err)
 		}
@@ -95,6 +97,10 @@ func Apply(ctx context.Context, p Plan, repo string, logf func(string, ...any)) 
 	}
 	return startDockerd(ctx, logf)
 }
+
+// aptLockWait makes apt-get wait up to 5 minutes for a lock another apt-get
+// holds (apt >= 1.9.11; older releases ignore it).
+const aptLockWait = "-oDPkg::Lock::Timeout=300"
 
 // WrapperPath is where the runc wrapper is installed on the host.
 const WrapperPath = "/usr/local/bin/" + WrapperRuntime
