@@ -3,7 +3,7 @@ package check
 import (
 	"context"
 
-	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 
 	"github.com/gitops-conformance/suite/pkg/assert"

@@ -78,10 +78,10 @@ func (r *Run) StartTimeline(ctx context.Context, c *Cell, name string, objs ...T
 		for i := range list.Items {
 			t.add(o, "PRESENT", &list.Items[i])
 		}
-		w, err := watchtools.NewRetryWatcher(list.GetResourceVersion(), &cache.ListWatch{
-			WatchFunc: func(opts metav1.ListOptions) (watch.Interface, error) {
+		w, err := watchtools.NewRetryWatcherWithContext(wctx, list.GetResourceVersion(), &cache.ListWatch{
+			WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				opts.FieldSelector = sel
-				return res.Watch(wctx, opts)
+				return res.Watch(ctx, opts)
 			}})
 		if err != nil {
 			t.stopWatchers()
