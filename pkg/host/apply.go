@@ -14,9 +14,9 @@ import (
 	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
-// Gather reads the host's facts.
-func Gather(ctx context.Context) Facts {
-	f := Facts{Root: os.Geteuid() == 0}
+// Gather reads the host's facts; cacheDir is the suite's build cache.
+func Gather(ctx context.Context, cacheDir string) Facts {
+	f := Facts{Root: os.Geteuid() == 0, Disks: readDisks(DiskPaths(cacheDir))}
 	_, err := exec.LookPath("docker")
 	f.DockerCLI = err == nil
 	if f.DockerCLI {

@@ -26,6 +26,8 @@ type Facts struct {
 	// Debian's 128, a few clusters on one host and the next node exits at
 	// boot ("Failed to create control group inotify object: Too many open files").
 	Inotify [2]int
+	// Disks: the free space where the suite writes (DiskPaths), one per filesystem.
+	Disks []Disk
 }
 
 // InotifyMin are the inotify limits kind's known-issues page recommends
@@ -44,7 +46,9 @@ type Plan struct {
 	NoSysResource bool
 	// Sysctls to raise (name=value), as root.
 	Sysctls []string
-	Problem string
+	// Warnings are said before the run and do not stop it (a low disk).
+	Warnings []string
+	Problem  string
 }
 
 // Tools the offline builds shell out to, with the Debian package that has each.
@@ -62,7 +66,10 @@ func HasCapSysResource(capBnd uint64) bool {
 // Decide turns facts into a plan. An engine that answers is used untouched;
 // one is installed and started only on Debian as root.
 func Decide(f Facts) Plan {
-	p := Plan{NoSysResource: !HasCapSysResource(f.CapBnd)}
+	if problem := diskProblem(f.Disks); problem != "" {
+		return Plan{Problem: problem}
+	}
+	p := Plan{NoSysResource: !HasCapSysResource(f.CapBnd), Warnings: diskWarnings(f.Disks)}
 	if f.Root {
 		for i, have := range f.Inotify {
 			if have > 0 && have < InotifyMin[i] {

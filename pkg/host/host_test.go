@@ -73,6 +73,19 @@ func TestDecide(t *testing.T) {
 			facts:   Facts{DockerEngine: true, DefaultRuntime: "runc", CapBnd: full, MissingTools: []string{"debootstrap"}},
 			problem: `debootstrap is missing: install it (Debian package "debootstrap")`,
 		},
+		{
+			name: "a full disk refuses the run in one line, before Docker is looked at",
+			facts: Facts{Debian: true, Root: true, CapBnd: full, Disks: []Disk{
+				{Path: "/var/lib/docker", What: "Docker's images and kind nodes", Free: 50 << 30},
+				{Path: "/tmp", What: "temporary files", Free: 900 << 20}}},
+			problem: "only 0.9 GiB free on /tmp (temporary files): a run needs at least 4.0 GiB there",
+		},
+		{
+			name: "a low disk is said and the run goes on",
+			facts: Facts{DockerEngine: true, DefaultRuntime: "runc", CapBnd: full, Disks: []Disk{
+				{Path: "/var/lib/docker", What: "Docker's images and kind nodes", Free: 9 << 30}}},
+			want: Plan{},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +102,28 @@ func TestDecide(t *testing.T) {
 			if got.String() != tt.want.String() {
 				t.Fatalf("Decide() = %s, want %s", got, tt.want)
 			}
+			for _, d := range tt.facts.Disks {
+				low := d.Free < DiskLow
+				said := false
+				for _, w := range got.Warnings {
+					said = said || strings.Contains(w, d.Path)
+				}
+				if low != said {
+					t.Errorf("disk %s with %s free: warned %v, want %v (warnings %q)", d.Path, gib(d.Free), said, low, got.Warnings)
+				}
+			}
 		})
+	}
+}
+
+func TestReadDisks(t *testing.T) {
+	dir := t.TempDir()
+	disks := readDisks([]Disk{
+		{Path: dir, What: "a"},
+		{Path: dir + "/not/made/yet", What: "b"}, // the same filesystem, read at its parent
+	})
+	if len(disks) != 1 || disks[0].Path != dir || disks[0].Free == 0 {
+		t.Fatalf("readDisks = %+v, want one entry for %s with its free space", disks, dir)
 	}
 }
 

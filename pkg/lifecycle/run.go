@@ -102,9 +102,12 @@ func (r *Run) Logf(format string, args ...any) {
 func Preflight() types.EnvFunc {
 	return func(ctx context.Context, _ *envconf.Config) (context.Context, error) {
 		r := From(ctx)
-		facts := host.Gather(ctx)
+		facts := host.Gather(ctx, r.CacheDir)
 		r.plan = host.Decide(facts)
 		r.Logf("preflight: %s", r.plan)
+		for _, w := range r.plan.Warnings {
+			r.Logf("preflight: %s", w)
+		}
 		if err := host.Apply(ctx, r.plan, r.Repo, r.Logf); err != nil {
 			return ctx, fmt.Errorf("preflight: %w", err)
 		}
