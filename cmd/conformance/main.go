@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -234,6 +236,11 @@ func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo
 		}
 		if s.OfflineSkip != "" {
 			fmt.Fprintf(&b, "  offline: SKIPPED: %s\n", s.OfflineSkip)
+		}
+		if comp, err := cat.Component(s.Component); err == nil {
+			for _, v := range slices.SortedFunc(maps.Keys(comp.Unobtainable), catalog.CompareTags) {
+				fmt.Fprintf(&b, "  not obtainable: %s %s: %s\n", s.Component, v, comp.Unobtainable[v])
+			}
 		}
 		for _, v := range s.Variants {
 			fmt.Fprintf(&b, "  - %-20s %s %-9s %s\n", v.Name, s.Component, strings.Join(v.Versions(), ","), v.Summary)

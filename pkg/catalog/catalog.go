@@ -166,6 +166,10 @@ type Component struct {
 	// version runs on, as the component itself says (its cells on an older
 	// one are SKIPPED).
 	MinKubernetes map[string]string `json:"minKubernetes,omitempty"`
+	// Unobtainable are releases newer than the pins that cannot be run here
+	// (the proxy serves the module but not what it needs), each with why:
+	// make list and make releases say so, and naming one is refused.
+	Unobtainable map[string]string `json:"unobtainable,omitempty"`
 }
 
 // Unsupported says why version of the component does not run on Kubernetes
@@ -269,6 +273,14 @@ func Parse(data []byte) (*Catalog, error) {
 		for v, sum := range comp.Published {
 			if !sha256Hex.MatchString(sum) {
 				return nil, fmt.Errorf("parse catalog: component %q: published %q: %q is not a sha256 (64 hex digits)", name, v, sum)
+			}
+		}
+		for v, why := range comp.Unobtainable {
+			switch {
+			case slices.Contains(comp.Versions, v):
+				return nil, fmt.Errorf("parse catalog: component %q: %s is both a version and unobtainable", name, v)
+			case strings.TrimSpace(why) == "":
+				return nil, fmt.Errorf("parse catalog: component %q: unobtainable %s says no why", name, v)
 			}
 		}
 	}

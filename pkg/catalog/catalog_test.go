@@ -137,3 +137,17 @@ func TestComponentMinimumKubernetes(t *testing.T) {
 		t.Errorf("no minimum known: %q", why)
 	}
 }
+
+func TestParseRefusesAnUnobtainablePin(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := c.Components["knative-serving"].Unobtainable["v0.51.0"]; !strings.Contains(why, "knative.dev/pkg") {
+		t.Errorf("knative-serving v0.51.0: %q, want why (the refused knative.dev modules)", why)
+	}
+	bad := strings.Replace(string(raw), "versions: [v0.42.2, v0.43.0, v0.47.1, v0.50.0]", "versions: [v0.42.2, v0.43.0, v0.47.1, v0.50.0, v0.51.0]", 1)
+	if _, err := Parse([]byte(bad)); err == nil || !strings.Contains(err.Error(), "both a version and unobtainable") {
+		t.Errorf("a pinned unobtainable release: %v", err)
+	}
+}
