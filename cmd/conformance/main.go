@@ -255,6 +255,10 @@ func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo
 				for _, k := range kubes {
 					for _, offline := range []bool{true, false} {
 						b.WriteString("      " + strings.TrimSpace(version+" "+modeName[offline]+" k8s "+k.Running(offline)+":"))
+						if comp, err := cat.Component(s.Component); err == nil && version != "" && comp.Unsupported(version, k.Running(offline)) != "" {
+							fmt.Fprintf(&b, " SKIPPED (%s needs Kubernetes %s or newer)\n", version, comp.MinKubernetes[version])
+							continue
+						}
 						for _, rel := range rels {
 							fmt.Fprintf(&b, " %s %s", rel, expected(data, matrix.Cell{Scenario: s, Variant: v, ArgoCD: rel, ComponentVersion: version, Kubernetes: k}, offline))
 						}

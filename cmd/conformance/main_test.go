@@ -82,6 +82,7 @@ func TestListMarksSupportedReleases(t *testing.T) {
 		"kyverno-argocd (kyverno; ArgoCD v2.13.3, v2.14.3, v2.14.21, v3.0.12, v3.1.2, v3.1.4, v3.4.7, v3.5.1; supported: v3.4.7, v3.5.1; Kubernetes v1.33.13)",
 		"kubeovn-argocd (kube-ovn; ArgoCD v2.13.3, v2.14.11, v2.14.21, v3.4.7, v3.5.1; supported: v3.4.7, v3.5.1; Kubernetes v1.33.13)",
 		"  not obtainable: knative-serving v0.51.0: Knative 1.24: the module proxy serves knative.dev/serving@v0.51.0 but refuses",
+		"      v0.50.0 offline k8s v1.33.13: SKIPPED (v0.50.0 needs Kubernetes v1.34.0 or newer)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("list lacks %q:\n%s", want, out)
