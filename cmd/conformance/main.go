@@ -239,7 +239,7 @@ func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo
 		}
 		if comp, err := cat.Component(s.Component); err == nil {
 			for _, v := range slices.SortedFunc(maps.Keys(comp.Unobtainable), catalog.CompareTags) {
-				fmt.Fprintf(&b, "  not obtainable: %s %s: %s\n", s.Component, v, comp.Unobtainable[v])
+				fmt.Fprintf(&b, "  not obtainable: %s %s: %s\n", s.Component, v, comp.UnobtainableWhy(v, true))
 			}
 		}
 		for _, v := range s.Variants {

@@ -320,7 +320,7 @@ func TestFindSaysWhyACatalogedReleaseIsNotObtainable(t *testing.T) {
 	p := thisMachine()
 	f, _, _ := testFinder(t, images.Offline, p, nil)
 	cat, err := catalog.Parse([]byte(strings.Replace(testCatalog, "    versions: [v1.2.0]\n",
-		"    versions: [v1.2.0]\n    unobtainable: {v1.3.1: \"its go.mod requires example.com/dep, which the proxy refuses\"}\n", 1)))
+		"    versions: [v1.2.0]\n    unobtainable: {v1.3.1: {why: \"its go.mod requires example.com/dep, which the proxy refuses\"}}\n", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
