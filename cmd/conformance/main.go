@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -235,6 +237,11 @@ func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo
 		if s.OfflineSkip != "" {
 			fmt.Fprintf(&b, "  offline: SKIPPED: %s\n", s.OfflineSkip)
 		}
+		if comp, err := cat.Component(s.Component); err == nil {
+			for _, v := range slices.SortedFunc(maps.Keys(comp.Unobtainable), catalog.CompareTags) {
+				fmt.Fprintf(&b, "  not obtainable: %s %s: %s\n", s.Component, v, comp.UnobtainableWhy(v, true))
+			}
+		}
 		for _, v := range s.Variants {
 			fmt.Fprintf(&b, "  - %-20s %s %-9s %s\n", v.Name, s.Component, strings.Join(v.Versions(), ","), v.Summary)
 			kubes, err := s.KubeAxis(cat, v, nil)
@@ -248,6 +255,10 @@ func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo
 				for _, k := range kubes {
 					for _, offline := range []bool{true, false} {
 						b.WriteString("      " + strings.TrimSpace(version+" "+modeName[offline]+" k8s "+k.Running(offline)+":"))
+						if comp, err := cat.Component(s.Component); err == nil && version != "" && comp.Unsupported(version, k.Running(offline)) != "" {
+							fmt.Fprintf(&b, " SKIPPED (%s needs Kubernetes %s or newer)\n", version, comp.MinKubernetes[version])
+							continue
+						}
 						for _, rel := range rels {
 							fmt.Fprintf(&b, " %s %s", rel, expected(data, matrix.Cell{Scenario: s, Variant: v, ArgoCD: rel, ComponentVersion: version, Kubernetes: k}, offline))
 						}

@@ -81,6 +81,8 @@ func TestListMarksSupportedReleases(t *testing.T) {
 		"kargo-argocd (kargo; ArgoCD v2.14.11; supported: none, every release end-of-life; Kubernetes v1.33.13)",
 		"kyverno-argocd (kyverno; ArgoCD v2.13.3, v2.14.3, v2.14.21, v3.0.12, v3.1.2, v3.1.4, v3.4.7, v3.5.1; supported: v3.4.7, v3.5.1; Kubernetes v1.33.13)",
 		"kubeovn-argocd (kube-ovn; ArgoCD v2.13.3, v2.14.11, v2.14.21, v3.4.7, v3.5.1; supported: v3.4.7, v3.5.1; Kubernetes v1.33.13)",
+		"  not obtainable: knative-serving v0.51.0: Knative 1.24: the module proxy serves knative.dev/serving@v0.51.0 but refuses",
+		"      v0.50.0 offline k8s v1.33.13: SKIPPED (v0.50.0 needs Kubernetes v1.34.0 or newer)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("list lacks %q:\n%s", want, out)
@@ -154,5 +156,14 @@ func TestCheckRefusesAnUnknownVariantNamingTheScenarios(t *testing.T) {
 	want := `unknown variant "nope" (valid: kyverno-argocd: bug, argocd-upgrade, hook-disabled, minimal)`
 	if !runner.IsBadInput(err) || err.Error() != want {
 		t.Fatalf("got %v, want bad input %q", err, want)
+	}
+}
+
+func TestCheckRefusesAnUnobtainableComponentRelease(t *testing.T) {
+	cat, data := loadMatrix(t)
+	fakeSources(t, cat)
+	err := run(context.Background(), cat, data, "check", []string{"-scenario", "knative-argocd", "-variant", "bug", "-version", "v0.51.0", "-mode", "offline"})
+	if !runner.IsBadInput(err) || !strings.Contains(err.Error(), "not obtainable here") || !strings.Contains(err.Error(), "knative.dev/pkg") {
+		t.Fatalf("want a bad input naming why v0.51.0 is not obtainable, got %v", err)
 	}
 }

@@ -17,6 +17,10 @@
 #   - the policyReportsCleanup hook image (bitnami/kubectl:<tag> in 3.4.x):
 #     a Debian minbase rootfs (bash, awk, xargs, wc: what the hook script uses)
 #     plus the static kubectl. Its kubectl version is the node's, not the tag's.
+#     Only for a chart that has the hook: chart 3.4.4 (v1.14.4) still has it,
+#     3.5.1 (v1.15.1; the proxy refuses v1.15.0) and every later chart
+#     read (to 3.9.1, v1.19.1) have neither the hook nor its
+#     policyReportsCleanup values, so for those no kubectl image is built.
 # The background, cleanup and reports controllers and the kyverno-cli image
 # are not built: the scenario's chart values switch them off.
 # Progress goes to stderr; stdout carries only "IMAGES:" and one name per line.
@@ -56,11 +60,14 @@ REGISTRY=$(value admissionController defaultRegistry)
 [ -n "$REGISTRY" ] || { echo "build.sh: no admissionController defaultRegistry in $VALUES" >&2; exit 1; }
 KYVERNO_IMAGE=$REGISTRY/kyverno/kyverno:$VERSION
 KYVERNOPRE_IMAGE=$REGISTRY/kyverno/kyvernopre:$VERSION
-KUBECTL_REPO=$(value policyReportsCleanup repository)
-KUBECTL_TAG=$(value policyReportsCleanup tag)
-[ -n "$KUBECTL_REPO" ] && [ -n "$KUBECTL_TAG" ] || { echo "build.sh: no policyReportsCleanup image in $VALUES" >&2; exit 1; }
-KUBECTL_IMAGE=$KUBECTL_REPO:$KUBECTL_TAG
-progress "module $MOD@$VERSION" "$KYVERNO_IMAGE $KYVERNOPRE_IMAGE $KUBECTL_IMAGE"
+KUBECTL_IMAGE=""
+if grep -q '^policyReportsCleanup:' "$VALUES"; then
+  KUBECTL_REPO=$(value policyReportsCleanup repository)
+  KUBECTL_TAG=$(value policyReportsCleanup tag)
+  [ -n "$KUBECTL_REPO" ] && [ -n "$KUBECTL_TAG" ] || { echo "build.sh: no policyReportsCleanup image in $VALUES" >&2; exit 1; }
+  KUBECTL_IMAGE=$KUBECTL_REPO:$KUBECTL_TAG
+fi
+progress "module $MOD@$VERSION" "$KYVERNO_IMAGE $KYVERNOPRE_IMAGE ${KUBECTL_IMAGE:-(no policyReportsCleanup hook in this chart)}"
 
 # ---------------------------------------------------------------- kyverno, kyvernopre
 KEY=$(printf '%s\n' kyverno "$VERSION" "$RECIPE" "$GOVERSION" "$(sha256sum "$CA_BUNDLE")" | sha256sum | cut -d' ' -f1)
@@ -93,11 +100,13 @@ else
 fi
 
 # ---------------------------------------------------------------- kubectl (hook image)
-[ -x "$KUBECTL" ] || { echo "build.sh: no kubectl at $KUBECTL (built with the node image)" >&2; exit 1; }
-KKEY=$(printf '%s\n' kubectl "$KUBECTL_IMAGE" "$RECIPE" "$DEBIAN_SUITE" "$(sha256sum <"$KUBECTL")" | sha256sum | cut -d' ' -f1)
-if [ "$(image_key "$KUBECTL_IMAGE")" = "$KKEY" ]; then
-  progress "image kubectl" "cached $KUBECTL_IMAGE"
-else
+build_kubectl() {
+  [ -x "$KUBECTL" ] || { echo "build.sh: no kubectl at $KUBECTL (built with the node image)" >&2; exit 1; }
+  KKEY=$(printf '%s\n' kubectl "$KUBECTL_IMAGE" "$RECIPE" "$DEBIAN_SUITE" "$(sha256sum <"$KUBECTL")" | sha256sum | cut -d' ' -f1)
+  if [ "$(image_key "$KUBECTL_IMAGE")" = "$KKEY" ]; then
+    progress "image kubectl" "cached $KUBECTL_IMAGE"
+    return
+  fi
   BASE=gitops-conformance/kubectl-base:$(printf '%s\n' "$DEBIAN_SUITE" minbase | sha256sum | cut -c1-12)
   if ! docker image inspect "$BASE" >/dev/null 2>&1; then
     R=$(mktemp -d "$WORK_DIR/rootfs-kubectl.XXXXXX"); TMPS+=("$R")
@@ -111,8 +120,14 @@ else
   run docker-build-kubectl docker build --force-rm --build-arg BASE_IMAGE="$BASE" \
     --label "$LABEL_KEY=$KKEY" -t "$KUBECTL_IMAGE" "$C"
   progress "image kubectl" "built $KUBECTL_IMAGE ($("$KUBECTL" version --client 2>/dev/null | head -n1); upstream tag $KUBECTL_TAG)"
+}
+if [ -n "$KUBECTL_IMAGE" ]; then
+  build_kubectl
+else
+  progress "image kubectl" "none: the chart has no policyReportsCleanup hook"
 fi
 
 echo "build.sh $VERSION: done in $((SECONDS - T0))s" >&2
 echo "IMAGES:"
-printf '%s\n' "$KYVERNO_IMAGE" "$KYVERNOPRE_IMAGE" "$KUBECTL_IMAGE"
+printf '%s\n' "$KYVERNO_IMAGE" "$KYVERNOPRE_IMAGE"
+[ -z "$KUBECTL_IMAGE" ] || echo "$KUBECTL_IMAGE"

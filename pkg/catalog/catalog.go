@@ -166,6 +166,31 @@ type Component struct {
 	// version runs on, as the component itself says (its cells on an older
 	// one are SKIPPED).
 	MinKubernetes map[string]string `json:"minKubernetes,omitempty"`
+	// Unobtainable are releases newer than the pins that cannot be run here
+	// (the proxy serves the module but not all it needs), each with why:
+	// make list and make releases say so, and naming one is refused.
+	Unobtainable map[string]Unobtainable `json:"unobtainable,omitempty"`
+}
+
+// Unobtainable is why a release cannot be run here.
+type Unobtainable struct {
+	// Offline: only offline (online, what it lacks would come from where
+	// an offline machine cannot reach).
+	Offline bool   `json:"offline,omitempty"`
+	Why     string `json:"why"`
+}
+
+// UnobtainableWhy says why version cannot be run in the mode (offline or
+// not), "" when nothing is known against it.
+func (c Component) UnobtainableWhy(version string, offline bool) string {
+	u, ok := c.Unobtainable[version]
+	if !ok || u.Offline && !offline {
+		return ""
+	}
+	if u.Offline {
+		return "offline: " + u.Why
+	}
+	return u.Why
 }
 
 // Unsupported says why version of the component does not run on Kubernetes
@@ -269,6 +294,14 @@ func Parse(data []byte) (*Catalog, error) {
 		for v, sum := range comp.Published {
 			if !sha256Hex.MatchString(sum) {
 				return nil, fmt.Errorf("parse catalog: component %q: published %q: %q is not a sha256 (64 hex digits)", name, v, sum)
+			}
+		}
+		for v, u := range comp.Unobtainable {
+			switch {
+			case slices.Contains(comp.Versions, v):
+				return nil, fmt.Errorf("parse catalog: component %q: %s is both a version and unobtainable", name, v)
+			case strings.TrimSpace(u.Why) == "":
+				return nil, fmt.Errorf("parse catalog: component %q: unobtainable %s says no why", name, v)
 			}
 		}
 	}

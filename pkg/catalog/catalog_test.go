@@ -137,3 +137,30 @@ func TestComponentMinimumKubernetes(t *testing.T) {
 		t.Errorf("no minimum known: %q", why)
 	}
 }
+
+func TestParseRefusesAnUnobtainablePin(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := c.Components["knative-serving"].UnobtainableWhy("v0.51.0", false); !strings.Contains(why, "knative.dev/pkg") {
+		t.Errorf("knative-serving v0.51.0: %q, want why (the refused knative.dev modules)", why)
+	}
+	bad := strings.Replace(string(raw), "versions: [v0.42.2, v0.43.0, v0.47.1, v0.50.0]", "versions: [v0.42.2, v0.43.0, v0.47.1, v0.50.0, v0.51.0]", 1)
+	if _, err := Parse([]byte(bad)); err == nil || !strings.Contains(err.Error(), "both a version and unobtainable") {
+		t.Errorf("a pinned unobtainable release: %v", err)
+	}
+}
+
+func TestUnobtainableOfflineOnly(t *testing.T) {
+	c := Component{Unobtainable: map[string]Unobtainable{"v1.19.1": {Offline: true, Why: "a chart dependency from a Helm repository"}, "v0.51.0": {Why: "refused zips"}}}
+	if why := c.UnobtainableWhy("v1.19.1", true); why != "offline: a chart dependency from a Helm repository" {
+		t.Errorf("offline: %q", why)
+	}
+	if why := c.UnobtainableWhy("v1.19.1", false); why != "" {
+		t.Errorf("online: %q, want nothing known against it", why)
+	}
+	if c.UnobtainableWhy("v0.51.0", false) != "refused zips" || c.UnobtainableWhy("v0.51.0", true) != "refused zips" {
+		t.Error("a release unobtainable in both modes")
+	}
+}

@@ -45,6 +45,29 @@ func Provided(what string, files fixture.Files) features.Func {
 	}
 }
 
+// Applies ends the cell SKIPPED when the files (resolved here) lack what the
+// variant acts on: missing returns what is absent and why, "" when the files
+// have it. A mitigation of a part that a component's release no longer ships
+// is not judged (neither MITIGATED nor NOT_MITIGATED: there is nothing to
+// mitigate); a failure to read the files is an ERROR of the run.
+func Applies(what string, files fixture.Files, missing func(files map[string]string) string) features.Func {
+	return func(ctx context.Context, t *testing.T, _ *envconf.Config) context.Context {
+		t.Helper()
+		fs, err := files(ctx)
+		if err != nil {
+			assert.RecordFrom(ctx).Fail(fmt.Sprintf("%s: %v", what, err))
+			t.Fatalf("%s: %v", what, err)
+		}
+		if why := missing(fs); why != "" {
+			why = what + ": " + why
+			lifecycle.CellFrom(ctx).Step("skipped: %s", why)
+			assert.RecordFrom(ctx).Skip(why)
+			t.Skip(why)
+		}
+		return ctx
+	}
+}
+
 // HelmInstallChart installs a chart's files as release rel through the Helm
 // SDK (rel.NoWait: without waiting, as `helm install` without --wait); the
 // cell uninstalls it at its end (rel.NoHooks: without the delete hooks). The

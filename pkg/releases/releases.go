@@ -436,6 +436,10 @@ const maxCandidates = 4
 // componentRelease says how this mode gets a component release.
 func (f *Finder) componentRelease(comp catalog.Component, m *module, v string) Release {
 	rel := Release{Version: v, Found: m.found[v]}
+	if why := comp.UnobtainableWhy(v, f.Mode == images.Offline); why != "" {
+		rel.How = "not obtainable here (the catalog's unobtainable): " + why
+		return rel
+	}
 	src := comp.Sources
 	if f.Mode == images.Offline && src.Needs(v) && src.Tree != "" {
 		where, err := f.Local.Tree(src, v)

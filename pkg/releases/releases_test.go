@@ -315,3 +315,27 @@ func TestPlanListsWhatTheModeCannotRun(t *testing.T) {
 		}
 	}
 }
+
+func TestFindSaysWhyACatalogedReleaseIsNotObtainable(t *testing.T) {
+	p := thisMachine()
+	f, _, _ := testFinder(t, images.Offline, p, nil)
+	cat, err := catalog.Parse([]byte(strings.Replace(testCatalog, "    versions: [v1.2.0]\n",
+		"    versions: [v1.2.0]\n    unobtainable: {v1.3.1: {why: \"its go.mod requires example.com/dep, which the proxy refuses\"}}\n", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Catalog = cat
+	r, err := f.Find(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Components {
+		if c.Name != "lib" {
+			continue
+		}
+		// the module is served, what it needs is not: the next release down is the newest obtainable
+		if c.Newest.Version != "v1.3.1" || c.Newest.Obtainable || !strings.Contains(c.Newest.How, "example.com/dep") || c.NewestObtainable != "v1.3.0" {
+			t.Errorf("lib: %+v", c)
+		}
+	}
+}

@@ -248,6 +248,9 @@ func ComponentReleaseExists(ctx context.Context, cat *catalog.Catalog, component
 	if err != nil || comp.Module == "" {
 		return err
 	}
+	if why := comp.UnobtainableWhy(version, mode == images.Offline); why != "" {
+		return fmt.Errorf("%s version %q: not obtainable here: %s; make releases lists what this mode can run", component, version, why)
+	}
 	_, err = sources.ModuleInfo(ctx, comp.Module, version)
 	switch {
 	case err == nil:

@@ -80,7 +80,7 @@ func TestRender(t *testing.T) {
 }
 
 func TestReleaseAndRequired(t *testing.T) {
-	for v, want := range map[string]string{"v0.42.2": "1.15.2", "v0.43.0": "1.16.0", "v0.47.1": "1.20.1"} {
+	for v, want := range map[string]string{"v0.42.2": "1.15.2", "v0.43.0": "1.16.0", "v0.47.1": "1.20.1", "v0.50.0": "1.23.0"} {
 		if got, err := Release(v); err != nil || got != want {
 			t.Errorf("Release(%s) = %q, %v; want %s", v, got, err, want)
 		}

@@ -21,7 +21,7 @@ func TestRenderRealModules(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	read := fixture.ReadModules(ctx)
-	for _, v := range []string{"v0.42.2", "v0.43.0", "v0.47.1"} {
+	for _, v := range []string{"v0.42.2", "v0.43.0", "v0.47.1", "v0.50.0"} {
 		t.Run(v, func(t *testing.T) {
 			if _, err := sources.ModuleDir(ctx, servingModule, v); err != nil {
 				t.Skipf("the module proxy cannot serve %s@%s: %v", servingModule, v, err)

@@ -1,6 +1,11 @@
 package kyverno
 
-import "github.com/gitops-conformance/suite/pkg/fixture"
+import (
+	"regexp"
+	"strings"
+
+	"github.com/gitops-conformance/suite/pkg/fixture"
+)
 
 // baseValues switch off what the scenario does not use, so that only the
 // admission controller (kyverno, kyvernopre) and the clean-reports hook
@@ -47,4 +52,31 @@ func Application(variant string) fixture.App {
 		// a retry, as users configure: ArgoCD 3.x can fail an install sync with
 		// "CRD is not established" on CRDs it created a moment before
 		"retryLimit": 2})
+}
+
+// hookTemplate is how the chart declares the clean-reports hook: a Job named
+// <fullname>-clean-reports with helm.sh/hook: post-upgrade (chart 3.4.x,
+// templates/hooks/post-upgrade-clean-reports.yaml).
+var hookTemplate = regexp.MustCompile(`(?s)kind: Job.*-clean-reports.*helm\.sh/hook: post-upgrade`)
+
+// MissingHook says what a variant's mitigation needs that the chart's files
+// lack, "" when they have it: every mitigation the clean-reports hook Job,
+// hook-disabled also its policyReportsCleanup values. Charts from 3.5.1
+// (Kyverno 1.15.1) on have neither.
+func MissingHook(variant string) func(files map[string]string) string {
+	return func(files map[string]string) string {
+		hook := false
+		for path, text := range files {
+			if strings.HasPrefix(path, "templates/") && hookTemplate.MatchString(text) {
+				hook = true
+			}
+		}
+		if !hook {
+			return "no " + job + " post-upgrade hook Job in its templates: nothing for " + variant + " to mitigate"
+		}
+		if variant == "hook-disabled" && !regexp.MustCompile(`(?m)^policyReportsCleanup:`).MatchString(files["values.yaml"]) {
+			return "no policyReportsCleanup in its values.yaml: the value " + variant + " sets does not exist"
+		}
+		return ""
+	}
 }

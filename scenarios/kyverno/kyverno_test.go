@@ -1,10 +1,17 @@
 package kyverno
 
 import (
+	"context"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
 func values(t *testing.T, variant string) map[string]map[string]any {
@@ -54,5 +61,44 @@ func TestSyncOptions(t *testing.T) {
 	}
 	if a.Finalizers != nil || a.Annotations != nil {
 		t.Fatal("the suite must not add ArgoCD finalizers or annotations")
+	}
+}
+
+func TestMissingHook(t *testing.T) {
+	hook := "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ template \"kyverno.fullname\" . }}-clean-reports\n  annotations:\n    helm.sh/hook: post-upgrade\n"
+	with := map[string]string{"templates/hooks/post-upgrade-clean-reports.yaml": hook, "values.yaml": "policyReportsCleanup:\n  enabled: true\n"}
+	for _, variant := range []string{"argocd-upgrade", "hook-disabled"} {
+		if why := MissingHook(variant)(with); why != "" {
+			t.Errorf("%s on a chart with the hook: %q", variant, why)
+		}
+		if why := MissingHook(variant)(map[string]string{"values.yaml": "crds: {}\n"}); !strings.Contains(why, "no "+job) {
+			t.Errorf("%s on a chart without the hook: %q", variant, why)
+		}
+	}
+	if why := MissingHook("hook-disabled")(map[string]string{"templates/x.yaml": hook, "values.yaml": "crds: {}\n"}); !strings.Contains(why, "policyReportsCleanup") {
+		t.Errorf("hook-disabled without the value: %q", why)
+	}
+}
+
+// TestMissingHookRealCharts reads charts/kyverno from the module zips the
+// catalog pins: 3.4.0 (v1.14.0) has the hook, 3.9.1 (v1.19.1) has not.
+func TestMissingHookRealCharts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: downloads github.com/kyverno/kyverno module zips")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	for v, has := range map[string]bool{"v1.14.0": true, "v1.19.1": false} {
+		dir, err := sources.ModuleDir(ctx, "github.com/kyverno/kyverno", v)
+		if err != nil {
+			t.Skipf("the module proxy cannot serve github.com/kyverno/kyverno@%s: %v", v, err)
+		}
+		files, err := fixture.ReadTree(filepath.Join(dir, "charts/kyverno"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if why := MissingHook("hook-disabled")(files); (why == "") != has {
+			t.Errorf("%s: want the hook %v, MissingHook says %q", v, has, why)
+		}
 	}
 }
