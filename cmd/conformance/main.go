@@ -237,7 +237,9 @@ func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo
 		if s.OfflineSkip != "" {
 			fmt.Fprintf(&b, "  offline: SKIPPED: %s\n", s.OfflineSkip)
 		}
-		if comp, err := cat.Component(s.Component); err == nil {
+		// a scenario whose component is not in the catalog lists no releases against it
+		comp, compErr := cat.Component(s.Component)
+		if compErr == nil {
 			for _, v := range slices.SortedFunc(maps.Keys(comp.Unobtainable), catalog.CompareTags) {
 				fmt.Fprintf(&b, "  not obtainable: %s %s: %s\n", s.Component, v, comp.UnobtainableWhy(v, true))
 			}
@@ -255,7 +257,7 @@ func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo
 				for _, k := range kubes {
 					for _, offline := range []bool{true, false} {
 						b.WriteString("      " + strings.TrimSpace(version+" "+modeName[offline]+" k8s "+k.Running(offline)+":"))
-						if comp, err := cat.Component(s.Component); err == nil && version != "" && comp.Unsupported(version, k.Running(offline)) != "" {
+						if compErr == nil && version != "" && comp.Unsupported(version, k.Running(offline)) != "" {
 							fmt.Fprintf(&b, " SKIPPED (%s needs Kubernetes %s or newer)\n", version, comp.MinKubernetes[version])
 							continue
 						}

@@ -42,6 +42,9 @@ func readDisks(paths []Disk) []Disk {
 	var out []Disk
 	seen := map[[2]int32]bool{}
 	for _, d := range paths {
+		if d.Path == "" {
+			continue
+		}
 		dir := d.Path
 		var st syscall.Statfs_t
 		for {
@@ -55,7 +58,7 @@ func readDisks(paths []Disk) []Disk {
 			}
 			dir = parent
 		}
-		if dir == "" || d.Path == "" || seen[st.Fsid.X__val] {
+		if dir == "" || seen[st.Fsid.X__val] {
 			continue
 		}
 		seen[st.Fsid.X__val] = true

@@ -59,6 +59,9 @@ func Application(variant string) fixture.App {
 // templates/hooks/post-upgrade-clean-reports.yaml).
 var hookTemplate = regexp.MustCompile(`(?s)kind: Job.*-clean-reports.*helm\.sh/hook: post-upgrade`)
 
+// hookValues is the values.yaml key hook-disabled sets (policyReportsCleanup.enabled).
+var hookValues = regexp.MustCompile(`(?m)^policyReportsCleanup:`)
+
 // MissingHook says what a variant's mitigation needs that the chart's files
 // lack, "" when they have it: every mitigation the clean-reports hook Job,
 // hook-disabled also its policyReportsCleanup values. Charts from 3.5.1
@@ -69,12 +72,13 @@ func MissingHook(variant string) func(files map[string]string) string {
 		for path, text := range files {
 			if strings.HasPrefix(path, "templates/") && hookTemplate.MatchString(text) {
 				hook = true
+				break
 			}
 		}
 		if !hook {
 			return "no " + job + " post-upgrade hook Job in its templates: nothing for " + variant + " to mitigate"
 		}
-		if variant == "hook-disabled" && !regexp.MustCompile(`(?m)^policyReportsCleanup:`).MatchString(files["values.yaml"]) {
+		if variant == "hook-disabled" && !hookValues.MatchString(files["values.yaml"]) {
 			return "no policyReportsCleanup in its values.yaml: the value " + variant + " sets does not exist"
 		}
 		return ""
