@@ -16,15 +16,21 @@ import (
 
 // Gather reads the host's facts; cacheDir is the suite's build cache.
 func Gather(ctx context.Context, cacheDir string) Facts {
-	f := Facts{Root: os.Geteuid() == 0, Disks: readDisks(DiskPaths(cacheDir))}
+	f := Facts{Root: os.Geteuid() == 0}
 	_, err := exec.LookPath("docker")
 	f.DockerCLI = err == nil
+	dataRoot := DefaultDockerRoot
 	if f.DockerCLI {
-		if out, err := shell.Output(ctx, "docker", "info", "--format", "{{.DefaultRuntime}}"); err == nil {
+		if out, err := shell.Output(ctx, "docker", "info", "--format", "{{.DefaultRuntime}} {{.DockerRootDir}}"); err == nil {
 			f.DockerEngine = true
-			f.DefaultRuntime = strings.TrimSpace(out)
+			runtime, root, _ := strings.Cut(strings.TrimSpace(out), " ")
+			f.DefaultRuntime = runtime
+			if root != "" {
+				dataRoot = root
+			}
 		}
 	}
+	f.Disks = readDisks(DiskPaths(dataRoot, cacheDir))
 	_, err = exec.LookPath("dockerd")
 	f.Dockerd = err == nil
 	_, err = os.Stat("/etc/debian_version")

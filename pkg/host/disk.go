@@ -25,11 +25,17 @@ const DiskMin = 4 << 30
 // may not fit (every image built at once takes 20-30 GiB with Go's build cache).
 const DiskLow = 15 << 30
 
+// DefaultDockerRoot is Docker's data root unless its daemon is configured
+// otherwise; the preflight reads it there when no engine answers yet (a new
+// machine, before the suite starts one).
+const DefaultDockerRoot = "/var/lib/docker"
+
 // DiskPaths are where the suite writes: Docker's data root (images, kind
-// nodes), the suite's cache and the temporary directory.
-func DiskPaths(cacheDir string) []Disk {
+// nodes; the running engine's DockerRootDir), the suite's cache and the
+// temporary directory.
+func DiskPaths(dockerRoot, cacheDir string) []Disk {
 	return []Disk{
-		{Path: "/var/lib/docker", What: "Docker's images and kind nodes"},
+		{Path: dockerRoot, What: "Docker's images and kind nodes"},
 		{Path: cacheDir, What: "the suite's build cache"},
 		{Path: os.TempDir(), What: "temporary files: kind load's image archives"},
 	}
