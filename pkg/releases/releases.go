@@ -173,7 +173,10 @@ func (f *Finder) lookup(ctx context.Context, m *module, versions []string) {
 	)
 	sem := make(chan struct{}, 4)
 	for _, v := range versions {
-		if m.served[v] || m.refused[v] != "" {
+		mu.Lock() // the lookups already started write these maps
+		known := m.served[v] || m.refused[v] != ""
+		mu.Unlock()
+		if known {
 			continue
 		}
 		wg.Add(1)
