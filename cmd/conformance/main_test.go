@@ -10,6 +10,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/pkg/schedule"
 	"github.com/gitops-conformance/suite/suites"
@@ -176,24 +177,22 @@ func TestCheckRefusesAnUnobtainableComponentRelease(t *testing.T) {
 func TestRealMatrixExpectsNothingOfASkippedCell(t *testing.T) {
 	cat, data := loadMatrix(t)
 	for _, e := range data.Expectations {
-		if e.Expected == "SKIPPED" || e.ComponentVersion == "" || e.Kubernetes == "" {
+		if e.Expected == report.Skipped || e.ComponentVersion == "" || e.Kubernetes == "" {
 			continue
 		}
-		var component string
-		for _, s := range data.Scenarios {
-			if s.Name == e.Scenario {
-				component = s.Component
-			}
+		s, err := data.Scenario(e.Scenario)
+		if err != nil {
+			t.Fatal(err) // matrix.Parse refuses an expectation of no scenario
 		}
-		comp, err := cat.Component(component)
+		comp, err := cat.Component(s.Component)
 		if err != nil {
 			continue // a scenario without a component of the catalog
 		}
-		for _, version := range strings.Split(e.ComponentVersion, ",") {
-			for _, kube := range strings.Split(e.Kubernetes, ",") {
+		for _, version := range matrix.ParseList(e.ComponentVersion) {
+			for _, kube := range matrix.ParseList(e.Kubernetes) {
 				if why := comp.Unsupported(version, kube); why != "" {
 					t.Errorf("%s %s expects %s on ArgoCD %s, Kubernetes %s, %s %s: that cell is SKIPPED (%s)",
-						e.Scenario, e.Variant, e.Expected, e.ArgoCD, kube, component, version, why)
+						e.Scenario, e.Variant, e.Expected, e.ArgoCD, kube, s.Component, version, why)
 				}
 			}
 		}

@@ -19,7 +19,8 @@
 // install and syncs. Delete the Application with background cascade (foreground
 // also waits out the activator's 600 s grace period: minutes per cell); the
 // webhook Deployment and Service are gone; record whether the guarded
-// operation passes while the webhook Pod terminates (~45 s; 1.20: yes) and
+// operation passes while the webhook Pod terminates (~45 s; 1.20 on
+// Kubernetes v1.33.13: yes; no release on v1.37.2: scenarios/knative/README.md) and
 // wait for the Pod to be gone; record whether the Application goes
 // (on 1.20 the left validation webhook's DELETE rule on Knative's own
 // Certificate CR blocks it: DeletionError); an unguarded ConfigMap is admitted
