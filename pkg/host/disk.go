@@ -1,6 +1,7 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,6 +73,19 @@ func readDisks(paths []Disk) []Disk {
 		out = append(out, d)
 	}
 	return out
+}
+
+// DiskSpace reads the free space of disks again (Facts.Disks, from the
+// preflight) and returns the one line that diskProblem gives, as an error,
+// when one is now under DiskMin. The preflight reads the disks once; a long
+// run on a shared disk can still fill it (2026-11-26: 45 GB free at 07:04,
+// 282 MB at 08:38, while a build ran), so each build asks again before it
+// writes rather than ending half-way with "no space left on device".
+func DiskSpace(disks []Disk) error {
+	if problem := diskProblem(readDisks(disks)); problem != "" {
+		return errors.New(problem)
+	}
+	return nil
 }
 
 // diskProblem is the one line that refuses a run on a full disk, or "".

@@ -135,3 +135,19 @@ func TestHasCapSysResource(t *testing.T) {
 		t.Error("0x1fffeffffff should lack CAP_SYS_RESOURCE")
 	}
 }
+
+func TestDiskSpaceReadsTheDisksAgain(t *testing.T) {
+	// The preflight's figure is stale by the time a build runs: DiskSpace
+	// must read the filesystem, not trust Free (here 0, as if the disk was
+	// full at the preflight, while this test's disk has room).
+	stale := []Disk{{Path: t.TempDir(), What: "test", Free: 0}}
+	if got := readDisks(stale); len(got) == 1 && got[0].Free < DiskMin {
+		t.Skipf("this machine's temporary directory has under %s free", gib(DiskMin))
+	}
+	if err := DiskSpace(stale); err != nil {
+		t.Fatalf("DiskSpace = %v, want nil: it must read the free space again", err)
+	}
+	if diskProblem(stale) == "" {
+		t.Fatal("diskProblem of a 0-byte disk must refuse")
+	}
+}

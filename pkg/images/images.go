@@ -29,6 +29,10 @@ type Builder struct {
 	NoSysResource bool
 	Catalog       *catalog.Catalog
 	Out           io.Writer // progress
+	// Space, when set, is asked before each build, push or cache check (under
+	// its lock): an error (a disk under the minimum, host.DiskSpace) ends that
+	// step with its one line before anything is written.
+	Space func() error
 }
 
 // Key hashes recipe files (directories are walked) and versions into a cache key.

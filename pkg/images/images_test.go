@@ -3,8 +3,10 @@ package images
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -87,5 +89,19 @@ func TestCause(t *testing.T) {
 	other := errors.New("build argocd v3.0.0 images: exit status 2\nbuild.sh v3.0.0: FAILED (exit 2) after 3s; logs in /cache/logs/argocd-v3.0.0")
 	if got, want := Cause(other), "build.sh v3.0.0: FAILED (exit 2) after 3s; logs in /cache/logs/argocd-v3.0.0"; got != want {
 		t.Errorf("Cause(other) = %q, want %q", got, want)
+	}
+}
+
+func TestLockAsksSpaceBeforeTheBuild(t *testing.T) {
+	full := errors.New("only 0.3 GiB free on /var/lib/docker (Docker's images and kind nodes)")
+	b := &Builder{CacheDir: t.TempDir(), Out: io.Discard, Space: func() error { return full }}
+	built := false
+	err := b.lock(context.Background(), "argocd-v3.5.1", func() error { built = true; return nil })
+	if built || !errors.Is(err, full) || !strings.Contains(err.Error(), "argocd-v3.5.1: only 0.3 GiB free") {
+		t.Fatalf("lock on a full disk: built=%v err=%v; want the build not started and the disk's line, naming the build", built, err)
+	}
+	b.Space = func() error { return nil }
+	if err := b.lock(context.Background(), "argocd-v3.5.1", func() error { built = true; return nil }); err != nil || !built {
+		t.Fatalf("lock with space: built=%v err=%v", built, err)
 	}
 }

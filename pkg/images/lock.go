@@ -12,8 +12,17 @@ import (
 )
 
 // lock is Locked for one of b's builds.
+// It asks b.Space first, once the lock is held: a build that waited for
+// another may find the disk that one filled.
 func (b *Builder) lock(ctx context.Context, name string, fn func() error) error {
-	return Locked(ctx, b.CacheDir, name, b.Out, fn)
+	return Locked(ctx, b.CacheDir, name, b.Out, func() error {
+		if b.Space != nil {
+			if err := b.Space(); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		return fn()
+	})
 }
 
 // Locked holds an exclusive lock on one piece of work (by name) under the

@@ -120,7 +120,8 @@ func Preflight() types.EnvFunc {
 			r.Logf("registry mirror: %s (nodes pull %s through it)", r.Mirror, strings.Join(registry.Upstreams, ", "))
 		}
 		r.Logf("mode: %s (%s)", r.Mode, r.ModeWhy)
-		r.Images = &images.Builder{Repo: r.Repo, CacheDir: r.CacheDir, NoSysResource: r.plan.NoSysResource, Catalog: r.Catalog, Out: r.Out}
+		r.Images = &images.Builder{Repo: r.Repo, CacheDir: r.CacheDir, NoSysResource: r.plan.NoSysResource, Catalog: r.Catalog, Out: r.Out,
+			Space: func() error { return host.DiskSpace(facts.Disks) }}
 		return ctx, os.MkdirAll(filepath.Join(r.CacheDir, "tmp"), 0o755)
 	}
 }
