@@ -88,12 +88,26 @@ func ApplyURL(what, url string) features.Func {
 // images/<component>/build.sh VERSION, and loads them into the cluster.
 // Online, the cluster pulls the upstream images itself.
 func ComponentImages(component, version string) features.Func {
+	return ComponentImagesWith(component, version, nil)
+}
+
+// ComponentImagesWith is ComponentImages with variables for the recipe's
+// environment that only the cell knows (buildEnv may be nil): what the
+// release's chart names, say.
+func ComponentImagesWith(component, version string, buildEnv func(ctx context.Context) ([]string, error)) features.Func {
 	return assert.Step("images for "+component+" "+version, func(ctx context.Context) error {
 		r := lifecycle.From(ctx)
 		if r.Mode != images.Offline || repro.Planning(ctx) {
 			return nil
 		}
-		imgs, err := r.Images.Component(ctx, component, version)
+		var vars []string
+		if buildEnv != nil {
+			var err error
+			if vars, err = buildEnv(ctx); err != nil {
+				return err
+			}
+		}
+		imgs, err := r.Images.ComponentWith(ctx, vars, component, version)
 		if err != nil {
 			return err
 		}

@@ -51,10 +51,37 @@ func Values() map[string]any {
 
 // Release is the write-up's `helm install`: release kruise into the
 // kruise-system made beforehand, no --wait. The chart's pre-delete hook
-// (1.8: openkruise/kruise-helm-hook, not obtainable offline) is left out of
-// the cell's uninstall.
+// (1.8: openkruise/kruise-helm-hook, see HookImage) is left out of the cell's
+// uninstall, so that the cleanup does not depend on the hook's Pod.
 func Release() helm.Release {
 	return helm.Release{Name: app, Namespace: namespace, Values: Values(), NoWait: true, ExistingNamespace: true, NoHooks: true}
+}
+
+// HookImage is the image of the chart's Helm pre-delete hook
+// (values.yaml helmHooks.image; charts 1.8.0 and 1.8.3 name
+// openkruise/kruise-helm-hook:v0.1.0), as the recipe's HOOK_IMAGE: offline,
+// images/openkruise/build.sh builds it from the kruise module's cmd/helm_hook,
+// so that an ArgoCD that runs the hook finds its image, as online. Nothing
+// for a chart without the hook (1.5.2).
+func HookImage(chart fixture.Files) func(ctx context.Context) ([]string, error) {
+	return func(ctx context.Context) ([]string, error) {
+		f, err := chart(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var v struct {
+			HelmHooks struct {
+				Image struct{ Repository, Tag string }
+			} `json:"helmHooks"`
+		}
+		if err := yaml.Unmarshal([]byte(f["values.yaml"]), &v); err != nil {
+			return nil, fmt.Errorf("the chart's values.yaml: %w", err)
+		}
+		if img := v.HelmHooks.Image; img.Repository != "" && img.Tag != "" {
+			return []string{"HOOK_IMAGE=" + img.Repository + ":" + img.Tag}, nil
+		}
+		return nil, nil
+	}
 }
 
 // Application installs the chart from the fixture repository with the

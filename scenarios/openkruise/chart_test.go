@@ -114,6 +114,32 @@ func TestRealChart(t *testing.T) {
 			if through, seen, _ := LetsThrough(r, NamespaceLabels(true))(ctx); !through {
 				t.Errorf("labelled kruise-system must be let through: %s", seen)
 			}
+			// the recipe is asked for the hook image where the chart has a
+			// pre-delete hook Job running helmHooks.image (1.8.x), for none
+			// where it has no such hook (1.5.2)
+			vars, err := HookImage(chart)(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, _ := chart(ctx)
+			job := files["templates/pre_delete_hook_job.yaml"]
+			hasHook := strings.Contains(job, `"helm.sh/hook": pre-delete`) && strings.Contains(job, "image: {{ .Values.helmHooks.image.repository }}:{{ .Values.helmHooks.image.tag }}")
+			if hasHook != (len(vars) == 1) {
+				t.Fatalf("HookImage = %v, chart with a pre-delete hook Job running helmHooks.image: %v", vars, hasHook)
+			}
 		})
+	}
+}
+
+func TestHookImage(t *testing.T) {
+	for values, want := range map[string]string{
+		"helmHooks:\n  image:\n    repository: openkruise/kruise-helm-hook\n    tag: v0.1.0\n": "HOOK_IMAGE=openkruise/kruise-helm-hook:v0.1.0",
+		"manager:\n  replicas: 2\n": "",
+	} {
+		chart := func(context.Context) (map[string]string, error) { return map[string]string{"values.yaml": values}, nil }
+		got, err := HookImage(chart)(context.Background())
+		if err != nil || strings.Join(got, " ") != want {
+			t.Errorf("HookImage(%q) = %v, %v; want %q", values, got, err, want)
+		}
 	}
 }

@@ -41,7 +41,7 @@ func Feature(c matrix.Cell) features.Feature {
 		Setup(env.RemoveRendered("chart kruise "+chartVersion, rendered)).
 		Setup(env.RemoveRenderedAtEnd("chart kruise "+chartVersion, rendered)).
 		Setup(env.ApplyFiles("namespace "+namespace, Namespace(labelled))).
-		Setup(env.ComponentImages("openkruise", v)).
+		Setup(env.ComponentImagesWith("openkruise", v, HookImage(chart))).
 		Setup(env.Watch("namespace", "", namespace)).
 		Setup(env.Watch("mutatingwebhookconfiguration", "", mutating)).
 		Setup(env.Watch("deployment", namespace, manager))
@@ -119,8 +119,10 @@ func Feature(c matrix.Cell) features.Feature {
 }
 
 // hookJob is the kruise chart's Helm pre-delete hook (1.8.x; 1.5.2 has
-// none): a Job running openkruise/kruise-helm-hook, which is not obtainable
-// offline.
+// none): a Job running openkruise/kruise-helm-hook, which fails when a
+// CloneSet, an Advanced StatefulSet or an Advanced DaemonSet is left in the
+// cluster (kruise's cmd/helm_hook). Offline its image is built with the
+// manager's (HookImage); without it the hook's Pod cannot start.
 const hookJob = "kruise-finalizer"
 
 // deletion deletes the Application as a user does (foreground cascade) and
@@ -128,13 +130,17 @@ const hookJob = "kruise-finalizer"
 // as a PreDelete hook and keeps the Application (pre-delete-finalizer.argocd.argoproj.io)
 // until the hook succeeds; earlier releases never run it. Where the deletion
 // is held, ArgoCD's pre-delete finalizers are removed by hand, as a user whose
-// hook cannot run must, and the Application is seen to go.
+// hook cannot run must, and the Application is seen to go. The hook Job's
+// events say whether it ran: it is deleted once it succeeds
+// (hook-delete-policy hook-succeeded), its events stay.
 func deletion() features.Func {
 	gone := check.AppGone(app)
 	return env.InOrder(
 		env.DeleteApp(app, argocd.Foreground),
 		env.ObserveWithin("application "+app+" gone after its deletion (foreground cascade)", assert.Intervals.Sync, gone),
-		env.Observe("the chart's pre-delete hook Job "+namespace+"/"+hookJob+" exists", check.Exists("job", namespace, hookJob)),
+		env.Observe("the chart's pre-delete hook Job "+namespace+"/"+hookJob+" created (its events)", check.EventSeen(namespace, "Job", "SuccessfulCreate", hookJob)),
+		env.Observe("the hook Job completed (its events)", check.EventSeen(namespace, "Job", "Completed", hookJob)),
+		env.Observe("the hook Job still exists", check.Exists("job", namespace, hookJob)),
 		env.Observe("its Pod failed to get its image (the Pod's events)", check.EventSeen(namespace, "Pod", "Failed", "kruise-helm-hook")),
 		env.If(assert.Not(gone), "the deletion held: evidence, then ArgoCD's pre-delete finalizers removed by hand", env.InOrder(
 			env.Snapshot("at-deletion-held"),
