@@ -29,9 +29,11 @@ type Builder struct {
 	NoSysResource bool
 	Catalog       *catalog.Catalog
 	Out           io.Writer // progress
-	// Space, when set, is asked before each build, push or cache check (under
-	// its lock): an error (a disk under the minimum, host.DiskSpace) ends that
-	// step with its one line before anything is written.
+	// Space, when set, is asked before each build or cache check that goes
+	// through b.lock (node image, registry image, a component's recipe), under
+	// its lock: an error (a disk under the minimum, host.DiskSpace) ends that
+	// step with its one line before anything is written. Pushes into the
+	// suite's registry (images.Locked in lifecycle) are not asked.
 	Space func() error
 }
 
