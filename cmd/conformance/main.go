@@ -205,10 +205,8 @@ func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo
 	b.WriteString(supportText(axis, cat.SupportedLineCount(), support, repo))
 	b.WriteString("\n")
 	for _, s := range data.Scenarios {
-		axis := s.ArgoCD
-		if len(axis) == 0 {
-			axis = cat.ArgoCD.Default
-		}
+		axis := s.ArgoCDTags(cat.ArgoCD.Default)
+		slices.SortFunc(axis, catalog.CompareTags)
 		rels, err := cat.Releases(axis)
 		if err != nil {
 			return b.String(), fmt.Errorf("suites/matrix.yaml: scenario %q: %w", s.Name, err)
@@ -252,6 +250,13 @@ func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo
 			}
 			if len(v.Kubernetes) > 0 {
 				fmt.Fprintf(&b, "      Kubernetes %s: %s\n", strings.Join(v.Kubernetes, ", "), v.KubernetesWhy)
+			}
+			rels, err := cat.Releases(s.ArgoCDAxis(v, cat.ArgoCD.Default))
+			if err != nil {
+				return b.String(), fmt.Errorf("suites/matrix.yaml: scenario %q, variant %q: %w", s.Name, v.Name, err)
+			}
+			if len(v.ArgoCD) > 0 {
+				fmt.Fprintf(&b, "      ArgoCD %s: %s\n", strings.Join(v.ArgoCD, ", "), v.ArgoCDWhy)
 			}
 			for _, version := range v.Versions() {
 				for _, k := range kubes {

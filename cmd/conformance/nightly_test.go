@@ -134,10 +134,7 @@ func TestNightlyPlanRunsTheSeedAxesAndTheSupportedLines(t *testing.T) {
 		}
 	}
 	for _, s := range data.Scenarios {
-		axis := s.ArgoCD
-		if len(axis) == 0 {
-			axis = cat.ArgoCD.Default
-		}
+		axis := s.ArgoCDTags(cat.ArgoCD.Default)
 		for _, tag := range append(slices.Clone(axis), "v3.4.13", "v3.5.7", "v3.6.1") {
 			if catalog.MustRelease(tag).FromSources() && !slices.Contains([]string{"v3.4.13", "v3.5.7", "v3.6.1"}, tag) {
 				// on the default axis as the newest patch obtainable offline, not a

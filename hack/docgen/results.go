@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
@@ -63,10 +64,8 @@ func ResultsPage(cat *catalog.Catalog, data *matrix.Data, code runner.Scenarios,
 		if err != nil {
 			return "", err
 		}
-		axis := s.ArgoCD
-		if len(axis) == 0 {
-			axis = cat.ArgoCD.Default
-		}
+		axis := s.ArgoCDTags(cat.ArgoCD.Default)
+		slices.SortFunc(axis, catalog.CompareTags)
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", s.Name, s.Summary)
 		fmt.Fprintf(&b, "Upstream: %s. Findings: [%s/README.md](../%s/README.md). Component `%s`; ArgoCD axis %s.\n\n",
 			s.Upstream, dir, dir, s.Component, strings.Join(axis, ", "))
@@ -85,6 +84,9 @@ func ResultsPage(cat *catalog.Catalog, data *matrix.Data, code runner.Scenarios,
 			what := v.Summary
 			if v.KubernetesWhy != "" {
 				what += " (Kubernetes axis: " + v.KubernetesWhy + ")"
+			}
+			if len(v.ArgoCD) > 0 {
+				what += " (ArgoCD " + strings.Join(v.ArgoCD, ", ") + ": " + v.ArgoCDWhy + ")"
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", v.Name, kind(v), orDash(strings.Join(v.Versions(), ", ")), strings.Join(kubes, ", "), cell(what))
 		}

@@ -112,3 +112,53 @@ func TestExpectationsNameTheirKubernetesVersion(t *testing.T) {
 		t.Errorf("online on a built v1.30.4 node: %q", o)
 	}
 }
+
+// A variant's own ArgoCD axis replaces the scenario's for that variant only,
+// and ARGOCD= replaces both; ArgoCDTags is their union.
+func TestVariantArgoCDAxis(t *testing.T) {
+	const m = `
+scenarios:
+  - name: s
+    component: c
+    argocd: [v2.13.3]
+    variants:
+      - name: bug
+        componentVersion: v1.0.0
+      - name: fix
+        mitigation: true
+        componentVersion: v1.0.0
+        argocd: [v2.13.3, v2.14.11]
+        argocdWhy: ArgoCD acts here
+`
+	d, err := Parse([]byte(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := &catalog.Catalog{ArgoCD: argocdV2, Kubernetes: kubeAxis, Components: map[string]catalog.Component{"c": {Versions: []string{"v1.0.0"}}}}
+	for _, tc := range []struct {
+		sel  Selection
+		want string
+	}{
+		{Selection{}, "[bug_v2.13.3_v1.0.0_k8s-v1.33.13 fix_v2.13.3_v1.0.0_k8s-v1.33.13 fix_v2.14.11_v1.0.0_k8s-v1.33.13]"},
+		{Selection{ArgoCD: []string{"v2.14.11"}}, "[bug_v2.14.11_v1.0.0_k8s-v1.33.13 fix_v2.14.11_v1.0.0_k8s-v1.33.13]"},
+	} {
+		cells, err := d.Plan(cat, tc.sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, c := range cells {
+			ids = append(ids, strings.TrimPrefix(c.Report().ID(), "s_"))
+		}
+		if fmt.Sprint(ids) != tc.want {
+			t.Errorf("%+v: plan = %v\nwant %s", tc.sel, ids, tc.want)
+		}
+	}
+	if got := fmt.Sprint(d.Scenarios[0].ArgoCDTags([]string{"v2.14.21"})); got != "[v2.13.3 v2.14.11]" {
+		t.Errorf("ArgoCDTags = %s", got)
+	}
+	d.Scenarios[0].Variants[1].ArgoCD = []string{"v9.9.9"}
+	if _, err := d.Plan(cat, Selection{}); err == nil || !strings.Contains(err.Error(), `variant "fix"`) {
+		t.Errorf("an unknown release on a variant's axis: %v; want the variant named", err)
+	}
+}

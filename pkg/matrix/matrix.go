@@ -73,6 +73,12 @@ type Variant struct {
 	// version run on more of them; KubernetesWhy says why.
 	Kubernetes    []string `json:"kubernetes,omitempty"`
 	KubernetesWhy string   `json:"kubernetesWhy,omitempty"`
+	// ArgoCD, when set, is the variant's own default ArgoCD axis (the
+	// scenario's otherwise): a scenario whose other variants do not involve
+	// ArgoCD runs those on one release, and the variants where ArgoCD acts on
+	// more of them; ArgoCDWhy says why.
+	ArgoCD    []string `json:"argocd,omitempty"`
+	ArgoCDWhy string   `json:"argocdWhy,omitempty"`
 	// ArgoCDUpgrades are releases the variant upgrades ArgoCD to in place,
 	// in order; a cell gets those newer than its own (Cell.Upgrades).
 	ArgoCDUpgrades []string `json:"argocdUpgrades,omitempty"`
@@ -384,6 +390,12 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 			if err != nil {
 				return nil, err
 			}
+			axis := axis
+			if len(selected) == 0 && len(v.ArgoCD) > 0 {
+				if axis, err = cat.Releases(v.ArgoCD); err != nil {
+					return nil, fmt.Errorf("scenario %q, variant %q: %w", s.Name, v.Name, err)
+				}
+			}
 			upgrades, err := cat.Releases(v.ArgoCDUpgrades)
 			if err != nil {
 				return nil, fmt.Errorf("scenario %q, variant %q: argocdUpgrades: %w", s.Name, v.Name, err)
@@ -422,6 +434,32 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 		cells = append(cells, byGroup[g]...)
 	}
 	return cells, nil
+}
+
+// ArgoCDAxis is the ArgoCD releases variant v of s runs on by default: the
+// variant's own axis, else the scenario's, else def (the catalog's).
+func (s Scenario) ArgoCDAxis(v Variant, def []string) []string {
+	switch {
+	case len(v.ArgoCD) > 0:
+		return v.ArgoCD
+	case len(s.ArgoCD) > 0:
+		return s.ArgoCD
+	}
+	return def
+}
+
+// ArgoCDTags is every release s runs on by default, its variants' own
+// axes included, in the order they first appear.
+func (s Scenario) ArgoCDTags(def []string) []string {
+	var tags []string
+	for _, v := range s.Variants {
+		for _, t := range s.ArgoCDAxis(v, def) {
+			if !slices.Contains(tags, t) {
+				tags = append(tags, t)
+			}
+		}
+	}
+	return tags
 }
 
 // KubeAxis is the Kubernetes versions variant v of s runs on: selected when

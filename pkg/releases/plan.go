@@ -133,11 +133,7 @@ func (r *Releases) Plan(cat *catalog.Catalog, data *matrix.Data, costs *schedule
 	}
 	for _, s := range data.Scenarios {
 		first := len(r.Shards)
-		axis := s.ArgoCD
-		if len(axis) == 0 {
-			axis = cat.ArgoCD.Default
-		}
-		full := slices.Clone(axis)
+		full := s.ArgoCDTags(cat.ArgoCD.Default)
 		for tag := range supportedNewest {
 			if !slices.Contains(full, tag) {
 				full = append(full, tag)

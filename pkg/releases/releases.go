@@ -343,7 +343,7 @@ func (f *Finder) seeds() []string {
 		seeds = append(seeds, f.Catalog.ArgoCD.Smoke)
 	}
 	for _, s := range f.Matrix.Scenarios {
-		seeds = append(seeds, s.ArgoCD...)
+		seeds = append(seeds, s.ArgoCDTags(nil)...)
 	}
 	slices.SortFunc(seeds, catalog.CompareTags)
 	return slices.Compact(seeds)
