@@ -236,7 +236,10 @@ func (c *Cell) Settle() {
 		}
 	}
 	c.Unexpected = c.Expected != "" && !c.Expected.Allows(c.Outcome)
-	c.Unmeasured = c.Expected == ""
+	// a cell that did not run (a component's minimum Kubernetes, a source
+	// not provided) measured nothing to check: its reason says why, and it
+	// is not listed as a new outcome
+	c.Unmeasured = c.Expected == "" && c.Outcome != Skipped
 }
 
 // Tally is the cell's outcome as its runs ended: the outcome of a single

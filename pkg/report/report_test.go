@@ -267,3 +267,20 @@ func TestAcrossKubernetesSetsTheTalliesSideBySide(t *testing.T) {
 		t.Errorf("html lacks the v1.35.4 tally")
 	}
 }
+
+// A cell without an expectation is listed as a new outcome when it ran; one
+// that did not run (a component's minimum Kubernetes) measured nothing, and
+// its SKIPPED reason says why, so UNMEASURED=fail does not fail on it.
+func TestSkippedCellIsNotUnmeasured(t *testing.T) {
+	ran := Cell{Runs: []Run{{Outcome: Mitigated}}}
+	skipped := Cell{Runs: []Run{{Outcome: Skipped, Reason: "knative-serving v0.50.0 requires Kubernetes v1.34.0 or newer"}}}
+	ran.Settle()
+	skipped.Settle()
+	if !ran.Unmeasured || skipped.Unmeasured {
+		t.Errorf("unmeasured: ran %v, skipped %v; want true, false", ran.Unmeasured, skipped.Unmeasured)
+	}
+	r := &Report{UnmeasuredFails: true, Cells: []Cell{skipped}}
+	if r.Cells[0].NeedsLook() || len(r.Unmeasured()) != 0 {
+		t.Errorf("a SKIPPED cell counted as unmeasured: %+v", r.Cells[0])
+	}
+}
