@@ -144,10 +144,17 @@ func (r *Releases) Plan(cat *catalog.Catalog, data *matrix.Data, costs *schedule
 			if !obtainable[tag] {
 				continue // listed in NotRun
 			}
-			sh, err := r.fullShard(cat, data, costs, s, tag, newestComponent[s.Component])
+			// a seed pin only some variants have on their own axis runs
+			// those variants; the newest patch of a supported line, all
+			variants := variantsOn(s, tag, cat.ArgoCD.Default)
+			if supportedNewest[tag] {
+				variants = nil
+			}
+			sh, err := r.fullShard(cat, data, costs, s, tag, newestComponent[s.Component], variants)
 			if err != nil {
 				return err
 			}
+			sh.Variant = strings.Join(variants, ",")
 			sh.Seed, sh.Supported = seeds[tag], supported[tag]
 			r.Shards = append(r.Shards, sh)
 		}
@@ -186,15 +193,31 @@ func (r *Releases) Plan(cat *catalog.Catalog, data *matrix.Data, costs *schedule
 
 // fullShard is every variant of s on tag: the pinned cells, and each
 // variant that installs the component once more on its newest release.
-func (r *Releases) fullShard(cat *catalog.Catalog, data *matrix.Data, costs *schedule.Costs, s matrix.Scenario, tag, newest string) (Shard, error) {
+func (r *Releases) fullShard(cat *catalog.Catalog, data *matrix.Data, costs *schedule.Costs, s matrix.Scenario, tag, newest string, variants []string) (Shard, error) {
+	sel := matrix.Selection{Variants: variants}
 	if newest == "" {
-		return r.shard(cat, data, costs, s, tag, TierFull, matrix.Selection{}, nil)
+		return r.shard(cat, data, costs, s, tag, TierFull, sel, nil)
 	}
-	extra, err := data.Plan(cat, matrix.Selection{Scenarios: []string{s.Name}, ArgoCD: []string{tag}, Versions: []string{newest}})
+	extra, err := data.Plan(cat, matrix.Selection{Scenarios: []string{s.Name}, Variants: variants, ArgoCD: []string{tag}, Versions: []string{newest}})
 	if err != nil {
 		return Shard{}, fmt.Errorf("releases: %q on %q with %s %q: %w", s.Name, tag, s.Component, newest, err)
 	}
-	return r.shard(cat, data, costs, s, tag, TierFull, matrix.Selection{}, extra)
+	return r.shard(cat, data, costs, s, tag, TierFull, sel, extra)
+}
+
+// variantsOn is the variants of s whose default ArgoCD axis holds tag, nil
+// when every variant's does.
+func variantsOn(s matrix.Scenario, tag string, def []string) []string {
+	var on []string
+	for _, v := range s.Variants {
+		if slices.Contains(s.ArgoCDAxis(v, def), tag) {
+			on = append(on, v.Name)
+		}
+	}
+	if len(on) == len(s.Variants) {
+		return nil
+	}
+	return on
 }
 
 // shard plans s on tag with sel (scenario and release filled in), plus

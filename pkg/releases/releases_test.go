@@ -339,3 +339,17 @@ func TestFindSaysWhyACatalogedReleaseIsNotObtainable(t *testing.T) {
 		}
 	}
 }
+
+// A seed pin that only some variants have on their own ArgoCD axis (kargo's
+// ArgoCD variants on v3.5.1) gives a full shard of those variants only; a
+// release every variant runs on, all of them.
+func TestVariantsOnATag(t *testing.T) {
+	s := matrix.Scenario{ArgoCD: []string{"v2.14.11"}, Variants: []matrix.Variant{
+		{Name: "bug"}, {Name: "prune", ArgoCD: []string{"v2.14.11", "v3.5.1"}}, {Name: "cascade", ArgoCD: []string{"v2.14.11", "v3.5.1"}}}}
+	if got := variantsOn(s, "v2.14.11", nil); got != nil {
+		t.Errorf("v2.14.11: %v, want every variant (nil)", got)
+	}
+	if got := strings.Join(variantsOn(s, "v3.5.1", nil), ","); got != "prune,cascade" {
+		t.Errorf("v3.5.1: %q, want prune,cascade", got)
+	}
+}
