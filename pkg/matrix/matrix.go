@@ -372,16 +372,6 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 	byGroup := map[group][]Cell{}
 	var groups []group
 	for _, s := range scenarios {
-		axis := selected
-		if len(axis) == 0 {
-			tags := s.ArgoCD
-			if len(tags) == 0 {
-				tags = cat.ArgoCD.Default
-			}
-			if axis, err = cat.Releases(tags); err != nil {
-				return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
-			}
-		}
 		for _, v := range s.Variants {
 			if len(sel.Variants) > 0 && !slices.Contains(sel.Variants, v.Name) {
 				continue
@@ -390,9 +380,9 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 			if err != nil {
 				return nil, err
 			}
-			axis := axis
-			if len(selected) == 0 && len(v.ArgoCD) > 0 {
-				if axis, err = cat.Releases(v.ArgoCD); err != nil {
+			axis := selected
+			if len(axis) == 0 {
+				if axis, err = cat.Releases(s.ArgoCDAxis(v, cat.ArgoCD.Default)); err != nil {
 					return nil, fmt.Errorf("scenario %q, variant %q: %w", s.Name, v.Name, err)
 				}
 			}
