@@ -36,14 +36,18 @@ func TestRunErrorIsPasteable(t *testing.T) {
 func TestCancelEndsTheProcessGroup(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "pid")
 	ctx, cancel := context.WithCancelCause(context.Background())
+	// cancel once the grandchild's pid is written: the shell creates the file
+	// before echo writes to it, and pid 0 would name this test's own group
+	readPID := func() int {
+		data, _ := os.ReadFile(pidfile)
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+		return pid
+	}
 	go func() {
-		for {
-			if _, err := os.Stat(pidfile); err == nil {
-				cancel(errors.New("interrupted by test"))
-				return
-			}
+		for readPID() <= 0 {
 			time.Sleep(10 * time.Millisecond)
 		}
+		cancel(errors.New("interrupted by test"))
 	}()
 	start := time.Now()
 	// the grandchild ignores SIGTERM, as a busy build step may
@@ -54,8 +58,10 @@ func TestCancelEndsTheProcessGroup(t *testing.T) {
 	if d := time.Since(start); d > waitDelay+3*time.Second {
 		t.Errorf("Run returned after %s", d)
 	}
-	data, _ := os.ReadFile(pidfile)
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	pid := readPID()
+	if pid <= 0 {
+		t.Fatalf("no grandchild pid in %s", pidfile)
+	}
 	deadline := time.Now().Add(2 * time.Second)
 	for syscall.Kill(pid, 0) == nil {
 		if time.Now().After(deadline) {
