@@ -146,15 +146,14 @@ func (r *Releases) Plan(cat *catalog.Catalog, data *matrix.Data, costs *schedule
 			}
 			// a seed pin only some variants have on their own axis runs
 			// those variants; the newest patch of a supported line, all
-			variants := variantsOn(s, tag, cat.ArgoCD.Default)
-			if supportedNewest[tag] {
-				variants = nil
+			var variants []string
+			if !supportedNewest[tag] {
+				variants = variantsOn(s, tag, cat.ArgoCD.Default)
 			}
 			sh, err := r.fullShard(cat, data, costs, s, tag, newestComponent[s.Component], variants)
 			if err != nil {
 				return err
 			}
-			sh.Variant = strings.Join(variants, ",")
 			sh.Seed, sh.Supported = seeds[tag], supported[tag]
 			r.Shards = append(r.Shards, sh)
 		}
@@ -168,7 +167,7 @@ func (r *Releases) Plan(cat *catalog.Catalog, data *matrix.Data, costs *schedule
 					if err != nil {
 						return err
 					}
-					sh.Variant, sh.Seed, sh.Supported = "minimal", seeds[rel.Version], true
+					sh.Seed, sh.Supported = seeds[rel.Version], true
 					r.Shards = append(r.Shards, sh)
 				}
 			}
@@ -191,8 +190,9 @@ func (r *Releases) Plan(cat *catalog.Catalog, data *matrix.Data, costs *schedule
 	return nil
 }
 
-// fullShard is every variant of s on tag: the pinned cells, and each
-// variant that installs the component once more on its newest release.
+// fullShard is s's variants on tag (every variant when variants is nil): the
+// pinned cells, and each that installs the component once more on its newest
+// release.
 func (r *Releases) fullShard(cat *catalog.Catalog, data *matrix.Data, costs *schedule.Costs, s matrix.Scenario, tag, newest string, variants []string) (Shard, error) {
 	sel := matrix.Selection{Variants: variants}
 	if newest == "" {
@@ -221,14 +221,14 @@ func variantsOn(s matrix.Scenario, tag string, def []string) []string {
 }
 
 // shard plans s on tag with sel (scenario and release filled in), plus
-// extra cells; with extra the shard names its cells and versions.
+// extra cells; it names sel's variants, and with extra its cells and versions.
 func (r *Releases) shard(cat *catalog.Catalog, data *matrix.Data, costs *schedule.Costs, s matrix.Scenario, tag, tier string, sel matrix.Selection, extra []matrix.Cell) (Shard, error) {
 	sel.Scenarios, sel.ArgoCD = []string{s.Name}, []string{tag}
 	cells, err := data.Plan(cat, sel)
 	if err != nil {
 		return Shard{}, fmt.Errorf("releases: %q on %q: %w", s.Name, tag, err)
 	}
-	sh := Shard{ID: s.Name + "-" + tag + "-" + tier, Scenario: s.Name, ArgoCD: tag, Tier: tier}
+	sh := Shard{ID: s.Name + "-" + tag + "-" + tier, Scenario: s.Name, ArgoCD: tag, Tier: tier, Variant: strings.Join(sel.Variants, ",")}
 	if len(extra) > 0 {
 		var ids, versions []string
 		for _, c := range append(cells, extra...) {
