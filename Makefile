@@ -33,10 +33,14 @@ NODE_IMAGE ?=
 # offline: how built images reach the nodes: load (kind load) or registry (the suite's registry)
 DELIVER ?= load
 REPEAT ?= 1
-# kind clusters the cells run on at once (one process each, one report):
-# make matrix defaults to MATRIX_PARALLEL, make e2e to 1
-PARALLEL ?= 1
-MATRIX_PARALLEL ?= 3
+# the axes not named: quick (each scenario's quick tier, suites/matrix.yaml) or full (every axis);
+# make matrix runs full
+TIER ?= quick
+# kind clusters the cells run on at once (one process each, one report): a number, or auto:
+# as many as this machine runs side by side (cores, memory, inotify) where the plan's estimate
+# is shorter for it
+PARALLEL ?= auto
+MATRIX_PARALLEL ?= auto
 # a cell no measured expectation covers: ok (listed in the report) or fail
 UNMEASURED ?= ok
 KEEP ?= 0
@@ -45,7 +49,10 @@ CLUSTER ?= gitops-conformance
 CELLS ?=
 FROM ?=
 TO ?=
-E2E_TIMEOUT ?= 170m
+# make e2e's time limit: auto (derived from the plan's cold estimate) or a duration, which a
+# plan whose estimate exceeds it is refused against; the other targets' limit is E2E_LIMIT
+E2E_TIMEOUT ?= auto
+E2E_LIMIT = $(if $(filter auto,$(E2E_TIMEOUT)),170m,$(E2E_TIMEOUT))
 # make test's end-to-end smoke: the quickest real scenario, the bug and one mitigation.
 SMOKE_SCENARIO ?= kubeovn-argocd
 SMOKE_VARIANT ?= bug,ignore-differences
@@ -64,8 +71,10 @@ E2E := bin/e2e.test
 GO_SOURCES := $(shell find cmd pkg suites scenarios -name '*.go' -o -name '*.yaml' 2>/dev/null) go.mod
 KEEP_FLAG := $(if $(filter 1 true yes,$(KEEP)),-keep,)
 PULL = -registry-mirror "$(REGISTRY_MIRROR)" -node-image "$(NODE_IMAGE)" -deliver "$(DELIVER)"
-SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -kubernetes "$(KUBERNETES)" -mode "$(MODE)" -unmeasured "$(UNMEASURED)" $(PULL)
-RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_TIMEOUT)
+SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -kubernetes "$(KUBERNETES)" -tier "$(TIER)" -mode "$(MODE)" -unmeasured "$(UNMEASURED)" $(PULL)
+RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_LIMIT)
+# make e2e's settings, from the CLI's check of the plan (E2E_LIMIT=, E2E_CLUSTERS=)
+RUN_FILE := bin/e2e.run
 
 .PHONY: docs help test unit e2e conform conform-smoke conform-validate argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
 .PHONY: report-merge report-render report-diff report-history releases lint-workflows merge-check mirror-check bench-delivery bench-infra repro
@@ -85,17 +94,21 @@ test: unit lint-workflows smoke merge-check conform-smoke mirror-check fault-tes
 unit: ## unit tests: seconds, no Docker
 	$(GO) test -count=1 ./...
 
-smoke: $(CLI) $(E2E) ## the end-to-end smoke: cluster checks and kubeovn-argocd on one ArgoCD release
+smoke: $(CLI) ## the end-to-end smoke: cluster checks and kubeovn-argocd on one ArgoCD release
 	@$(CLI) check -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES) -mode $(MODE) $(PULL)
+	@$(MAKE) --no-print-directory $(E2E)
 	$(RUN_E2E) -test.run 'TestCluster|TestMatrix' \
 	  -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES) -mode $(MODE) $(PULL) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make smoke"
 
-e2e: $(CLI) $(E2E) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [COMPONENT_VERSION=v[,v]] [KUBERNETES=v[,v]] [CELLS=id[,id]] [REPEAT=N] [PARALLEL=N] [KEEP=1] [MODE=offline|online]
-	@$(CLI) check $(SELECTION)
-	$(RUN_E2E) -test.run TestMatrix $(SELECTION) \
-	  -repeat $(REPEAT) -clusters $(PARALLEL) -cells "$(CELLS)" -cluster $(CLUSTER) $(KEEP_FLAG) \
-	  -command "$(or $(E2E_COMMAND),make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES)) REPEAT=$(REPEAT) PARALLEL=$(PARALLEL)$(if $(CELLS), CELLS=$(CELLS)))"
+# make e2e: the plan is checked and printed, with its estimate, before the e2e test binary is
+# compiled or anything built; bad input ends there (exit 2)
+e2e: $(CLI) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [COMPONENT_VERSION=v[,v]] [KUBERNETES=v[,v]] [TIER=quick|full] [CELLS=id[,id]] [REPEAT=N] [PARALLEL=N|auto] [KEEP=1] [MODE=offline|online]
+	@$(CLI) check $(SELECTION) -repeat $(REPEAT) -cells "$(CELLS)" -parallel $(PARALLEL) -limit $(E2E_TIMEOUT) -run-file $(RUN_FILE)
+	@$(MAKE) --no-print-directory $(E2E)
+	. ./$(RUN_FILE) && $(RUN_E2E) -test.timeout $$E2E_LIMIT -test.run TestMatrix $(SELECTION) \
+	  -repeat $(REPEAT) -clusters $$E2E_CLUSTERS -cells "$(CELLS)" -cluster $(CLUSTER) $(KEEP_FLAG) \
+	  -command "$(or $(E2E_COMMAND),make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES)) TIER=$(TIER) REPEAT=$(REPEAT) PARALLEL=$(PARALLEL)$(if $(CELLS), CELLS=$(CELLS)))"
 
 # make conform: the chart to check and how it is installed (docs/conform.md)
 CHART ?=
@@ -132,13 +145,14 @@ ONLY ?=
 conform-validate: $(CLI) $(E2E) ## make conform on the charts the scenarios measured (suites/conform.yaml), each against its known answers, one run each on one cluster; writes docs/conform-validation.md, fails when an answer differs [ONLY=name,name] [KEEP=1]
 	CONFORMANCE=$(CLI) E2E=$(E2E) CLUSTER=$(CLUSTER) KEEP=$(KEEP) ONLY="$(ONLY)" ./hack/conform-validate.sh -mode $(MODE) $(PULL)
 
-argocd-check: $(CLI) $(E2E) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
+argocd-check: $(CLI) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
 	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -kubernetes "$(or $(KUBERNETES),$(SMOKE_KUBERNETES))" -mode $(MODE) $(PULL)
+	@$(MAKE) --no-print-directory $(E2E)
 	$(RUN_E2E) -test.run 'TestArgoCD' \
 	  -argocd "$(ARGOCD)" -kubernetes "$(or $(KUBERNETES),$(SMOKE_KUBERNETES))" -mode $(MODE) $(PULL) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make argocd-check ARGOCD=$(ARGOCD)"
 
-matrix: ## every scenario and variant on the default ArgoCD axis, on PARALLEL clusters at once (default $(MATRIX_PARALLEL)); REPEAT=N for k/N
-	@$(MAKE) --no-print-directory e2e SCENARIO= VARIANT= COMPONENT_VERSION= ARGOCD="$(ARGOCD)" KUBERNETES="$(KUBERNETES)" \
+matrix: ## every scenario and variant, the full tier (every axis), on PARALLEL clusters at once (default $(MATRIX_PARALLEL)); REPEAT=N for k/N
+	@$(MAKE) --no-print-directory e2e SCENARIO= VARIANT= COMPONENT_VERSION= TIER=full ARGOCD="$(ARGOCD)" KUBERNETES="$(KUBERNETES)" \
 	  PARALLEL=$(MATRIX_N) E2E_COMMAND="make matrix ARGOCD=$(ARGOCD)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES)) REPEAT=$(REPEAT) PARALLEL=$(MATRIX_N) DELIVER=$(DELIVER)"
 
 # make matrix's clusters: PARALLEL when given, else MATRIX_PARALLEL
@@ -153,24 +167,25 @@ RELEASES_JSON ?=
 releases: $(CLI) ## the releases a run can test now: the supported ArgoCD lines' patches, the seed pins, each component's newest release, what this mode cannot build or pull and why, the nightly's shards [MODE=online] [RELEASES_JSON=file]
 	@$(CLI) releases -mode $(MODE) $(if $(RELEASES_JSON),-o "$(RELEASES_JSON)")
 
-plan: $(CLI) ## how long a selection takes on 1..8 clusters, from the times measured in reports/ [SCENARIO=.. VARIANT=.. ARGOCD=.. REPEAT=N]
-	@$(CLI) plan $(SELECTION) -repeat $(REPEAT)
+plan: $(CLI) ## what make e2e with the same selection runs and costs (cells, SKIPPED and why, clusters, installs, builds still needed, warm and cold estimate), on 1..8 clusters, and estimate against actual of the newest runs in reports/ [SCENARIO=.. VARIANT=.. ARGOCD=.. TIER=.. REPEAT=N PARALLEL=N|auto]
+	@$(CLI) plan $(SELECTION) -repeat $(REPEAT) -cells "$(CELLS)" -parallel $(PARALLEL)
 
 BISECT = @$(CLI) check -scenario "$(SCENARIO)" -variant "$(VARIANT)" -version "$(COMPONENT_VERSION)" -kubernetes "$(KUBERNETES)" -argocd "$(FROM),$(TO)" -mode $(MODE) && \
-	$(RUN_E2E) -test.run TestBisect -scenario "$(SCENARIO)" -variant "$(VARIANT)" -version "$(COMPONENT_VERSION)" -kubernetes "$(KUBERNETES)" \
+	$(MAKE) --no-print-directory $(E2E) && $(RUN_E2E) -test.run TestBisect -scenario "$(SCENARIO)" -variant "$(VARIANT)" -version "$(COMPONENT_VERSION)" -kubernetes "$(KUBERNETES)" \
 	  -argocd "$(FROM),$(TO)" -from "$(FROM)" -to "$(TO)" -mode $(MODE) -cluster $(CLUSTER) $(KEEP_FLAG)
 
-bisect: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v FROM=tag TO=tag [KUBERNETES=v]: where the outcome changes (says which releases it did not run)
+bisect: $(CLI) ## SCENARIO=s VARIANT=v FROM=tag TO=tag [KUBERNETES=v]: where the outcome changes (says which releases it did not run)
 	$(BISECT) -command "make bisect SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) FROM=$(FROM) TO=$(TO)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES))"
 
-sweep: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: run every release between, report every change
+sweep: $(CLI) ## SCENARIO=s VARIANT=v FROM=tag TO=tag: run every release between, report every change
 	$(BISECT) -sweep -command "make sweep SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) FROM=$(FROM) TO=$(TO)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES))"
 
 # make repro: the kind cluster each bundle's repro.sh creates (after the cell's own is gone)
 REPRO_CLUSTER ?= repro-bundle
 
-repro: $(CLI) $(E2E) ## SCENARIO=s VARIANT=v ARGOCD=t [COMPONENT_VERSION=c]: run the cell, then its bundle's repro.sh on a new kind cluster (REPRO_CLUSTER); prints the bundle and whether it reached the cell's verdict
+repro: $(CLI) ## SCENARIO=s VARIANT=v ARGOCD=t [COMPONENT_VERSION=c]: run the cell, then its bundle's repro.sh on a new kind cluster (REPRO_CLUSTER); prints the bundle and whether it reached the cell's verdict
 	@$(CLI) check $(SELECTION)
+	@$(MAKE) --no-print-directory $(E2E)
 	-$(RUN_E2E) -test.run TestMatrix $(SELECTION) -repeat 1 -cluster $(CLUSTER) \
 	  -command "make repro SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES))"
 	@$(CLI) repro run -cluster $(REPRO_CLUSTER) \
@@ -187,7 +202,7 @@ interrupt-test: $(E2E) ## Ctrl-C a real run at a build and at a cell: exit 130, 
 	./hack/interrupt-test.sh
 
 bench: $(CLI) $(E2E) ## the matrix sequential (PARALLEL=1, kind load) vs make matrix's default, in one run: wall times, ratio, per-scenario times, every verdict compared [BENCH_SCENARIO= BENCH_VARIANT= BENCH_ARGOCD= narrow both]
-	BENCH_PARALLEL=$(MATRIX_PARALLEL) BENCH_DELIVER=$(DELIVER) ./hack/bench-matrix.sh
+	BENCH_PARALLEL=$(if $(filter auto,$(MATRIX_PARALLEL)),3,$(MATRIX_PARALLEL)) BENCH_DELIVER=$(DELIVER) ./hack/bench-matrix.sh
 
 bench-infra: ## benchmarks: node image, cluster create, ArgoCD image and install, cluster reuse
 	./hack/bench.sh

@@ -76,9 +76,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(exitFailed)
 	}
-	testenv.Setup(recordSetup(lifecycle.Preflight()), recordSetup(lifecycle.CreateCluster()))
+	testenv.Setup(recordSetup(lifecycle.Preflight()), prebuild(r), recordSetup(lifecycle.CreateCluster()))
 	testenv.Finish(finish(ctx), lifecycle.DestroyCluster())
 	code := testenv.Run(m)
+	r.Run.StopPrebuild()
 	rep := r.Finish(stopped(ctx)) // written by finish already, unless the setup failed
 	switch {
 	case ctx.Err() != nil:
@@ -120,6 +121,8 @@ func parallel() int {
 	if _, err := lifecycle.Preflight()(r.Context(ctx), nil); err != nil {
 		return setupFailed(err)
 	}
+	r.Prebuild(ctx)
+	defer r.Run.StopPrebuild()
 	args := os.Args[1:]
 	if limit > 3*timeoutMargin { // the clusters' runs keep a margin of their own too
 		args = append(args, "-test.timeout", (limit - timeoutMargin).String()) // the last one wins
@@ -267,6 +270,16 @@ func onInterrupt(cancel context.CancelCauseFunc, stopping string, again func(os.
 var setupErr error
 
 // recordSetup keeps the error of a setup step for the report.
+// prebuild starts the plan's ArgoCD builds beside the node image and the
+// cluster (runner.Runner.Prebuild).
+func prebuild(r *runner.Runner) types.EnvFunc {
+	return func(ctx context.Context, _ *envconf.Config) (context.Context, error) {
+		r.Prebuild(ctx)
+	defer r.Run.StopPrebuild()
+		return ctx, nil
+	}
+}
+
 func recordSetup(f types.EnvFunc) types.EnvFunc {
 	return func(ctx context.Context, cfg *envconf.Config) (context.Context, error) {
 		ctx, err := f(ctx, cfg)

@@ -7,11 +7,14 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/host"
+	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/releases"
 	"github.com/gitops-conformance/suite/pkg/runner"
@@ -68,6 +71,9 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	var o runner.Options
 	o.Register(fs)
+	limit := fs.String("limit", "", "check: the run's time limit (a duration, or auto: one derived from the estimate); a run whose cold estimate exceeds a set limit is refused")
+	parallel := fs.String("parallel", "", "check, plan: clusters at once (N, or auto: as many as the machine runs side by side where that shortens the run)")
+	runFile := fs.String("run-file", "", "check: write the run's settings (E2E_LIMIT=, E2E_CLUSTERS=) into this file, for make")
 	if err := fs.Parse(args); err != nil {
 		return &runner.BadInput{Err: err}
 	}
@@ -78,18 +84,28 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 		fmt.Print(out)
 		return err
 	case "check":
-		_, err := runner.Validate(ctx, cat, data, o)
-		return err
+		cells, err := runner.Validate(ctx, cat, data, o)
+		if err != nil || *limit == "" {
+			return err
+		}
+		f, err := forecast(ctx, cat, cells, o, *parallel)
+		if err != nil {
+			return err
+		}
+		fmt.Print(f)
+		return checkLimit(f, *limit, *runFile)
 	case "plan":
 		cells, err := runner.Validate(ctx, cat, data, o)
 		if err != nil {
 			return err
 		}
-		reports := o.Reports
-		if reports == "" {
-			reports = "reports"
+		f, err := forecast(ctx, cat, cells, o, *parallel)
+		if err != nil {
+			return err
 		}
-		fmt.Print(Plan(schedule.EstimateOf(cells, o.Repeat, schedule.ReadCosts(reports)), reports))
+		fmt.Print(f)
+		fmt.Print(Plan(f.Estimate, reportsDir(o)))
+		fmt.Print(History(reportsDir(o), 10))
 		return nil
 	case "report":
 		return reportCommand(fs.Args(), os.Stdout)
@@ -101,16 +117,80 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, plan, releases, report, registry, repro, conform)", cmd)}
 }
 
+func reportsDir(o runner.Options) string {
+	if o.Reports != "" {
+		return o.Reports
+	}
+	return "reports"
+}
+
+// forecast prices the cells as the run will: the mode it will detect, the
+// clusters it runs on (parallel: N, or auto: up to what the machine runs side
+// by side, the fewest that come within 5% of the shortest warm estimate; ""
+// the options'), the cell times measured under reports/.
+func forecast(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, o runner.Options, parallel string) (runner.Forecast, error) {
+	mode, _ := images.ParseMode(o.Mode)
+	if o.RegistryMirror != "" {
+		mode = images.Online
+	}
+	mode, _ = images.Detect(ctx, mode, images.HTTPProbe)
+	costs := schedule.ReadCosts(reportsDir(o))
+	at := func(n int) runner.Forecast {
+		return runner.NewForecast(ctx, cat, cells, mode, n, o.Repeat, costs, o.Repo)
+	}
+	switch parallel {
+	case "":
+		return at(o.Clusters), nil
+	case "auto":
+		best := at(1)
+		for n := 2; n <= min(host.ThisMachine().Clusters(), runner.MaxClusters); n++ {
+			if f := at(n); f.Warm() < best.Warm()*95/100 {
+				best = f
+			}
+		}
+		best.Why = fmt.Sprintf("PARALLEL=auto: %d of the %d cluster(s) this machine runs side by side (%s)", best.Parallel, host.ThisMachine().Clusters(), host.ThisMachine())
+		return best, nil
+	}
+	n, err := strconv.Atoi(parallel)
+	if err != nil || n < 1 || n > runner.MaxClusters {
+		return runner.Forecast{}, &runner.BadInput{Err: fmt.Errorf("parallel %q: a number of clusters, 1 to %d, or auto", parallel, runner.MaxClusters)}
+	}
+	return at(n), nil
+}
+
+// checkLimit gives the run its time limit: with "auto", one derived from
+// the forecast; with a duration, the forecast must fit in it (else bad
+// input naming the fixes). The limit and the clusters go to file for make.
+func checkLimit(f runner.Forecast, limit, file string) error {
+	d := f.Limit()
+	if limit != "auto" {
+		var err error
+		if d, err = time.ParseDuration(limit); err != nil {
+			return &runner.BadInput{Err: fmt.Errorf("time limit %q: a duration (170m) or auto", limit)}
+		}
+		if err := f.Fits(d); err != nil {
+			return &runner.BadInput{Err: err}
+		}
+	} else {
+		fmt.Printf("  time limit: %s (E2E_TIMEOUT=auto: the cold estimate and half again, and 10 minutes to stop, report and clean up)\n", d)
+	}
+	if file == "" {
+		return nil
+	}
+	return os.WriteFile(file, fmt.Appendf(nil, "E2E_LIMIT=%s\nE2E_CLUSTERS=%d\n", d, f.Parallel), 0o644)
+}
+
 // Plan renders an estimate: cluster time per scenario and the wall time on
 // 1..MaxClusters clusters.
 func Plan(e schedule.Estimate, reports string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d cell(s) x %d run(s) on %d ArgoCD release(s): about %s of cluster time\n", e.Cells, e.Repeat, e.Releases, e.Total.Round(time.Minute))
-	fmt.Fprintf(&b, "(%d cell(s) from the median of their runs in %s/, the others from their scenario's seconds: in suites/matrix.yaml)\n\n", e.Measured, reports)
+	fmt.Fprintf(&b, "\n%d cell(s) x %d run(s) on %d ArgoCD release(s), %d cluster(s), %d install(s): about %s of cell time\n",
+		e.Cells, e.Repeat, e.Releases, e.Clusters, e.Installs, e.Total.Round(time.Minute))
+	fmt.Fprintf(&b, "(%d cell(s) from the median of their runs in %s/, the others from their scenario's seconds: in suites/matrix.yaml; SKIPPED cells cost nothing)\n\n", e.Measured, reports)
 	for _, s := range e.Scenarios {
 		fmt.Fprintf(&b, "  %-22s %8s\n", s, e.ByScenario[s].Round(time.Minute))
 	}
-	b.WriteString("\nclusters  wall (the cluster time and one install per release shared out; never under the largest cell;\n          clusters on one machine slow each other down, so more is not always faster)\n")
+	b.WriteString("\nclusters  wall, warm (the cell time, one cluster per Kubernetes version and one install per release on it, shared out;\n          never under the largest cell; clusters on one machine slow each other down, so more is not always faster)\n")
 	for n := 1; n <= runner.MaxClusters; n++ {
 		fmt.Fprintf(&b, "  %d       %8s\n", n, e.Wall(n).Round(time.Minute))
 	}

@@ -121,17 +121,38 @@ func fakeSources(t *testing.T, cat *catalog.Catalog) {
 	t.Setenv(argocd.SourcesEnv, dir)
 }
 
-// Offline, without ARGOCD_SOURCES, a selection holding a release built from
-// its source tree is refused by check: one line, naming the variable.
+// Offline, without ARGOCD_SOURCES, a release the user names that builds
+// from its source tree is refused by check: one line, naming the variable.
+// Left to the tier (not named), its cells are SKIPPED saying the same, and
+// the others run.
 func TestCheckRefusesAReleaseWithoutItsSourceTree(t *testing.T) {
 	cat, data := loadMatrix(t)
 	t.Setenv(argocd.SourcesEnv, "")
-	err := run(context.Background(), cat, data, "check", []string{"-scenario", "kubeovn-argocd", "-variant", "bug", "-mode", "offline"})
+	named := []string{"-scenario", "kubeovn-argocd", "-variant", "bug", "-argocd", "v2.14.11,v3.5.1", "-mode", "offline"}
+	err := run(context.Background(), cat, data, "check", named)
 	if !runner.IsBadInput(err) || !strings.Contains(err.Error(), argocd.SourcesEnv) || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("want one line naming %s, got %v", argocd.SourcesEnv, err)
+		t.Fatalf("named: want one line naming %s, got %v", argocd.SourcesEnv, err)
+	}
+	cells, err := runner.Validate(context.Background(), cat, data, runner.Options{Scenarios: "kubeovn-argocd", Variants: "bug", Mode: "offline", Repeat: 1, Clusters: 1})
+	if err != nil {
+		t.Fatalf("the default axis: no refusal, got %v", err)
+	}
+	ran, skipped := 0, 0
+	for _, c := range cells {
+		switch {
+		case c.ArgoCD.FromSources() && strings.Contains(c.Skip, argocd.SourcesEnv):
+			skipped++
+		case !c.ArgoCD.FromSources() && c.Skip == "":
+			ran++
+		default:
+			t.Errorf("%s: skip %q", c.Report().ID(), c.Skip)
+		}
+	}
+	if ran == 0 || skipped == 0 {
+		t.Errorf("the default axis: %d cell(s) to run, %d SKIPPED; want both", ran, skipped)
 	}
 	fakeSources(t, cat)
-	if err := run(context.Background(), cat, data, "check", []string{"-scenario", "kubeovn-argocd", "-variant", "bug", "-mode", "offline"}); err != nil {
+	if err := run(context.Background(), cat, data, "check", named); err != nil {
 		t.Fatalf("with the archives there: %v", err)
 	}
 }
@@ -143,8 +164,8 @@ func TestPlanNeedsNoClusterAndNamesEveryScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := Plan(schedule.EstimateOf(cells, 1, schedule.ReadCosts(t.TempDir())), "reports")
-	for _, want := range []string{"cluster time", "0 cell(s) from the median", "kubeovn-argocd", "kargo-argocd", "\n  8 "} {
+	out := Plan(schedule.EstimateOf(cells, 1, schedule.ReadCosts(t.TempDir()), nil), "reports")
+	for _, want := range []string{"cell time", "0 cell(s) from the median", "kubeovn-argocd", "kargo-argocd", "\n  8 "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan lacks %q:\n%s", want, out)
 		}

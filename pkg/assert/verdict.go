@@ -24,6 +24,36 @@ type Record struct {
 	failed       string
 	skipped      string
 	Observations []string
+	spent        map[string]time.Duration
+}
+
+// The phases of a cell's own time that its record measures: the waits for
+// a state (Eventually) and the holds of one (Consistently).
+const (
+	PhaseWaits = "waits"
+	PhaseHolds = "holds"
+)
+
+// spend adds the time since start to the phase of ctx's record, if any.
+func spend(ctx context.Context, phase string, start time.Time) {
+	r := RecordFrom(ctx) // a fresh one, dropped, when ctx has none
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.spent == nil {
+		r.spent = map[string]time.Duration{}
+	}
+	r.spent[phase] += time.Since(start)
+}
+
+// Spent is the time the cell spent in each phase its record measures.
+func (r *Record) Spent() map[string]time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]time.Duration{}
+	for k, v := range r.spent {
+		out[k] = v
+	}
+	return out
 }
 
 type recordKey struct{}

@@ -83,6 +83,7 @@ func (e *TimeoutError) Error() string {
 // have answered became "could not tell" (context deadline exceeded) and the
 // cell ERROR; a read that fails on its own still is "could not tell".
 func Eventually(ctx context.Context, what string, timeout time.Duration, check Check) error {
+	defer spend(ctx, PhaseWaits, time.Now())
 	end := time.Now().Add(timeout)
 	ctx, w, stop := kube.WithWatch(ctx)
 	defer stop()
@@ -142,6 +143,7 @@ func (e *BrokenError) Error() string {
 // least every Intervals.Poll, and once more at the hold's end.
 func Consistently(ctx context.Context, what string, hold time.Duration, check Check) error {
 	start := time.Now()
+	defer spend(ctx, PhaseHolds, start)
 	ctx, w, stop := kube.WithWatch(ctx)
 	defer stop()
 	for {

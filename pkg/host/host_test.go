@@ -151,3 +151,19 @@ func TestDiskSpaceReadsTheDisksAgain(t *testing.T) {
 		t.Fatal("diskProblem of a 0-byte disk must refuse")
 	}
 }
+
+func TestMachineClusters(t *testing.T) {
+	for _, tc := range []struct {
+		m    Machine
+		want int
+	}{
+		{Machine{Cores: 2, MemoryGiB: 24, InotifyInstances: 512}, 3}, // the machine the suite is measured on
+		{Machine{Cores: 16, MemoryGiB: 24, InotifyInstances: 512}, 7}, // memory bounds it
+		{Machine{Cores: 16, MemoryGiB: 64, InotifyInstances: 128}, 5}, // inotify bounds it
+		{Machine{Cores: 1, MemoryGiB: 4, InotifyInstances: 512}, 1},
+	} {
+		if got := tc.m.Clusters(); got != tc.want {
+			t.Errorf("%+v: %d clusters, want %d", tc.m, got, tc.want)
+		}
+	}
+}

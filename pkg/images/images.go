@@ -29,6 +29,10 @@ type Builder struct {
 	NoSysResource bool
 	Catalog       *catalog.Catalog
 	Out           io.Writer // progress
+	// Spent, when set, is told the time of each build or cache check of
+	// the node image and of a recipe, its wait for another run's included:
+	// the run's build phase.
+	Spent func(time.Duration)
 	// Space, when set, is asked before each build or cache check that goes
 	// through b.lock (node image, registry image, a component's recipe), under
 	// its lock: an error (a disk under the minimum, host.DiskSpace) ends that
@@ -69,6 +73,9 @@ func Key(repo string, recipe []string, versions map[string]string) (string, erro
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
+// NodeRecipe is the node image's name in the build ledger.
+const NodeRecipe = "node"
+
 // nodeRecipe lists the files a node image is built from (images/build: the
 // build module generator and the Kubernetes build script).
 var nodeRecipe = []string{"images/node", "images/rootfs.sh", "images/build", "cmd/pause", "cmd/runc-nosysresource"}
@@ -76,14 +83,22 @@ var nodeRecipe = []string{"images/node", "images/rootfs.sh", "images/build", "cm
 // NodeImage returns the offline node image of Kubernetes k, building it
 // when no image with the same cache key exists.
 func (b *Builder) NodeImage(ctx context.Context, k catalog.KubeVersion) (string, error) {
-	versions := map[string]string{"kubernetes": k.Version, "etcd": k.Etcd, "coredns": k.CoreDNS,
-		"kind": b.Catalog.Kind, "nosysresource": fmt.Sprint(b.NoSysResource)}
-	key, err := Key(b.Repo, nodeRecipe, versions)
+	image, key, err := b.nodeImageName(k)
 	if err != nil {
 		return "", err
 	}
-	image := fmt.Sprintf("gitops-conformance/node:%s-%s", k.Version, key[:12])
+	defer b.spent(time.Now())
 	return image, b.lock(ctx, image, func() error { return b.nodeImage(ctx, k, image, key) })
+}
+
+// nodeImageName is the offline node image of Kubernetes k and its cache key.
+func (b *Builder) nodeImageName(k catalog.KubeVersion) (image, key string, err error) {
+	versions := map[string]string{"kubernetes": k.Version, "etcd": k.Etcd, "coredns": k.CoreDNS,
+		"kind": b.Catalog.Kind, "nosysresource": fmt.Sprint(b.NoSysResource)}
+	if key, err = Key(b.Repo, nodeRecipe, versions); err != nil {
+		return "", "", err
+	}
+	return fmt.Sprintf("gitops-conformance/node:%s-%s", k.Version, key[:12]), key, nil
 }
 
 func (b *Builder) nodeImage(ctx context.Context, k catalog.KubeVersion, image, key string) error {
@@ -107,6 +122,7 @@ func (b *Builder) nodeImage(ctx context.Context, k catalog.KubeVersion, image, k
 		return fmt.Errorf("build node image %q: %w", image, err)
 	}
 	fmt.Fprintf(b.Out, "node image %s: built in %s\n", image, time.Since(start).Round(time.Second))
+	b.record(NodeRecipe, k.Version, []string{image}, time.Since(start))
 	return nil
 }
 
@@ -201,8 +217,10 @@ func (b *Builder) Component(ctx context.Context, component, version string, args
 
 // ComponentWith is Component with variables added to the recipe's environment.
 func (b *Builder) ComponentWith(ctx context.Context, env []string, component, version string, args ...string) ([]string, error) {
+	defer b.spent(time.Now())
 	var imgs []string
 	err := b.lock(ctx, component+"-"+version, func() error {
+		start := time.Now()
 		out, err := shell.Run(ctx, shell.Cmd{
 			Name: filepath.Join(b.Repo, "images", component, "build.sh"), Args: append([]string{version}, args...),
 			Env: append([]string{"CACHE_DIR=" + b.CacheDir}, env...), Progress: b.Out,
@@ -213,9 +231,16 @@ func (b *Builder) ComponentWith(ctx context.Context, env []string, component, ve
 		if imgs = MarkedList(out, "IMAGES:"); len(imgs) == 0 {
 			return fmt.Errorf("build %s %s images: the recipe named no images", component, version)
 		}
+		b.record(component, version, imgs, time.Since(start))
 		return nil
 	})
 	return imgs, err
+}
+
+func (b *Builder) spent(start time.Time) {
+	if b.Spent != nil {
+		b.Spent(time.Since(start))
+	}
 }
 
 // Cached reports whether image exists with the given cache key.

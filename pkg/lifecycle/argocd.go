@@ -3,7 +3,9 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -95,37 +97,110 @@ func (r *Run) provideArgoCDImages(ctx context.Context, rel catalog.Release) erro
 // is a release that cannot be built here (a bisect leaves it out); online
 // there is nothing to build.
 func (r *Run) BuildArgoCD(ctx context.Context, rel catalog.Release) ([]string, error) {
-	if r.Mode != images.Offline {
-		return nil, nil
+	imgs, notes, err := r.buildArgoCD(ctx, r.Images, rel)
+	for _, n := range notes {
+		r.noteOnce("%s", n)
 	}
-	tree, src, err := r.Installer.Tree(rel)
+	return imgs, err
+}
+
+// Prebuild builds, beside the node image and the cluster, the offline images
+// of releases (in order, one at a time), so that their installs find them
+// done: on 2 cores a build's single-threaded links and downloads leave a
+// core idle that the node image's build then uses. It returns at once; a
+// release that fails here fails again, and is reported, where it is
+// installed. Its progress lines are prefixed "prebuild".
+func (r *Run) Prebuild(ctx context.Context, releases []catalog.Release) {
+	if r.Mode != images.Offline || len(releases) == 0 {
+		return
+	}
+	b := *r.Images
+	b.Out, b.Spent = prefixed{r.Out, "prebuild: "}, nil // beside the run: no phase of it
+	r.Logf("prebuild: ArgoCD %s beside the node image and the cluster", releaseList(releases))
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	r.stopPrebuild = func() { cancel(); <-done }
+	go func() {
+		defer close(done)
+		for _, rel := range releases {
+			if ctx.Err() != nil {
+				return
+			}
+			if _, _, err := r.buildArgoCD(ctx, &b, rel); err != nil && ctx.Err() == nil {
+				fmt.Fprintf(b.Out, "argocd %s: %v (its install reports it)\n", rel, images.Cause(err))
+			}
+		}
+	}()
+}
+
+// StopPrebuild ends a prebuild still running (its build's processes with
+// it) and waits for it: a run leaves no build behind.
+func (r *Run) StopPrebuild() {
+	if r.stopPrebuild != nil {
+		r.stopPrebuild()
+	}
+}
+
+func releaseList(rels []catalog.Release) string {
+	var s []string
+	for _, r := range rels {
+		s = append(s, r.String())
+	}
+	return strings.Join(s, ", ")
+}
+
+// prefixed writes each write prefixed (a build's progress comes a line a write).
+type prefixed struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p prefixed) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, p.prefix+string(b)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// buildArgoCD is BuildArgoCD with builder b; notes are what the report says
+// of where the images came from.
+func (r *Run) buildArgoCD(ctx context.Context, b *images.Builder, rel catalog.Release) ([]string, []string, error) {
+	if r.Mode != images.Offline {
+		return nil, nil, nil
+	}
+	var tree, src string
+	var err error
+	if rel.FromSources() {
+		tree, src, err = argocd.Sources.Tree(r.Repo, filepath.Join(r.CacheDir, "sources"), rel.String())
+	}
 	if err != nil {
-		return nil, fmt.Errorf("argocd %s: %w", rel, err)
+		return nil, nil, fmt.Errorf("argocd %s: %w", rel, err)
 	}
 	var commit string
+	var notes []string
 	if tree != "" {
 		how := ""
 		if commit, how, err = sources.TreeCommit(ctx, tree); err != nil {
-			return nil, fmt.Errorf("the commit of argo-cd's tree %s: %w", tree, err)
+			return nil, nil, fmt.Errorf("the commit of argo-cd's tree %s: %w", tree, err)
 		}
 		if commit == "" {
 			commit, how = "unknown", "neither a checkout nor an archive made by git: the version reads +unknown"
 		}
-		r.noteOnce("offline: ArgoCD %s images and install.yaml from its source tree (its module zip lacks the nested gitops-engine): %s, commit %s, from %s; argocd-dex-server is left out (dex is not obtainable offline)",
-			rel, src, commit, how)
+		notes = append(notes, fmt.Sprintf("offline: ArgoCD %s images and install.yaml from its source tree (its module zip lacks the nested gitops-engine): %s, commit %s, from %s; argocd-dex-server is left out (dex is not obtainable offline)",
+			rel, src, commit, how))
 		if commit == "unknown" {
 			commit = ""
 		}
 	}
-	imgs, err := r.Images.ArgoCD(ctx, rel, tree, commit)
+	imgs, err := b.ArgoCD(ctx, rel, tree, commit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if tree == "" {
-		r.noteOnce("offline: ArgoCD images built from %s at each tag; argocd-dex-server is left out (dex is not obtainable offline)",
-			rel.Module()) // one note per major version
+		notes = append(notes, fmt.Sprintf("offline: ArgoCD images built from %s at each tag; argocd-dex-server is left out (dex is not obtainable offline)",
+			rel.Module())) // one note per major version
 	}
-	return imgs, nil
+	return imgs, notes, nil
 }
 
 // mirrorHolds checks, before an online install through a registry mirror,

@@ -30,6 +30,9 @@ type Cell struct {
 	started    time.Time
 	// Repro is what the cell's steps did, for its reproduction bundle.
 	Repro *repro.Log
+	// Evidence and Teardown are End's time: the evidence dumped and
+	// written, then the cleanups.
+	Evidence, Teardown time.Duration
 }
 
 type cleanup struct {
@@ -130,6 +133,8 @@ const evidenceAfterInterrupt = 20 * time.Second
 // evidenceAfterInterrupt and runs no cleanup: no next cell will use the
 // cluster, which is deleted or, kept, marked as not clean.
 func (r *Run) End(ctx context.Context, c *Cell) error {
+	start := time.Now()
+	defer func() { c.Teardown = time.Since(start) - c.Evidence }()
 	interrupted := ctx.Err() != nil
 	ctx = context.WithoutCancel(ctx)
 	dump, cancel := ctx, context.CancelFunc(func() {})
@@ -144,6 +149,7 @@ func (r *Run) End(ctx context.Context, c *Cell) error {
 	}
 	c.WriteEvidence("steps.txt", strings.Join(c.steps, "\n")+"\n")
 	c.notWritten(ReproRecord, c.Repro.Save(filepath.Join(c.Dir, ReproRecord)))
+	c.Evidence = time.Since(start)
 	var evidence error
 	if len(c.unwritten) > 0 {
 		evidence = fmt.Errorf("evidence not written: %s: %w", strings.Join(c.unwritten, ", "), c.writeErr)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/discovery"
@@ -44,6 +45,10 @@ type Run struct {
 	Apps      *argocd.Apps
 	Git       *gitserver.Server
 	Installer *argocd.Installer
+	// stopPrebuild ends the prebuild (Prebuild) and waits for it.
+	stopPrebuild func()
+	// building is the time spent in builds so far (BuildTime).
+	building atomic.Int64
 	ArgoCD    catalog.Release // the release installed now; zero for none
 	// Kubernetes is the version of the cluster (the one CreateCluster makes,
 	// then the one running); KubeServer is the version its API server
@@ -98,6 +103,10 @@ func (r *Run) Logf(format string, args ...any) {
 	fmt.Fprintf(r.Out, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
+// BuildTime is the time the run has spent building images (or finding
+// them cached, or waiting for another run's build) so far.
+func (r *Run) BuildTime() time.Duration { return time.Duration(r.building.Load()) }
+
 // Preflight prepares the host (Docker, tools, the runc wrapper) and detects the mode.
 func Preflight() types.EnvFunc {
 	return func(ctx context.Context, _ *envconf.Config) (context.Context, error) {
@@ -121,7 +130,7 @@ func Preflight() types.EnvFunc {
 		}
 		r.Logf("mode: %s (%s)", r.Mode, r.ModeWhy)
 		r.Images = &images.Builder{Repo: r.Repo, CacheDir: r.CacheDir, NoSysResource: r.plan.NoSysResource, Catalog: r.Catalog, Out: r.Out,
-			Space: func() error { return host.DiskSpace(facts.Disks) }}
+			Space: func() error { return host.DiskSpace(facts.Disks) }, Spent: func(d time.Duration) { r.building.Add(int64(d)) }}
 		return ctx, os.MkdirAll(filepath.Join(r.CacheDir, "tmp"), 0o755)
 	}
 }

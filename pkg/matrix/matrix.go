@@ -42,6 +42,11 @@ type Scenario struct {
 	// its queue by, and make plan estimates with, until the reports hold
 	// measured times.
 	Seconds int `json:"seconds,omitempty"`
+	// Quick is the scenario's quick tier (TIER=quick, make e2e's default):
+	// the cells that tell its story, sized to answer in minutes, with why.
+	// Without one, the quick tier is every variant's newest component
+	// version on its full ArgoCD axis and the default Kubernetes.
+	Quick *Tier `json:"quick,omitempty"`
 	// UserChart marks a scenario made at run time for a chart the user
 	// names (make conform): its component is that chart, not one of the
 	// catalog's, and its version the chart's, which no module proxy is asked about.
@@ -82,7 +87,32 @@ type Variant struct {
 	// ArgoCDUpgrades are releases the variant upgrades ArgoCD to in place,
 	// in order; a cell gets those newer than its own (Cell.Upgrades).
 	ArgoCDUpgrades []string `json:"argocdUpgrades,omitempty"`
+	// Quick, when set, is the variant's own quick tier: its ArgoCD releases
+	// or component versions where they differ from the scenario's.
+	Quick *Tier `json:"quick,omitempty"`
 }
+
+// Tier is a tier's axes, where they narrow the full one: empty fields take
+// the scenario's quick tier, then the defaults Plan names.
+type Tier struct {
+	ArgoCD []string `json:"argocd,omitempty"`
+	// Kubernetes: the scenario's only (a quick tier runs on one or two
+	// clusters); empty: the catalog's default version.
+	Kubernetes []string `json:"kubernetes,omitempty"`
+	// ComponentVersions a variant keeps of its own; none of them: its newest.
+	ComponentVersions []string `json:"componentVersions,omitempty"`
+	Why               string   `json:"why,omitempty"`
+}
+
+// The tiers a selection runs: TierQuick each variant on the cells of its
+// scenario's quick tier, TierFull every axis.
+const (
+	TierQuick = "quick"
+	TierFull  = "full"
+)
+
+// Tiers are the valid tier names.
+var Tiers = []string{TierQuick, TierFull}
 
 // The variants every scenario may have under these names: Bug runs without
 // a mitigation, and Minimal is the bug reproduced with a minimal fixture in
@@ -141,6 +171,10 @@ type Cell struct {
 	Kubernetes catalog.KubeVersion
 	// Upgrades are the variant's ArgoCDUpgrades newer than ArgoCD, in order.
 	Upgrades []catalog.Release
+	// Skip, when set, says why the cell cannot run here, decided before the
+	// run: a release the user did not name whose sources are not provided.
+	// The cell is SKIPPED with it and the run goes on.
+	Skip string
 }
 
 // Replay is the command that runs exactly this cell again: its scenario,
@@ -173,6 +207,9 @@ type Selection struct {
 	Versions  []string
 	// Kubernetes versions (or minors); empty: each scenario's axis.
 	Kubernetes []string
+	// Tier narrows the axes not named above: TierQuick to each scenario's
+	// quick tier; empty or TierFull, every axis.
+	Tier string
 }
 
 // Parse reads matrix data.
@@ -183,6 +220,9 @@ func Parse(data []byte) (*Data, error) {
 	}
 	for _, s := range d.Scenarios {
 		if err := checkVariants(s); err != nil {
+			return nil, fmt.Errorf("parse matrix: scenario %q: %w", s.Name, err)
+		}
+		if err := checkQuick(s); err != nil {
 			return nil, fmt.Errorf("parse matrix: scenario %q: %w", s.Name, err)
 		}
 	}
@@ -219,6 +259,63 @@ func checkVariants(s Scenario) error {
 		seen[v.Name] = true
 	}
 	return nil
+}
+
+// checkQuick refuses a quick tier without its why, and one naming a
+// component version the variant does not run. (suites' tests require every
+// scenario of suites/matrix.yaml to have one.)
+func checkQuick(s Scenario) error {
+	if s.Quick != nil && s.Quick.Why == "" {
+		return errors.New("quick tier without its why: make e2e runs it by default, say why these cells tell the story")
+	}
+	for _, v := range s.Variants {
+		if v.Quick != nil && len(v.Quick.Kubernetes) > 0 {
+			return fmt.Errorf("variant %q: a quick tier's kubernetes is the scenario's", v.Name)
+		}
+		if v.Quick != nil && v.Quick.Why == "" {
+			return fmt.Errorf("variant %q: its quick tier needs its why", v.Name)
+		}
+		for _, cv := range s.quickVersions(v) {
+			if !slices.Contains(v.Versions(), cv) {
+				return fmt.Errorf("variant %q: quick componentVersions %s: not one of its versions (%s)", v.Name, cv, strings.Join(v.Versions(), ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// quickVersions are the component versions variant v runs in the quick
+// tier: its own quick list, else those of its versions the scenario's quick
+// tier names, else its newest.
+func (s Scenario) quickVersions(v Variant) []string {
+	if v.Quick != nil && len(v.Quick.ComponentVersions) > 0 {
+		return v.Quick.ComponentVersions
+	}
+	var kept []string
+	if s.Quick != nil {
+		for _, cv := range v.Versions() {
+			if slices.Contains(s.Quick.ComponentVersions, cv) {
+				kept = append(kept, cv)
+			}
+		}
+	}
+	if len(kept) == 0 {
+		all := v.Versions()
+		kept = all[len(all)-1:]
+	}
+	return kept
+}
+
+// QuickArgoCD is the ArgoCD releases variant v of s runs on in the quick
+// tier: its own quick list, else the scenario's, else its full axis.
+func (s Scenario) QuickArgoCD(v Variant, def []string) []string {
+	switch {
+	case v.Quick != nil && len(v.Quick.ArgoCD) > 0:
+		return v.Quick.ArgoCD
+	case s.Quick != nil && len(s.Quick.ArgoCD) > 0:
+		return s.Quick.ArgoCD
+	}
+	return s.ArgoCDAxis(v, def)
 }
 
 // checkExpectation refuses an expectation that names no variant of its
@@ -351,6 +448,10 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 			return nil, fmt.Errorf("unknown variant %q (valid: %s)", v, strings.Join(valid, "; "))
 		}
 	}
+	if sel.Tier != "" && !slices.Contains(Tiers, sel.Tier) {
+		return nil, fmt.Errorf("unknown tier %q (valid: %s)", sel.Tier, strings.Join(Tiers, ", "))
+	}
+	quick := sel.Tier == TierQuick
 	selected, err := cat.Releases(sel.ArgoCD)
 	if err != nil {
 		return nil, err
@@ -377,12 +478,19 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 				continue
 			}
 			kubeAxis, err := s.KubeAxis(cat, v, kubes)
+			if quick && len(kubes) == 0 {
+				kubeAxis, err = s.QuickKubernetes(cat)
+			}
 			if err != nil {
 				return nil, err
 			}
 			axis := selected
 			if len(axis) == 0 {
-				if axis, err = cat.Releases(s.ArgoCDAxis(v, cat.ArgoCD.Default)); err != nil {
+				tags := s.ArgoCDAxis(v, cat.ArgoCD.Default)
+				if quick {
+					tags = s.QuickArgoCD(v, cat.ArgoCD.Default)
+				}
+				if axis, err = cat.Releases(tags); err != nil {
 					return nil, fmt.Errorf("scenario %q, variant %q: %w", s.Name, v.Name, err)
 				}
 			}
@@ -398,8 +506,11 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 					}
 				}
 				componentVersions := v.Versions()
-				if len(sel.Versions) > 0 && componentVersions[0] != "" {
+				switch {
+				case len(sel.Versions) > 0 && componentVersions[0] != "":
 					componentVersions = s.versions
+				case quick:
+					componentVersions = s.quickVersions(v)
 				}
 				for _, kv := range kubeAxis {
 					g := group{kv.Version, tag}
@@ -466,6 +577,20 @@ func (s Scenario) KubeAxis(cat *catalog.Catalog, v Variant, selected []catalog.K
 	axis, err := cat.Kubernetes.Select(names)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q, variant %q: %w", s.Name, v.Name, err)
+	}
+	return axis, nil
+}
+
+// QuickKubernetes is the Kubernetes versions of the scenario's quick tier:
+// its own, else the catalog's default.
+func (s Scenario) QuickKubernetes(cat *catalog.Catalog) ([]catalog.KubeVersion, error) {
+	var names []string
+	if s.Quick != nil {
+		names = s.Quick.Kubernetes
+	}
+	axis, err := cat.Kubernetes.Select(names)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q, quick tier: %w", s.Name, err)
 	}
 	return axis, nil
 }

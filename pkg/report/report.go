@@ -72,6 +72,9 @@ type Cell struct {
 	Upstream     string   `json:"upstream,omitempty"`
 	Runs         []Run    `json:"runs,omitempty"`
 	Observations []string `json:"observations,omitempty"`
+	// Phases is where a single run's time went (seconds by phase: build,
+	// cluster, install, scenario, evidence); a repeated cell's are its runs'.
+	Phases map[string]float64 `json:"phases,omitempty"`
 }
 
 // Run is one repetition of a cell (make matrix REPEAT=N).
@@ -80,6 +83,8 @@ type Run struct {
 	Reason   string  `json:"reason"`
 	Duration float64 `json:"duration_seconds"`
 	Evidence string  `json:"evidence,omitempty"` // the run's own evidence directory, relative to the report
+	// Phases is where the run's time went, in seconds by phase.
+	Phases map[string]float64 `json:"phases,omitempty"`
 }
 
 // ID names a cell in paths and test names: scenario_variant_argocd
@@ -124,10 +129,27 @@ type Report struct {
 	// upstream still supported their minor line when the run read it: which
 	// rows matter for a production upgrade. Nil in reports made before.
 	ArgoCDSupport *Support `json:"argocd_support,omitempty"`
+	// Estimate is what the run's plan said it would cost, before its first
+	// build: make plan sets it against what the run took.
+	Estimate *Estimate `json:"estimate,omitempty"`
+	// Phases is where the run's own time went outside its cells (seconds:
+	// "setup" is preflight, the first builds and the first cluster).
+	Phases map[string]float64 `json:"phases,omitempty"`
 
 	// Dir is the directory the report was loaded from (LoadDir); cells'
 	// evidence paths are relative to it. Not part of report.json.
 	Dir string `json:"-"`
+}
+
+// Estimate is a plan's price, in seconds.
+type Estimate struct {
+	WarmSeconds float64 `json:"warm_seconds"`
+	ColdSeconds float64 `json:"cold_seconds"`
+	// Builds are the builds the plan found still needed.
+	Builds []string `json:"builds,omitempty"`
+	// Scenarios is each scenario's cell time (its runs, no install).
+	Scenarios map[string]float64 `json:"scenarios,omitempty"`
+	Parallel  int                `json:"parallel,omitempty"`
 }
 
 // Support is, as a run read it from the module proxy's listing, which ArgoCD

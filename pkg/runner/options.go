@@ -32,6 +32,9 @@ type Options struct {
 	// Kubernetes versions (or minors) of the catalog's axis; empty: each
 	// scenario's axis.
 	Kubernetes string
+	// Tier narrows the axes not named: "quick" (make e2e's default) each
+	// scenario's quick tier, "full" (or empty) every axis.
+	Tier string
 	// FirstKubernetes is set by a parallel run for each shard: the version of
 	// the cluster it makes first (the shards spread over the axis).
 	FirstKubernetes string
@@ -80,6 +83,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.ArgoCD, "argocd", "", "ArgoCD tags, comma-separated (default: each scenario's axis)")
 	fs.StringVar(&o.Versions, "version", "", "component versions, comma-separated (replace the variants')")
 	fs.StringVar(&o.Kubernetes, "kubernetes", "", "Kubernetes versions (or minors) of the catalog's axis, comma-separated (default: each scenario's axis)")
+	fs.StringVar(&o.Tier, "tier", matrix.TierFull, "the axes not named: quick (each scenario's quick tier, suites/matrix.yaml) or full (every axis)")
 	fs.StringVar(&o.FirstKubernetes, "first-kubernetes", "", "the Kubernetes version of the first cluster (set by a parallel run for its clusters)")
 	fs.StringVar(&o.Mode, "mode", "auto", "image source: auto, online or offline")
 	fs.StringVar(&o.RegistryMirror, "registry-mirror", "", "host:port of a registry mirror the nodes pull docker.io, quay.io, ghcr.io, gcr.io, registry.k8s.io, reg.kyverno.io and public.ecr.aws through (online)")
@@ -103,7 +107,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 // Selection is the cells the options select.
 func (o *Options) Selection() matrix.Selection {
 	return matrix.Selection{Scenarios: matrix.ParseList(o.Scenarios), Variants: matrix.ParseList(o.Variants),
-		ArgoCD: matrix.ParseList(o.ArgoCD), Versions: matrix.ParseList(o.Versions), Kubernetes: matrix.ParseList(o.Kubernetes)}
+		ArgoCD: matrix.ParseList(o.ArgoCD), Versions: matrix.ParseList(o.Versions), Kubernetes: matrix.ParseList(o.Kubernetes), Tier: o.Tier}
 }
 
 // BadInput is a selection that names nothing valid: one line, exit status 2,
@@ -185,7 +189,7 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 	if _, err := Mirror(ctx, o.RegistryMirror, mode); err != nil {
 		return nil, &BadInput{err}
 	}
-	if err := sourcesProvided(ctx, cells, mode, o.RegistryMirror, o.Repo, images.HTTPProbe); err != nil {
+	if err := sourcesProvided(ctx, cells, sel.ArgoCD, mode, o.RegistryMirror, o.Repo, images.HTTPProbe); err != nil {
 		return nil, &BadInput{err}
 	}
 	return cells, nil
@@ -210,10 +214,13 @@ func kubeObtainable(ctx context.Context, cat *catalog.Catalog, version string, m
 
 // sourcesProvided checks, before anything starts, that every ArgoCD release
 // of the cells (upgrade targets too) that is built offline from a source
-// tree (catalog.Release.FromSources) has one where ARGOCD_SOURCES points.
-// Online (a forced mode, a registry mirror, or auto finding the registries)
-// the upstream images serve and nothing is checked. Nothing is extracted.
-func sourcesProvided(ctx context.Context, cells []matrix.Cell, mode images.Mode, mirror, repo string, probe images.Probe) error {
+// tree (catalog.Release.FromSources) has one where ARGOCD_SOURCES points. A
+// release the user named (in named) without one is refused; a cell whose
+// releases come from its tier (not named) is marked to be SKIPPED with the
+// same line, and the run goes on with the others. Online (a forced mode, a
+// registry mirror, or auto finding the registries) the upstream images serve
+// and nothing is checked. Nothing is extracted.
+func sourcesProvided(ctx context.Context, cells []matrix.Cell, named []string, mode images.Mode, mirror, repo string, probe images.Probe) error {
 	var need []catalog.Release
 	for _, c := range cells {
 		for _, rel := range append([]catalog.Release{c.ArgoCD}, c.Upgrades...) {
@@ -230,9 +237,21 @@ func sourcesProvided(ctx context.Context, cells []matrix.Cell, mode images.Mode,
 			return nil
 		}
 	}
+	missing := map[catalog.Release]string{}
 	for _, rel := range need {
 		if _, err := argocd.Sources.Find(repo, rel.String()); err != nil {
-			return fmt.Errorf("argocd %q does not build from its module zip (go.mod replaces gitops-engine with a nested module the zip leaves out): %w", rel, err)
+			why := fmt.Sprintf("argocd %q does not build from its module zip (go.mod replaces gitops-engine with a nested module the zip leaves out): %s", rel, err)
+			if slices.Contains(named, rel.String()) {
+				return errors.New(why)
+			}
+			missing[rel] = why
+		}
+	}
+	for i, c := range cells {
+		for _, rel := range append([]catalog.Release{c.ArgoCD}, c.Upgrades...) {
+			if why, ok := missing[rel]; ok && cells[i].Skip == "" {
+				cells[i].Skip = why
+			}
 		}
 	}
 	return nil

@@ -58,7 +58,7 @@ func (r *Runner) Parallel(ctx context.Context, n int, costs *schedule.Costs, sel
 		r.Finish("setup failed: the queue: " + err.Error())
 		return ExitFailed
 	}
-	est := schedule.EstimateOf(r.Cells, r.Repeat, costs)
+	est := schedule.EstimateOf(r.Cells, r.Repeat, costs, func(c matrix.Cell) string { return skipped(r.Run.Catalog, c, r.Run.Mode) })
 	r.Run.Logf("plan: %d cell(s) x %d run(s) on %d cluster(s) at once, each taking the next cell when free; about %s of cluster time (%s), %s wall; report %s",
 		len(r.Cells), r.Repeat, n, est.Total.Round(time.Minute), perRelease(r.Cells), est.Wall(n).Round(time.Minute), r.Dir)
 	procs := make([]*shardProc, n)

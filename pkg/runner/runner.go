@@ -166,7 +166,17 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 		if r.queue, err = schedule.OpenQueue(o.Queue); err != nil {
 			return nil, err
 		}
+		return r, nil
 	}
+	detected := mode
+	if o.RegistryMirror != "" {
+		detected = images.Online
+	}
+	detected, _ = images.Detect(ctx, detected, images.HTTPProbe)
+	f := NewForecast(ctx, cat, cells, detected, o.Clusters, o.Repeat, schedule.ReadCosts(reports), repo)
+	r.report.Estimate = f.Report()
+	r.Run.Logf("plan: %d cell(s) to run x %d, %d SKIPPED; estimate warm %s, cold %s (%d build(s) still needed)",
+		f.Estimate.Cells, o.Repeat, f.Estimate.Skipped, f.Warm().Round(time.Minute), f.Cold().Round(time.Minute), len(r.report.Estimate.Builds))
 	return r, nil
 }
 
@@ -292,6 +302,13 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 		return rc, false
 	}
 	rc.Evidence = filepath.Join("cells", rc.ID())
+	r.mu.Lock()
+	if r.report.Phases == nil { // the first cell: what came before it is the run's setup
+		build := r.Run.BuildTime()
+		r.report.Phases = map[string]float64{"setup": time.Since(r.report.Started).Round(time.Second).Seconds() - build.Round(time.Second).Seconds(),
+			"setup_build": build.Round(time.Second).Seconds()}
+	}
+	r.mu.Unlock()
 	for i := range r.Repeat {
 		if i > 0 && ctx.Err() != nil {
 			break // the runs done so far stand; the report says the run was interrupted
@@ -304,9 +321,10 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 		r.Run.Logf("cell %s: start (run %d/%d)", rc.ID(), i+1, r.Repeat)
 		r.SetWaiting("cell " + rc.ID())
 		start := time.Now()
-		outcome, reason, obs := r.prepare(ctx, c)
+		clock := &phaseClock{run: r.Run, spent: map[string]time.Duration{}}
+		outcome, reason, obs := r.prepare(ctx, c, clock)
 		if outcome == "" {
-			outcome, reason, obs = r.execute(ctx, c, dir, exec)
+			outcome, reason, obs = r.execute(ctx, c, dir, exec, clock)
 		}
 		if r.Run.KubeServer != "" && r.Run.Kubernetes == c.Kubernetes {
 			rc.Kubernetes = r.Run.KubeServer // what the cluster answered
@@ -316,7 +334,7 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 		}
 		d := time.Since(start).Seconds()
 		r.Run.Logf("cell %s: %s in %.0fs: %s", rc.ID(), outcome, d, reason)
-		rc.Runs = append(rc.Runs, report.Run{Outcome: outcome, Reason: reason, Duration: d, Evidence: evidence})
+		rc.Runs = append(rc.Runs, report.Run{Outcome: outcome, Reason: reason, Duration: d, Evidence: evidence, Phases: clock.seconds()})
 		rc.Observations = obs
 		if err := writeBundle(dir, filepath.Base(r.Dir), r.Run.NodeImage, rc.Kubernetes, r.Run.Catalog, r.Run.Mode, c, outcome, reason, obs); err != nil {
 			// the verdict stands; the report says its bundle is incomplete
@@ -328,7 +346,7 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 	}
 	rc.Expected, rc.ExpectedWhy = r.Data.ExpectedOn(c, r.Run.Mode == images.Offline, rc.Kubernetes)
 	if len(rc.Runs) == 1 {
-		rc.Outcome, rc.Reason, rc.Duration = rc.Runs[0].Outcome, rc.Runs[0].Reason, rc.Runs[0].Duration
+		rc.Outcome, rc.Reason, rc.Duration, rc.Phases = rc.Runs[0].Outcome, rc.Runs[0].Reason, rc.Runs[0].Duration, rc.Runs[0].Phases
 		rc.Runs = nil
 	}
 	rc.Settle()
@@ -360,8 +378,14 @@ func firstLine(s string) string {
 // that cannot; on any Kubernetes older than its component version's own
 // minimum.
 func skipped(cat *catalog.Catalog, c matrix.Cell, mode images.Mode) string {
+	if c.Skip != "" {
+		return c.Skip
+	}
 	if mode == images.Offline && c.Scenario.OfflineSkip != "" {
 		return "offline: " + c.Scenario.OfflineSkip
+	}
+	if cat == nil {
+		return ""
 	}
 	if comp, err := cat.Component(c.Scenario.Component); err == nil && c.ComponentVersion != "" {
 		if why := comp.Unsupported(c.ComponentVersion, c.Kubernetes.Running(mode == images.Offline)); why != "" {
@@ -369,6 +393,28 @@ func skipped(cat *catalog.Catalog, c matrix.Cell, mode images.Mode) string {
 		}
 	}
 	return ""
+}
+
+// Prebuild starts the offline builds of the ArgoCD releases the plan's
+// running cells need (upgrade targets too), in the plan's order, beside the
+// node image and the cluster (lifecycle.Run.Prebuild). A parallel run's
+// clusters leave it to the run that started them.
+func (r *Runner) Prebuild(ctx context.Context) {
+	if r.queue != nil {
+		return
+	}
+	var rels []catalog.Release
+	for _, c := range r.Cells {
+		if skipped(r.Run.Catalog, c, r.Run.Mode) != "" {
+			continue
+		}
+		for _, rel := range append([]catalog.Release{c.ArgoCD}, c.Upgrades...) {
+			if !slices.Contains(rels, rel) {
+				rels = append(rels, rel)
+			}
+		}
+	}
+	r.Run.Prebuild(r.Context(ctx), rels)
 }
 
 // needsCluster is false when every cell of the plan is skipped in mode; the
@@ -387,34 +433,86 @@ func (r *Runner) needsCluster(mode images.Mode) bool {
 
 // prepare decides whether a cell can run and installs its ArgoCD release
 // (shared by the cells of one release). A non-empty outcome ends the cell there.
-func (r *Runner) prepare(ctx context.Context, c matrix.Cell) (report.Outcome, string, []string) {
+func (r *Runner) prepare(ctx context.Context, c matrix.Cell, clock *phaseClock) (report.Outcome, string, []string) {
 	if why := skipped(r.Run.Catalog, c, r.Run.Mode); why != "" {
 		return report.Skipped, why, nil
 	}
 	if s, ok := r.Scenarios[c.Scenario.Name]; !ok || !slices.Contains(s.Variants, c.Variant.Name) {
 		return report.Error, fmt.Sprintf("no scenario code registered for %s variant %q", c.Scenario.Name, c.Variant.Name), nil
 	}
-	if err := r.Run.UseKubernetes(r.Context(ctx), c.Kubernetes); err != nil {
+	if err := clock.time(PhaseCluster, func() error { return r.Run.UseKubernetes(r.Context(ctx), c.Kubernetes) }); err != nil {
 		return report.Error, "the cluster of Kubernetes " + c.Kubernetes.Version + ": " + err.Error(), nil
 	}
-	if err := r.Run.InstallArgoCD(r.Context(ctx), c.ArgoCD); err != nil {
+	if err := clock.time(PhaseInstall, func() error { return r.Run.InstallArgoCD(r.Context(ctx), c.ArgoCD) }); err != nil {
 		return report.Error, err.Error(), nil
 	}
 	return "", "", nil
 }
 
 // execute runs a cell's feature once and returns its outcome.
-func (r *Runner) execute(ctx context.Context, c matrix.Cell, dir string, exec Exec) (report.Outcome, string, []string) {
+func (r *Runner) execute(ctx context.Context, c matrix.Cell, dir string, exec Exec, clock *phaseClock) (report.Outcome, string, []string) {
 	ctx = r.Context(ctx)
 	ctx, rec := assert.WithRecord(ctx, c.Variant.Mitigation())
 	ctx, cell := lifecycle.WithCell(ctx, dir)
-	exec(ctx, r.Scenarios[c.Scenario.Name].Feature(c))
+	_ = clock.time(PhaseScenario, func() error { exec(ctx, r.Scenarios[c.Scenario.Name].Feature(c)); return nil })
 	outcome, reason := rec.Outcome()
 	r.SetWaiting("the evidence and cleanup of cell " + c.Report().ID())
-	if err := r.Run.End(ctx, cell); err != nil {
+	err := r.Run.End(ctx, cell)
+	clock.spent[PhaseEvidence] += cell.Evidence
+	clock.spent[PhaseTeardown] += cell.Teardown
+	for phase, d := range rec.Spent() { // the feature's waits and holds, out of its own time
+		clock.spent[phase] += d
+		clock.spent[PhaseScenario] -= d
+	}
+	if err != nil {
 		outcome, reason = report.Error, fmt.Sprintf("%s (verdict before cleanup: %s %s)", err, outcome, reason)
 	}
 	return outcome, reason, rec.Observations
+}
+
+// The phases a cell's time is split into (report.Run.Phases): building
+// images (or waiting for another run's build), making its cluster,
+// installing its ArgoCD release, its scenario's own steps (installs,
+// actions, reads), its waits for a state and its holds of one, dumping its
+// evidence, and its cleanups.
+const (
+	PhaseBuild    = "build"
+	PhaseCluster  = "cluster"
+	PhaseInstall  = "install"
+	PhaseScenario = "steps"
+	PhaseWaits    = assert.PhaseWaits
+	PhaseHolds    = assert.PhaseHolds
+	PhaseEvidence = "evidence"
+	PhaseTeardown = "teardown"
+)
+
+// phaseClock splits a cell's time into phases, the builds within each
+// apart.
+type phaseClock struct {
+	run   *lifecycle.Run
+	spent map[string]time.Duration
+}
+
+func (p *phaseClock) time(phase string, fn func() error) error {
+	b0, start := p.run.BuildTime(), time.Now()
+	err := fn()
+	build := p.run.BuildTime() - b0
+	p.spent[PhaseBuild] += build
+	p.spent[phase] += time.Since(start) - build
+	return err
+}
+
+func (p *phaseClock) seconds() map[string]float64 {
+	out := map[string]float64{}
+	for k, d := range p.spent {
+		if d > 0 {
+			out[k] = d.Round(100 * time.Millisecond).Seconds()
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // Check runs a feature that is not a matrix cell (no verdict, no report

@@ -25,19 +25,20 @@ func TestSourcesAreCheckedBeforeAnythingStarts(t *testing.T) {
 	offline := func(context.Context, string) error { return errors.New("no route to host") }
 	online := func(context.Context, string) error { return nil }
 	repo := t.TempDir()
+	named := []string{"v2.14.11", "v3.5.1", "v3.4.7"} // the user's ARGOCD=
 	t.Setenv(argocd.SourcesEnv, "")
 	for _, mode := range []images.Mode{images.Offline, images.Auto} {
-		err := sourcesProvided(ctx, cells, mode, "", repo, offline)
+		err := sourcesProvided(ctx, cells, named, mode, "", repo, offline)
 		if err == nil || !strings.Contains(err.Error(), argocd.SourcesEnv+", which is not set") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s, unset: want one line naming %s, got %v", mode, argocd.SourcesEnv, err)
 		}
 	}
 	for name, check := range map[string]func() error{
-		"online":              func() error { return sourcesProvided(ctx, cells, images.Online, "", repo, offline) },
-		"auto, registries up": func() error { return sourcesProvided(ctx, cells, images.Auto, "", repo, online) },
-		"a registry mirror":   func() error { return sourcesProvided(ctx, cells, images.Auto, "mirror:5000", repo, offline) },
+		"online":              func() error { return sourcesProvided(ctx, cells, named, images.Online, "", repo, offline) },
+		"auto, registries up": func() error { return sourcesProvided(ctx, cells, named, images.Auto, "", repo, online) },
+		"a registry mirror":   func() error { return sourcesProvided(ctx, cells, named, images.Auto, "mirror:5000", repo, offline) },
 		"no release from tree": func() error {
-			return sourcesProvided(ctx, []matrix.Cell{{ArgoCD: release("v2.14.11")}}, images.Offline, "", repo, offline)
+			return sourcesProvided(ctx, []matrix.Cell{{ArgoCD: release("v2.14.11")}}, named, images.Offline, "", repo, offline)
 		},
 	} {
 		if err := check(); err != nil {
@@ -52,15 +53,39 @@ func TestSourcesAreCheckedBeforeAnythingStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(argocd.SourcesEnv, "sources") // relative: from the checkout
-	err := sourcesProvided(ctx, cells, images.Offline, "", repo, offline)
+	err := sourcesProvided(ctx, cells, named, images.Offline, "", repo, offline)
 	if err == nil || !strings.Contains(err.Error(), `argocd "v3.5.1"`) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "argo-cd-v3.5.1.tar.gz") {
 		t.Errorf("the upgrade target's tree missing: want its tag, the path looked at and what to provide, got %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "argo-cd-v3.5.1.tar.gz"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := sourcesProvided(ctx, cells, images.Offline, "", repo, offline); err != nil {
+	if err := sourcesProvided(ctx, cells, named, images.Offline, "", repo, offline); err != nil {
 		t.Errorf("a checkout of one tag and an archive of the other: %v", err)
+	}
+}
+
+// A release the user did not name (a tier's default) whose tree is not
+// provided is no refusal: its cells are marked SKIPPED with the line that
+// says what to provide, and the others run.
+func TestUnnamedReleaseWithoutSourcesIsSkipped(t *testing.T) {
+	release := catalog.MustRelease
+	cells := []matrix.Cell{{ArgoCD: release("v2.14.11")}, {ArgoCD: release("v3.5.1")}, {ArgoCD: release("v2.14.3"), Upgrades: []catalog.Release{release("v3.4.7")}}}
+	t.Setenv(argocd.SourcesEnv, "")
+	offline := func(context.Context, string) error { return errors.New("no route to host") }
+	if err := sourcesProvided(context.Background(), cells, nil, images.Offline, "", t.TempDir(), offline); err != nil {
+		t.Fatalf("nothing named: no refusal, got %v", err)
+	}
+	if cells[0].Skip != "" {
+		t.Errorf("v2.14.11 builds from its module zip: skipped %q", cells[0].Skip)
+	}
+	for _, c := range cells[1:] {
+		if !strings.Contains(c.Skip, argocd.SourcesEnv) || strings.Contains(c.Skip, "\n") {
+			t.Errorf("%s (upgrades %v): want one line naming %s, got %q", c.ArgoCD, c.Upgrades, argocd.SourcesEnv, c.Skip)
+		}
+	}
+	if err := sourcesProvided(context.Background(), cells[1:2], []string{"v3.5.1"}, images.Offline, "", t.TempDir(), offline); err == nil {
+		t.Error("v3.5.1 named without its tree: want a refusal")
 	}
 }
 

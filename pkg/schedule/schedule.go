@@ -22,9 +22,9 @@ import (
 const InstallCost = 120 * time.Second
 
 // ClusterCost is what a cluster pays to run a cell of another Kubernetes
-// version: a new cluster in its place (about 90 s to a Ready node and its
-// controllers here, warm), then the release's install.
-const ClusterCost = 90*time.Second + InstallCost
+// version: a new cluster in its place (ClusterCreate), then the release's
+// install.
+const ClusterCost = ClusterCreate + InstallCost
 
 // DefaultCellCost is a cell's estimate when neither the reports nor the
 // matrix say more.
@@ -260,21 +260,40 @@ func unversioned(id string) string {
 // Measured reports whether a cell's estimate comes from its measured runs.
 func (k *Costs) Measured(c matrix.Cell) bool { return len(k.measured[c.Report().ID()]) > 0 }
 
-// Estimate is what a plan costs, from Costs.
+// ClusterCreate is a new kind cluster to a Ready node and its controllers
+// (about 90 s here, warm): what each Kubernetes version of a plan costs once.
+const ClusterCreate = 90 * time.Second
+
+// Estimate is what a plan costs, from Costs. A SKIPPED cell (Cell.Skip, or
+// skipped by the caller's rule) costs nothing; each Kubernetes version is a
+// cluster, and each ArgoCD release on it an install.
 type Estimate struct {
 	Cells, Repeat, Measured int
+	Skipped                 int
 	Total                   time.Duration // cluster time: every cell's runs
 	Releases                int           // ArgoCD releases, each installed at least once
-	Largest                 time.Duration // the largest cell's runs, which one cluster runs alone
-	Scenarios               []string      // in the plan's order
-	ByScenario              map[string]time.Duration
+	// Clusters are the Kubernetes versions the cells run on, each a cluster
+	// (one after the other on one); Installs the ArgoCD installs, one per
+	// release per cluster.
+	Clusters, Installs int
+	Largest            time.Duration // the largest cell's runs, which one cluster runs alone
+	Scenarios          []string      // in the plan's order
+	ByScenario         map[string]time.Duration
 }
 
-// EstimateOf adds up a plan's cells.
-func EstimateOf(cells []matrix.Cell, repeat int, costs *Costs) Estimate {
-	e := Estimate{Cells: len(cells), Repeat: repeat, ByScenario: map[string]time.Duration{}}
+// EstimateOf adds up a plan's cells; skip says why a cell will not run (""
+// when it will), nil: only Cell.Skip.
+func EstimateOf(cells []matrix.Cell, repeat int, costs *Costs, skip func(matrix.Cell) string) Estimate {
+	e := Estimate{Repeat: repeat, ByScenario: map[string]time.Duration{}}
 	releases := map[catalog.Release]bool{}
+	kubes := map[string]bool{}
+	installs := map[[2]string]bool{}
 	for _, c := range cells {
+		if c.Skip != "" || skip != nil && skip(c) != "" {
+			e.Skipped++
+			continue
+		}
+		e.Cells++
 		d := costs.Of(c) * time.Duration(repeat)
 		e.Total += d
 		e.Largest = max(e.Largest, d)
@@ -286,15 +305,29 @@ func EstimateOf(cells []matrix.Cell, repeat int, costs *Costs) Estimate {
 		}
 		e.ByScenario[c.Scenario.Name] += d
 		releases[c.ArgoCD] = true
+		kubes[c.Kubernetes.Version] = true
+		installs[[2]string{c.Kubernetes.Version, c.ArgoCD.String()}] = true
+		for _, u := range c.Upgrades {
+			installs[[2]string{c.Kubernetes.Version, u.String()}] = true
+		}
 	}
-	e.Releases = len(releases)
+	e.Releases, e.Clusters, e.Installs = len(releases), len(kubes), len(installs)
 	return e
 }
 
-// Wall is the estimated wall time on n clusters: the cluster time and one
-// install per release shared out, but never less than the largest cell
-// and an install, which one cluster runs alone. It assumes the clusters do
-// not slow each other down; on 2 cores they do, by the load.
+// Wall is the estimated wall time on n clusters: the cluster time, the
+// clusters and the installs shared out (each of n clusters makes its first
+// cluster itself), but never less than the largest cell, a cluster and an
+// install, which one cluster runs alone. It assumes the clusters do not
+// slow each other down; on 2 cores they do, by the load.
 func (e Estimate) Wall(n int) time.Duration {
-	return max((e.Total+time.Duration(e.Releases)*InstallCost)/time.Duration(max(n, 1)), e.Largest+InstallCost)
+	if e.Cells == 0 {
+		return 0
+	}
+	n = max(min(n, e.Cells), 1)
+	overhead := time.Duration(e.Installs)*InstallCost + time.Duration(e.Clusters)*ClusterCreate
+	if n > 1 { // each further cluster is made, and installs its first release, beside the others
+		overhead += time.Duration(n-1) * (ClusterCreate + InstallCost)
+	}
+	return max((e.Total+overhead)/time.Duration(n), e.Largest+InstallCost+ClusterCreate)
 }

@@ -122,15 +122,33 @@ func TestEstimateSharesTheClusterTimeButNotTheLargestCell(t *testing.T) {
 	}
 	cells = append(cells, cellOn("kyverno-argocd", "bug", "v2.14.11"))
 	costs := ReadCosts(t.TempDir()) // nothing measured: the default per cell
-	e := EstimateOf(cells, 2, costs)
-	if e.Total != 7*2*DefaultCellCost || e.Releases != 2 || e.Measured != 0 || e.ByScenario["kubeovn-argocd"] != 12*DefaultCellCost {
-		t.Fatalf("estimate %+v", e)
+	skipped := cellOn("kubeovn-argocd", "d", "v2.14.11")
+	skipped.Skip = "its sources are not provided"
+	cells = append(cells, skipped)
+	e := EstimateOf(cells, 2, costs, nil)
+	if e.Total != 7*2*DefaultCellCost || e.Releases != 2 || e.Measured != 0 || e.ByScenario["kubeovn-argocd"] != 12*DefaultCellCost || e.Skipped != 1 {
+		t.Fatalf("estimate %+v (a SKIPPED cell costs nothing)", e)
 	}
-	if got, want := e.Wall(2), (e.Total+2*InstallCost)/2; got != want {
-		t.Errorf("Wall(2) = %s, want %s", got, want)
+	if e.Clusters != 1 || e.Installs != 2 {
+		t.Fatalf("one Kubernetes version, two releases: %d cluster(s), %d install(s)", e.Clusters, e.Installs)
 	}
-	if got, want := e.Wall(100), e.Largest+InstallCost; got != want {
-		t.Errorf("Wall(100) = %s, want the largest cell and an install, %s", got, want)
+	if got, want := e.Wall(1), e.Total+2*InstallCost+ClusterCreate; got != want {
+		t.Errorf("Wall(1) = %s, want %s", got, want)
+	}
+	if got, want := e.Wall(2), (e.Total+2*InstallCost+ClusterCreate+ClusterCreate+InstallCost)/2; got != want {
+		t.Errorf("Wall(2) = %s, want %s (the second cluster made and installed beside)", got, want)
+	}
+	if got, floor := e.Wall(100), e.Largest+InstallCost+ClusterCreate; got != e.Wall(e.Cells) || got < floor {
+		t.Errorf("Wall(100) = %s, want Wall(%d) (no more clusters than cells), never under the largest cell, a cluster and an install, %s", got, e.Cells, floor)
+	}
+	one := EstimateOf(cells[len(cells)-2:len(cells)-1], 1, costs, nil)
+	if got, want := one.Wall(3), DefaultCellCost+InstallCost+ClusterCreate; got != want {
+		t.Errorf("one cell on 3 clusters: %s, want %s", got, want)
+	}
+	other := cellOn("kubeovn-argocd", "a", "v2.13.3")
+	other.Kubernetes = catalog.KubeVersion{Version: "v1.35.4"}
+	if e := EstimateOf(append(cells, other), 1, costs, nil); e.Clusters != 2 || e.Installs != 3 {
+		t.Errorf("a second Kubernetes version: %d cluster(s), %d install(s), want 2 and 3", e.Clusters, e.Installs)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 )
 
 // Extract unpacks a .tar.gz once into under/<name>-<sha256 prefix>/ and
@@ -30,15 +31,25 @@ func Extract(archive, under string) (string, string, error) {
 	sum := hex.EncodeToString(h[:])[:16]
 	name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(archive), ".tgz"), ".tar.gz")
 	dest := filepath.Join(under, name+"-"+sum)
+	if err := os.MkdirAll(under, 0o755); err != nil {
+		return "", "", err
+	}
+	// one extraction at a time: a run's prebuild and its install, or runs
+	// side by side, find the other's done instead of replacing it in use
+	lock, err := os.OpenFile(dest+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", "", err
+	}
+	defer lock.Close() // releases the lock
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", "", fmt.Errorf("lock %s: %w", dest+".lock", err)
+	}
 	if _, err := os.Stat(filepath.Join(dest, ".extracted")); err == nil {
 		// extractions made before the commit was recorded get it now
 		if err := recordCommit(data, dest); err != nil {
 			return "", "", fmt.Errorf("read the commit of %s: %w", archive, err)
 		}
 		return dest, sum, nil
-	}
-	if err := os.MkdirAll(under, 0o755); err != nil {
-		return "", "", err
 	}
 	tmp, err := os.MkdirTemp(under, name+".tmp-")
 	if err != nil {

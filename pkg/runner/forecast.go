@@ -1,0 +1,246 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/schedule"
+)
+
+// coldCost is what a build takes on the 2-core machine the suite is
+// developed on, cold, where this machine's build ledger has not measured it
+// yet (reports/benchmarks/2026-11-24-cold-machine.md; kyverno and kargo were
+// never timed alone: their figures are the recipes' nearest, marked so).
+var coldCost = map[string]time.Duration{
+	images.NodeRecipe: 15 * time.Minute, // 13m0s measured, 15-18 under load
+	"argocd":          10 * time.Minute, // module zip: 12m16s the first (helm, kustomize), 4-6 min the next
+	"argocd-tree":     17 * time.Minute, // v3.5.1 1045 s, v3.4.7 670 s
+	"knative":         13 * time.Minute,
+	"openkruise":      7 * time.Minute, // 354 s (v1.5.2), 403 s (v1.8.3)
+	"kyverno":         8 * time.Minute, // not timed alone
+	"kargo":           12 * time.Minute, // not timed alone
+}
+
+// Build is one image build a plan needs.
+type Build struct {
+	What string // "argocd v3.5.1 (source tree)", "node image v1.33.13"
+	Cost time.Duration
+	// Measured: Cost is this machine's last build of it (the ledger), not
+	// the default of coldCost.
+	Measured bool
+	Present  bool // built and in Docker: costs nothing
+}
+
+// Forecast is what a run will run and cost, known before its first build:
+// the cells, the SKIPPED ones and why, the clusters and installs, the builds
+// still needed with their cold cost, and a warm and a cold estimate.
+type Forecast struct {
+	Mode     images.Mode
+	Parallel int
+	Estimate schedule.Estimate
+	Cells    []matrix.Cell // every planned cell; Skipped says which will not run
+	Skipped  map[string]string
+	Builds   []Build
+	// Why says how Parallel was chosen, when it was (PARALLEL=auto).
+	Why string
+}
+
+// Warm is the wall time with every build done.
+func (f Forecast) Warm() time.Duration { return f.Estimate.Wall(f.Parallel) }
+
+// Cold is Warm plus the builds still needed (one machine builds them, one
+// after the other).
+func (f Forecast) Cold() time.Duration {
+	d := f.Warm()
+	for _, b := range f.Builds {
+		if !b.Present {
+			d += b.Cost
+		}
+	}
+	return d
+}
+
+// Limit is the time limit a run of this forecast gets when the user sets
+// none: its cold estimate, half again for a loaded machine, and the margin
+// to stop, report and clean up; never under 30 minutes.
+func (f Forecast) Limit() time.Duration {
+	return max(30*time.Minute, (f.Cold()*3/2+10*time.Minute).Round(time.Minute))
+}
+
+// NewForecast prices cells (Validate's) as they will run in mode on n
+// clusters: the skip rule the run applies, the measured cell times (costs),
+// and the builds the machine still lacks.
+func NewForecast(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, mode images.Mode, n, repeat int, costs *schedule.Costs, repo string) Forecast {
+	f := Forecast{Mode: mode, Parallel: max(1, min(n, len(cells))), Cells: cells, Skipped: map[string]string{}}
+	skip := func(c matrix.Cell) string { return skipped(cat, c, mode) }
+	for _, c := range cells {
+		if why := skip(c); why != "" {
+			f.Skipped[c.Report().ID()] = why
+		}
+	}
+	f.Estimate = schedule.EstimateOf(cells, repeat, costs, skip)
+	if mode == images.Offline {
+		f.Builds = builds(ctx, cat, cells, skip, repo)
+	}
+	return f
+}
+
+// builds are the offline builds the running cells need: a node image per
+// Kubernetes version, the images of each ArgoCD release (upgrade targets
+// too) and of each component version with a recipe under images/.
+func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip func(matrix.Cell) string, repo string) []Build {
+	cache, _ := CacheDir()
+	var out []Build
+	seen := map[string]bool{}
+	add := func(recipe, version, what string, present func() (images.Built, bool)) {
+		if seen[recipe+"@"+version] {
+			return
+		}
+		seen[recipe+"@"+version] = true
+		entry, ok := present()
+		b := Build{What: what, Cost: coldCost[recipe], Present: ok}
+		if entry.Seconds > 0 {
+			b.Cost, b.Measured = time.Duration(entry.Seconds)*time.Second, true
+		}
+		out = append(out, b)
+	}
+	ledger := func(recipe, version string) func() (images.Built, bool) {
+		return func() (images.Built, bool) { return images.Present(ctx, cache, recipe, version) }
+	}
+	for _, c := range cells {
+		if skip(c) != "" {
+			continue
+		}
+		k := c.Kubernetes
+		add(images.NodeRecipe, k.Version, "node image "+k.Version, func() (images.Built, bool) {
+			entry, _ := images.LedgerEntry(cache, images.NodeRecipe, k.Version)
+			return entry, images.NodeImagePresent(ctx, repo, cat, k)
+		})
+		for _, rel := range append([]catalog.Release{c.ArgoCD}, c.Upgrades...) {
+			recipe, what := "argocd", "argocd "+rel.String()
+			if rel.FromSources() {
+				recipe, what = "argocd-tree", what+" (from its source tree)"
+			}
+			if seen[recipe+"@"+rel.String()] {
+				continue
+			}
+			entry, ok := images.Present(ctx, cache, "argocd", rel.String())
+			add(recipe, rel.String(), what, func() (images.Built, bool) { return entry, ok })
+		}
+		if recipe := recipeOf(repo, c.Scenario.Component); recipe != "" && c.ComponentVersion != "" {
+			add(recipe, c.ComponentVersion, recipe+" "+c.ComponentVersion, ledger(recipe, c.ComponentVersion))
+		}
+	}
+	return out
+}
+
+// recipeOf is the image recipe (images/<name>/build.sh) of a component: its
+// name, or its family's (knative-serving: knative); "" when it has none
+// (kube-ovn installs CRDs only).
+func recipeOf(repo, component string) string {
+	family, _, _ := strings.Cut(component, "-")
+	for _, name := range []string{component, family} {
+		if name == "argocd" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(repo, "images", name, "build.sh")); err == nil {
+			return name
+		}
+	}
+	return ""
+}
+
+// String renders the forecast as every run prints it before its first
+// build.
+func (f Forecast) String() string {
+	var b strings.Builder
+	e := f.Estimate
+	fmt.Fprintf(&b, "plan: %d cell(s) x %d run(s) on %d cluster(s) at once (%s mode); %d SKIPPED\n", e.Cells, e.Repeat, f.Parallel, f.Mode, e.Skipped)
+	var reasons []string
+	skippedFor := map[string][]string{}
+	for _, c := range f.Cells {
+		id := c.Report().ID()
+		if why, ok := f.Skipped[id]; ok {
+			if _, seen := skippedFor[why]; !seen {
+				reasons = append(reasons, why)
+			}
+			skippedFor[why] = append(skippedFor[why], id)
+			continue
+		}
+		fmt.Fprintf(&b, "  run     %s\n", id)
+	}
+	for _, why := range reasons {
+		fmt.Fprintf(&b, "  SKIPPED %s\n          why: %s\n", strings.Join(skippedFor[why], "\n          "), why)
+	}
+	if e.Cells == 0 {
+		b.WriteString("  nothing to run: no cluster is made\n")
+		return b.String()
+	}
+	if f.Why != "" {
+		fmt.Fprintf(&b, "  clusters at once: %s\n", f.Why)
+	}
+	fmt.Fprintf(&b, "  clusters: %d Kubernetes version(s), each a cluster; %d ArgoCD install(s) (a release on a cluster, upgrade targets too)\n", e.Clusters, e.Installs)
+	var need []string
+	var built int
+	for _, bd := range f.Builds {
+		if bd.Present {
+			built++
+			continue
+		}
+		src := "default, not measured here"
+		if bd.Measured {
+			src = "measured here"
+		}
+		need = append(need, fmt.Sprintf("%s ~%s (%s)", bd.What, bd.Cost.Round(time.Minute), src))
+	}
+	switch {
+	case f.Mode != images.Offline:
+		b.WriteString("  builds: none (online: the upstream images are pulled)\n")
+	case len(need) == 0:
+		fmt.Fprintf(&b, "  builds: none needed (%d cached)\n", built)
+	default:
+		fmt.Fprintf(&b, "  builds still needed (%d cached): %s\n", built, strings.Join(need, "; "))
+	}
+	fmt.Fprintf(&b, "  estimate: warm %s, cold %s (%d of %d cell(s) priced from their measured runs in reports/, the others from their scenario's seconds:)\n",
+		f.Warm().Round(time.Minute), f.Cold().Round(time.Minute), e.Measured, e.Cells)
+	return b.String()
+}
+
+// Report is the forecast as the run's report keeps it (make plan sets it
+// against what the run took).
+func (f Forecast) Report() *report.Estimate {
+	e := &report.Estimate{WarmSeconds: f.Warm().Seconds(), ColdSeconds: f.Cold().Seconds(), Parallel: f.Parallel, Scenarios: map[string]float64{}}
+	for _, b := range f.Builds {
+		if !b.Present {
+			e.Builds = append(e.Builds, b.What)
+		}
+	}
+	for s, d := range f.Estimate.ByScenario {
+		e.Scenarios[s] = d.Seconds()
+	}
+	return e
+}
+
+// Fits refuses a run whose cold estimate exceeds limit, in one line naming
+// the fixes.
+func (f Forecast) Fits(limit time.Duration) error {
+	if limit <= 0 || f.Cold() <= limit {
+		return nil
+	}
+	fixes := []string{"E2E_TIMEOUT=auto (a limit from the estimate)"}
+	if f.Parallel < MaxClusters && f.Estimate.Cells > f.Parallel {
+		fixes = append(fixes, fmt.Sprintf("PARALLEL=%d", min(f.Parallel+1, MaxClusters)))
+	}
+	fixes = append(fixes, "TIER=quick", "KUBERNETES=<one version>", "fewer ARGOCD=/VARIANT=")
+	return fmt.Errorf("the plan's estimate (cold %s, warm %s) exceeds the time limit %s: narrow it with %s",
+		f.Cold().Round(time.Minute), f.Warm().Round(time.Minute), limit, strings.Join(slices.Compact(fixes), ", "))
+}
