@@ -275,7 +275,7 @@ var setupErr error
 func prebuild(r *runner.Runner) types.EnvFunc {
 	return func(ctx context.Context, _ *envconf.Config) (context.Context, error) {
 		r.Prebuild(ctx)
-	defer r.Run.StopPrebuild()
+		defer r.Run.StopPrebuild()
 		return ctx, nil
 	}
 }

@@ -157,7 +157,7 @@ func TestMachineClusters(t *testing.T) {
 		m    Machine
 		want int
 	}{
-		{Machine{Cores: 2, MemoryGiB: 24, InotifyInstances: 512}, 3}, // the machine the suite is measured on
+		{Machine{Cores: 2, MemoryGiB: 24, InotifyInstances: 512}, 3},  // the machine the suite is measured on
 		{Machine{Cores: 16, MemoryGiB: 24, InotifyInstances: 512}, 7}, // memory bounds it
 		{Machine{Cores: 16, MemoryGiB: 64, InotifyInstances: 128}, 5}, // inotify bounds it
 		{Machine{Cores: 1, MemoryGiB: 4, InotifyInstances: 512}, 1},

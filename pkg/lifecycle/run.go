@@ -49,7 +49,7 @@ type Run struct {
 	stopPrebuild func()
 	// building is the time spent in builds so far (BuildTime).
 	building atomic.Int64
-	ArgoCD    catalog.Release // the release installed now; zero for none
+	ArgoCD   catalog.Release // the release installed now; zero for none
 	// Kubernetes is the version of the cluster (the one CreateCluster makes,
 	// then the one running); KubeServer is the version its API server
 	// reports, what a cell's report records.

@@ -25,8 +25,8 @@ var coldCost = map[string]time.Duration{
 	"argocd":          10 * time.Minute, // module zip: 12m16s the first (helm, kustomize), 4-6 min the next
 	"argocd-tree":     17 * time.Minute, // v3.5.1 1045 s, v3.4.7 670 s
 	"knative":         13 * time.Minute,
-	"openkruise":      7 * time.Minute, // 354 s (v1.5.2), 403 s (v1.8.3)
-	"kyverno":         8 * time.Minute, // not timed alone
+	"openkruise":      7 * time.Minute,  // 354 s (v1.5.2), 403 s (v1.8.3)
+	"kyverno":         8 * time.Minute,  // not timed alone
 	"kargo":           12 * time.Minute, // not timed alone
 }
 
@@ -73,7 +73,7 @@ func (f Forecast) Cold() time.Duration {
 // none: its cold estimate, half again for a loaded machine, and the margin
 // to stop, report and clean up; never under 30 minutes.
 func (f Forecast) Limit() time.Duration {
-	return max(30*time.Minute, (f.Cold()*3/2+10*time.Minute).Round(time.Minute))
+	return max(30*time.Minute, (f.Cold()*3/2 + 10*time.Minute).Round(time.Minute))
 }
 
 // NewForecast prices cells (Validate's) as they will run in mode on n
