@@ -1,6 +1,7 @@
 package releases
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -50,6 +51,9 @@ type Shard struct {
 	Seconds    int `json:"seconds"`
 	E2EMinutes int `json:"e2e_minutes"`
 	JobMinutes int `json:"job_minutes"`
+
+	ids      []string      // its cells' IDs
+	estimate time.Duration // its cells, clusters and setup (ShardBudget bounds it)
 }
 
 // NotRun is a release the plan leaves out because this mode cannot build or
@@ -150,12 +154,14 @@ func (r *Releases) Plan(cat *catalog.Catalog, data *matrix.Data, costs *schedule
 			if !supportedNewest[tag] {
 				variants = variantsOn(s, tag, cat.ArgoCD.Default)
 			}
-			sh, err := r.fullShard(cat, data, costs, s, tag, newestComponent[s.Component], variants)
+			shs, err := r.fullShard(cat, data, costs, s, tag, newestComponent[s.Component], variants)
 			if err != nil {
 				return err
 			}
-			sh.Seed, sh.Supported = seeds[tag], supported[tag]
-			r.Shards = append(r.Shards, sh)
+			for _, sh := range shs {
+				sh.Seed, sh.Supported = seeds[tag], supported[tag]
+				r.Shards = append(r.Shards, sh)
+			}
 		}
 		if slices.ContainsFunc(s.Variants, func(v matrix.Variant) bool { return v.Name == "minimal" }) {
 			for _, l := range r.ArgoCD.Lines {
@@ -163,12 +169,14 @@ func (r *Releases) Plan(cat *catalog.Catalog, data *matrix.Data, costs *schedule
 					if !rel.Obtainable || slices.Contains(full, rel.Version) {
 						continue
 					}
-					sh, err := r.shard(cat, data, costs, s, rel.Version, TierMinimal, matrix.Selection{Variants: []string{"minimal"}}, nil)
+					shs, err := r.shard(cat, data, costs, s, rel.Version, TierMinimal, matrix.Selection{Variants: []string{"minimal"}}, nil)
 					if err != nil {
 						return err
 					}
-					sh.Seed, sh.Supported = seeds[rel.Version], true
-					r.Shards = append(r.Shards, sh)
+					for _, sh := range shs {
+						sh.Seed, sh.Supported = seeds[rel.Version], true
+						r.Shards = append(r.Shards, sh)
+					}
 				}
 			}
 		}
@@ -186,6 +194,10 @@ func (r *Releases) Plan(cat *catalog.Catalog, data *matrix.Data, costs *schedule
 			r.NotRun = append(r.NotRun, NotRun{What: "ArgoCD " + rel.Version + " (" + which + ")", Why: rel.How})
 		}
 	}
+	var err error
+	if r.Shards, err = capJobs(r.Shards); err != nil {
+		return err
+	}
 	r.Tiers = tiers(r.Shards)
 	return nil
 }
@@ -193,14 +205,14 @@ func (r *Releases) Plan(cat *catalog.Catalog, data *matrix.Data, costs *schedule
 // fullShard is s's variants on tag (every variant when variants is nil): the
 // pinned cells, and each that installs the component once more on its newest
 // release.
-func (r *Releases) fullShard(cat *catalog.Catalog, data *matrix.Data, costs *schedule.Costs, s matrix.Scenario, tag, newest string, variants []string) (Shard, error) {
+func (r *Releases) fullShard(cat *catalog.Catalog, data *matrix.Data, costs *schedule.Costs, s matrix.Scenario, tag, newest string, variants []string) ([]Shard, error) {
 	sel := matrix.Selection{Variants: variants}
 	if newest == "" {
 		return r.shard(cat, data, costs, s, tag, TierFull, sel, nil)
 	}
 	extra, err := data.Plan(cat, matrix.Selection{Scenarios: []string{s.Name}, Variants: variants, ArgoCD: []string{tag}, Versions: []string{newest}})
 	if err != nil {
-		return Shard{}, fmt.Errorf("releases: %q on %q with %s %q: %w", s.Name, tag, s.Component, newest, err)
+		return nil, fmt.Errorf("releases: %q on %q with %s %q: %w", s.Name, tag, s.Component, newest, err)
 	}
 	return r.shard(cat, data, costs, s, tag, TierFull, sel, extra)
 }
@@ -221,42 +233,175 @@ func variantsOn(s matrix.Scenario, tag string, def []string) []string {
 }
 
 // shard plans s on tag with sel (scenario and release filled in), plus
-// extra cells; it names sel's variants, and with extra its cells and versions.
-func (r *Releases) shard(cat *catalog.Catalog, data *matrix.Data, costs *schedule.Costs, s matrix.Scenario, tag, tier string, sel matrix.Selection, extra []matrix.Cell) (Shard, error) {
+// extra cells; it names sel's variants, and with extra its cells and
+// versions. Cells whose estimate exceeds ShardBudget are packed into as
+// few shards as fit it, each naming its cells (CELLS).
+func (r *Releases) shard(cat *catalog.Catalog, data *matrix.Data, costs *schedule.Costs, s matrix.Scenario, tag, tier string, sel matrix.Selection, extra []matrix.Cell) ([]Shard, error) {
 	sel.Scenarios, sel.ArgoCD = []string{s.Name}, []string{tag}
 	cells, err := data.Plan(cat, sel)
 	if err != nil {
-		return Shard{}, fmt.Errorf("releases: %q on %q: %w", s.Name, tag, err)
+		return nil, fmt.Errorf("releases: %q on %q: %w", s.Name, tag, err)
 	}
-	sh := Shard{ID: s.Name + "-" + tag + "-" + tier, Scenario: s.Name, ArgoCD: tag, Tier: tier, Variant: strings.Join(sel.Variants, ",")}
-	if len(extra) > 0 {
-		var ids, versions []string
-		for _, c := range append(cells, extra...) {
-			if id := c.Report().ID(); !slices.Contains(ids, id) {
-				ids = append(ids, id)
+	for _, c := range extra {
+		id := c.Report().ID()
+		if !slices.ContainsFunc(cells, func(x matrix.Cell) bool { return x.Report().ID() == id }) {
+			cells = append(cells, c)
+		}
+	}
+	groups := pack(cells, costs.Of, ShardBudget)
+	var out []Shard
+	for i, group := range groups {
+		sh := Shard{ID: s.Name + "-" + tag + "-" + tier, Scenario: s.Name, ArgoCD: tag, Tier: tier, Variant: strings.Join(sel.Variants, ",")}
+		if len(groups) > 1 {
+			sh.ID += fmt.Sprintf("-%dof%d", i+1, len(groups))
+		}
+		if len(extra) > 0 || len(groups) > 1 {
+			var versions []string
+			for _, c := range group {
 				if c.ComponentVersion != "" && !slices.Contains(versions, c.ComponentVersion) {
 					versions = append(versions, c.ComponentVersion)
 				}
-				if !slices.ContainsFunc(cells, func(x matrix.Cell) bool { return x.Report().ID() == id }) {
-					cells = append(cells, c)
-				}
+			}
+			sh.Cells, sh.ComponentVersion = strings.Join(ids(group), ","), strings.Join(versions, ",")
+		}
+		sh.ids = ids(group)
+		var total time.Duration
+		for _, c := range group {
+			total += costs.Of(c)
+			if o, _ := data.Expected(c, r.Mode == images.Offline); o == "" {
+				sh.Unmeasured++
 			}
 		}
-		sh.Cells, sh.ComponentVersion = strings.Join(ids, ","), strings.Join(versions, ",")
+		sh.CellCount = len(group)
+		sh.estimate = estimate(group, costs.Of)
+		sh.Seconds = int(total.Seconds())
+		sh.budget()
+		out = append(out, sh)
 	}
-	var total time.Duration
-	for _, c := range cells {
-		total += costs.Of(c)
-		if o, _ := data.Expected(c, r.Mode == images.Offline); o == "" {
-			sh.Unmeasured++
-		}
-	}
-	sh.CellCount = len(cells)
-	sh.Seconds = int(total.Seconds())
-	sh.E2EMinutes = max(minBudget, roundUp(2*(total+shardSetup), 5))
+	return out, nil
+}
+
+// budget sets the shard's time limits from its estimate: make e2e about
+// twice it (a slow night passes, a hang ends), the job 20 minutes more.
+func (sh *Shard) budget() {
+	sh.E2EMinutes = max(minBudget, roundUp(2*sh.estimate, 5))
 	sh.JobMinutes = min(sh.E2EMinutes+jobBudget, maxJobLimit)
 	sh.E2EMinutes = min(sh.E2EMinutes, sh.JobMinutes-5)
-	return sh, nil
+}
+
+func ids(cells []matrix.Cell) []string {
+	var out []string
+	for _, c := range cells {
+		out = append(out, c.Report().ID())
+	}
+	return out
+}
+
+// ShardBudget bounds a shard's estimate on a hosted runner (its cells, a
+// cluster per Kubernetes version, the setup), and MaxJobs the shards of one
+// night: GitHub runs at most 256 jobs from one matrix.
+const (
+	ShardBudget = 45 * time.Minute
+	MaxJobs     = 256
+)
+
+// estimate is what a shard of cells takes on a hosted runner: the setup
+// (a cluster and an install), the cells, and each further Kubernetes
+// version's cluster and install.
+func estimate(cells []matrix.Cell, cost func(matrix.Cell) time.Duration) time.Duration {
+	d := shardSetup
+	kubes := map[string]bool{}
+	for _, c := range cells {
+		d += cost(c)
+		kubes[c.Kubernetes.Version] = true
+	}
+	return d + time.Duration(max(len(kubes)-1, 0))*schedule.ClusterCost
+}
+
+// pack splits cells into the fewest groups it finds whose estimate fits
+// budget: largest first, each into the first group it fits (a cell that
+// fits none alone gets one of its own), cells of one Kubernetes version
+// kept together where they fit. Each group keeps the plan's order.
+func pack(cells []matrix.Cell, cost func(matrix.Cell) time.Duration, budget time.Duration) [][]matrix.Cell {
+	if estimate(cells, cost) <= budget {
+		return [][]matrix.Cell{cells}
+	}
+	order := make([]int, len(cells))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(catalog.CompareTags(cells[a].Kubernetes.Version, cells[b].Kubernetes.Version), cmp.Compare(cost(cells[b]), cost(cells[a])))
+	})
+	var groups [][]int
+	for _, i := range order {
+		placed := false
+		for g := range groups {
+			try := append(slices.Clone(groups[g]), i)
+			if estimate(pick(cells, try), cost) <= budget {
+				groups[g], placed = try, true
+				break
+			}
+		}
+		if !placed {
+			groups = append(groups, []int{i})
+		}
+	}
+	out := make([][]matrix.Cell, len(groups))
+	for g, idx := range groups {
+		slices.Sort(idx)
+		out[g] = pick(cells, idx)
+	}
+	return out
+}
+
+func pick(cells []matrix.Cell, idx []int) []matrix.Cell {
+	out := make([]matrix.Cell, len(idx))
+	for i, j := range idx {
+		out[i] = cells[j]
+	}
+	return out
+}
+
+// capJobs merges a scenario's minimal-tier shards (one ArgoCD release each,
+// a cell or two) into shards of several releases, as long as they fit
+// ShardBudget, until the night has at most MaxJobs; an error when it still
+// has more.
+func capJobs(shards []Shard) ([]Shard, error) {
+	for len(shards) > MaxJobs {
+		merged := false
+		for i := 0; i < len(shards) && len(shards) > MaxJobs; i++ {
+			a := shards[i]
+			if a.Tier != TierMinimal {
+				continue
+			}
+			for j := i + 1; j < len(shards); j++ {
+				b := shards[j]
+				if b.Tier != TierMinimal || b.Scenario != a.Scenario || a.estimate+b.estimate-shardSetup > ShardBudget {
+					continue
+				}
+				a.ArgoCD += "," + b.ArgoCD
+				a.ID = a.Scenario + "-" + strings.ReplaceAll(a.ArgoCD, ",", "-") + "-" + TierMinimal
+				a.ids = append(a.ids, b.ids...)
+				a.Cells = strings.Join(a.ids, ",")
+				a.CellCount += b.CellCount
+				a.Unmeasured += b.Unmeasured
+				a.Seconds += b.Seconds
+				a.estimate += b.estimate - shardSetup
+				a.Supported = a.Supported && b.Supported
+				a.Seed = a.Seed || b.Seed
+				a.budget()
+				shards[i] = a
+				shards = slices.Delete(shards, j, j+1)
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			return nil, fmt.Errorf("releases: the night needs %d jobs, over GitHub's %d a matrix, with every minimal shard merged that fits %s: narrow the supported lines or the scenarios", len(shards), MaxJobs, ShardBudget)
+		}
+	}
+	return shards, nil
 }
 
 // roundUp is d in whole minutes, rounded up to a multiple of step.
@@ -274,7 +419,7 @@ func tiers(shards []Shard) []Tier {
 			if sh.Tier != name {
 				continue
 			}
-			job := time.Duration(sh.Seconds)*time.Second + shardSetup + jobSteps
+			job := sh.estimate + jobSteps
 			t.Shards++
 			t.Cells += sh.CellCount
 			t.ClusterMinutes += sh.Seconds / 60
