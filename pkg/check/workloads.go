@@ -33,10 +33,24 @@ func RolledOut(namespace string) assert.Check {
 			if have != want {
 				ready = false
 			}
-			seen = append(seen, fmt.Sprintf("%s=%d/%d", d.GetName(), have, want))
+			seen = append(seen, fmt.Sprintf("%s=%d/%d%s", d.GetName(), have, want, replicaFailure(d)))
 		}
 		return ready, "deployments " + strings.Join(seen, " "), nil
 	}, static(repro.RolledOut(namespace)))
+}
+
+// replicaFailure is a Deployment's ReplicaFailure condition, quoted, when
+// it has one: the cause the cluster gave for Pods that were not created (a
+// webhook that rejects them, a quota), which a wait that fails says.
+func replicaFailure(d unstructured.Unstructured) string {
+	conds, _, _ := unstructured.NestedSlice(d.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "ReplicaFailure" && m["status"] == "True" {
+			return fmt.Sprintf(" (ReplicaFailure: %s)", clip(fmt.Sprint(m["message"]), 300))
+		}
+	}
+	return ""
 }
 
 // EventSeen holds when an event in namespace about an object of kind has

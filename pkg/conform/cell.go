@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"testing"
 
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
@@ -348,7 +349,10 @@ func (k *cell) workloads() []Workload {
 	return out
 }
 
-// allAvailable holds when every workload of the chart is available.
+// allAvailable holds when every workload of the chart is available. A
+// workload whose Pods a webhook of the chart keeps rejecting for
+// blockedCertain ends the wait at once with that cause (UnlessBlocked): it will not come
+// up by itself (make conform's self-blocking-webhook check is the class).
 func (k *cell) allAvailable() assert.Check {
 	var all []assert.Check
 	for _, w := range k.workloads() {
@@ -357,8 +361,14 @@ func (k *cell) allAvailable() assert.Check {
 	if len(all) == 0 {
 		return constant(true, "the chart has no workload")
 	}
-	return assert.All(all...)
+	return UnlessBlocked(assert.All(all...), k.anyBlocked(), blockedCertain, time.Now)
 }
+
+// blockedCertain is how long a workload's Pods rejected by a webhook of the
+// chart make that the cause of its not coming up: the controller's retries
+// back off to well under it, and a webhook whose own Pods start in time
+// admits them within it.
+const blockedCertain = time.Minute
 
 // anyBlocked holds when a workload of the chart is blocked by one of the
 // chart's webhooks as installed.

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -116,6 +117,32 @@ func Blocked(w Workload, webhooks []string) assert.Check {
 	}, func(ctx context.Context) (*repro.Check, error) {
 		return repro.All(assert.ScriptOf(ctx, rejected), repro.Not(assert.ScriptOf(ctx, available))), nil
 	})
+}
+
+// UnlessBlocked is available, saying while it does not hold what blocks
+// it; once blocked has held for certain (the clock is now) the look ends
+// the wait that asks it, with an error quoting the cause the cluster gave:
+// a workload whose Pods a webhook of the chart keeps rejecting does not
+// come up by itself.
+func UnlessBlocked(available, blocked assert.Check, certain time.Duration, now func() time.Time) assert.Check {
+	var since time.Time // when the blocking was first seen, zero while none
+	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+		ok, seen, err := available(ctx)
+		if ok || err != nil {
+			return ok, seen, err
+		}
+		no, why, err := blocked(ctx)
+		switch {
+		case err != nil || !no:
+			since = time.Time{}
+			return false, seen, nil
+		case since.IsZero():
+			since = now()
+		case now().Sub(since) >= certain:
+			return false, seen, fmt.Errorf("a webhook of the chart blocks the chart's own Pods, unchanged for %s: %s", certain, why)
+		}
+		return false, seen + "; " + why, nil
+	}, func(ctx context.Context) (*repro.Check, error) { return assert.ScriptOf(ctx, available), nil })
 }
 
 // after is what follows sep in s (a look's value without its jsonpath), or s.

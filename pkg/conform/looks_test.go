@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -361,4 +362,40 @@ func TestNodeImages(t *testing.T) {
 // desired is the chart's object as the cluster would hold it, unchanged.
 func desired(r *Rendered) *unstructured.Unstructured {
 	return r.Objects[0].DeepCopy()
+}
+
+// A workload its own chart's webhook keeps rejecting ends the wait for it
+// with that cause, quoted, once the rejection has lasted: not after the
+// wait's whole timeout with only "/1" to show (a fake clock: no sleep).
+func TestUnlessBlockedQuotesTheCause(t *testing.T) {
+	manager := Workload{Kind: "Deployment", Namespace: "kruise-system", Name: "kruise-controller-manager", Replicas: 1}
+	hooks := []string{"mpod.kb.io"}
+	clock := time.Unix(0, 0)
+	now := func() time.Time { return clock }
+	check := UnlessBlocked(Available(manager), Blocked(manager, hooks), time.Minute, now)
+	stuck := cluster(nil, deployment(manager.Name, 0, 1, stuckMessage))
+	if ok, seen, err := check(stuck); ok || err != nil || !strings.Contains(seen, `failed calling webhook \"mpod.kb.io\"`) {
+		t.Fatalf("first look: ok %v, seen %q, err %v; want not yet, the cause quoted", ok, seen, err)
+	}
+	clock = clock.Add(59 * time.Second)
+	if _, _, err := check(stuck); err != nil {
+		t.Fatalf("59 s: %v, want the wait to go on", err)
+	}
+	clock = clock.Add(time.Second)
+	if _, _, err := check(stuck); err == nil || assert.IsUnknown(err) || !strings.Contains(err.Error(), "a webhook of the chart blocks the chart's own Pods") || !strings.Contains(err.Error(), "mpod.kb.io") {
+		t.Fatalf("a minute: want the wait ended naming the webhook, got %v", err)
+	}
+	// came up: the clock starts again
+	running := cluster(nil, deployment(manager.Name, 1, 1, ""))
+	if ok, _, err := UnlessBlocked(Available(manager), Blocked(manager, hooks), time.Minute, now)(running); !ok || err != nil {
+		t.Errorf("running: ok %v, err %v", ok, err)
+	}
+	other := cluster(nil, deployment(manager.Name, 0, 1, `admission webhook "someone.else.io" denied the request`))
+	fresh := UnlessBlocked(Available(manager), Blocked(manager, hooks), time.Minute, now)
+	for range 3 {
+		clock = clock.Add(time.Hour)
+		if _, _, err := fresh(other); err != nil {
+			t.Fatalf("a webhook not of the chart: %v, want the wait to go on (its own timeout says what it saw)", err)
+		}
+	}
 }
