@@ -77,7 +77,7 @@ RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_LIMIT
 RUN_FILE := bin/e2e.run
 
 .PHONY: docs help test unit e2e conform conform-smoke conform-validate argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
-.PHONY: report-merge report-render report-diff report-history releases lint-workflows merge-check mirror-check bench-delivery bench-infra repro
+.PHONY: bench-quick report-merge report-render report-diff report-history releases lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -203,6 +203,9 @@ interrupt-test: $(E2E) ## Ctrl-C a real run at a build and at a cell: exit 130, 
 
 bench: $(CLI) $(E2E) ## the matrix sequential (PARALLEL=1, kind load) vs make matrix's default, in one run: wall times, ratio, per-scenario times, every verdict compared [BENCH_SCENARIO= BENCH_VARIANT= BENCH_ARGOCD= narrow both]
 	BENCH_PARALLEL=$(if $(filter auto,$(MATRIX_PARALLEL)),3,$(MATRIX_PARALLEL)) BENCH_DELIVER=$(DELIVER) ./hack/bench-matrix.sh
+
+bench-quick: $(CLI) ## each scenario's quick tier as make e2e runs it: the plan's estimate, the wall time and each cell's phases (build, cluster, install, steps, waits, holds, evidence, teardown); writes reports/benchmarks/<time>-quick.md, exit 1 over BENCH_BUDGET (15 min) [BENCH_SCENARIO=a,b BENCH_PARALLEL=auto]
+	./hack/bench-quick.sh
 
 bench-infra: ## benchmarks: node image, cluster create, ArgoCD image and install, cluster reuse
 	./hack/bench.sh

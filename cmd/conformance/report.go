@@ -19,6 +19,8 @@ const reportUsage = `report merge -o OUTDIR DIR...
                                merge the reports in DIR... (each holds report.json) into OUTDIR
   report render DIR            render report.md, report.html and junit.xml again from DIR/report.json
   report summary DIR           print DIR's report as a Markdown job summary (for $GITHUB_STEP_SUMMARY)
+  report phases DIR            where DIR's run spent its time: per cell and in all, by phase (build, cluster,
+                               install, steps, waits, holds, evidence, teardown), the run's setup and wall (make bench-quick)
   report compare [-names A,B] BASE OTHER
                                two runs of the same cells side by side (make bench): wall times, their
                                ratio, per-scenario times, every cell's outcome; exit 1 when an outcome differs
@@ -36,7 +38,7 @@ const reportUsage = `report merge -o OUTDIR DIR...
 // or a merged report. Nothing here needs a cluster or the catalog.
 func reportCommand(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return &runner.BadInput{Err: errors.New("report: want merge, render, summary, compare, diff or history")}
+		return &runner.BadInput{Err: errors.New("report: want merge, render, summary, phases, compare, diff or history")}
 	}
 	switch sub, rest := args[0], args[1:]; sub {
 	case "merge":
@@ -47,6 +49,16 @@ func reportCommand(args []string, stdout io.Writer) error {
 			return &runner.BadInput{Err: fmt.Errorf("report merge: %w", err)}
 		}
 		return mergeReports(*out, fs.Args(), stdout)
+	case "phases":
+		if len(rest) != 1 {
+			return &runner.BadInput{Err: fmt.Errorf("report phases: want one report directory, got %d arguments", len(rest))}
+		}
+		r, err := loadReportDir(rest[0])
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(stdout, Phases(r))
+		return err
 	case "render", "summary":
 		if len(rest) != 1 {
 			return &runner.BadInput{Err: fmt.Errorf("report %s: want one report directory, got %d arguments", sub, len(rest))}

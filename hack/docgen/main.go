@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/suites"
 )
 
@@ -62,6 +63,21 @@ func run(out, readme, reportDir, previous string) error {
 	}
 	withTable, err := Splice(string(readmePage), "scenarios", table)
 	if err != nil {
+		return fmt.Errorf("README.md: %w", err)
+	}
+	cat, err := catalog.Load()
+	if err != nil {
+		return err
+	}
+	repo, err := filepath.Abs(".")
+	if err != nil {
+		return err
+	}
+	costs, err := CostTable(cat, data, repo)
+	if err != nil {
+		return err
+	}
+	if withTable, err = Splice(withTable, "costs", costs); err != nil {
 		return fmt.Errorf("README.md: %w", err)
 	}
 	pages := map[string]string{"docs/writing-scenarios.md": withExample, "README.md": withTable}

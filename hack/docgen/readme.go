@@ -4,9 +4,13 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/images"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
+	"github.com/gitops-conformance/suite/pkg/schedule"
 )
 
 // ScenarioTable renders the README's table of scenarios from matrix.yaml, in
@@ -44,4 +48,52 @@ func issueRef(u string) (string, error) {
 		return "", bad
 	}
 	return parts[0] + "/" + parts[1] + "#" + parts[3], nil
+}
+
+// CostTable renders the README's table of what the main commands run and
+// cost, from the plan: each scenario's quick tier (make e2e's default) and
+// full tier, and make matrix; offline with the sources beside the checkout,
+// each cell priced at its scenario's seconds: (no report read), and the
+// builds a new machine needs at their default cold costs.
+func CostTable(cat *catalog.Catalog, data *matrix.Data, repo string) (string, error) {
+	var b strings.Builder
+	b.WriteString("| command | cells (SKIPPED) | clusters, installs | warm, 1 cluster | warm, 3 clusters | builds on a new machine |\n|---|---|---|---|---|---|\n")
+	row := func(command string, sel matrix.Selection) error {
+		cells, err := data.Plan(cat, sel)
+		if err != nil {
+			return fmt.Errorf("%s: %w", command, err)
+		}
+		e := schedule.EstimateOf(cells, 1, schedule.NoCosts(), func(c matrix.Cell) string { return runner.Skipped(cat, c, images.Offline) })
+		var cold time.Duration
+		builds := runner.ColdBuilds(cat, cells, repo)
+		for _, bd := range builds {
+			cold += bd.Cost
+		}
+		fmt.Fprintf(&b, "| `%s` | %d (%d) | %d, %d | %s | %s | %d, about %s |\n", command, e.Cells, e.Skipped, e.Clusters, e.Installs,
+			minutes(e.Wall(1)), minutes(e.Wall(3)), len(builds), minutes(cold))
+		return nil
+	}
+	for _, s := range data.Scenarios {
+		if err := row("make e2e SCENARIO="+s.Name, matrix.Selection{Scenarios: []string{s.Name}, Tier: matrix.TierQuick}); err != nil {
+			return "", err
+		}
+	}
+	for _, s := range data.Scenarios {
+		if err := row("make e2e SCENARIO="+s.Name+" TIER=full", matrix.Selection{Scenarios: []string{s.Name}, Tier: matrix.TierFull}); err != nil {
+			return "", err
+		}
+	}
+	if err := row("make matrix", matrix.Selection{Tier: matrix.TierFull}); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// minutes is d as the README says it: whole minutes, or hours and minutes.
+func minutes(d time.Duration) string {
+	m := int(d.Round(time.Minute).Minutes())
+	if m < 60 {
+		return fmt.Sprintf("%d min", m)
+	}
+	return fmt.Sprintf("%dh%02d", m/60, m%60)
 }

@@ -186,7 +186,7 @@ func (c Cell) Results() []Run {
 	if len(c.Runs) > 0 {
 		return c.Runs
 	}
-	return []Run{{Outcome: c.Outcome, Reason: c.Reason, Duration: c.Duration, Evidence: c.Evidence}}
+	return []Run{{Outcome: c.Outcome, Reason: c.Reason, Duration: c.Duration, Evidence: c.Evidence, Phases: c.Phases}}
 }
 
 // agree returns the Kubernetes version and mode of m's runs, noting where they differ.

@@ -89,16 +89,30 @@ func NewForecast(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell,
 	}
 	f.Estimate = schedule.EstimateOf(cells, repeat, costs, skip)
 	if mode == images.Offline {
-		f.Builds = builds(ctx, cat, cells, skip, repo)
+		f.Builds = builds(ctx, cat, cells, skip, repo, true)
 	}
 	return f
+}
+
+// Skipped says why a cell will not run in mode (a tier's release without
+// its sources, a scenario that cannot run offline, a Kubernetes older than
+// its component version's minimum), "" when it will.
+func Skipped(cat *catalog.Catalog, c matrix.Cell, mode images.Mode) string { return skipped(cat, c, mode) }
+
+// ColdBuilds are the offline builds cells need on a new machine (nothing
+// built, nothing measured), with their default costs: what the docs quote.
+func ColdBuilds(cat *catalog.Catalog, cells []matrix.Cell, repo string) []Build {
+	return builds(context.Background(), cat, cells, func(c matrix.Cell) string { return skipped(cat, c, images.Offline) }, repo, false)
 }
 
 // builds are the offline builds the running cells need: a node image per
 // Kubernetes version, the images of each ArgoCD release (upgrade targets
 // too) and of each component version with a recipe under images/.
-func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip func(matrix.Cell) string, repo string) []Build {
+func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip func(matrix.Cell) string, repo string, here bool) []Build {
 	cache, _ := CacheDir()
+	if !here { // a new machine: no ledger, no Docker asked
+		cache = filepath.Join(os.DevNull, "none")
+	}
 	var out []Build
 	seen := map[string]bool{}
 	add := func(recipe, version, what string, present func() (images.Built, bool)) {
@@ -123,7 +137,7 @@ func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip
 		k := c.Kubernetes
 		add(images.NodeRecipe, k.Version, "node image "+k.Version, func() (images.Built, bool) {
 			entry, _ := images.LedgerEntry(cache, images.NodeRecipe, k.Version)
-			return entry, images.NodeImagePresent(ctx, repo, cat, k)
+			return entry, here && images.NodeImagePresent(ctx, repo, cat, k)
 		})
 		for _, rel := range append([]catalog.Release{c.ArgoCD}, c.Upgrades...) {
 			recipe, what := "argocd", "argocd "+rel.String()
