@@ -97,7 +97,9 @@ func NewForecast(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell,
 // Skipped says why a cell will not run in mode (a tier's release without
 // its sources, a scenario that cannot run offline, a Kubernetes older than
 // its component version's minimum), "" when it will.
-func Skipped(cat *catalog.Catalog, c matrix.Cell, mode images.Mode) string { return skipped(cat, c, mode) }
+func Skipped(cat *catalog.Catalog, c matrix.Cell, mode images.Mode) string {
+	return skipped(cat, c, mode)
+}
 
 // ColdBuilds are the offline builds cells need on a new machine (nothing
 // built, nothing measured), with their default costs: what the docs quote.
