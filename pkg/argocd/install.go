@@ -94,7 +94,16 @@ func (i *Installer) Manifest(ctx context.Context, rel catalog.Release) (string, 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	args = append(args, path+".partial")
+	// a partial file of its own: clusters side by side render the same
+	// release at once (PARALLEL), and the last rename wins with the same content
+	tmp, err := os.CreateTemp(dir, name+".*.partial")
+	if err != nil {
+		return "", err
+	}
+	partial := tmp.Name()
+	tmp.Close()
+	defer os.Remove(partial) // renamed away when it worked
+	args = append(args, partial)
 	if tree != "" {
 		args = append(args, tree)
 	}
@@ -102,7 +111,7 @@ func (i *Installer) Manifest(ctx context.Context, rel catalog.Release) (string, 
 		Args: args, Env: []string{"CACHE_DIR=" + i.CacheDir, "ADAPT=" + adapt, "DEX=" + dex}}); err != nil {
 		return "", fmt.Errorf("render argocd %s install.yaml: %w", rel, err)
 	}
-	return path, os.Rename(path+".partial", path)
+	return path, os.Rename(partial, path)
 }
 
 // ManifestImages lists the images a manifest's containers name, each once, in order.

@@ -170,6 +170,16 @@ type Component struct {
 	// (the proxy serves the module but not all it needs), each with why:
 	// make list and make releases say so, and naming one is refused.
 	Unobtainable map[string]Unobtainable `json:"unobtainable,omitempty"`
+	// UnobtainableFrom are rules for every release from a version on (a
+	// chart that from some release depends on what this mode cannot have),
+	// each with why: a release the walk finds newer is judged by them.
+	UnobtainableFrom []UnobtainableFrom `json:"unobtainableFrom,omitempty"`
+}
+
+// UnobtainableFrom is why every release from From on cannot be run here.
+type UnobtainableFrom struct {
+	From string `json:"from"`
+	Unobtainable
 }
 
 // Unobtainable is why a release cannot be run here.
@@ -184,6 +194,12 @@ type Unobtainable struct {
 // not), "" when nothing is known against it.
 func (c Component) UnobtainableWhy(version string, offline bool) string {
 	u, ok := c.Unobtainable[version]
+	for _, r := range c.UnobtainableFrom {
+		if !ok && CompareTags(version, r.From) >= 0 {
+			u, ok = r.Unobtainable, true
+			u.Why = "from " + r.From + " on: " + u.Why
+		}
+	}
 	if !ok || u.Offline && !offline {
 		return ""
 	}
@@ -294,6 +310,16 @@ func Parse(data []byte) (*Catalog, error) {
 		for v, sum := range comp.Published {
 			if !sha256Hex.MatchString(sum) {
 				return nil, fmt.Errorf("parse catalog: component %q: published %q: %q is not a sha256 (64 hex digits)", name, v, sum)
+			}
+		}
+		for _, r := range comp.UnobtainableFrom {
+			for _, v := range comp.Versions {
+				if CompareTags(v, r.From) >= 0 && !r.Offline {
+					return nil, fmt.Errorf("parse catalog: component %q: %s is a version and unobtainable from %s on", name, v, r.From)
+				}
+			}
+			if strings.TrimSpace(r.Why) == "" {
+				return nil, fmt.Errorf("parse catalog: component %q: unobtainableFrom %s says no why", name, r.From)
 			}
 		}
 		for v, u := range comp.Unobtainable {

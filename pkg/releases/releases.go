@@ -92,8 +92,6 @@ type Finder struct {
 // stable is a release version: no pre-release, no pseudo-version.
 var stable = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)$`)
 
-// walkSteps bounds how far a module is walked past its newest known version.
-const walkSteps = 8
 
 // Find reads every module's versions and says what this mode can run.
 func (f *Finder) Find(ctx context.Context) (*Releases, error) {
@@ -203,38 +201,75 @@ func (f *Finder) lookup(ctx context.Context, m *module, versions []string) {
 	wg.Wait()
 }
 
-// walk asks for the versions past from, the next patch, else the next
-// minor's first, until neither is served: the releases a short list leaves
-// out. It records what it asked.
+// walk asks for the versions past from that a short list leaves out: in
+// from's minor, then minor after minor, the patches in batches of walkGap
+// until a batch has none served (a refused patch says nothing of the next:
+// the proxy refuses Kube-OVN's v1.15.5, v1.16.0 and v1.16.1 and serves
+// v1.16.2), and no further than walkMinors minors in a row with none served
+// (patchOnly: from's minor only). It records what it asked.
 func (f *Finder) walk(ctx context.Context, m *module, from string, patchOnly bool) {
+	n := numbers(from)
 	cur := from
-	var asked []string
-	for range walkSteps {
-		n := numbers(cur)
-		next := fmt.Sprintf("v%d.%d.%d", n[0], n[1], n[2]+1)
-		f.lookup(ctx, m, []string{next})
-		if m.served[next] {
-			cur = next
-			continue
+	var notServed []string
+	asked := 0
+	for minor, misses := n[1], 0; misses < walkMinors && asked < walkLimit; minor++ {
+		patch, found := 0, false
+		if minor == n[1] {
+			patch = n[2] + 1
 		}
-		asked = append(asked, next+" "+short(m.refused[next]))
+		for asked < walkLimit {
+			asked += walkGap
+			batch := make([]string, walkGap)
+			for i := range batch {
+				batch[i] = fmt.Sprintf("v%d.%d.%d", n[0], minor, patch+i)
+			}
+			f.lookup(ctx, m, batch)
+			last := -1
+			for i, v := range batch {
+				if m.served[v] {
+					last, cur, found = i, v, true
+				}
+			}
+			for _, v := range batch[last+1:] { // the refusals past the newest served, which ended the walk
+				notServed = append(notServed, v+" "+short(m.refused[v]))
+			}
+			if last < 0 {
+				break
+			}
+			notServed = notServed[:len(notServed)-(walkGap-1-last)]
+			patch += last + 1
+		}
 		if patchOnly {
 			break
 		}
-		next = fmt.Sprintf("v%d.%d.0", n[0], n[1]+1)
-		f.lookup(ctx, m, []string{next})
-		if m.served[next] {
-			cur = next
-			continue
+		if found || minor == n[1] {
+			misses = 0
+		} else {
+			misses++
 		}
-		asked = append(asked, next+" "+short(m.refused[next]))
-		break
 	}
 	if cur != from {
-		m.lookups = append(m.lookups, fmt.Sprintf("%s: walked on from %s to %s; not served: %s", m.path, from, cur, strings.Join(asked, ", ")))
+		m.lookups = append(m.lookups, fmt.Sprintf("%s: walked on from %s to %s; not served past it: %s", m.path, from, cur, strings.Join(tail(notServed, 6), ", ")))
 	} else {
-		m.lookups = append(m.lookups, fmt.Sprintf("%s: past %s not served: %s", m.path, from, strings.Join(asked, ", ")))
+		m.lookups = append(m.lookups, fmt.Sprintf("%s: past %s not served: %s", m.path, from, strings.Join(tail(notServed, 6), ", ")))
 	}
+}
+
+// walkGap is how many patches in a row the walk asks for before it takes a
+// minor as done, walkMinors how many minors in a row with none served end
+// it, and walkLimit how many versions it asks for in all.
+const (
+	walkGap    = 4
+	walkMinors = 2
+	walkLimit  = 64
+)
+
+// tail is the last n of vs, with how many were left out.
+func tail(vs []string, n int) []string {
+	if len(vs) <= n {
+		return vs
+	}
+	return append([]string{fmt.Sprintf("(%d more)", len(vs)-n)}, vs[len(vs)-n:]...)
 }
 
 func short(refused string) string {

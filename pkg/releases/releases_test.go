@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
@@ -24,6 +25,7 @@ type proxy struct {
 	tags   map[string][]string // module: its repository's tags; missing: unreachable
 	served map[string]bool     // module@version it serves
 	gone   map[string]bool     // module@version it says was never published
+	mu     sync.Mutex
 	asked  []string
 }
 
@@ -42,6 +44,8 @@ func (p *proxy) Tags(_ context.Context, module string) ([]string, error) {
 }
 
 func (p *proxy) Lookup(_ context.Context, module, version string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.asked = append(p.asked, module+"@"+version)
 	switch {
 	case p.served[module+"@"+version]:
@@ -351,5 +355,33 @@ func TestVariantsOnATag(t *testing.T) {
 	}
 	if got := strings.Join(variantsOn(s, "v3.5.1", nil), ","); got != "prune,cascade" {
 		t.Errorf("v3.5.1: %q, want prune,cascade", got)
+	}
+}
+
+// A version list with holes: the proxy lists v1.15.4 as the newest, refuses
+// v1.15.5, v1.16.0 and v1.16.1, and serves v1.16.2 (Kube-OVN on 2026-11-26).
+// The walk finds v1.16.2, and stops after two minors with nothing served.
+func TestWalkPastRefusedReleases(t *testing.T) {
+	p := &proxy{served: map[string]bool{"example.com/ovn@v1.16.2": true, "example.com/ovn@v1.16.4": true}}
+	f := &Finder{Source: p}
+	m := &module{path: "example.com/ovn", found: map[string]string{"v1.15.4": FoundList}, served: map[string]bool{"v1.15.4": true}, refused: map[string]string{}}
+	f.walk(context.Background(), m, "v1.15.4", false)
+	if newest(m.found) != "v1.16.4" {
+		t.Errorf("newest found %q, want v1.16.4 (past the refused v1.15.5, v1.16.0, v1.16.1 and v1.16.3); lookups %v", newest(m.found), m.lookups)
+	}
+	for _, v := range []string{"v1.17.3", "v1.18.3"} {
+		if !slices.Contains(p.asked, "example.com/ovn@"+v) {
+			t.Errorf("did not ask %s: two minors with nothing served end the walk, not one", v)
+		}
+	}
+	if slices.Contains(p.asked, "example.com/ovn@v1.19.0") {
+		t.Errorf("asked v1.19.0: past two minors with nothing served")
+	}
+	line := &module{path: "example.com/argo", found: map[string]string{"v3.4.7": FoundList}, served: map[string]bool{}, refused: map[string]string{}}
+	p.served["example.com/argo@v3.4.9"] = true
+	p.served["example.com/argo@v3.5.0"] = true
+	f.walk(context.Background(), line, "v3.4.7", true)
+	if newest(line.found) != "v3.4.9" {
+		t.Errorf("a line's walk: newest %q, want v3.4.9 (its own minor only)", newest(line.found))
 	}
 }
