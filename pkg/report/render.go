@@ -28,8 +28,15 @@ func (r *Report) Markdown() string {
 		if c.Unexpected {
 			mark = " **(unexpected)**"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s %s | %s%s | %s | %.0fs | %s |\n", c.Scenario, c.Variant, c.ArgoCD, c.Kubernetes,
+		kube := c.Kubernetes
+		if c.Outside() {
+			kube += " (outside ArgoCD's tested " + c.ArgoCDTested + ")"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s %s | %s%s | %s | %.0fs | %s |\n", c.Scenario, c.Variant, c.ArgoCD, kube,
 			c.Component, c.ComponentVersion, c.Outcome, mark, c.ExpectedText(), c.Duration, mdEscape(c.Reason))
+	}
+	if n := r.outside(); n > 0 {
+		fmt.Fprintf(&b, "\n%d cell(s) ran on a Kubernetes version outside their ArgoCD release's tested range (its docs/operator-manual/tested-kubernetes-versions.md): marked, not failed.\n", n)
 	}
 	if across := r.AcrossKubernetes(); len(across) > 0 {
 		b.WriteString("\n## Across Kubernetes versions\n\nThe same cell on each Kubernetes version it ran on; with REPEAT, how many runs ended each way (k/N).\n\n")
@@ -241,6 +248,17 @@ func (r *Report) tables() []*table {
 	return tables
 }
 
+// outside counts the cells outside their ArgoCD release's tested range.
+func (r *Report) outside() int {
+	n := 0
+	for _, c := range r.Cells {
+		if c.Outside() {
+			n++
+		}
+	}
+	return n
+}
+
 // HTML renders the matrix at a glance: the cells that need a look first, then
 // a table per scenario, rows variant x component version, columns the
 // scenario's ArgoCD releases.
@@ -301,7 +319,7 @@ td.cell{min-width:9em;max-width:18em;overflow-wrap:anywhere}
 {{if .Unmeasured}}<h2>No measured expectation</h2><p class="meta">No run on a cluster has recorded what these cells should do: their outcome is new, not checked against anything{{if .R.UnmeasuredFails}} (this run was asked to fail on them){{end}}.</p><ul class="look">{{range .Unmeasured}}<li><span class="{{lower .Outcome}}">{{.Outcome}}</span> {{.Scenario}} {{.Variant}} · {{.Component}} {{.ComponentVersion}} · ArgoCD {{.ArgoCD}}</li>{{end}}</ul>{{end}}
 {{range .Tables}}<h2>{{.Scenario}}{{if .Upstream}}<a href="{{.Upstream}}">upstream</a>{{end}}</h2>
 <table><tr><th>variant / component</th>{{range .Versions}}<th>ArgoCD {{.}}{{with support .}}<div class="meta">{{.}}</div>{{end}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td class="nowrap">{{.Variant}}<div class="meta">{{.Component}}</div>{{with .Kubernetes}}<div class="meta">Kubernetes {{.}}</div>{{end}}</td>{{range .Cells}}{{if .}}<td class="cell {{lower .Outcome}}{{if .Unexpected}} unexpected{{end}}{{if .Unmeasured}} unmeasured{{end}}" title="{{.Reason}}"><div class="o">{{.Outcome}}</div><div class="meta">{{if .Unmeasured}}no measured expectation{{else}}expected {{.Expected}}{{end}} · {{printf "%.0f" .Duration}}s</div><div class="meta reason">{{.Reason}}</div>{{if .Runs}}<div class="meta">runs:{{range $i, $run := .Runs}} {{if $run.Evidence}}<a href="{{$run.Evidence}}/" title="{{$run.Outcome}}: {{$run.Reason}}">{{inc $i}}</a>{{else}}<span title="{{$run.Outcome}}: {{$run.Reason}}">{{inc $i}}</span>{{end}}{{end}}</div>{{else if .Evidence}}<div class="meta"><a href="{{.Evidence}}/">evidence</a></div>{{end}}</td>{{else}}<td></td>{{end}}{{end}}</tr>
+{{range .Rows}}<tr><td class="nowrap">{{.Variant}}<div class="meta">{{.Component}}</div>{{with .Kubernetes}}<div class="meta">Kubernetes {{.}}</div>{{end}}</td>{{range .Cells}}{{if .}}<td class="cell {{lower .Outcome}}{{if .Unexpected}} unexpected{{end}}{{if .Unmeasured}} unmeasured{{end}}" title="{{.Reason}}"><div class="o">{{.Outcome}}</div><div class="meta">{{if .Unmeasured}}no measured expectation{{else}}expected {{.Expected}}{{end}} · {{printf "%.0f" .Duration}}s</div>{{if .Outside}}<div class="meta">Kubernetes {{.Kubernetes}} outside ArgoCD {{.ArgoCD}}'s tested {{.ArgoCDTested}}</div>{{end}}<div class="meta reason">{{.Reason}}</div>{{if .Runs}}<div class="meta">runs:{{range $i, $run := .Runs}} {{if $run.Evidence}}<a href="{{$run.Evidence}}/" title="{{$run.Outcome}}: {{$run.Reason}}">{{inc $i}}</a>{{else}}<span title="{{$run.Outcome}}: {{$run.Reason}}">{{inc $i}}</span>{{end}}{{end}}</div>{{else if .Evidence}}<div class="meta"><a href="{{.Evidence}}/">evidence</a></div>{{end}}</td>{{else}}<td></td>{{end}}{{end}}</tr>
 {{end}}</table>
 {{end}}
 {{if .Across}}<h2>Across Kubernetes versions</h2><p class="meta">The same cell on each Kubernetes version it ran on; with REPEAT, how many runs ended each way (k/N).</p>

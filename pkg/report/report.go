@@ -72,10 +72,26 @@ type Cell struct {
 	Upstream     string   `json:"upstream,omitempty"`
 	Runs         []Run    `json:"runs,omitempty"`
 	Observations []string `json:"observations,omitempty"`
+	// ArgoCDTested is the Kubernetes minors the cell's ArgoCD release was
+	// tested on, as its own docs/operator-manual/tested-kubernetes-versions.md
+	// says ("v1.32-v1.35"); Tested whether the cell's Kubernetes is among
+	// them: "in range", "outside", or "could not tell: why".
+	ArgoCDTested string `json:"argocd_tested_kubernetes,omitempty"`
+	Tested       string `json:"argocd_tested,omitempty"`
 	// Phases is where a single run's time went (seconds by phase: build,
 	// cluster, install, scenario, evidence); a repeated cell's are its runs'.
 	Phases map[string]float64 `json:"phases,omitempty"`
 }
+
+// The answers of Cell.Tested.
+const (
+	TestedIn      = "in range"
+	TestedOutside = "outside"
+)
+
+// Outside says whether the cell ran on a Kubernetes version its ArgoCD
+// release was not tested on (marked, neither hidden nor failed).
+func (c Cell) Outside() bool { return c.Tested == TestedOutside }
 
 // Run is one repetition of a cell (make matrix REPEAT=N).
 type Run struct {

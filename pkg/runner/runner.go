@@ -12,6 +12,7 @@ import (
 
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/images"
@@ -87,6 +88,9 @@ type Runner struct {
 	mu      sync.Mutex
 	report  *report.Report
 	waiting string   // what the run is doing now, for a second Ctrl-C
+	// testedRange is each ArgoCD release's tested Kubernetes range, read once
+	// (or why it could not be).
+	testedRange map[catalog.Release]testedAnswer
 	ran     []string // the planned IDs of the cells run
 	once    sync.Once
 }
@@ -345,6 +349,7 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 		}
 	}
 	rc.Expected, rc.ExpectedWhy = r.Data.ExpectedOn(c, r.Run.Mode == images.Offline, rc.Kubernetes)
+	rc.ArgoCDTested, rc.Tested = r.tested(ctx, c.ArgoCD, rc.Kubernetes)
 	if len(rc.Runs) == 1 {
 		rc.Outcome, rc.Reason, rc.Duration, rc.Phases = rc.Runs[0].Outcome, rc.Runs[0].Reason, rc.Runs[0].Duration, rc.Runs[0].Phases
 		rc.Runs = nil
@@ -355,6 +360,41 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 	r.ran = append(r.ran, c.Report().ID())
 	r.mu.Unlock()
 	return rc, true
+}
+
+type testedAnswer struct {
+	tested argocd.Tested
+	err    error
+}
+
+// tested says whether Kubernetes kube is in the range rel's own
+// tested-kubernetes-versions.md lists, and that range: read from rel's
+// module once a run; a read that failed is "could not tell", never outside.
+func (r *Runner) tested(ctx context.Context, rel catalog.Release, kube string) (string, string) {
+	r.mu.Lock()
+	a, ok := r.testedRange[rel]
+	r.mu.Unlock()
+	if !ok {
+		read, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute) // an interrupted run still says
+		t, err := argocd.ReadTested(read, rel)
+		cancel()
+		a = testedAnswer{t, err}
+		r.mu.Lock()
+		if r.testedRange == nil {
+			r.testedRange = map[catalog.Release]testedAnswer{}
+		}
+		r.testedRange[rel] = a
+		r.mu.Unlock()
+	}
+	switch {
+	case a.err != nil:
+		return "", "could not tell: " + firstLine(a.err.Error())
+	case kube == "":
+		return a.tested.String(), "could not tell: the cell names no Kubernetes version"
+	case a.tested.Has(kube):
+		return a.tested.String(), report.TestedIn
+	}
+	return a.tested.String(), report.TestedOutside
 }
 
 // interrupted is the reason of a cell the run's cancellation cut short.

@@ -1,0 +1,30 @@
+package argocd
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
+)
+
+// argo-cd/v2@v2.14.11's docs/operator-manual/tested-kubernetes-versions.md.
+const tested21411 = `| Argo CD version | Kubernetes versions |
+|-----------------|---------------------|
+| 2.14 | v1.31, v1.30, v1.29, v1.28 |
+| 2.13 | v1.30, v1.29, v1.28, v1.27 |
+| 2.12 | v1.29, v1.28, v1.27, v1.26 |
+`
+
+func TestParseTested(t *testing.T) {
+	minors, err := ParseTested(tested21411, catalog.MustRelease("v2.14.11"))
+	if err != nil || !slices.Equal(minors, []string{"v1.31", "v1.30", "v1.29", "v1.28"}) {
+		t.Fatalf("2.14: %v, %v", minors, err)
+	}
+	tt := Tested{Minors: minors}
+	if !tt.Has("v1.30.4") || tt.Has("v1.33.13") || tt.String() != "v1.28-v1.31" {
+		t.Errorf("in range: v1.30.4 %v, v1.33.13 %v, %q", tt.Has("v1.30.4"), tt.Has("v1.33.13"), tt.String())
+	}
+	if _, err := ParseTested(tested21411, catalog.MustRelease("v3.4.7")); err == nil {
+		t.Error("3.4 in 2.14's file: want no row")
+	}
+}
