@@ -92,7 +92,6 @@ type Finder struct {
 // stable is a release version: no pre-release, no pseudo-version.
 var stable = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)$`)
 
-
 // Find reads every module's versions and says what this mode can run.
 func (f *Finder) Find(ctx context.Context) (*Releases, error) {
 	if f.Mode != images.Online && f.Mode != images.Offline {

@@ -87,12 +87,12 @@ type Runner struct {
 	handed  bool
 	mu      sync.Mutex
 	report  *report.Report
-	waiting string   // what the run is doing now, for a second Ctrl-C
+	waiting string // what the run is doing now, for a second Ctrl-C
 	// testedRange is each ArgoCD release's tested Kubernetes range, read once
 	// (or why it could not be).
 	testedRange map[catalog.Release]testedAnswer
-	ran     []string // the planned IDs of the cells run
-	once    sync.Once
+	ran         []string // the planned IDs of the cells run
+	once        sync.Once
 }
 
 // SetWaiting records what the run is doing now.
