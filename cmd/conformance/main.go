@@ -321,6 +321,9 @@ func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo
 			for _, v := range slices.SortedFunc(maps.Keys(comp.Unobtainable), catalog.CompareTags) {
 				fmt.Fprintf(&b, "  not obtainable: %s %s: %s\n", s.Component, v, comp.UnobtainableWhy(v, true))
 			}
+			for _, r := range comp.UnobtainableFrom {
+				fmt.Fprintf(&b, "  not obtainable: %s %s and later: %s\n", s.Component, r.From, comp.UnobtainableWhy(r.From, true))
+			}
 		}
 		for _, v := range s.Variants {
 			fmt.Fprintf(&b, "  - %-20s %s %-9s %s\n", v.Name, s.Component, strings.Join(v.Versions(), ","), v.Summary)
