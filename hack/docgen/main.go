@@ -28,6 +28,9 @@ func main() {
 	}
 }
 
+// generated are the pages of docs/ make docs writes whole.
+var generatedPages = map[string]bool{"vocabulary.md": true, "results.md": true}
+
 func run(out, readme, reportDir, previous string) error {
 	vocabulary, names, err := Vocabulary(".", vocabularyPackages)
 	if err != nil {
@@ -90,6 +93,22 @@ func run(out, readme, reportDir, previous string) error {
 	}
 	if bad := CheckMentions(pages, names); len(bad) > 0 {
 		return fmt.Errorf("pages name what the code does not have: %s", strings.Join(bad, "; "))
+	}
+	handWritten := map[string]string{"README.md": withTable}
+	more, _ := filepath.Glob("docs/*.md")
+	findings, _ := filepath.Glob("scenarios/*/README.md")
+	for _, name := range append(more, findings...) {
+		if generatedPages[filepath.Base(name)] && filepath.Dir(name) == "docs" {
+			continue
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+		handWritten[name] = string(b)
+	}
+	if bad := CheckNewest(handWritten); len(bad) > 0 {
+		return fmt.Errorf("%d sentence(s) go stale with the next release; date and source them, or generate them:\n  %s", len(bad), strings.Join(bad, "\n  "))
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", out, err)
