@@ -76,7 +76,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(exitFailed)
 	}
-	testenv.Setup(recordSetup(lifecycle.Preflight()), prebuild(r), recordSetup(lifecycle.CreateCluster()))
+	testenv.Setup(recordSetup(lifecycle.Preflight()), prebuild(ctx, r), recordSetup(lifecycle.CreateCluster()))
 	testenv.Finish(finish(ctx), lifecycle.DestroyCluster())
 	code := testenv.Run(m)
 	r.Run.StopPrebuild()
@@ -269,16 +269,18 @@ func onInterrupt(cancel context.CancelCauseFunc, stopping string, again func(os.
 // setupErr is the error of a setup env func that failed.
 var setupErr error
 
-// recordSetup keeps the error of a setup step for the report.
 // prebuild starts the plan's ArgoCD builds beside the node image and the
-// cluster (runner.Runner.Prebuild).
-func prebuild(r *runner.Runner) types.EnvFunc {
+// cluster (runner.Runner.Prebuild), under the run's context; TestMain stops
+// it at the end (a prebuild stopped with the setup function, as in run
+// 20261127-003339, built nothing).
+func prebuild(run context.Context, r *runner.Runner) types.EnvFunc {
 	return func(ctx context.Context, _ *envconf.Config) (context.Context, error) {
-		r.Prebuild(ctx)
-		defer r.Run.StopPrebuild()
+		r.Prebuild(run)
 		return ctx, nil
 	}
 }
+
+// recordSetup keeps the error of a setup step for the report.
 
 func recordSetup(f types.EnvFunc) types.EnvFunc {
 	return func(ctx context.Context, cfg *envconf.Config) (context.Context, error) {
