@@ -281,7 +281,6 @@ func prebuild(run context.Context, r *runner.Runner) types.EnvFunc {
 }
 
 // recordSetup keeps the error of a setup step for the report.
-
 func recordSetup(f types.EnvFunc) types.EnvFunc {
 	return func(ctx context.Context, cfg *envconf.Config) (context.Context, error) {
 		ctx, err := f(ctx, cfg)
