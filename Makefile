@@ -73,8 +73,10 @@ KEEP_FLAG := $(if $(filter 1 true yes,$(KEEP)),-keep,)
 PULL = -registry-mirror "$(REGISTRY_MIRROR)" -node-image "$(NODE_IMAGE)" -deliver "$(DELIVER)"
 SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -kubernetes "$(KUBERNETES)" -tier "$(TIER)" -mode "$(MODE)" -unmeasured "$(UNMEASURED)" $(PULL)
 RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_LIMIT)
-# make e2e's settings, from the CLI's check of the plan (E2E_LIMIT=, E2E_CLUSTERS=)
-RUN_FILE := bin/e2e.run
+# make e2e's settings, from the CLI's check of the plan (E2E_LIMIT=, E2E_CLUSTERS=): one file
+# per cluster name, as runs side by side in one checkout each have their own CLUSTER (a shared
+# one gave a run another's time limit, run 20261127-003339-2)
+RUN_FILE = bin/e2e.run.$(CLUSTER)
 
 .PHONY: docs help test unit e2e conform conform-smoke conform-validate argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
 .PHONY: bench-quick report-merge report-render report-diff report-history releases lint-workflows merge-check mirror-check bench-delivery bench-infra repro
