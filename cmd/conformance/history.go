@@ -29,20 +29,22 @@ func History(reports string, newest int) string {
 			continue
 		}
 		if shown == 0 {
-			b.WriteString("\nestimate against actual, the newest runs under " + reports + "/ (cell time per scenario; wall for the run):\n")
+			b.WriteString("\nestimate against actual, the newest runs under " + reports + "/ (wall for the run, warm and cold as estimated;\nper scenario the cells' own time, builds, clusters and installs apart):\n")
 		}
 		shown++
 		e := rep.Estimate
 		fmt.Fprintf(&b, "  %s  wall %s; estimated warm %s, cold %s (%d build(s) needed then)  %s\n", rep.RunID,
 			rep.Finished.Sub(rep.Started).Round(time.Second), secs(e.WarmSeconds), secs(e.ColdSeconds), len(e.Builds), rep.Command)
-		actual := map[string]float64{}
+		actual, setup := map[string]float64{}, map[string]float64{}
 		for _, c := range rep.Cells {
 			for _, r := range c.Results() {
 				actual[c.Scenario] += r.Duration
+				setup[c.Scenario] += r.Phases["build"] + r.Phases["cluster"] + r.Phases["install"]
 			}
 		}
 		for _, s := range slices.Sorted(maps.Keys(e.Scenarios)) {
-			fmt.Fprintf(&b, "      %-22s estimated %8s  actual %8s\n", s, secs(e.Scenarios[s]), secs(actual[s]))
+			fmt.Fprintf(&b, "      %-22s cells estimated %8s, took %8s (and %s in builds, clusters and installs)\n",
+				s, secs(e.Scenarios[s]), secs(actual[s]-setup[s]), secs(setup[s]))
 		}
 	}
 	return b.String()
