@@ -142,13 +142,14 @@ func forecast(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, o 
 	case "":
 		return at(o.Clusters), nil
 	case "auto":
-		best := at(1)
-		for n := 2; n <= min(host.ThisMachine().Clusters(), runner.MaxClusters); n++ {
-			if f := at(n); f.Warm() < best.Warm()*95/100 {
+		machine, base := host.ThisMachine(), at(1) // priced once: only the wall time depends on the clusters
+		best := base
+		for n := 2; n <= min(machine.Clusters(), runner.MaxClusters); n++ {
+			if f := base.On(n); f.Warm() < best.Warm()*95/100 {
 				best = f
 			}
 		}
-		best.Why = fmt.Sprintf("PARALLEL=auto: %d of the %d cluster(s) this machine runs side by side (%s)", best.Parallel, host.ThisMachine().Clusters(), host.ThisMachine())
+		best.Why = fmt.Sprintf("PARALLEL=auto: %d of the %d cluster(s) this machine runs side by side (%s)", best.Parallel, machine.Clusters(), machine)
 		return best, nil
 	}
 	n, err := strconv.Atoi(parallel)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -80,7 +79,7 @@ func (f Forecast) Limit() time.Duration {
 // clusters: the skip rule the run applies, the measured cell times (costs),
 // and the builds the machine still lacks.
 func NewForecast(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, mode images.Mode, n, repeat int, costs *schedule.Costs, repo string) Forecast {
-	f := Forecast{Mode: mode, Parallel: max(1, min(n, len(cells))), Cells: cells, Skipped: map[string]string{}}
+	f := Forecast{Mode: mode, Cells: cells, Skipped: map[string]string{}}
 	skip := func(c matrix.Cell) string { return skipped(cat, c, mode) }
 	for _, c := range cells {
 		if why := skip(c); why != "" {
@@ -91,6 +90,13 @@ func NewForecast(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell,
 	if mode == images.Offline {
 		f.Builds = builds(ctx, cat, cells, skip, repo, true)
 	}
+	return f.On(n)
+}
+
+// On is the forecast on n clusters at once (no more than cells): the
+// cells, skips and builds do not depend on it, only the wall time.
+func (f Forecast) On(n int) Forecast {
+	f.Parallel = max(1, min(n, len(f.Cells)))
 	return f
 }
 
@@ -146,11 +152,7 @@ func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip
 			if rel.FromSources() {
 				recipe, what = "argocd-tree", what+" (from its source tree)"
 			}
-			if seen[recipe+"@"+rel.String()] {
-				continue
-			}
-			entry, ok := images.Present(ctx, cache, "argocd", rel.String())
-			add(recipe, rel.String(), what, func() (images.Built, bool) { return entry, ok })
+			add(recipe, rel.String(), what, ledger("argocd", rel.String())) // one recipe, one ledger entry, either source
 		}
 		if recipe := recipeOf(repo, c.Scenario.Component); recipe != "" && c.ComponentVersion != "" {
 			add(recipe, c.ComponentVersion, recipe+" "+c.ComponentVersion, ledger(recipe, c.ComponentVersion))
@@ -258,5 +260,5 @@ func (f Forecast) Fits(limit time.Duration) error {
 	}
 	fixes = append(fixes, "TIER=quick", "KUBERNETES=<one version>", "fewer ARGOCD=/VARIANT=")
 	return fmt.Errorf("the plan's estimate (cold %s, warm %s) exceeds the time limit %s: narrow it with %s",
-		f.Cold().Round(time.Minute), f.Warm().Round(time.Minute), limit, strings.Join(slices.Compact(fixes), ", "))
+		f.Cold().Round(time.Minute), f.Warm().Round(time.Minute), limit, strings.Join(fixes, ", "))
 }
