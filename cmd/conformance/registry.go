@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gitops-conformance/suite/internal/images"
+	"github.com/gitops-conformance/suite/internal/registry"
 	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/pkg/images"
-	"github.com/gitops-conformance/suite/pkg/registry"
 	"github.com/gitops-conformance/suite/pkg/runner"
 )
 

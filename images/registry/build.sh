@@ -6,7 +6,7 @@
 #
 #   usage: build.sh IMAGE        e.g. build.sh gitops-conformance/registry:3.0.0-<key>
 #   env:   CACHE_DIR             default ${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance
-#          CACHE_KEY             the label value (pkg/images hashes this recipe)
+#          CACHE_KEY             the label value (internal/images hashes this recipe)
 #
 # stdout carries only "IMAGES:" and the image name; progress goes to stderr.
 set -euo pipefail

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gitops-conformance/suite/internal/images"
+	"github.com/gitops-conformance/suite/internal/kube"
+	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/pkg/images"
-	"github.com/gitops-conformance/suite/pkg/kube"
-	"github.com/gitops-conformance/suite/pkg/shell"
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gitops-conformance/suite/pkg/kube"
+	"github.com/gitops-conformance/suite/internal/kube"
 	"github.com/gitops-conformance/suite/pkg/repro"
 )
 

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/gitops-conformance/suite/pkg/kube/kubetest"
+	"github.com/gitops-conformance/suite/internal/kube/kubetest"
 )
 
 func fastIntervals(t *testing.T) {

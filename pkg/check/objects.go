@@ -6,12 +6,12 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/gitops-conformance/suite/internal/kube"
+	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/fixture"
-	"github.com/gitops-conformance/suite/pkg/kube"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/repro"
-	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
 // Exists holds when the object exists.

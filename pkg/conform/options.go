@@ -14,12 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gitops-conformance/suite/pkg/gitserver"
+	"github.com/gitops-conformance/suite/internal/gitserver"
+	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/helm"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/repro"
-	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
 // Options are make conform's variables, as the e2e test binary's flags.

@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gitops-conformance/suite/internal/kube"
 	"github.com/gitops-conformance/suite/pkg/check"
-	"github.com/gitops-conformance/suite/pkg/kube"
 )
 
 // Rendered is a chart as ArgoCD applies it: every object of its templates,

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gitops-conformance/suite/internal/kube"
+	"github.com/gitops-conformance/suite/internal/kube/kubetest"
 	"github.com/gitops-conformance/suite/pkg/assert"
-	"github.com/gitops-conformance/suite/pkg/kube"
-	"github.com/gitops-conformance/suite/pkg/kube/kubetest"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 

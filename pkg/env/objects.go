@@ -8,11 +8,11 @@ import (
 
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
+	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/repro"
-	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
 // Apply applies a manifest server-side; the cell deletes it at its end.

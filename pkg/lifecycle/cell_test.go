@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gitops-conformance/suite/pkg/kube"
+	"github.com/gitops-conformance/suite/internal/kube"
 )
 
 // End writes the cell's evidence (kubectl's failures as the files' content)

@@ -8,8 +8,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/gitops-conformance/suite/internal/registry"
 	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/pkg/registry"
 )
 
 func TestKindConfig(t *testing.T) {

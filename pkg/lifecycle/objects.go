@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/gitops-conformance/suite/pkg/kube"
+	"github.com/gitops-conformance/suite/internal/kube"
 )
 
 // Get reads an object through the run's client. Any failure is an error, a

@@ -16,16 +16,16 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/types"
 
+	"github.com/gitops-conformance/suite/internal/cluster"
+	"github.com/gitops-conformance/suite/internal/gitserver"
+	"github.com/gitops-conformance/suite/internal/host"
+	"github.com/gitops-conformance/suite/internal/images"
+	"github.com/gitops-conformance/suite/internal/kube"
+	"github.com/gitops-conformance/suite/internal/registry"
+	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/pkg/cluster"
-	"github.com/gitops-conformance/suite/pkg/gitserver"
-	"github.com/gitops-conformance/suite/pkg/host"
-	"github.com/gitops-conformance/suite/pkg/images"
-	"github.com/gitops-conformance/suite/pkg/kube"
-	"github.com/gitops-conformance/suite/pkg/registry"
-	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
 // Run is the state of one run of the suite.

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/gitops-conformance/suite/pkg/shell"
+	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
 

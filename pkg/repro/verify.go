@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gitops-conformance/suite/pkg/shell"
+	"github.com/gitops-conformance/suite/internal/shell"
 )
 
 // RunLog is the file, next to the bundle, holding the output of its last run.

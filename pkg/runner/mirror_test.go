@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gitops-conformance/suite/pkg/images"
+	"github.com/gitops-conformance/suite/internal/images"
 )
 
 // REGISTRY_MIRROR is bad input (one line, exit 2, nothing started) when it

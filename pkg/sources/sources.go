@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
 // File returns one file of a component release, from its Go module zip in

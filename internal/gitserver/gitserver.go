@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gitops-conformance/suite/pkg/kube"
-	"github.com/gitops-conformance/suite/pkg/shell"
+	"github.com/gitops-conformance/suite/internal/kube"
+	"github.com/gitops-conformance/suite/internal/shell"
 )
 
 // probeTimeout bounds one reachability probe.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gitops-conformance/suite/pkg/shell"
+	"github.com/gitops-conformance/suite/internal/shell"
 )
 
 // Gather reads the host's facts; cacheDir is the suite's build cache.

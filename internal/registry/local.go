@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gitops-conformance/suite/pkg/shell"
+	"github.com/gitops-conformance/suite/internal/shell"
 )
 
 // Network is the Docker network kind puts its nodes on; the local registry

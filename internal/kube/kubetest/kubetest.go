@@ -8,7 +8,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/gitops-conformance/suite/pkg/kube"
+	"github.com/gitops-conformance/suite/internal/kube"
 )
 
 // Kinds are the kinds the fake serves, as discovery would.

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
 // CacheLabel is the image label holding a build's cache key.

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gitops-conformance/suite/pkg/shell"
+	"github.com/gitops-conformance/suite/internal/shell"
 )
 
 // Kubectl runs the pinned kubectl against one cluster.

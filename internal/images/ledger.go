@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/pkg/shell"
 )
 
 // Built is one build this machine made, as the ledger under the cache keeps

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gitops-conformance/suite/pkg/shell"
+	"github.com/gitops-conformance/suite/internal/shell"
 )
 
 // Spec is the cluster a run wants.
