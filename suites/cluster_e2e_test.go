@@ -5,12 +5,11 @@ package suites
 import (
 	"testing"
 
-	"sigs.k8s.io/e2e-framework/pkg/features"
-
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // probeNS holds the cluster check's objects.
@@ -32,14 +31,12 @@ func probe(etcd string) fixture.Files {
 // Service answers the API server (the path admission webhooks take).
 func TestCluster(t *testing.T) {
 	etcd := "registry.k8s.io/etcd:" + run.Run.Kubernetes.Etcd[1:] + "-0"
-	f := features.New("cluster").
-		Setup(env.ApplyFiles("probe namespace", fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": probeNS}}))).
-		Setup(assert.That("serviceaccount "+probeNS+"/default", assert.Intervals.Rollout, check.Exists("serviceaccount", probeNS, "default"))).
-		Setup(env.ApplyFiles("probe pod and service", probe(etcd))).
-		Assess("pod Running", assert.That("pod "+probeNS+"/probe Running", assert.Intervals.Rollout,
-			check.JSONPathIs("pod", probeNS, "probe", "{.status.phase}", "Running"))).
-		Assess("service answers the API server", assert.That("service "+probeNS+"/probe answers", assert.Intervals.Rollout,
-			check.ServiceAnswers(probeNS, "probe", "2379", "/health", `"health":"true"`))).
-		Feature()
-	runCheck(t, "cluster", f)
+	runCheck(t, "cluster", step.New("cluster").Add(
+		env.ApplyFiles("probe namespace", fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": probeNS}})),
+		assert.That("serviceaccount "+probeNS+"/default", assert.Intervals.Rollout, check.Exists(env.Object{Kind: "serviceaccount", Namespace: probeNS, Name: "default"})),
+		env.ApplyFiles("probe pod and service", probe(etcd)),
+		assert.That("pod "+probeNS+"/probe Running", assert.Intervals.Rollout,
+			check.JSONPathIs(env.Object{Kind: "pod", Namespace: probeNS, Name: "probe"}, "{.status.phase}", "Running")),
+		assert.That("service "+probeNS+"/probe answers", assert.Intervals.Rollout,
+			check.ServiceAnswers(env.Object{Kind: "service", Namespace: probeNS, Name: "probe"}, "2379", "/health", `"health":"true"`))).Scenario())
 }

@@ -324,5 +324,8 @@ func finish(run0 context.Context) types.EnvFunc {
 
 // exec runs a feature on t with e2e-framework.
 func exec(t *testing.T) runner.Exec {
-	return func(ctx context.Context, f features.Feature) { testenv.WithContext(ctx).Test(t, f) }
+	return func(ctx context.Context, f features.Feature) bool {
+		testenv.WithContext(ctx).Test(t, f)
+		return !t.Failed() && !t.Skipped()
+	}
 }

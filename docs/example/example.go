@@ -15,13 +15,13 @@ package example
 import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
-	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 const app = "example"
@@ -32,7 +32,7 @@ const app = "example"
 var Variants = []string{matrix.Bug, "ignore-differences"}
 
 // Feature is the scenario for one cell.
-func Feature(c matrix.Cell) features.Feature {
+func Feature(c matrix.Cell) step.Scenario {
 	values := map[string]any{"name": app}
 	if c.Variant.Name == "ignore-differences" {
 		// the two keys, wherever they stand in the CRD's schema
@@ -42,18 +42,18 @@ func Feature(c matrix.Cell) features.Feature {
 				`.spec.versions[].schema.openAPIV3Schema | .. | select(type == "object" and has("x-kubernetes-patch-merge-key")) | ."x-kubernetes-patch-merge-key"`,
 			}}}
 	}
-	f := features.New(c.Report().ID()).
-		Setup(env.PushRepo(app, fixture.Chart("patch-keys-crd", nil))).
-		Setup(env.CreateApp(fixture.Application(values))).
-		Setup(env.Sync(app)).
+	s := step.New(c.Report().ID()).Add(
+		env.PushRepo(app, fixture.Chart("patch-keys-crd", nil)),
+		env.CreateApp(fixture.Application(values)),
+		env.Sync(app),
 		// a precondition: not holding is ERROR (the run failed), not a verdict
-		Assess("sync Succeeded", assert.That("application "+app+" sync Succeeded", assert.Intervals.Sync,
-			check.OperationPhaseIs(app, synccommon.OperationSucceeded))).
-		Assess("refresh", env.Refresh(app, true))
+		assert.That("application "+app+" sync Succeeded", assert.Intervals.Sync,
+			check.OperationPhaseIs(app, synccommon.OperationSucceeded)),
+		env.Refresh(app, true))
 	if !c.Variant.Mitigation() {
-		return f.Assess("stays OutOfSync", assert.Symptom("application "+app+" OutOfSync", assert.Intervals.HoldShort,
-			check.SyncStatusIs(app, v1alpha1.SyncStatusCodeOutOfSync))).Feature()
+		return s.Add(assert.Symptom("application "+app+" stays OutOfSync", assert.Intervals.HoldShort,
+			check.SyncStatusIs(app, v1alpha1.SyncStatusCodeOutOfSync))).Scenario()
 	}
-	return f.Assess("Synced", assert.Resolved("application "+app+" Synced", assert.Intervals.Sync, assert.Intervals.HoldShort,
-		check.SyncStatusIs(app, v1alpha1.SyncStatusCodeSynced))).Feature()
+	return s.Add(assert.Resolved("application "+app+" Synced", assert.Intervals.Sync, assert.Intervals.HoldShort,
+		check.SyncStatusIs(app, v1alpha1.SyncStatusCodeSynced))).Scenario()
 }

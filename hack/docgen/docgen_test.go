@@ -44,7 +44,7 @@ func TestVocabularyOfTheRealPackagesAndMentions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| `Sync(name string, options ...string) features.Func` |", "## pkg/assert", "`Intervals`"} {
+	for _, want := range []string{"| `Sync(name string, options ...string) step.Step` |", "## pkg/assert", "`Intervals`"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the vocabulary lacks %q", want)
 		}

@@ -21,10 +21,11 @@ import (
 // vocabularyPackages are the packages scenarios are written in, in the
 // order a scenario uses them, each with what its exported names are.
 var vocabularyPackages = []struct{ Dir, Role string }{
-	{"pkg/env", "steps (`features.Func`)"},
-	{"pkg/check", "looks (`assert.Check`)"},
+	{"pkg/step", "the steps a scenario is made of (`step.Step`: named, acting or looking) and the builder that puts them in the right phase"},
+	{"pkg/env", "actions (`step.Step`s that act) and observations"},
+	{"pkg/check", "looks (`assert.Check`) and the typed refs' reads"},
 	{"pkg/fixture", "files (`fixture.Files`, produced when the step runs)"},
-	{"pkg/assert", "waits and verdicts"},
+	{"pkg/assert", "waits and verdicts (`step.Step`s that look)"},
 }
 
 // Vocabulary renders every exported function, method and type of the

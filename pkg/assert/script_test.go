@@ -37,8 +37,8 @@ func TestVerdictsInAPlannedBranchOnlyRecord(t *testing.T) {
 	never := Scripted(func(context.Context) (bool, string, error) { t.Fatal("looked"); return false, "", nil },
 		func(context.Context) (*repro.Check, error) { return repro.Missing("job", "n", "j"), nil })
 	branch, done := repro.InBranch(ctx, "unblock", repro.Exists("job", "n", "j"), true, false)
-	That("job gone", Intervals.Sync, never)(branch, t, nil)
-	Symptom("job held", Intervals.Hold, never)(branch, t, nil)
+	That("job gone", Intervals.Sync, never).Func()(branch, t, nil)
+	Symptom("job held", Intervals.Hold, never).Func()(branch, t, nil)
 	done()
 	if len(log.Steps) != 1 || len(log.Steps[0].Steps) != 2 || log.Steps[0].Steps[1].Kind != repro.Symptom || log.Steps[0].Taken {
 		t.Fatalf("record: %+v", log.Steps)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/repro"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // Record collects one cell's verdict and observations while its feature runs.
@@ -108,6 +109,14 @@ func (r *Record) Skip(why string) {
 	}
 }
 
+// Stopped reports whether the cell has ended before its verdict: a step
+// failed (ERROR) or an input was missing (SKIPPED).
+func (r *Record) Stopped() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed != "" || r.skipped != ""
+}
+
 // Outcome is the cell's outcome: ERROR if a step failed, SKIPPED if an input
 // was missing, else the verdict.
 func (r *Record) Outcome() (report.Outcome, string) {
@@ -147,58 +156,58 @@ func Step(what string, action func(ctx context.Context) error) features.Func {
 
 // That waits for check within timeout; not holding is an ERROR of the run
 // (a precondition of the scenario, not its verdict).
-func That(what string, timeout time.Duration, check Check) features.Func {
-	return Step(what, func(ctx context.Context) error {
+func That(what string, timeout time.Duration, check Check) step.Step {
+	return step.Look(what, Step(what, func(ctx context.Context) error {
 		if !record(ctx, repro.Wait, what, check, timeout, 0) {
 			return nil
 		}
 		err := Eventually(ctx, what, timeout, check)
 		ended(ctx, check, err)
 		return err
-	})
+	}))
 }
 
 // Holds requires check to hold for hold; breaking is an ERROR of the run.
-func Holds(what string, hold time.Duration, check Check) features.Func {
-	return Step(what, func(ctx context.Context) error {
+func Holds(what string, hold time.Duration, check Check) step.Step {
+	return step.Look(what, Step(what, func(ctx context.Context) error {
 		if !record(ctx, repro.Hold, what, check, 0, hold) {
 			return nil
 		}
 		err := Consistently(ctx, what, hold, check)
 		ended(ctx, check, err)
 		return err
-	})
+	}))
 }
 
 // Symptom is the verdict of a `bug` variant: the symptom must hold for the
 // whole hold. Holding: REPRODUCED; breaking: NOT_REPRODUCED with what was seen.
-func Symptom(what string, hold time.Duration, check Check) features.Func {
-	return verdict(repro.Step{Kind: repro.Symptom, What: what, Hold: hold}, check,
-		func(ctx context.Context) error { return Consistently(ctx, what, hold, check) })
+func Symptom(what string, hold time.Duration, check Check) step.Step {
+	return step.Look(what, verdict(repro.Step{Kind: repro.Symptom, What: what, Hold: hold}, check,
+		func(ctx context.Context) error { return Consistently(ctx, what, hold, check) }))
 }
 
 // Resolved is the verdict of a mitigation: check must come true within
 // timeout and then hold for hold. MITIGATED, or NOT_MITIGATED with what was seen.
-func Resolved(what string, timeout, hold time.Duration, check Check) features.Func {
-	return verdict(repro.Step{Kind: repro.Resolved, What: what, Timeout: timeout, Hold: hold}, check, func(ctx context.Context) error {
+func Resolved(what string, timeout, hold time.Duration, check Check) step.Step {
+	return step.Look(what, verdict(repro.Step{Kind: repro.Resolved, What: what, Timeout: timeout, Hold: hold}, check, func(ctx context.Context) error {
 		if err := Eventually(ctx, what, timeout, check); err != nil {
 			return err
 		}
 		return Consistently(ctx, what, hold, check)
-	})
+	}))
 }
 
 // Unsettled is the verdict of a check whose clean state must come and stay
 // (make conform's): the class shows, REPRODUCED, unless clean comes true
 // within timeout and then holds for hold; NOT_REPRODUCED when it does. What
 // was seen says how it did not settle.
-func Unsettled(what string, timeout, hold time.Duration, clean Check) features.Func {
-	return judged(repro.Step{Kind: repro.Unsettled, What: what, Timeout: timeout, Hold: hold}, clean, true, func(ctx context.Context) error {
+func Unsettled(what string, timeout, hold time.Duration, clean Check) step.Step {
+	return step.Look(what, judged(repro.Step{Kind: repro.Unsettled, What: what, Timeout: timeout, Hold: hold}, clean, true, func(ctx context.Context) error {
 		if err := Eventually(ctx, what, timeout, clean); err != nil {
 			return err
 		}
 		return Consistently(ctx, what, hold, clean)
-	})
+	}))
 }
 
 func verdict(step repro.Step, check Check, run func(ctx context.Context) error) features.Func {
@@ -240,7 +249,7 @@ func judged(step repro.Step, check Check, inverted bool, run func(ctx context.Co
 // Occurs is the verdict of a `bug` variant whose symptom is an event (a
 // namespace deleted): REPRODUCED when check comes true within timeout,
 // NOT_REPRODUCED with what was seen when it does not.
-func Occurs(what string, timeout time.Duration, check Check) features.Func {
-	return verdict(repro.Step{Kind: repro.Occurs, What: what, Timeout: timeout}, check,
-		func(ctx context.Context) error { return Eventually(ctx, what, timeout, check) })
+func Occurs(what string, timeout time.Duration, check Check) step.Step {
+	return step.Look(what, verdict(repro.Step{Kind: repro.Occurs, What: what, Timeout: timeout}, check,
+		func(ctx context.Context) error { return Eventually(ctx, what, timeout, check) }))
 }

@@ -75,7 +75,7 @@ func TestUnsettled(t *testing.T) {
 	} {
 		ctx, log := repro.WithLog(context.Background())
 		ctx, rec := WithRecord(ctx, false)
-		Unsettled("application Synced and staying so", 50*time.Millisecond, 50*time.Millisecond, tt.clean)(ctx, t, nil)
+		Unsettled("application Synced and staying so", 50*time.Millisecond, 50*time.Millisecond, tt.clean).Func()(ctx, t, nil)
 		if got, why := rec.Outcome(); got != tt.want {
 			t.Errorf("%s: %s (%s), want %s", tt.name, got, why, tt.want)
 		}

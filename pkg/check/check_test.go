@@ -68,28 +68,28 @@ func TestObjectChecksAreThreeState(t *testing.T) {
 	empty := cluster(t, nil)
 	full := cluster(t, nil, ns, pod, job)
 	expect(t, []look{
-		{"Exists: there", Exists("namespace", "", "a"), full, true, false},
-		{"Exists: NotFound", Exists("namespace", "", "a"), empty, false, false},
-		{"Exists: an unserved type is not there", Exists("projects.kargo.akuity.io", "", "a"), empty, false, false},
-		{"Exists: no answer", Exists("namespace", "", "a"), cluster(t, refused), false, true},
-		{"Missing: NotFound", Missing("namespace", "", "a"), empty, true, false},
-		{"Missing: there", Missing("namespace", "", "a"), full, false, false},
-		{"Missing: no answer is not missing", Missing("namespace", "", "a"), cluster(t, refused), false, true},
-		{"Missing: a timeout is not missing", Missing("job", "n", "j"), cluster(t, timeout), false, true},
-		{"JSONPathIs: equal", JSONPathIs("pod", "n", "p", "{.status.phase}", "Running"), full, true, false},
-		{"JSONPathIs: differs", JSONPathIs("pod", "n", "p", "{.status.phase}", "Pending"), full, false, false},
-		{"JSONPathIs: missing key prints nothing", JSONPathIs("pod", "n", "p", "{.status.podIP}", ""), full, true, false},
-		{"JSONPathIs: no answer", JSONPathIs("pod", "n", "p", "{.status.phase}", "Running"), cluster(t, unanswered), false, true},
-		{"JSONPathMatches: a list prints as JSON", JSONPathMatches("namespace", "", "a", "{.metadata.finalizers}", `^\["kargo.akuity.io/finalizer"\]$`), full, true, false},
-		{"JSONPathMatches: not found", JSONPathMatches("pod", "n", "q", "{.status.phase}", "."), full, false, false},
-		{"JSONPathMatches: no answer", JSONPathMatches("pod", "n", "p", "{.status.phase}", "."), cluster(t, refused), false, true},
-		{"FinalizerPending: live", FinalizerPending("job", "n", "j", "f"), full, false, false},
-		{"FinalizerPending: held", FinalizerPending("job", "n", "j", "f"), cluster(t, nil, deleting), true, false},
-		{"FinalizerPending: gone", FinalizerPending("job", "n", "j", "f"), empty, false, false},
-		{"FinalizerPending: no answer", FinalizerPending("job", "n", "j", "f"), cluster(t, refused), false, true},
-		{"NoneLeft: none", NoneLeft("pods", "n", "a=c"), full, true, false},
-		{"NoneLeft: one left", NoneLeft("pods", "n", "a=b"), full, false, false},
-		{"NoneLeft: no answer", NoneLeft("pods", "n", "a=b"), cluster(t, refused), false, true},
+		{"Exists: there", Exists(lifecycle.Object{Kind: "namespace", Name: "a"}), full, true, false},
+		{"Exists: NotFound", Exists(lifecycle.Object{Kind: "namespace", Name: "a"}), empty, false, false},
+		{"Exists: an unserved type is not there", Exists(lifecycle.Object{Kind: "projects.kargo.akuity.io", Name: "a"}), empty, false, false},
+		{"Exists: no answer", Exists(lifecycle.Object{Kind: "namespace", Name: "a"}), cluster(t, refused), false, true},
+		{"Missing: NotFound", Missing(lifecycle.Object{Kind: "namespace", Name: "a"}), empty, true, false},
+		{"Missing: there", Missing(lifecycle.Object{Kind: "namespace", Name: "a"}), full, false, false},
+		{"Missing: no answer is not missing", Missing(lifecycle.Object{Kind: "namespace", Name: "a"}), cluster(t, refused), false, true},
+		{"Missing: a timeout is not missing", Missing(lifecycle.Object{Kind: "job", Namespace: "n", Name: "j"}), cluster(t, timeout), false, true},
+		{"JSONPathIs: equal", JSONPathIs(lifecycle.Object{Kind: "pod", Namespace: "n", Name: "p"}, "{.status.phase}", "Running"), full, true, false},
+		{"JSONPathIs: differs", JSONPathIs(lifecycle.Object{Kind: "pod", Namespace: "n", Name: "p"}, "{.status.phase}", "Pending"), full, false, false},
+		{"JSONPathIs: missing key prints nothing", JSONPathIs(lifecycle.Object{Kind: "pod", Namespace: "n", Name: "p"}, "{.status.podIP}", ""), full, true, false},
+		{"JSONPathIs: no answer", JSONPathIs(lifecycle.Object{Kind: "pod", Namespace: "n", Name: "p"}, "{.status.phase}", "Running"), cluster(t, unanswered), false, true},
+		{"JSONPathMatches: a list prints as JSON", JSONPathMatches(lifecycle.Object{Kind: "namespace", Name: "a"}, "{.metadata.finalizers}", `^\["kargo.akuity.io/finalizer"\]$`), full, true, false},
+		{"JSONPathMatches: not found", JSONPathMatches(lifecycle.Object{Kind: "pod", Namespace: "n", Name: "q"}, "{.status.phase}", "."), full, false, false},
+		{"JSONPathMatches: no answer", JSONPathMatches(lifecycle.Object{Kind: "pod", Namespace: "n", Name: "p"}, "{.status.phase}", "."), cluster(t, refused), false, true},
+		{"FinalizerPending: live", FinalizerPending(lifecycle.Object{Kind: "job", Namespace: "n", Name: "j"}, "f"), full, false, false},
+		{"FinalizerPending: held", FinalizerPending(lifecycle.Object{Kind: "job", Namespace: "n", Name: "j"}, "f"), cluster(t, nil, deleting), true, false},
+		{"FinalizerPending: gone", FinalizerPending(lifecycle.Object{Kind: "job", Namespace: "n", Name: "j"}, "f"), empty, false, false},
+		{"FinalizerPending: no answer", FinalizerPending(lifecycle.Object{Kind: "job", Namespace: "n", Name: "j"}, "f"), cluster(t, refused), false, true},
+		{"NoneLeft: none", NoneLeft(lifecycle.Selection{Kinds: "pods", Namespace: "n", Labels: "a=c"}), full, true, false},
+		{"NoneLeft: one left", NoneLeft(lifecycle.Selection{Kinds: "pods", Namespace: "n", Labels: "a=b"}), full, false, false},
+		{"NoneLeft: no answer", NoneLeft(lifecycle.Selection{Kinds: "pods", Namespace: "n", Labels: "a=b"}), cluster(t, refused), false, true},
 		{"RolledOut: no answer", RolledOut("n"), cluster(t, refused), false, true},
 	})
 }
@@ -110,19 +110,19 @@ func TestWorkloadChecks(t *testing.T) {
 		{"RolledOut: all available", RolledOut("n"), cluster(t, nil, available("a", 1, 1), available("b", 2, 2)), true, false},
 		{"RolledOut: one short", RolledOut("n"), cluster(t, nil, available("a", 1, 1), available("b", 1, 2)), false, false},
 		{"RolledOut: none yet", RolledOut("n"), cluster(t, nil), false, false},
-		{"ReadyEndpoints: one", ReadyEndpoints("n", "s", 1), cluster(t, nil, slice), true, false},
-		{"ServingEndpoints: two", ServingEndpoints("n", "s", 2), cluster(t, nil, slice), true, false},
-		{"ServingEndpoints: no answer", ServingEndpoints("n", "s", 0), cluster(t, unanswered), false, true},
-		{"EventSeen: no answer", EventSeen("n", "ReplicaSet", "FailedCreate", "denied"), cluster(t, refused), false, true},
+		{"ReadyEndpoints: one", ReadyEndpoints(lifecycle.Object{Kind: "service", Namespace: "n", Name: "s"}, 1), cluster(t, nil, slice), true, false},
+		{"ServingEndpoints: two", ServingEndpoints(lifecycle.Object{Kind: "service", Namespace: "n", Name: "s"}, 2), cluster(t, nil, slice), true, false},
+		{"ServingEndpoints: no answer", ServingEndpoints(lifecycle.Object{Kind: "service", Namespace: "n", Name: "s"}, 0), cluster(t, unanswered), false, true},
+		{"EventSeen: no answer", EventSeen(lifecycle.Object{Kind: "ReplicaSet", Namespace: "n"}, "FailedCreate", "denied"), cluster(t, refused), false, true},
 	})
 	// the fake client ignores field selectors; the filter is the API server's
-	if ok, seen, err := EventSeen("n", "ReplicaSet", "FailedCreate", "mpod.kb.io")(cluster(t, nil, event)); !ok || err != nil {
+	if ok, seen, err := EventSeen(lifecycle.Object{Kind: "ReplicaSet", Namespace: "n"}, "FailedCreate", "mpod.kb.io")(cluster(t, nil, event)); !ok || err != nil {
 		t.Errorf("EventSeen: %v %q %v", ok, seen, err)
 	}
-	if ok, seen, err := EventMatches("n", "ReplicaSet", "FailedCreate", `^kruise-manager-1: .*"mpod\.kb\.io"`)(cluster(t, nil, event)); !ok || err != nil {
+	if ok, seen, err := EventMatches(lifecycle.Object{Kind: "ReplicaSet", Namespace: "n"}, "FailedCreate", `^kruise-manager-1: .*"mpod\.kb\.io"`)(cluster(t, nil, event)); !ok || err != nil {
 		t.Errorf("EventMatches: %v %q %v", ok, seen, err)
 	}
-	if ok, seen, err := EventMatches("n", "ReplicaSet", "FailedCreate", `^other: `)(cluster(t, nil, event)); ok || err != nil || !strings.Contains(seen, `none matching "^other: "`) {
+	if ok, seen, err := EventMatches(lifecycle.Object{Kind: "ReplicaSet", Namespace: "n"}, "FailedCreate", `^other: `)(cluster(t, nil, event)); ok || err != nil || !strings.Contains(seen, `none matching "^other: "`) {
 		t.Errorf("EventMatches of another object: %v %q %v", ok, seen, err)
 	}
 }

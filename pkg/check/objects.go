@@ -15,7 +15,8 @@ import (
 )
 
 // Exists holds when the object exists.
-func Exists(kind, namespace, name string) assert.Check {
+func Exists(obj lifecycle.Object) assert.Check {
+	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
 	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		o, err := lifecycle.Get(ctx, kind, namespace, name)
 		if lifecycle.NotFound(err) {
@@ -33,9 +34,10 @@ func Exists(kind, namespace, name string) assert.Check {
 
 // Missing holds when the object does not exist (the API server said so: a
 // read that failed could not tell, see assert.Check).
-func Missing(kind, namespace, name string) assert.Check {
+func Missing(obj lifecycle.Object) assert.Check {
+	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
 	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
-		ok, seen, err := Exists(kind, namespace, name)(ctx)
+		ok, seen, err := Exists(obj)(ctx)
 		if err != nil {
 			return false, seen, err
 		}
@@ -43,8 +45,9 @@ func Missing(kind, namespace, name string) assert.Check {
 	}, static(repro.Missing(kind, namespace, name)))
 }
 
-// NoneLeft holds when nothing of kind in namespace matches the label selector.
-func NoneLeft(kind, namespace, selector string) assert.Check {
+// NoneLeft holds when nothing of the selection is left (one kind).
+func NoneLeft(sel lifecycle.Selection) assert.Check {
+	kind, namespace, selector := sel.Kinds, sel.Namespace, sel.Labels
 	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		list, err := lifecycle.From(ctx).Kube.List(ctx, kind, namespace, selector)
 		if lifecycle.NotFound(err) {
@@ -66,25 +69,27 @@ func NoneLeft(kind, namespace, selector string) assert.Check {
 
 // JSONPathIs holds when a kubectl jsonpath over the object prints want (as
 // `kubectl get -o jsonpath=` prints it: lists and maps as JSON).
-func JSONPathIs(kind, namespace, name, jsonpath, want string) assert.Check {
-	return assert.Scripted(jsonPath(kind, namespace, name, jsonpath, func(out string) bool { return out == want }),
+func JSONPathIs(obj lifecycle.Object, jsonpath, want string) assert.Check {
+	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
+	return assert.Scripted(jsonPath(obj, jsonpath, func(out string) bool { return out == want }),
 		static(repro.JSONPathIs(kind, namespace, name, jsonpath, want)))
 }
 
 // JSONPathMatches holds when a kubectl jsonpath over the object matches the
 // regular expression re (e.g. "." for non-empty).
-func JSONPathMatches(kind, namespace, name, jsonpath, re string) assert.Check {
-	return assert.Scripted(jsonPath(kind, namespace, name, jsonpath, regexp.MustCompile(re).MatchString),
+func JSONPathMatches(obj lifecycle.Object, jsonpath, re string) assert.Check {
+	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
+	return assert.Scripted(jsonPath(obj, jsonpath, regexp.MustCompile(re).MatchString),
 		static(repro.JSONPathMatches(kind, namespace, name, jsonpath, re)))
 }
 
 // jsonPath holds when the object's jsonpath output satisfies ok; a missing
 // object does not, a read that failed could not tell.
-func jsonPath(kind, namespace, name, jsonpath string, ok func(string) bool) assert.Check {
+func jsonPath(obj lifecycle.Object, jsonpath string, ok func(string) bool) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		o, err := lifecycle.Get(ctx, kind, namespace, name)
+		o, err := lifecycle.Get(ctx, obj.Kind, obj.Namespace, obj.Name)
 		if lifecycle.NotFound(err) {
-			return false, lifecycle.Ref(kind, namespace, name) + " not found", nil
+			return false, obj.String() + " not found", nil
 		}
 		if err != nil {
 			return false, "", assert.Unknown(err)
@@ -93,7 +98,7 @@ func jsonPath(kind, namespace, name, jsonpath string, ok func(string) bool) asse
 		if err != nil {
 			return false, "", err
 		}
-		return ok(out), fmt.Sprintf("%s %s = %q", lifecycle.Ref(kind, namespace, name), jsonpath, clip(out, 300)), nil
+		return ok(out), fmt.Sprintf("%s %s = %q", obj, jsonpath, clip(out, 300)), nil
 	}
 }
 
@@ -142,9 +147,11 @@ func Rejected(files fixture.Files, substr string) assert.Check {
 	})
 }
 
-// ServiceAnswers holds when a GET through the API server's service proxy
-// (the API server's own path to in-cluster backends) returns a body holding want.
-func ServiceAnswers(namespace, service, port, path, want string) assert.Check {
+// ServiceAnswers holds when a GET of path on the service's port, through
+// the API server's service proxy (the API server's own path to in-cluster
+// backends), returns a body holding want.
+func ServiceAnswers(svc lifecycle.Object, port, path, want string) assert.Check {
+	namespace, service := svc.Namespace, svc.Name
 	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		url := fmt.Sprintf("/api/v1/namespaces/%s/services/%s:%s/proxy%s", namespace, service, port, path)
 		out, err := lifecycle.From(ctx).Kube.GetRaw(ctx, url)
@@ -161,3 +168,16 @@ func clip(s string, n int) string {
 	}
 	return s[:n] + "..."
 }
+
+// Field is a field of one object, as a kubectl jsonpath reads it: a name
+// for what a scenario reads more than once.
+type Field struct {
+	Of   lifecycle.Object
+	Path string // a kubectl jsonpath, e.g. {.status.phase}
+}
+
+// Is holds when the field prints want (JSONPathIs).
+func (f Field) Is(want string) assert.Check { return JSONPathIs(f.Of, f.Path, want) }
+
+// Matches holds when the field matches the regular expression re (JSONPathMatches).
+func (f Field) Matches(re string) assert.Check { return JSONPathMatches(f.Of, f.Path, re) }

@@ -12,7 +12,7 @@ import (
 // TimelineShows holds when a line of the cell's timeline name (env.Timeline)
 // about obj matches re; what it saw is that line, or how many lines it read.
 // A timeline the cell never started could not tell.
-func TimelineShows(name string, obj lifecycle.TimelineObject, re string) assert.Check {
+func TimelineShows(name string, obj lifecycle.Object, re string) assert.Check {
 	pattern := regexp.MustCompile(`^\S+ \S+ +` + regexp.QuoteMeta(lifecycle.Ref(obj.Kind, obj.Namespace, obj.Name)) + ` .*` + re)
 	return func(ctx context.Context) (bool, string, error) {
 		lines, ok := lifecycle.CellFrom(ctx).TimelineLines(name)

@@ -53,24 +53,32 @@ func replicaFailure(d unstructured.Unstructured) string {
 	return ""
 }
 
-// EventSeen holds when an event in namespace about an object of kind has
-// the reason and a message containing substr.
-func EventSeen(namespace, kind, reason, substr string) assert.Check {
-	return assert.Scripted(events(namespace, kind, reason, "containing "+strconv.Quote(substr), func(l string) bool { return strings.Contains(l, substr) }),
+// EventSeen holds when an event about an object of about's kind in its
+// namespace (and of its name, when it has one) has the reason and an
+// "object: message" line containing substr.
+func EventSeen(about lifecycle.Object, reason, substr string) assert.Check {
+	namespace, kind := about.Namespace, about.Kind
+	return assert.Scripted(events(about, reason, "containing "+strconv.Quote(substr), func(l string) bool { return strings.Contains(l, substr) }),
 		static(repro.EventSeen(namespace, kind, reason, substr)))
 }
 
-// EventMatches holds when an event in namespace about an object of kind has
-// the reason and its "object: message" line matches the regular expression re.
-func EventMatches(namespace, kind, reason, re string) assert.Check {
-	return assert.Scripted(events(namespace, kind, reason, "matching "+strconv.Quote(re), regexp.MustCompile(re).MatchString),
+// EventMatches is EventSeen with its "object: message" line matching the
+// regular expression re.
+func EventMatches(about lifecycle.Object, reason, re string) assert.Check {
+	namespace, kind := about.Namespace, about.Kind
+	return assert.Scripted(events(about, reason, "matching "+strconv.Quote(re), regexp.MustCompile(re).MatchString),
 		static(repro.EventMatches(namespace, kind, reason, re)))
 }
 
 // events holds when one event's "object: message" line is ok.
-func events(namespace, kind, reason, what string, ok func(string) bool) assert.Check {
+func events(about lifecycle.Object, reason, what string, ok func(string) bool) assert.Check {
+	namespace, kind := about.Namespace, about.Kind
+	fields := "involvedObject.kind=" + kind + ",reason=" + reason
+	if about.Name != "" {
+		fields += ",involvedObject.name=" + about.Name
+	}
 	return func(ctx context.Context) (bool, string, error) {
-		list, err := lifecycle.From(ctx).Kube.ListFields(ctx, "events", namespace, "involvedObject.kind="+kind+",reason="+reason)
+		list, err := lifecycle.From(ctx).Kube.ListFields(ctx, "events", namespace, fields)
 		if err != nil {
 			return false, "", assert.Unknown(fmt.Errorf("list events in %q: %w", namespace, err))
 		}
@@ -86,16 +94,16 @@ func events(namespace, kind, reason, what string, ok func(string) bool) assert.C
 }
 
 // ReadyEndpoints holds when the Service has n ready endpoints (EndpointSlices).
-func ReadyEndpoints(namespace, service string, n int) assert.Check {
-	return endpoints(namespace, service, "ready", n)
+func ReadyEndpoints(svc lifecycle.Object, n int) assert.Check {
+	return endpoints(svc.Namespace, svc.Name, "ready", n)
 }
 
 // ServingEndpoints holds when the Service has n serving endpoints
 // (EndpointSlices): ready ones and terminating ones still serving, which
 // kube-proxy sends traffic to when no ready one is left. Zero means nothing
 // answers behind the Service any more.
-func ServingEndpoints(namespace, service string, n int) assert.Check {
-	return endpoints(namespace, service, "serving", n)
+func ServingEndpoints(svc lifecycle.Object, n int) assert.Check {
+	return endpoints(svc.Namespace, svc.Name, "serving", n)
 }
 
 // endpoints counts the Service's endpoints whose condition cond is true.
@@ -125,7 +133,8 @@ func asMap(v any) map[string]any {
 
 // FinalizerPending holds when the object is being deleted (it has a
 // deletionTimestamp) and still carries finalizer: a deletion held up by it.
-func FinalizerPending(kind, namespace, name, finalizer string) assert.Check {
+func FinalizerPending(obj lifecycle.Object, finalizer string) assert.Check {
+	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
 	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		m, err := lifecycle.GetMeta(ctx, kind, namespace, name)
 		if lifecycle.NotFound(err) {

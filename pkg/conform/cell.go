@@ -2,7 +2,6 @@ package conform
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,7 +10,6 @@ import (
 
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
-	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/pkg/assert"
@@ -21,6 +19,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/repro"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // Sentinel names the ConfigMap and the Secret namespace-kept puts into the
@@ -42,48 +41,38 @@ type cell struct {
 // Feature is a cell of make conform: the chart installed through ArgoCD
 // from the in-cluster git server into the namespace made beforehand
 // (CreateNamespace=false), then the cell's check.
-func (s *Spec) Feature(c matrix.Cell) features.Feature {
+func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	k := &cell{spec: s, app: s.Release, chart: fixture.OfflinePullPolicy(func(context.Context) (map[string]string, error) { return s.Chart.Files, nil })}
+	steps := step.New(c.Report().ID())
 	chk, ok := lookup(c.Variant.Name)
 	if !ok { // Plan makes no such cell; it ends ERROR saying so
-		return features.New(c.Report().ID()).Setup(assert.Step("check "+c.Variant.Name, func(context.Context) error {
-			return fmt.Errorf("no check %q (valid: %s)", c.Variant.Name, strings.Join(Names(), ", "))
-		})).Feature()
+		return steps.Add(env.Fail("check "+c.Variant.Name, fmt.Errorf("no check %q (valid: %s)", c.Variant.Name, strings.Join(Names(), ", ")))).Scenario()
 	}
 	what := fmt.Sprintf("chart %s %s", s.Chart.Name, s.Chart.Version)
 	rendered := func(context.Context) (map[string]string, error) {
 		return map[string]string{"rendered.yaml": s.Rendered.Manifest()}, nil
 	}
-	f := features.New(c.Report().ID()).
-		Setup(env.Provided(what, k.chart)).
-		Setup(k.describe()).
+	steps.Add(env.Provided(what, k.chart), k.describe(),
 		// what an earlier cell or run left of the chart goes at the start; at
 		// the end, registered first, it goes last
-		Setup(env.RemoveRendered(what, rendered)).
-		Setup(env.RemoveRenderedAtEnd(what, rendered)).
-		Setup(k.images()).
-		Setup(env.ApplyFiles("namespace "+s.Namespace, k.namespace()))
+		env.RemoveRendered(what, rendered), env.RemoveRenderedAtEnd(what, rendered),
+		k.images(), env.ApplyFiles("namespace "+s.Namespace, k.namespace()))
 	if chk.Name == "namespace-kept" {
-		f = f.Setup(env.ApplyFiles("a ConfigMap and a Secret in "+s.Namespace, k.sentinels()))
+		steps.Add(env.ApplyFiles("a ConfigMap and a Secret in "+s.Namespace, k.sentinels()))
 	}
-	f = f.Setup(k.forgetWebhooksAtEnd()).
-		Setup(env.ReleaseCRDsAtEnd("the chart's custom resources", s.Rendered.CRDs, s.Namespace)).
-		Setup(env.Watch("namespace", "", s.Namespace)).
-		Setup(k.seeBefore()).
-		Setup(env.PushRepo(k.app, k.chart)).
-		Setup(env.CreateApp(k.application()))
+	steps.Add(k.forgetWebhooksAtEnd(), env.ReleaseCRDsAtEnd("the chart's custom resources", s.Rendered.CRDs, s.Namespace),
+		env.Watch(env.Object{Kind: "namespace", Name: s.Namespace}), k.seeBefore(), env.PushRepo(k.app, k.chart), env.CreateApp(k.application()))
 	// a hook held by ArgoCD's finalizer also holds the Application's deletion:
 	// registered after it, these run before it
 	for _, h := range s.Rendered.Hooks() {
-		f = f.Setup(env.RemoveFinalizerAtEnd(kindRef(h.GetKind(), h.GroupVersionKind().Group), h.GetNamespace(), h.GetName(), HookFinalizer))
+		steps.Add(env.RemoveFinalizerAtEnd(env.Object{Kind: kindRef(h.GetKind(), h.GroupVersionKind().Group), Namespace: h.GetNamespace(), Name: h.GetName()}, HookFinalizer))
 	}
-	f = f.Setup(env.Sync(k.app, s.SyncOptions...))
-	return chk.feature(k, f).Feature()
+	return steps.Add(env.Sync(k.app, s.SyncOptions...)).Add(chk.steps(k)...).Scenario()
 }
 
 // describe records the chart, how it renders and the images it runs.
-func (k *cell) describe() features.Func {
-	return assert.Step("the chart as rendered", func(ctx context.Context) error {
+func (k *cell) describe() step.Step {
+	return reads("the chart as rendered", func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -103,20 +92,20 @@ func (k *cell) describe() features.Func {
 
 // images gives the node the images named (IMAGES, IMAGE_RECIPES) and says
 // which of those the chart runs neither was given nor the node holds.
-func (k *cell) images() features.Func {
-	steps := []features.Func{env.LocalImages("IMAGES", k.spec.Images)}
+func (k *cell) images() step.Step {
+	steps := []step.Step{env.LocalImages("IMAGES", k.spec.Images)}
 	for _, r := range k.spec.Recipes {
 		steps = append(steps, env.ComponentImages(r[0], r[1]))
 	}
 	steps = append(steps, env.Observe("the images the chart runs that the node lacks", k.missingImages()))
-	return env.InOrder(steps...)
+	return env.InOrder("the images the chart runs", steps...)
 }
 
 // missingImages holds when the node has every image the chart runs; offline
 // a missing one is also a note of the run (its Pods cannot start).
 func (k *cell) missingImages() assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		have, err := NodeImages(ctx)
+		have, err := check.NodeImages(ctx)
 		if err != nil {
 			return false, "", assert.Unknown(err)
 		}
@@ -176,45 +165,22 @@ func (k *cell) application() fixture.App {
 
 // synced waits for the install sync to succeed, records the chart's
 // webhooks as installed and applies EXTRA.
-func (k *cell) synced(f *features.FeatureBuilder) *features.FeatureBuilder {
-	f = f.Assess("install synced", assert.That("application "+k.app+" install sync Succeeded", assert.Intervals.Install,
-		check.OperationPhaseIs(k.app, synccommon.OperationSucceeded))).
-		Assess("the chart's webhooks", k.recordWebhooks())
+func (k *cell) synced() []step.Step {
+	steps := []step.Step{assert.That("application "+k.app+" install sync Succeeded", assert.Intervals.Install,
+		check.OperationPhaseIs(k.app, synccommon.OperationSucceeded)), k.recordWebhooks()}
 	if k.spec.Extra != "" {
-		f = f.Assess("extra manifests", env.ApplyFiles("the extra manifests (EXTRA)", k.extra()))
+		steps = append(steps, env.ApplyFiles("the extra manifests (EXTRA)", k.extra()))
 	}
-	return f
-}
-
-// liveWebhooks are the webhooks of the cluster's webhook configurations.
-func liveWebhooks(ctx context.Context) ([]check.Webhook, error) {
-	var docs []string
-	for _, kind := range []string{check.ValidatingWebhooks, check.MutatingWebhooks} {
-		list, err := lifecycle.From(ctx).Kube.List(ctx, kind+"s.admissionregistration.k8s.io", "", "")
-		if err != nil {
-			return nil, fmt.Errorf("list %ss: %w", kind, err)
-		}
-		for _, o := range list.Items {
-			if o.GetKind() == "" {
-				o.SetKind(map[string]string{check.ValidatingWebhooks: "ValidatingWebhookConfiguration", check.MutatingWebhooks: "MutatingWebhookConfiguration"}[kind])
-			}
-			data, err := json.Marshal(o.Object)
-			if err != nil {
-				return nil, err
-			}
-			docs = append(docs, string(data))
-		}
-	}
-	return check.Webhooks(strings.Join(docs, "\n---\n"))
+	return steps
 }
 
 // seeBefore records the webhook configurations there before the install.
-func (k *cell) seeBefore() features.Func {
-	return assert.Step("the webhook configurations before the install", func(ctx context.Context) error {
+func (k *cell) seeBefore() step.Step {
+	return reads("the webhook configurations before the install", func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
-		ws, err := liveWebhooks(ctx)
+		ws, err := check.LiveWebhooks(ctx)
 		if err != nil {
 			return err
 		}
@@ -263,12 +229,12 @@ func ChartWebhooks(live []check.Webhook, rendered []check.Webhook, before map[st
 
 // recordWebhooks reads the chart's webhooks as installed (ChartWebhooks) and
 // adds their configurations to the evidence.
-func (k *cell) recordWebhooks() features.Func {
-	return assert.Step("the chart's webhook configurations as installed", func(ctx context.Context) error {
+func (k *cell) recordWebhooks() step.Step {
+	return reads("the chart's webhook configurations as installed", func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
-		live, err := liveWebhooks(ctx)
+		live, err := check.LiveWebhooks(ctx)
 		if err != nil {
 			return err
 		}
@@ -296,45 +262,29 @@ func (k *cell) chartWebhooks() []check.Webhook { return k.webhooks }
 // forgetWebhooksAtEnd deletes, when the cell ends, the chart's webhook
 // configurations still there (rendered, or registered at run time): one
 // left failing closed would reject what the next cells do.
-func (k *cell) forgetWebhooksAtEnd() features.Func {
-	return assert.Step("at the end, delete the chart's webhook configurations left", func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
+func (k *cell) forgetWebhooksAtEnd() step.Step {
+	return env.DeleteListedAtEnd("the chart's webhook configurations left", func(ctx context.Context) ([]string, error) {
+		rendered, err := k.spec.Rendered.Webhooks()
+		if err != nil {
+			return nil, err
 		}
-		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
-		c.Step("at the end, delete the chart's webhook configurations left")
-		c.Drop("delete the chart's webhook configurations left")
-		c.Defer("delete the chart's webhook configurations left", func(ctx context.Context) error {
-			rendered, err := k.spec.Rendered.Webhooks()
-			if err != nil {
-				return err
+		// read again: a controller of the chart may have registered more
+		// since they were recorded
+		live, err := check.LiveWebhooks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var registered []check.Webhook
+		if k.before != nil { // else the cell ended before it knew what was there
+			registered = ChartWebhooks(live, rendered, k.before, k.chartNamespaces())
+		}
+		var names []string
+		for _, w := range append(append(rendered, k.webhooks...), registered...) {
+			if n := w.Config + "/" + w.ConfigName; !slices.Contains(names, n) {
+				names = append(names, n)
 			}
-			// read again: a controller of the chart may have registered more
-			// since they were recorded
-			live, err := liveWebhooks(ctx)
-			if err != nil {
-				return err
-			}
-			var registered []check.Webhook
-			if k.before != nil { // else the cell ended before it knew what was there
-				registered = ChartWebhooks(live, rendered, k.before, k.chartNamespaces())
-			}
-			var names []string
-			for _, w := range append(append(rendered, k.webhooks...), registered...) {
-				if n := w.Config + "/" + w.ConfigName; !slices.Contains(names, n) {
-					names = append(names, n)
-				}
-			}
-			if len(names) == 0 {
-				return nil
-			}
-			out, err := r.Kubectl.Run(ctx, append([]string{"delete", "--ignore-not-found", "--wait=true", "--timeout=2m"}, names...)...)
-			if out = strings.TrimSpace(out); out != "" {
-				r.Logf("cleanup: %s", strings.ReplaceAll(out, "\n", "; "))
-			}
-			return err
-		})
-		return nil
+		}
+		return names, nil
 	})
 }
 
@@ -414,31 +364,32 @@ func (k *cell) served() (services []Service, deployments []Workload) {
 // restart replaces the Deployments serving the chart's webhooks while none
 // runs, as after a restart with one replica: scaled to 0, no serving
 // endpoint left (a terminating Pod still serves), scaled back.
-func (k *cell) restart() features.Func {
-	return func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
-		services, deployments := k.served()
+func (k *cell) restart() step.Step {
+	const what = "replace the Deployments serving the chart's webhooks"
+	return step.Act(what, func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+		services, deployments := k.served() // known once the chart's webhooks are recorded
 		if len(deployments) == 0 {
 			return assert.Step("no Deployment of the chart serves its webhooks: nothing to replace", func(context.Context) error { return nil })(ctx, t, cfg)
 		}
-		var steps []features.Func
+		var steps []step.Step
 		for _, d := range deployments {
-			steps = append(steps, env.Scale("deployment", d.Namespace, d.Name, 0))
+			steps = append(steps, env.Scale(env.Object{Kind: "deployment", Namespace: d.Namespace, Name: d.Name}, 0))
 		}
 		// none runs: no serving endpoint, and the Deployment's status says
 		// so too (else the scale back could read its status from before)
 		var none []assert.Check
 		for _, s := range services {
-			none = append(none, check.ServingEndpoints(s.Namespace, s.Name, 0))
+			none = append(none, check.ServingEndpoints(s.Object(), 0))
 		}
 		for _, d := range deployments {
-			none = append(none, check.JSONPathIs("deployment.apps", d.Namespace, d.Name, "{.status.replicas}", ""))
+			none = append(none, check.JSONPathIs(env.Object{Kind: "deployment.apps", Namespace: d.Namespace, Name: d.Name}, "{.status.replicas}", ""))
 		}
 		steps = append(steps, assert.That("no Pod of the Deployments left, no serving endpoint", assert.Intervals.Rollout, assert.All(none...)))
 		for _, d := range deployments {
-			steps = append(steps, env.Scale("deployment", d.Namespace, d.Name, int(d.Replicas)))
+			steps = append(steps, env.Scale(env.Object{Kind: "deployment", Namespace: d.Namespace, Name: d.Name}, int(d.Replicas)))
 		}
-		return env.InOrder(steps...)(ctx, t, cfg)
-	}
+		return env.InOrder(what, steps...).Func()(ctx, t, cfg)
+	})
 }
 
 // configsRemain says which of the chart's webhook configurations are there,
@@ -461,7 +412,7 @@ func (k *cell) servicesGone() assert.Check {
 		services, _ := k.served()
 		var gone []assert.Check
 		for _, s := range services {
-			gone = append(gone, check.Missing("service", s.Namespace, s.Name))
+			gone = append(gone, check.Missing(s.Object()))
 		}
 		return assert.All(gone...), nil
 	})
@@ -474,7 +425,7 @@ func (k *cell) servingPodsGone() assert.Check {
 		var gone []assert.Check
 		for _, s := range services {
 			if len(s.Selector) > 0 {
-				gone = append(gone, check.NoneLeft("pods", s.Namespace, podSelector(s.Selector)))
+				gone = append(gone, check.NoneLeft(env.Selection{Kinds: "pods", Namespace: s.Namespace, Labels: podSelector(s.Selector)}))
 			}
 		}
 		return assert.All(gone...), nil
@@ -487,7 +438,7 @@ func (k *cell) servingPodsGone() assert.Check {
 func (k *cell) rejectsProbe() assert.Check {
 	return dynamic(func(ctx context.Context) (assert.Check, error) {
 		// as they are now: a controller fills in its configurations' rules
-		live, err := liveWebhooks(ctx)
+		live, err := check.LiveWebhooks(ctx)
 		if err != nil {
 			return nil, assert.Unknown(err)
 		}
@@ -520,4 +471,9 @@ func (k *cell) rejectsProbe() assert.Check {
 		}
 		return assert.Any(rejected...), nil
 	})
+}
+
+// reads is a step of the cell that only reads, named what.
+func reads(what string, action func(ctx context.Context) error) step.Step {
+	return step.Look(what, assert.Step(what, action))
 }

@@ -7,11 +7,11 @@ import (
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
-	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // Check is one bug class one of the scenarios reproduced, asked of any
@@ -21,21 +21,21 @@ type Check struct {
 	// Summary says what the check does and what REPRODUCED means.
 	Summary string
 	// Seed is the scenario whose bug the class generalizes.
-	Seed    string
-	feature func(k *cell, f *features.FeatureBuilder) *features.FeatureBuilder
+	Seed  string
+	steps func(k *cell) []step.Step
 }
 
 // The checks, in the order a run takes them.
 var checks = []Check{
-	{Name: "crd-diff", Seed: "kubeovn-argocd", feature: crdDiff,
+	{Name: "crd-diff", Seed: "kubeovn-argocd", steps: crdDiff,
 		Summary: "sync, hard refresh: REPRODUCED unless the Application is Synced within 3 minutes and stays so for the hold (the resources ArgoCD shows OutOfSync and the chart's fields the live objects lack are recorded)"},
-	{Name: "hook-stuck", Seed: "kyverno-argocd", feature: hookStuck,
+	{Name: "hook-stuck", Seed: "kyverno-argocd", steps: hookStuck,
 		Summary: "sync twice (install, upgrade: the hooks run each time): REPRODUCED when the sync is held Running by a hook deleted with ArgoCD's hook finalizer still on, for the hold"},
-	{Name: "self-blocking-webhook", Seed: "openkruise-webhook", feature: selfBlocking,
+	{Name: "self-blocking-webhook", Seed: "openkruise-webhook", steps: selfBlocking,
 		Summary: "install into the namespace made beforehand without labels; replace the workloads serving the chart's webhooks while none runs: REPRODUCED when a workload of the chart stays unavailable, its Pods rejected by a webhook of the chart"},
-	{Name: "leftover-webhook", Seed: "knative-argocd", feature: leftoverWebhook,
+	{Name: "leftover-webhook", Seed: "knative-argocd", steps: leftoverWebhook,
 		Summary: "delete the Application with cascade (background): REPRODUCED when a webhook configuration of the chart is left calling a service that is gone (a fail-closed one is proven by a rejected dry run)"},
-	{Name: "namespace-kept", Seed: "kargo-argocd", feature: namespaceKept,
+	{Name: "namespace-kept", Seed: "kargo-argocd", steps: namespaceKept,
 		Summary: "the namespace made beforehand holds a ConfigMap and a Secret; delete the extra manifests, then the Application with cascade (foreground): REPRODUCED when the namespace or what it held is deleted"},
 }
 
@@ -62,21 +62,20 @@ func lookup(name string) (Check, bool) {
 
 // crdDiff is kubeovn-argocd's class: a resource ArgoCD can never bring in
 // sync (Kube-OVN's CRD carries keys the API server drops).
-func crdDiff(k *cell, f *features.FeatureBuilder) *features.FeatureBuilder {
+func crdDiff(k *cell) []step.Step {
 	// right after a sync ArgoCD can show resources OutOfSync for seconds (its
 	// cache catching up: run 20261124-124253, CRDs Synced 30 s later): the
 	// class is a difference that stays
-	return k.synced(f).
-		Assess("hard refresh", env.Refresh(k.app, true)).
-		Assess("verdict", assert.Unsettled("application "+k.app+" Synced after a sync and a hard refresh, and staying so",
-			assert.Intervals.Sync, assert.Intervals.Hold, check.SyncStatusIs(k.app, v1alpha1.SyncStatusCodeSynced))).
-		Assess("what differs", env.Observe("the resources ArgoCD shows OutOfSync, and the chart's fields the live objects lack or hold otherwise",
+	return append(k.synced(), env.Refresh(k.app, true),
+		assert.Unsettled("application "+k.app+" Synced after a sync and a hard refresh, and staying so",
+			assert.Intervals.Sync, assert.Intervals.Hold, check.SyncStatusIs(k.app, v1alpha1.SyncStatusCodeSynced)),
+		env.Observe("the resources ArgoCD shows OutOfSync, and the chart's fields the live objects lack or hold otherwise",
 			Drift(k.app, k.spec.Rendered)))
 }
 
 // hookStuck is kyverno-argocd's class: a hook ArgoCD deleted while its own
 // hook finalizer is still on holds the sync that waits for the deletion.
-func hookStuck(k *cell, f *features.FeatureBuilder) *features.FeatureBuilder {
+func hookStuck(k *cell) []step.Step {
 	hooks := k.spec.Rendered.Hooks()
 	held := HeldByHook(k.app, hooks)
 	succeeded := check.OperationPhaseIs(k.app, synccommon.OperationSucceeded)
@@ -85,70 +84,70 @@ func hookStuck(k *cell, f *features.FeatureBuilder) *features.FeatureBuilder {
 	for _, h := range hooks {
 		names = append(names, fmt.Sprintf("%s %s/%s (%s)", h.GetKind(), h.GetNamespace(), h.GetName(), h.Hook))
 	}
-	return f.Assess("hooks", env.Observe("the chart's hooks ArgoCD runs at a sync", constant(len(hooks) > 0, orNone(names)))).
-		Assess("install done or held", assert.That("install sync completed or held by a hook", assert.Intervals.Install, done)).
-		Assess("install not failed", assert.That("install sync Succeeded or held by a hook", assert.Intervals.Poll, assert.Any(succeeded, held))).
-		Assess("the chart's webhooks", k.recordWebhooks()).
+	return []step.Step{env.Observe("the chart's hooks ArgoCD runs at a sync", constant(len(hooks) > 0, orNone(names))),
+		assert.That("install sync completed or held by a hook", assert.Intervals.Install, done),
+		assert.That("install sync Succeeded or held by a hook", assert.Intervals.Poll, assert.Any(succeeded, held)),
+		k.recordWebhooks(),
 		// ArgoCD starts no sync while one runs: a user whose install is held cannot sync again
-		Assess("upgrade", env.Unless(held, "sync again (an upgrade: the hooks run again)", env.Sync(k.app, k.spec.SyncOptions...))).
-		Assess("upgrade done or held", assert.That("second sync completed or held by a hook", assert.Intervals.Install, done)).
-		Assess("upgrade not failed", assert.That("second sync Succeeded or held by a hook", assert.Intervals.Poll, assert.Any(succeeded, held))).
-		Assess("hook phases", env.Observe("the hooks in the last sync's result", HookResults(k.app))).
-		Assess("verdict", assert.Symptom("sync held by a hook deleted with "+HookFinalizer+" still on", assert.Intervals.Hold, held))
+		env.Unless(held, "sync again (an upgrade: the hooks run again)", env.Sync(k.app, k.spec.SyncOptions...)),
+		assert.That("second sync completed or held by a hook", assert.Intervals.Install, done),
+		assert.That("second sync Succeeded or held by a hook", assert.Intervals.Poll, assert.Any(succeeded, held)),
+		env.Observe("the hooks in the last sync's result", HookResults(k.app)),
+		assert.Symptom("sync held by a hook deleted with "+HookFinalizer+" still on", assert.Intervals.Hold, held)}
 }
 
 // selfBlocking is openkruise-webhook's class: a webhook of the chart,
 // failing closed, takes the chart's own namespace as platform teams create
 // it (no labels), and rejects the Pods of the workload that serves it.
-func selfBlocking(k *cell, f *features.FeatureBuilder) *features.FeatureBuilder {
+func selfBlocking(k *cell) []step.Step {
 	available, blocked := k.allAvailable(), k.anyBlocked()
 	settled := assert.Any(available, blocked)
-	return k.synced(f).
-		Assess("workloads", assert.That("the chart's workloads available, or one blocked by a webhook of the chart", assert.Intervals.Install, settled)).
-		Assess("selectors", env.Observe("the chart's webhooks and namespace "+k.spec.Namespace+" as labelled", Selection(k.spec.Namespace, k.spec.Rendered, k.chartWebhooks))).
-		Assess("natural timing", env.Observe("at natural timing: a workload of the chart blocked by a webhook of the chart", blocked)).
+	return append(k.synced(),
+		assert.That("the chart's workloads available, or one blocked by a webhook of the chart", assert.Intervals.Install, settled),
+		env.Observe("the chart's webhooks and namespace "+k.spec.Namespace+" as labelled", Selection(k.spec.Namespace, k.spec.Rendered, k.chartWebhooks)),
+		env.Observe("at natural timing: a workload of the chart blocked by a webhook of the chart", blocked),
 		// at natural timing the first Pods may be created before the webhook
 		// configurations (they then run and serve them); a Pod created while
 		// none runs, as after a restart, meets them
-		Assess("restart", env.If(available, "replace the workloads serving the chart's webhooks while none runs (scale to 0, no serving endpoint, scale back)", k.restart())).
-		Assess("after the restart", assert.That("the chart's workloads available, or one blocked by a webhook of the chart", assert.Intervals.Rollout, settled)).
-		Assess("verdict", assert.Symptom("a workload of the chart blocked by a webhook of the chart", assert.Intervals.Hold, blocked))
+		env.If(available, "replace the workloads serving the chart's webhooks while none runs (scale to 0, no serving endpoint, scale back)", k.restart()),
+		assert.That("after the restart: the chart's workloads available, or one blocked by a webhook of the chart", assert.Intervals.Rollout, settled),
+		assert.Symptom("a workload of the chart blocked by a webhook of the chart", assert.Intervals.Hold, blocked))
 }
 
 // leftoverWebhook is knative-argocd's class: a webhook configuration the
 // cascade leaves (something else owns it) while the service it calls goes.
-func leftoverWebhook(k *cell, f *features.FeatureBuilder) *features.FeatureBuilder {
-	return k.synced(f).
-		Assess("workloads", assert.That("the chart's workloads available", assert.Intervals.Install, k.allAvailable())).
-		Assess("ownerReferences", env.Observe("the ownerReferences of the chart's webhook configurations", k.configsRemain())).
-		Assess("delete the application", env.DeleteApp(k.app, env.Background)).
+func leftoverWebhook(k *cell) []step.Step {
+	return append(k.synced(),
+		assert.That("the chart's workloads available", assert.Intervals.Install, k.allAvailable()),
+		env.Observe("the ownerReferences of the chart's webhook configurations", k.configsRemain()),
+		env.DeleteApp(k.app, env.Background),
 		// runs first at the end: a configuration left can block the cleanup
-		Assess("unblock the cleanup", k.forgetWebhooksAtEnd()).
-		Assess("application gone?", env.ObserveWithin("application "+k.app+" deleted", assert.Intervals.Hold, check.AppGone(k.app))).
-		Assess("services gone", assert.That("the services the chart's webhooks call gone", assert.Intervals.Sync, k.servicesGone())).
+		k.forgetWebhooksAtEnd().As("unblock the cleanup: at the end, first, delete the chart's webhook configurations left"),
+		env.ObserveWithin("application "+k.app+" deleted", assert.Intervals.Hold, check.AppGone(k.app)),
+		assert.That("the services the chart's webhooks call gone", assert.Intervals.Sync, k.servicesGone()),
 		// a terminating webhook Pod may still answer over a connection the API
 		// server holds: the proof below waits for them to go
-		Assess("pods gone", env.ObserveWithin("the Pods serving the chart's webhooks gone", assert.Intervals.Install, k.servingPodsGone())).
-		Assess("left behind", env.Observe("what the cascade left of the chart, with ownerReferences", Remains(k.spec.Rendered.Refs))).
-		Assess("verdict", assert.Symptom("a webhook configuration of the chart left behind, calling a service that is gone", assert.Intervals.HoldShort,
-			dynamic(func(context.Context) (assert.Check, error) { return LeftBehind(k.webhooks), nil }))).
-		Assess("fail-closed", env.Observe("a configuration left with failurePolicy Fail rejects an object it matches (server-side dry run)", k.rejectsProbe()))
+		env.ObserveWithin("the Pods serving the chart's webhooks gone", assert.Intervals.Install, k.servingPodsGone()),
+		env.Observe("what the cascade left of the chart, with ownerReferences", Remains(k.spec.Rendered.Refs)),
+		assert.Symptom("a webhook configuration of the chart left behind, calling a service that is gone", assert.Intervals.HoldShort,
+			dynamic(func(context.Context) (assert.Check, error) { return LeftBehind(k.webhooks), nil })),
+		env.Observe("a configuration left with failurePolicy Fail rejects an object it matches (server-side dry run)", k.rejectsProbe()))
 }
 
 // namespaceKept is kargo-argocd's class: a namespace that was there before
 // the install (with the team's things in it) goes with the chart.
-func namespaceKept(k *cell, f *features.FeatureBuilder) *features.FeatureBuilder {
+func namespaceKept(k *cell) []step.Step {
 	kept := Kept(k.spec.Namespace, Sentinel, Sentinel)
-	f = k.synced(f).
-		Assess("workloads", assert.That("the chart's workloads available", assert.Intervals.Install, k.allAvailable())).
-		Assess("namespace holds", assert.Holds("namespace "+k.spec.Namespace+" Active with its ConfigMap and Secret while the chart runs", assert.Intervals.HoldShort, kept))
+	steps := append(k.synced(),
+		assert.That("the chart's workloads available", assert.Intervals.Install, k.allAvailable()),
+		assert.Holds("namespace "+k.spec.Namespace+" Active with its ConfigMap and Secret while the chart runs", assert.Intervals.HoldShort, kept))
 	if k.spec.Extra != "" {
-		f = f.Assess("delete the extra manifests", env.DeleteFiles("the extra manifests (EXTRA)", k.extra()))
+		steps = append(steps, env.DeleteFiles("the extra manifests (EXTRA)", k.extra()))
 	}
-	return f.Assess("delete the application", env.DeleteApp(k.app, env.Foreground)).
-		Assess("application gone?", env.ObserveWithin("application "+k.app+" deleted (its resources first)", assert.Intervals.Install, check.AppGone(k.app))).
-		Assess("left behind", env.Observe("what the cascade left of the chart, with ownerReferences", Remains(k.spec.Rendered.Refs))).
-		Assess("verdict", assert.Occurs("namespace "+k.spec.Namespace+" deleted, or its ConfigMap or Secret", assert.Intervals.Hold, assert.Not(kept)))
+	return append(steps, env.DeleteApp(k.app, env.Foreground),
+		env.ObserveWithin("application "+k.app+" deleted (its resources first)", assert.Intervals.Install, check.AppGone(k.app)),
+		env.Observe("what the cascade left of the chart, with ownerReferences", Remains(k.spec.Rendered.Refs)),
+		assert.Occurs("namespace "+k.spec.Namespace+" deleted, or its ConfigMap or Secret", assert.Intervals.Hold, assert.Not(kept)))
 }
 
 func orNone(s []string) string {

@@ -64,9 +64,9 @@ func kindRef(kind, group string) string {
 func Available(w Workload) assert.Check {
 	ref := kindRef(w.Kind, "apps")
 	if w.Kind == "DaemonSet" {
-		return check.JSONPathMatches(ref, w.Namespace, w.Name, "{.status.numberAvailable}/{.status.numberUnavailable}", "^[1-9][0-9]*/0?$")
+		return check.JSONPathMatches(lifecycle.Object{Kind: ref, Namespace: w.Namespace, Name: w.Name}, "{.status.numberAvailable}/{.status.numberUnavailable}", "^[1-9][0-9]*/0?$")
 	}
-	return check.JSONPathIs(ref, w.Namespace, w.Name, "{.status.availableReplicas}/{.spec.replicas}", fmt.Sprintf("%d/%d", w.Replicas, w.Replicas))
+	return check.JSONPathIs(lifecycle.Object{Kind: ref, Namespace: w.Namespace, Name: w.Name}, "{.status.availableReplicas}/{.spec.replicas}", fmt.Sprintf("%d/%d", w.Replicas, w.Replicas))
 }
 
 // webhookNamed matches a Pod creation's failure message naming one of the
@@ -88,10 +88,10 @@ func RejectedBy(w Workload, webhooks []string) assert.Check {
 		return constant(false, "no webhook to reject it")
 	}
 	if w.Kind == "Deployment" {
-		return check.JSONPathMatches(kindRef(w.Kind, "apps"), w.Namespace, w.Name,
+		return check.JSONPathMatches(lifecycle.Object{Kind: kindRef(w.Kind, "apps"), Namespace: w.Namespace, Name: w.Name},
 			`{.status.conditions[?(@.type=="ReplicaFailure")].message}`, webhookNamed(webhooks))
 	}
-	return check.EventMatches(w.Namespace, w.Kind, "FailedCreate", "^"+regexp.QuoteMeta(w.Name)+": .*"+webhookNamed(webhooks))
+	return check.EventMatches(lifecycle.Object{Kind: w.Kind, Namespace: w.Namespace}, "FailedCreate", "^"+regexp.QuoteMeta(w.Name)+": .*"+webhookNamed(webhooks))
 }
 
 // Blocked holds when the workload is not available and its controller's
@@ -174,11 +174,11 @@ func LeftBehind(webhooks []check.Webhook) assert.Check {
 		for _, w := range ws {
 			if s := w.ClientConfig.Service; s != nil && !slices.Contains(seen, s.Namespace+"/"+s.Name) {
 				seen = append(seen, s.Namespace+"/"+s.Name)
-				gone = append(gone, check.Missing("service", s.Namespace, s.Name))
+				gone = append(gone, check.Missing(lifecycle.Object{Kind: "service", Namespace: s.Namespace, Name: s.Name}))
 			}
 		}
 		if len(gone) > 0 {
-			left = append(left, assert.All(check.Exists(ws[0].Config, "", ws[0].ConfigName), assert.Any(gone...)))
+			left = append(left, assert.All(check.Exists(lifecycle.Object{Kind: ws[0].Config, Name: ws[0].ConfigName}), assert.Any(gone...)))
 		}
 	}
 	if len(left) == 0 {
@@ -193,7 +193,7 @@ func LeftBehind(webhooks []check.Webhook) assert.Check {
 		var seen []string
 		for _, k := range order {
 			ws := byConfig[k]
-			there, _, err := check.Exists(ws[0].Config, "", ws[0].ConfigName)(ctx)
+			there, _, err := check.Exists(lifecycle.Object{Kind: ws[0].Config, Name: ws[0].ConfigName})(ctx)
 			if err != nil {
 				return false, "", err
 			}
@@ -202,7 +202,7 @@ func LeftBehind(webhooks []check.Webhook) assert.Check {
 				var services []string
 				for _, w := range ws {
 					if s := w.ClientConfig.Service; s != nil {
-						gone, _, err := check.Missing("service", s.Namespace, s.Name)(ctx)
+						gone, _, err := check.Missing(lifecycle.Object{Kind: "service", Namespace: s.Namespace, Name: s.Name})(ctx)
 						if err != nil {
 							return false, "", err
 						}
@@ -222,8 +222,9 @@ func LeftBehind(webhooks []check.Webhook) assert.Check {
 // Kept holds when the namespace is there and Active and still holds the
 // ConfigMap and Secret put into it before the install.
 func Kept(namespace, configMap, secret string) assert.Check {
-	return assert.All(check.JSONPathIs("namespace", "", namespace, "{.status.phase}", "Active"),
-		check.Exists("configmap", namespace, configMap), check.Exists("secret", namespace, secret))
+	return assert.All(check.JSONPathIs(lifecycle.Object{Kind: "namespace", Name: namespace}, "{.status.phase}", "Active"),
+		check.Exists(lifecycle.Object{Kind: "configmap", Namespace: namespace, Name: configMap}),
+		check.Exists(lifecycle.Object{Kind: "secret", Namespace: namespace, Name: secret}))
 }
 
 // HookFinalizer is what ArgoCD puts on the hooks it runs (from 2.14.3 and 3.0).
@@ -237,7 +238,7 @@ func HooksKept(hooks []Object) assert.Check {
 		if h.GetName() == "" {
 			continue
 		}
-		kept = append(kept, check.FinalizerPending(kindRef(h.GetKind(), h.GroupVersionKind().Group), h.GetNamespace(), h.GetName(), HookFinalizer))
+		kept = append(kept, check.FinalizerPending(lifecycle.Object{Kind: kindRef(h.GetKind(), h.GroupVersionKind().Group), Namespace: h.GetNamespace(), Name: h.GetName()}, HookFinalizer))
 	}
 	if len(kept) == 0 {
 		return constant(false, "the chart has no named hook ArgoCD runs at a sync")
@@ -270,7 +271,7 @@ type applicationResource struct {
 }
 
 func applicationResources(ctx context.Context, app string) ([]applicationResource, error) {
-	o, err := lifecycle.Get(ctx, "applications.argoproj.io", "argocd", app)
+	o, err := check.Get(ctx, lifecycle.Object{Kind: "applications.argoproj.io", Namespace: "argocd", Name: app})
 	if err != nil {
 		return nil, err
 	}

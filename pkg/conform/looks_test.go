@@ -350,7 +350,7 @@ func TestNodeImages(t *testing.T) {
 		map[string]any{"names": []any{"docker.io/openkruise/kruise-manager:v1.5.2", "docker.io/openkruise/kruise-manager@sha256:abc"}},
 		map[string]any{"names": []any{"registry.k8s.io/pause:3.10"}},
 	}}})
-	have, err := NodeImages(cluster(nil, node))
+	have, err := check.NodeImages(cluster(nil, node))
 	if err != nil || len(have) != 3 {
 		t.Fatalf("node images: %v, %v", have, err)
 	}

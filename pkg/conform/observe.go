@@ -111,7 +111,7 @@ func Drift(app string, r *Rendered) assert.Check {
 				lines = append(lines, ref+" OutOfSync: not among the chart's rendered objects")
 				continue
 			}
-			live, err := lifecycle.Get(ctx, kindRef(res.Kind, res.Group), res.Namespace, res.Name)
+			live, err := check.Get(ctx, lifecycle.Object{Kind: kindRef(res.Kind, res.Group), Namespace: res.Namespace, Name: res.Name})
 			if lifecycle.NotFound(err) {
 				lines = append(lines, ref+" OutOfSync: not in the cluster")
 				continue
@@ -154,7 +154,7 @@ func listed(paths []string) string {
 // for the chart's own Pods.
 func Selection(namespace string, r *Rendered, webhooks func() []check.Webhook) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		ns, err := lifecycle.Get(ctx, "namespace", "", namespace)
+		ns, err := check.Get(ctx, lifecycle.Object{Kind: "namespace", Name: namespace})
 		if err != nil {
 			return false, "", assert.Unknown(err)
 		}
@@ -221,7 +221,7 @@ func Remains(objects func() []Ref) assert.Check {
 		var left []string
 		all := objects()
 		for _, o := range all {
-			live, err := lifecycle.Get(ctx, o.Kind, o.Namespace, o.Name)
+			live, err := check.Get(ctx, lifecycle.Object{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name})
 			if lifecycle.NotFound(err) {
 				continue
 			}
@@ -263,7 +263,7 @@ func (r *Rendered) Refs() []Ref {
 // phase and message.
 func HookResults(app string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		o, err := lifecycle.Get(ctx, "applications.argoproj.io", "argocd", app)
+		o, err := check.Get(ctx, lifecycle.Object{Kind: "applications.argoproj.io", Namespace: "argocd", Name: app})
 		if err != nil {
 			return false, "", assert.Unknown(err)
 		}
@@ -282,29 +282,6 @@ func HookResults(app string) assert.Check {
 		}
 		return true, strings.Join(hooks, "; "), nil
 	}
-}
-
-// NodeImages are the images the cluster's nodes report holding (the
-// kubelet's status.images: tags and digests).
-func NodeImages(ctx context.Context) ([]string, error) {
-	nodes, err := lifecycle.From(ctx).Kube.List(ctx, "nodes", "", "")
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, n := range nodes.Items {
-		imgs, _, _ := unstructured.NestedSlice(n.Object, "status", "images")
-		for _, i := range imgs {
-			m, _ := i.(map[string]any)
-			names, _ := m["names"].([]any)
-			for _, name := range names {
-				if s, ok := name.(string); ok {
-					out = append(out, s)
-				}
-			}
-		}
-	}
-	return out, nil
 }
 
 // Missing are the images of want that none of have names, each compared in

@@ -33,7 +33,7 @@ func Probe(ctx context.Context, w check.Webhook) (fixture.Files, error) {
 		candidates = []string{s.Namespace, "default"}
 	}
 	for _, ns := range candidates {
-		o, err := lifecycle.Get(ctx, "namespace", "", ns)
+		o, err := check.Get(ctx, lifecycle.Object{Kind: "namespace", Name: ns})
 		if lifecycle.NotFound(err) {
 			continue
 		}

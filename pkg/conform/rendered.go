@@ -11,6 +11,7 @@ import (
 
 	"github.com/gitops-conformance/suite/internal/kube"
 	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
 // Rendered is a chart as ArgoCD applies it: every object of its templates,
@@ -213,6 +214,11 @@ func (r *Rendered) Webhooks() ([]check.Webhook, error) {
 type Service struct {
 	Namespace, Name string
 	Selector        map[string]string
+}
+
+// Object refers to the Service in the cluster.
+func (s Service) Object() lifecycle.Object {
+	return lifecycle.Object{Kind: "service", Namespace: s.Namespace, Name: s.Name}
 }
 
 // Service finds the chart's Service namespace/name.

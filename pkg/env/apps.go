@@ -8,7 +8,6 @@ import (
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/e2e-framework/pkg/features"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/internal/gitserver"
@@ -18,11 +17,12 @@ import (
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/repro"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // PushRepo commits files to a fixture repository on the in-cluster git server.
-func PushRepo(repo string, files fixture.Files) features.Func {
-	return assert.Step("push repository "+repo, func(ctx context.Context) error {
+func PushRepo(repo string, files fixture.Files) step.Step {
+	return act("push repository "+repo, func(ctx context.Context) error {
 		f, err := files(ctx)
 		if err != nil {
 			return err
@@ -45,8 +45,8 @@ func PushRepo(repo string, files fixture.Files) features.Func {
 }
 
 // CreateApp creates an Application; the cell deletes it (cascading) at its end.
-func CreateApp(fix fixture.App) features.Func {
-	return assert.Step("create application "+argocd.Namespace+"/"+fix.Name, func(ctx context.Context) error {
+func CreateApp(fix fixture.App) step.Step {
+	return act("create application "+argocd.Namespace+"/"+fix.Name, func(ctx context.Context) error {
 		app, err := fix.Render()
 		if err != nil {
 			return err
@@ -77,8 +77,8 @@ func CreateApp(fix fixture.App) features.Func {
 }
 
 // Sync starts a sync operation.
-func Sync(name string, options ...string) features.Func {
-	return assert.Step("sync application "+name, func(ctx context.Context) error {
+func Sync(name string, options ...string) step.Step {
+	return act("sync application "+name, func(ctx context.Context) error {
 		opts, _ := json.Marshal(append([]string{}, options...))
 		if !call(ctx, "sync application "+name, "sync_app", name, string(opts)) {
 			return nil
@@ -89,12 +89,12 @@ func Sync(name string, options ...string) features.Func {
 }
 
 // Refresh asks for a (hard) refresh and waits until the controller took it.
-func Refresh(name string, hard bool) features.Func {
+func Refresh(name string, hard bool) step.Step {
 	what := "refresh application " + name
 	if hard {
 		what = "hard " + what
 	}
-	return assert.Step(what, func(ctx context.Context) error {
+	return act(what, func(ctx context.Context) error {
 		kind := "normal"
 		if hard {
 			kind = "hard"
@@ -112,8 +112,8 @@ func Refresh(name string, hard bool) features.Func {
 }
 
 // SetArgoCDConfig sets keys in argocd-cm; the cell restores the old values.
-func SetArgoCDConfig(data map[string]string) features.Func {
-	return assert.Step("configure argocd-cm", func(ctx context.Context) error {
+func SetArgoCDConfig(data map[string]string) step.Step {
+	return act("configure argocd-cm", func(ctx context.Context) error {
 		patch, _ := json.Marshal(map[string]any{"data": data})
 		if !kubectlStep(ctx, "configure argocd-cm", "-n", argocd.Namespace, "patch", "configmap", "argocd-cm", "--type", "merge", "-p", string(patch)) {
 			return nil
@@ -151,8 +151,9 @@ func patchConfig(ctx context.Context, r *lifecycle.Run, data map[string]*string)
 
 // CountInLive records how often needle occurs in the desired files and in the
 // live object: evidence of what the API server kept.
-func CountInLive(files fixture.Files, kind, name, needle string) features.Func {
-	return assert.Step("count "+needle+" in "+kind+" "+name, func(ctx context.Context) error {
+func CountInLive(files fixture.Files, obj Object, needle string) step.Step {
+	kind, name := obj.Kind, obj.Name
+	return look("count "+needle+" in "+kind+" "+name, func(ctx context.Context) error {
 		if !do(ctx, "count "+needle+" in the live "+kind+" "+name, fmt.Sprintf(`echo "    %s: $(kubectl get %s %s -o jsonpath='{.spec}' | grep -o %s | wc -l) %s in the live object's spec"`,
 			name, repro.Quote(kind), repro.Quote(name), repro.Quote(needle), needle), nil) {
 			return nil
@@ -193,9 +194,9 @@ const (
 // mode's finalizer (Foreground, Background: cascading; or NonCascade),
 // without waiting: whether it goes is for check.AppGone to tell. The cell's deletion of it (registered by CreateApp) becomes one that
 // tolerates the Application being gone already.
-func DeleteApp(name string, mode argocd.Deletion) features.Func {
+func DeleteApp(name string, mode argocd.Deletion) step.Step {
 	what := "delete application " + name + " (" + string(mode) + ")"
-	return assert.Step(what, func(ctx context.Context) error {
+	return act(what, func(ctx context.Context) error {
 		finalizer := map[argocd.Deletion]string{Foreground: argocd.CascadeForeground, Background: argocd.CascadeBackground}[mode]
 		if !call(ctx, what, "delete_app", name, finalizer) {
 			return nil

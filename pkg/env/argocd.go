@@ -3,17 +3,15 @@ package env
 import (
 	"context"
 
-	"sigs.k8s.io/e2e-framework/pkg/features"
-
-	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // InstallArgoCDRelease makes rel the installed release inside a feature (a
 // fresh install unless it is installed already); cells get theirs from the runner.
-func InstallArgoCDRelease(rel catalog.Release) features.Func {
-	return assert.Step("install argocd "+rel.String(), func(ctx context.Context) error {
+func InstallArgoCDRelease(rel catalog.Release) step.Step {
+	return act("install argocd "+rel.String(), func(ctx context.Context) error {
 		if !call(ctx, "install argocd "+rel.String(), "install_argocd", rel.String()) {
 			return nil
 		}
@@ -33,8 +31,8 @@ func InstallArgoCDRelease(rel catalog.Release) features.Func {
 // UpgradeArgoCD upgrades the installed ArgoCD to rel in place, the way a
 // user does: Applications and their running operations stay. The next cell
 // installs its own release again.
-func UpgradeArgoCD(rel catalog.Release) features.Func {
-	return assert.Step("upgrade argocd to "+rel.String(), func(ctx context.Context) error {
+func UpgradeArgoCD(rel catalog.Release) step.Step {
+	return act("upgrade argocd to "+rel.String(), func(ctx context.Context) error {
 		if !call(ctx, "upgrade argocd in place to "+rel.String(), "install_argocd", rel.String()) {
 			return nil
 		}

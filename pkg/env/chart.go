@@ -12,7 +12,6 @@ import (
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
-	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/internal/kube"
 	"github.com/gitops-conformance/suite/internal/shell"
@@ -22,13 +21,14 @@ import (
 	"github.com/gitops-conformance/suite/pkg/helm"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/repro"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // Provided resolves files before anything else runs: an input the user has
 // not provided (fixture.SourceMissing) ends the cell SKIPPED with what to provide;
 // any other error is an ERROR of the run.
-func Provided(what string, files fixture.Files) features.Func {
-	return func(ctx context.Context, t *testing.T, _ *envconf.Config) context.Context {
+func Provided(what string, files fixture.Files) step.Step {
+	return step.Look(what, func(ctx context.Context, t *testing.T, _ *envconf.Config) context.Context {
 		t.Helper()
 		_, err := files(ctx)
 		var missing *fixture.SourceMissing
@@ -42,7 +42,7 @@ func Provided(what string, files fixture.Files) features.Func {
 			t.Fatalf("%s: %v", what, err)
 		}
 		return ctx
-	}
+	})
 }
 
 // Applies ends the cell SKIPPED when the files (resolved here) lack what the
@@ -50,8 +50,8 @@ func Provided(what string, files fixture.Files) features.Func {
 // have it. A mitigation of a part that a component's release no longer ships
 // is not judged (neither MITIGATED nor NOT_MITIGATED: there is nothing to
 // mitigate); a failure to read the files is an ERROR of the run.
-func Applies(what string, files fixture.Files, missing func(files map[string]string) string) features.Func {
-	return func(ctx context.Context, t *testing.T, _ *envconf.Config) context.Context {
+func Applies(what string, files fixture.Files, missing func(files map[string]string) string) step.Step {
+	return step.Look(what, func(ctx context.Context, t *testing.T, _ *envconf.Config) context.Context {
 		t.Helper()
 		fs, err := files(ctx)
 		if err != nil {
@@ -65,15 +65,15 @@ func Applies(what string, files fixture.Files, missing func(files map[string]str
 			t.Skip(why)
 		}
 		return ctx
-	}
+	})
 }
 
 // HelmInstallChart installs a chart's files as release rel through the Helm
 // SDK (rel.NoWait: without waiting, as `helm install` without --wait); the
 // cell uninstalls it at its end (rel.NoHooks: without the delete hooks). The
 // values are recorded: they are the user's, not credentials.
-func HelmInstallChart(rel helm.Release, chart fixture.Files) features.Func {
-	return assert.Step("helm install "+rel.Namespace+"/"+rel.Name, func(ctx context.Context) error {
+func HelmInstallChart(rel helm.Release, chart fixture.Files) step.Step {
+	return act("helm install "+rel.Namespace+"/"+rel.Name, func(ctx context.Context) error {
 		return installChart(ctx, rel, chart, func(rel helm.Release) {
 			values, _ := json.Marshal(rel.Values)
 			lifecycle.Note(ctx, "helm install %s into %s (Helm SDK; wait %v, --create-namespace %v), values %s", rel.Name, rel.Namespace, !rel.NoWait, !rel.ExistingNamespace, values)
@@ -113,8 +113,8 @@ func installChart(ctx context.Context, rel helm.Release, chart fixture.Files, no
 
 // UpdateApp changes an existing Application's spec the way a user edits it
 // (in Git, for an app-of-apps), retrying on conflicts; the new spec is recorded.
-func UpdateApp(name, what string, mutate func(*v1alpha1.Application)) features.Func {
-	return assert.Step("update application "+argocd.Namespace+"/"+name+": "+what, func(ctx context.Context) error {
+func UpdateApp(name, what string, mutate func(*v1alpha1.Application)) step.Step {
+	return act("update application "+argocd.Namespace+"/"+name+": "+what, func(ctx context.Context) error {
 		if repro.Planning(ctx) { // a branch not taken: the Application to change is not known
 			do(ctx, "update application "+name+": "+what, "error "+repro.Quote("the cell did not take this branch; its update of application "+name+" is not recorded"), nil)
 			return nil
@@ -141,8 +141,8 @@ func UpdateApp(name, what string, mutate func(*v1alpha1.Application)) features.F
 // first (a rendering lists webhook configurations last: they go before the
 // objects they guard). At the start of a cell it clears what an earlier run
 // left; RemoveRenderedAtEnd does it when the cell ends.
-func RemoveRendered(what string, rendered fixture.Files) features.Func {
-	return assert.Step("delete what is left of "+what, func(ctx context.Context) error {
+func RemoveRendered(what string, rendered fixture.Files) step.Step {
+	return act("delete what is left of "+what, func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -154,8 +154,8 @@ func RemoveRendered(what string, rendered fixture.Files) features.Func {
 // RemoveRenderedAtEnd registers RemoveRendered as a cleanup: registered
 // first, it runs last, after the release or Application that installed the
 // chart is gone, for what they leave behind.
-func RemoveRenderedAtEnd(what string, rendered fixture.Files) features.Func {
-	return assert.Step("at the end, delete what is left of "+what, func(ctx context.Context) error {
+func RemoveRenderedAtEnd(what string, rendered fixture.Files) step.Step {
+	return act("at the end, delete what is left of "+what, func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}

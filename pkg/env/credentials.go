@@ -8,21 +8,19 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/e2e-framework/pkg/features"
-
 	"github.com/gitops-conformance/suite/internal/shell"
-	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/helm"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // HelmInstallChartWith installs a chart's files as release rel through the
 // Helm SDK, with values produced when the step runs merged over rel.Values;
 // the cell uninstalls it at its end. Only the values' key paths are
 // recorded, never the values (they hold credentials).
-func HelmInstallChartWith(rel helm.Release, chart fixture.Files, values Values) features.Func {
-	return assert.Step("helm install "+rel.Namespace+"/"+rel.Name, func(ctx context.Context) error {
+func HelmInstallChartWith(rel helm.Release, chart fixture.Files, values Values) step.Step {
+	return act("helm install "+rel.Namespace+"/"+rel.Name, func(ctx context.Context) error {
 		v, err := values(ctx)
 		if err != nil {
 			return err
@@ -70,8 +68,8 @@ func paths(prefix string, values map[string]any) []string {
 // ApplySecret applies manifests that hold secrets (a TLS key, a credential)
 // server-side; only the objects' kinds and names are recorded, never their
 // content. The cell deletes them at its end.
-func ApplySecret(what string, files fixture.Files) features.Func {
-	return assert.Step("apply "+what, func(ctx context.Context) error {
+func ApplySecret(what string, files fixture.Files) step.Step {
+	return act("apply "+what, func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		manifest, err := fixture.Manifest(ctx, files)
 		if err != nil {
@@ -97,8 +95,8 @@ type CABundle func(ctx context.Context) ([]byte, error)
 // relies on it: every webhook of the validating and mutating webhook
 // configurations whose service lives in namespace and that has no caBundle
 // gets ca. Which webhooks got it is recorded.
-func InjectCABundle(namespace string, ca CABundle) features.Func {
-	return assert.Step("inject the CA bundle into the webhooks served from "+namespace, func(ctx context.Context) error {
+func InjectCABundle(namespace string, ca CABundle) step.Step {
+	return act("inject the CA bundle into the webhooks served from "+namespace, func(ctx context.Context) error {
 		r := lifecycle.From(ctx)
 		pem, err := ca(ctx)
 		if err != nil {

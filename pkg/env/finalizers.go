@@ -6,19 +6,18 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/e2e-framework/pkg/features"
-
-	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/repro"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // RemoveFinalizer removes one finalizer from an object, as an operator would
 // by hand (kubectl patch); an object that is gone or lacks it is left alone.
 // What it found goes into the cell's observations.
-func RemoveFinalizer(kind, namespace, name, finalizer string) features.Func {
+func RemoveFinalizer(obj Object, finalizer string) step.Step {
+	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
 	what := "remove finalizer " + finalizer + " from " + lifecycle.Ref(kind, namespace, name)
-	return assert.Step(what, func(ctx context.Context) error {
+	return act(what, func(ctx context.Context) error {
 		if !call(ctx, what, "remove_finalizer", kind, namespace, name, finalizer) {
 			return nil
 		}
@@ -29,9 +28,10 @@ func RemoveFinalizer(kind, namespace, name, finalizer string) features.Func {
 // RemoveFinalizerAtEnd removes finalizer from the object, if it is there, when
 // the cell ends: registered after the Application, it runs before the
 // Application's deletion, which the finalizer would hold.
-func RemoveFinalizerAtEnd(kind, namespace, name, finalizer string) features.Func {
+func RemoveFinalizerAtEnd(obj Object, finalizer string) step.Step {
+	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
 	what := "finalizer " + finalizer + " of " + lifecycle.Ref(kind, namespace, name)
-	return assert.Step("at the end, remove "+what, func(ctx context.Context) error {
+	return act("at the end, remove "+what, func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}

@@ -7,13 +7,12 @@ import (
 	"os/exec"
 	"strings"
 
-	"sigs.k8s.io/e2e-framework/pkg/features"
-
 	"github.com/gitops-conformance/suite/internal/cluster"
 	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // Taking one actor out of the cluster for a while stages a race one way: what
@@ -25,9 +24,10 @@ import (
 // controller down) and waits until none of its Pods (selector) is left, so
 // nothing of it still reacts. Its log so far goes to the evidence first
 // (<namespace>-<name>-before-stop.log): the Pod that wrote it goes.
-func StopWorkload(namespace, name, selector string) features.Func {
+func StopWorkload(deployment Object, pods Selection) step.Step {
+	namespace, name := deployment.Namespace, deployment.Name
 	what := fmt.Sprintf("deployment %s/%s stopped", namespace, name)
-	return assert.Step(what, func(ctx context.Context) error {
+	return act(what, func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		if out, err := r.Kubectl.Run(ctx, "logs", "-n", namespace, "deploy/"+name, "--all-containers", "--timestamps"); err == nil {
 			c.WriteEvidence(namespace+"-"+name+"-before-stop.log", out)
@@ -41,14 +41,15 @@ func StopWorkload(namespace, name, selector string) features.Func {
 			return err
 		}
 		return assert.Eventually(ctx, "no pod of deployment "+namespace+"/"+name+" left", assert.Intervals.Rollout,
-			check.NoneLeft("pods", namespace, selector))
+			check.NoneLeft(pods))
 	})
 }
 
 // StartWorkload scales the Deployment StopWorkload stopped back to one
 // replica and waits until it is available again.
-func StartWorkload(namespace, name string) features.Func {
-	return assert.Step(startWorkload(namespace, name), func(ctx context.Context) error {
+func StartWorkload(deployment Object) step.Step {
+	namespace, name := deployment.Namespace, deployment.Name
+	return act(startWorkload(namespace, name), func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Drop(startWorkload(namespace, name))
 		c.Step("kubectl scale deployment %s -n %s --replicas=1", name, namespace)
@@ -56,7 +57,7 @@ func StartWorkload(namespace, name string) features.Func {
 			return err
 		}
 		return assert.Eventually(ctx, "deployment "+namespace+"/"+name+" available", assert.Intervals.Rollout,
-			check.JSONPathIs("deployments.apps", namespace, name, "{.status.availableReplicas}", "1"))
+			check.JSONPathIs(deployment, "{.status.availableReplicas}", "1"))
 	})
 }
 
@@ -77,9 +78,9 @@ const (
 // maintenance or a restart leaves it down, and the step waits until its
 // process is gone. With kube-controller-manager go the garbage collector,
 // the namespace controller and the workload controllers.
-func StopControlPlane(component string) features.Func {
+func StopControlPlane(component string) step.Step {
 	what := "control plane: " + component + " stopped"
-	return assert.Step(what, func(ctx context.Context) error {
+	return act(what, func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		node := cluster.NodeContainer(r.Cluster)
 		c.Defer(startControlPlane(component), func(ctx context.Context) error {
@@ -97,8 +98,8 @@ func StopControlPlane(component string) features.Func {
 
 // StartControlPlane puts back what StopControlPlane took off and waits until
 // the component's process runs again.
-func StartControlPlane(component string) features.Func {
-	return assert.Step(startControlPlane(component), func(ctx context.Context) error {
+func StartControlPlane(component string) step.Step {
+	return act(startControlPlane(component), func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		node := cluster.NodeContainer(r.Cluster)
 		c.Drop(startControlPlane(component))

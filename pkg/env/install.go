@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/e2e-framework/pkg/features"
-
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/fixture"
@@ -16,6 +14,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/sources"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // Values produces Helm values when the step runs (e.g. generated credentials).
@@ -24,8 +23,8 @@ type Values func(ctx context.Context) (map[string]any, error)
 // HelmInstall installs a chart release with the Helm SDK and waits for it;
 // the cell uninstalls it at its end. Only the value keys are logged, never
 // the values (they may hold credentials).
-func HelmInstall(r helm.Release, values Values) features.Func {
-	return assert.Step("helm install "+r.Namespace+"/"+r.Name, func(ctx context.Context) error {
+func HelmInstall(r helm.Release, values Values) step.Step {
+	return act("helm install "+r.Namespace+"/"+r.Name, func(ctx context.Context) error {
 		run, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		v, err := values(ctx)
 		if err != nil {
@@ -63,8 +62,8 @@ func keys(m map[string]any) []string {
 }
 
 // ApplyURL applies a published manifest (online releases); the cell deletes it at its end.
-func ApplyURL(what, url string) features.Func {
-	return assert.Step("apply "+what+" from "+url, func(ctx context.Context) error {
+func ApplyURL(what, url string) step.Step {
+	return act("apply "+what+" from "+url, func(ctx context.Context) error {
 		if !kubectlStep(ctx, "apply "+what+" from "+url, "apply", "--server-side", "--force-conflicts", "-f", url) {
 			return nil
 		}
@@ -87,15 +86,15 @@ func ApplyURL(what, url string) features.Func {
 // ComponentImages builds (offline) a component's images with its recipe,
 // images/<component>/build.sh VERSION, and loads them into the cluster.
 // Online, the cluster pulls the upstream images itself.
-func ComponentImages(component, version string) features.Func {
+func ComponentImages(component, version string) step.Step {
 	return ComponentImagesWith(component, version, nil)
 }
 
 // ComponentImagesWith is ComponentImages with variables for the recipe's
 // environment that only the cell knows (buildEnv may be nil): what the
 // release's chart names, say.
-func ComponentImagesWith(component, version string, buildEnv func(ctx context.Context) ([]string, error)) features.Func {
-	return assert.Step("images for "+component+" "+version, func(ctx context.Context) error {
+func ComponentImagesWith(component, version string, buildEnv func(ctx context.Context) ([]string, error)) step.Step {
+	return act("images for "+component+" "+version, func(ctx context.Context) error {
 		r := lifecycle.From(ctx)
 		if r.Mode != images.Offline || repro.Planning(ctx) {
 			return nil
@@ -121,8 +120,8 @@ func ComponentImagesWith(component, version string, buildEnv func(ctx context.Co
 // load, or the suite's registry with DELIVER=registry), once each: what a
 // user provides offline for a chart whose images no registry serves here.
 // what names where the list came from (IMAGES).
-func LocalImages(what string, imgs []string) features.Func {
-	return assert.Step("images from the local Docker ("+what+")", func(ctx context.Context) error {
+func LocalImages(what string, imgs []string) step.Step {
+	return act("images from the local Docker ("+what+")", func(ctx context.Context) error {
 		if len(imgs) == 0 || repro.Planning(ctx) {
 			return nil
 		}
@@ -138,8 +137,8 @@ func LocalImages(what string, imgs []string) features.Func {
 // (see sources.TreeCommit), goes to the recipe as GIT_COMMIT (a release's
 // version string needs it). Online, the cluster pulls the upstream
 // images itself.
-func TreeImages(component, version string, tree fixture.Tree) features.Func {
-	return assert.Step("images for "+component+" "+version+" from its source tree", func(ctx context.Context) error {
+func TreeImages(component, version string, tree fixture.Tree) step.Step {
+	return act("images for "+component+" "+version+" from its source tree", func(ctx context.Context) error {
 		r := lifecycle.From(ctx)
 		if r.Mode != images.Offline || repro.Planning(ctx) {
 			return nil

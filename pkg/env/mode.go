@@ -5,21 +5,21 @@ import (
 	"testing"
 
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
-	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // ByMode runs offline or online, whichever the run's mode is: for a
 // component installed from different sources in the two modes (a tree the
 // user provides offline, the upstream chart and images online).
-func ByMode(offline, online features.Func) features.Func {
-	return func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+func ByMode(offline, online step.Step) step.Step {
+	return step.Act(offline.Name()+" (offline) or "+online.Name()+" (online)", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 		t.Helper()
 		if lifecycle.From(ctx).Mode == images.Offline {
-			return offline(ctx, t, cfg)
+			return offline.Func()(ctx, t, cfg)
 		}
-		return online(ctx, t, cfg)
-	}
+		return online.Func()(ctx, t, cfg)
+	})
 }

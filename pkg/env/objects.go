@@ -6,18 +6,16 @@ import (
 	"fmt"
 	"strings"
 
-	"sigs.k8s.io/e2e-framework/pkg/features"
-
 	"github.com/gitops-conformance/suite/internal/shell"
-	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/repro"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // Apply applies a manifest server-side; the cell deletes it at its end.
-func Apply(what, manifest string) features.Func {
-	return assert.Step("apply "+what, func(ctx context.Context) error {
+func Apply(what, manifest string) step.Step {
+	return act("apply "+what, func(ctx context.Context) error {
 		if !applyStep(ctx, what, manifest) {
 			return nil
 		}
@@ -35,8 +33,8 @@ func Apply(what, manifest string) features.Func {
 // ApplyFiles applies produced manifests server-side, in the files' name
 // order; the cell deletes them at its end (cleanups run in reverse order of
 // registration, so what is applied last goes first).
-func ApplyFiles(what string, files fixture.Files) features.Func {
-	return assert.Step("apply "+what, func(ctx context.Context) error {
+func ApplyFiles(what string, files fixture.Files) step.Step {
+	return act("apply "+what, func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		manifest, err := fixture.Manifest(ctx, files)
 		if err != nil {
@@ -58,8 +56,8 @@ func ApplyFiles(what string, files fixture.Files) features.Func {
 
 // DeleteFiles deletes the objects of produced manifests (last first),
 // without waiting for them to go: what happens next is for the checks to see.
-func DeleteFiles(what string, files fixture.Files) features.Func {
-	return assert.Step("delete "+what, func(ctx context.Context) error {
+func DeleteFiles(what string, files fixture.Files) step.Step {
+	return act("delete "+what, func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		manifest, err := fixture.Manifest(ctx, files)
 		if err != nil {
@@ -87,8 +85,9 @@ func fileName(what string) string {
 
 // Delete deletes an object; extra kubectl arguments choose the propagation
 // (e.g. "--cascade=foreground").
-func Delete(kind, namespace, name string, args ...string) features.Func {
-	return assert.Step("delete "+lifecycle.Ref(kind, namespace, name), func(ctx context.Context) error {
+func Delete(obj Object, args ...string) step.Step {
+	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
+	return act("delete "+lifecycle.Ref(kind, namespace, name), func(ctx context.Context) error {
 		a := append([]string{"delete", kind, name, "--wait=false"}, args...)
 		if namespace != "" {
 			a = append(a, "-n", namespace)
@@ -103,8 +102,9 @@ func Delete(kind, namespace, name string, args ...string) features.Func {
 }
 
 // Watch adds an object to the cell's evidence.
-func Watch(kind, namespace, name string) features.Func {
-	return assert.Step("watch "+lifecycle.Ref(kind, namespace, name), func(ctx context.Context) error {
+func Watch(obj Object) step.Step {
+	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
+	return look("watch "+lifecycle.Ref(kind, namespace, name), func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -114,8 +114,9 @@ func Watch(kind, namespace, name string) features.Func {
 }
 
 // Scale sets a workload's replicas (kubectl scale), the way an operator does.
-func Scale(kind, namespace, name string, replicas int) features.Func {
-	return assert.Step(fmt.Sprintf("scale %s to %d", lifecycle.Ref(kind, namespace, name), replicas), func(ctx context.Context) error {
+func Scale(obj Object, replicas int) step.Step {
+	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
+	return act(fmt.Sprintf("scale %s to %d", lifecycle.Ref(kind, namespace, name), replicas), func(ctx context.Context) error {
 		if !kubectlStep(ctx, fmt.Sprintf("scale %s to %d", lifecycle.Ref(kind, namespace, name), replicas),
 			"scale", kind, name, "-n", namespace, fmt.Sprintf("--replicas=%d", replicas)) {
 			return nil
@@ -131,9 +132,10 @@ func Scale(kind, namespace, name string, replicas int) features.Func {
 // ScaleAtEnd sets a workload's replicas back at the cell's end, whatever
 // happened in it: a step that scales a shared workload (kube-system's) leaves
 // the next cell the cluster as it found it.
-func ScaleAtEnd(kind, namespace, name string, replicas int) features.Func {
+func ScaleAtEnd(obj Object, replicas int) step.Step {
+	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
 	ref := lifecycle.Ref(kind, namespace, name)
-	return assert.Step(fmt.Sprintf("at the end, scale %s to %d", ref, replicas), func(ctx context.Context) error {
+	return act(fmt.Sprintf("at the end, scale %s to %d", ref, replicas), func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -148,8 +150,9 @@ func ScaleAtEnd(kind, namespace, name string, replicas int) features.Func {
 }
 
 // Label sets labels (key=value, or key- to remove) on an object (kubectl label --overwrite).
-func Label(kind, namespace, name string, labels ...string) features.Func {
-	return assert.Step(fmt.Sprintf("label %s %s", lifecycle.Ref(kind, namespace, name), strings.Join(labels, " ")), func(ctx context.Context) error {
+func Label(obj Object, labels ...string) step.Step {
+	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
+	return act(fmt.Sprintf("label %s %s", lifecycle.Ref(kind, namespace, name), strings.Join(labels, " ")), func(ctx context.Context) error {
 		args := append([]string{"label", "--overwrite", kind, name}, labels...)
 		if namespace != "" {
 			args = append(args, "-n", namespace)
@@ -169,9 +172,11 @@ func Label(kind, namespace, name string, labels ...string) features.Func {
 // cluster-scoped owner, read live for its uid: what a controller does to
 // the objects it manages (Knative's webhook to its configurations, with their
 // Namespace as the owner). A kubectl patch, as the evidence quotes it.
-func OwnedBy(kind, namespace, name, ownerAPIVersion, ownerKind, ownerName string) features.Func {
+func OwnedBy(obj Object, ownerAPIVersion string, owner Object) step.Step {
+	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
+	ownerKind, ownerName := owner.Kind, owner.Name
 	what := fmt.Sprintf("%s owned by %s %s", lifecycle.Ref(kind, namespace, name), ownerKind, ownerName)
-	return assert.Step(what, func(ctx context.Context) error {
+	return act(what, func(ctx context.Context) error {
 		if !call(ctx, what, "owned_by", kind, namespace, name, ownerAPIVersion, ownerKind, ownerName) {
 			return nil
 		}
@@ -198,8 +203,9 @@ func OwnedBy(kind, namespace, name, ownerAPIVersion, ownerKind, ownerName string
 // selector: for what a component leaves behind outside its Application
 // (orphans, CRDs). Cleanups run in reverse order, so a DeleteAtEnd registered
 // first runs last, after the Application and the namespaces are gone.
-func DeleteAtEnd(what, kinds, selector string) features.Func {
-	return assert.Step("at the end, delete "+what, func(ctx context.Context) error {
+func DeleteAtEnd(what string, sel Selection) step.Step {
+	kinds, selector := sel.Kinds, sel.Labels
+	return act("at the end, delete "+what, func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -221,7 +227,7 @@ func DeleteAtEnd(what, kinds, selector string) features.Func {
 // namespace's pods without grace. For resources whose controller went with
 // their Application: without it their namespace stays Terminating for
 // minutes. Registered after the namespace, it runs before its deletion.
-func ReleaseAtEnd(what, crdSelector, namespace string) features.Func {
+func ReleaseAtEnd(what, crdSelector, namespace string) step.Step {
 	return releaseAtEnd(what, "CRDs "+crdSelector, namespace, func(ctx context.Context, r *lifecycle.Run) ([]string, error) {
 		crds, err := r.Kubectl.Run(ctx, "get", "customresourcedefinitions", "-l", crdSelector, "-o", "name")
 		if err != nil {
@@ -237,12 +243,12 @@ func ReleaseAtEnd(what, crdSelector, namespace string) features.Func {
 
 // ReleaseCRDsAtEnd is ReleaseAtEnd for the CRDs crds names (plural.group)
 // when the cleanup runs: a chart's own, known once it is rendered.
-func ReleaseCRDsAtEnd(what string, crds func() []string, namespace string) features.Func {
+func ReleaseCRDsAtEnd(what string, crds func() []string, namespace string) step.Step {
 	return releaseAtEnd(what, "the chart's CRDs", namespace, func(context.Context, *lifecycle.Run) ([]string, error) { return crds(), nil })
 }
 
-func releaseAtEnd(what, which, namespace string, crds func(context.Context, *lifecycle.Run) ([]string, error)) features.Func {
-	return assert.Step("at the end, release "+what, func(ctx context.Context) error {
+func releaseAtEnd(what, which, namespace string, crds func(context.Context, *lifecycle.Run) ([]string, error)) step.Step {
+	return act("at the end, release "+what, func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -281,9 +287,10 @@ func releaseAtEnd(what, which, namespace string, crds func(context.Context, *lif
 // for it to go, when the cell ends: registered after what would otherwise
 // take away its finalizer's controller (a release, an Application), it runs
 // before that goes. why is recorded.
-func DeleteObjectAtEnd(kind, namespace, name, why string) features.Func {
+func DeleteObjectAtEnd(obj Object, why string) step.Step {
+	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
 	ref := lifecycle.Ref(kind, namespace, name)
-	return assert.Step("at the end, delete "+ref, func(ctx context.Context) error {
+	return act("at the end, delete "+ref, func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -295,6 +302,33 @@ func DeleteObjectAtEnd(kind, namespace, name, why string) features.Func {
 				args = append(args, "-n", namespace)
 			}
 			_, err := r.Kubectl.Run(ctx, args...)
+			return err
+		})
+		return nil
+	})
+}
+
+// DeleteListedAtEnd registers a cleanup that deletes, when the cell ends,
+// the objects names lists then (kind/name, as kubectl takes them): for what
+// is known only at the end (configurations a controller registered at run
+// time). Taken again, the cleanup moves to run first of those registered.
+func DeleteListedAtEnd(what string, names func(ctx context.Context) ([]string, error)) step.Step {
+	return act("at the end, delete "+what, func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		c.Step("at the end, delete %s", what)
+		c.Drop("delete " + what)
+		c.Defer("delete "+what, func(ctx context.Context) error {
+			objs, err := names(ctx)
+			if err != nil || len(objs) == 0 {
+				return err
+			}
+			out, err := r.Kubectl.Run(ctx, append([]string{"delete", "--ignore-not-found", "--wait=true", "--timeout=2m"}, objs...)...)
+			if out = strings.TrimSpace(out); out != "" {
+				r.Logf("cleanup: %s", strings.ReplaceAll(out, "\n", "; "))
+			}
 			return err
 		})
 		return nil

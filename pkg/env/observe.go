@@ -5,17 +5,16 @@ import (
 	"strings"
 	"time"
 
-	"sigs.k8s.io/e2e-framework/pkg/features"
-
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/repro"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // Observe looks once with check and records what it saw as an observation
 // of the report; it never fails the cell (a measurement, not a verdict).
-func Observe(what string, check assert.Check) features.Func {
-	return assert.Step("observe "+what, func(ctx context.Context) error {
+func Observe(what string, check assert.Check) step.Step {
+	return look("observe "+what, func(ctx context.Context) error {
 		if !repro.Record(ctx, repro.Step{Kind: repro.Observe, What: what, Check: assert.ScriptOf(ctx, check)}) {
 			return nil
 		}
@@ -30,8 +29,8 @@ func Observe(what string, check assert.Check) features.Func {
 
 // ObserveWithin waits up to timeout for check and records the outcome as an
 // observation either way: evidence for the report, never a verdict or an error.
-func ObserveWithin(what string, timeout time.Duration, check assert.Check) features.Func {
-	return assert.Step("observe "+what, func(ctx context.Context) error {
+func ObserveWithin(what string, timeout time.Duration, check assert.Check) step.Step {
+	return look("observe "+what, func(ctx context.Context) error {
 		if !repro.Record(ctx, repro.Step{Kind: repro.Observe, What: what, Check: assert.ScriptOf(ctx, check), Timeout: timeout}) {
 			return nil
 		}
@@ -50,8 +49,8 @@ func ObserveWithin(what string, timeout time.Duration, check assert.Check) featu
 // of the cell's evidence: what a later step changes (an ArgoCD upgrade
 // replaces the controller and its log; an unblock deletes the held object)
 // stays on record as it was at the verdict.
-func Snapshot(name string) features.Func {
-	return assert.Step("snapshot evidence "+name, func(ctx context.Context) error {
+func Snapshot(name string) step.Step {
+	return look("snapshot evidence "+name, func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -66,8 +65,8 @@ func Snapshot(name string) features.Func {
 // triples) from now until the cell's evidence is dumped, into
 // timeline-<name>.txt: their fate with timestamps, finalizers,
 // ownerReferences and how they were deleted.
-func Timeline(name string, objs ...lifecycle.TimelineObject) features.Func {
-	return assert.Step("timeline "+name, func(ctx context.Context) error {
+func Timeline(name string, objs ...lifecycle.Object) step.Step {
+	return look("timeline "+name, func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -83,16 +82,20 @@ func Timeline(name string, objs ...lifecycle.TimelineObject) features.Func {
 
 // WatchLog adds a workload's log over the cell (kind/name, as kubectl logs
 // takes it) to the cell's evidence.
-func WatchLog(namespace, workload string) features.Func {
-	return assert.Step("log of "+namespace+"/"+workload, func(ctx context.Context) error {
+func WatchLog(workload Object) step.Step {
+	namespace, name := workload.Namespace, workload.Name
+	return look("log of "+namespace+"/"+name, func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
-		lifecycle.CellFrom(ctx).WatchLog(namespace, workload)
+		lifecycle.CellFrom(ctx).WatchLog(namespace, name)
 		return nil
 	})
 }
 
-// Object names one object (kind as kubectl takes it, namespace "" for
-// cluster-scoped ones) for a Timeline.
-type Object = lifecycle.TimelineObject
+// Object refers to one object (kind as kubectl takes it, namespace "" for
+// a cluster-scoped one): what every verb and check takes.
+type Object = lifecycle.Object
+
+// Selection is the objects of some kinds matching a label selector.
+type Selection = lifecycle.Selection

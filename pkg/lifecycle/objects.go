@@ -17,6 +17,36 @@ func Get(ctx context.Context, kind, namespace, name string) (*unstructured.Unstr
 	return From(ctx).Kube.Get(ctx, kind, namespace, name)
 }
 
+// Object refers to one object: its kind (as kubectl takes it: a resource,
+// plural or singular, or resource.group), its namespace ("" for a
+// cluster-scoped one) and its name. Every verb and check takes one instead
+// of the three strings.
+type Object struct{ Kind, Namespace, Name string }
+
+// String names the object as the logs and the evidence do: kind ns/name.
+func (o Object) String() string { return Ref(o.Kind, o.Namespace, o.Name) }
+
+// In is the object's namespace as kubectl takes it: "-n ns", or nothing.
+func (o Object) In() []string {
+	if o.Namespace == "" {
+		return nil
+	}
+	return []string{"-n", o.Namespace}
+}
+
+// Selection is the objects of kinds (comma-separated, as kubectl takes
+// them) matching a label selector, in a namespace ("" for every namespace or
+// a cluster-scoped kind).
+type Selection struct{ Kinds, Namespace, Labels string }
+
+// String names the selection as the logs do.
+func (s Selection) String() string {
+	if s.Namespace == "" {
+		return s.Kinds + " -l " + s.Labels
+	}
+	return s.Kinds + " -n " + s.Namespace + " -l " + s.Labels
+}
+
 // Ref names an object as the logs and the evidence do: kind ns/name.
 func Ref(kind, namespace, name string) string {
 	if namespace == "" {

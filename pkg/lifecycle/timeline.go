@@ -39,12 +39,9 @@ type timeline struct {
 	errs     []string
 }
 
-// TimelineObject is one object a timeline follows.
-type TimelineObject struct{ Kind, Namespace, Name string }
-
 // StartTimeline starts a timeline of objs, written to timeline-<name>.txt in
 // the cell's evidence. The objects need not exist yet.
-func (r *Run) StartTimeline(ctx context.Context, c *Cell, name string, objs ...TimelineObject) error {
+func (r *Run) StartTimeline(ctx context.Context, c *Cell, name string, objs ...Object) error {
 	dc, err := discovery.NewDiscoveryClientForConfig(r.REST)
 	if err != nil {
 		return fmt.Errorf("timeline %s: %w", name, err)
@@ -89,7 +86,7 @@ func (r *Run) StartTimeline(ctx context.Context, c *Cell, name string, objs ...T
 		}
 		t.watchers = append(t.watchers, w)
 		t.wg.Add(1)
-		go func(o TimelineObject) {
+		go func(o Object) {
 			defer t.wg.Done()
 			for ev := range w.ResultChan() { // closed when the watcher stops
 				if u, isObj := ev.Object.(*unstructured.Unstructured); isObj {
@@ -115,7 +112,7 @@ func resourceFor(mapper *restmapper.DeferredDiscoveryRESTMapper, kind string) (s
 	return gvr, nil
 }
 
-func (t *timeline) add(o TimelineObject, event string, u *unstructured.Unstructured) {
+func (t *timeline) add(o Object, event string, u *unstructured.Unstructured) {
 	now := time.Now().UTC().Format("15:04:05.000")
 	line := fmt.Sprintf("%s %-8s %s", now, event, Ref(o.Kind, o.Namespace, o.Name))
 	if u != nil {

@@ -34,7 +34,7 @@ func TestTimelineDescribesTheDeletion(t *testing.T) {
 	_, c := WithCell(context.Background(), t.TempDir())
 	tl := &timeline{name: "team", cancel: func() {}}
 	c.timelines = append(c.timelines, tl)
-	tl.add(TimelineObject{Kind: "namespace", Name: "team"}, "MODIFIED", u)
+	tl.add(Object{Kind: "namespace", Name: "team"}, "MODIFIED", u)
 	lines, ok := c.TimelineLines("team")
 	if !ok || len(lines) != 1 || !strings.Contains(lines[0], " MODIFIED namespace team rv=7") {
 		t.Fatalf("lines: %q %v", lines, ok)

@@ -22,12 +22,13 @@ import (
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/schedule"
 	"github.com/gitops-conformance/suite/pkg/sources"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
-// Scenario is one scenario's code: the function that builds its feature for
-// a cell, and the variants that function handles.
+// Scenario is one scenario's code: the function that builds its steps for a
+// cell, and the variants that function handles.
 type Scenario struct {
-	Feature  func(matrix.Cell) features.Feature
+	Feature  func(matrix.Cell) step.Scenario
 	Variants []string
 }
 
@@ -63,9 +64,20 @@ func (s Scenarios) Check(d *matrix.Data) error {
 	return nil
 }
 
-// Exec runs one feature to its end (its teardowns included). The test binary
-// runs it with e2e-framework on the current test.
-type Exec func(ctx context.Context, f features.Feature)
+// Exec runs one feature to its end (its teardowns included) and says
+// whether it ran through, no step failed or skipped. The test binary runs it
+// with e2e-framework on the current test.
+type Exec func(ctx context.Context, f features.Feature) bool
+
+// run runs a scenario's stages in order, each only when the one before it
+// ran through and the cell neither failed nor was skipped.
+func (e Exec) run(ctx context.Context, sc step.Scenario) {
+	for _, f := range sc.Stages {
+		if !e(ctx, f) || assert.RecordFrom(ctx).Stopped() {
+			return
+		}
+	}
+}
 
 // Runner is one run of the matrix: the cells, their results and where they go.
 type Runner struct {
@@ -494,7 +506,7 @@ func (r *Runner) execute(ctx context.Context, c matrix.Cell, dir string, exec Ex
 	ctx = r.Context(ctx)
 	ctx, rec := assert.WithRecord(ctx, c.Variant.Mitigation())
 	ctx, cell := lifecycle.WithCell(ctx, dir)
-	_ = clock.time(PhaseScenario, func() error { exec(ctx, r.Scenarios[c.Scenario.Name].Feature(c)); return nil })
+	_ = clock.time(PhaseScenario, func() error { exec.run(ctx, r.Scenarios[c.Scenario.Name].Feature(c)); return nil })
 	outcome, reason := rec.Outcome()
 	r.SetWaiting("the evidence and cleanup of cell " + c.Report().ID())
 	err := r.Run.End(ctx, cell)
@@ -557,12 +569,12 @@ func (p *phaseClock) seconds() map[string]float64 {
 
 // Check runs a feature that is not a matrix cell (no verdict, no report
 // cell): exec fails the test, and it cleans up like a cell.
-func (r *Runner) Check(ctx context.Context, name string, f features.Feature, exec Exec) error {
+func (r *Runner) Check(ctx context.Context, name string, sc step.Scenario, exec Exec) error {
 	ctx = r.Context(ctx)
 	ctx, _ = assert.WithRecord(ctx, false)
 	ctx, cell := lifecycle.WithCell(ctx, filepath.Join(r.Dir, "checks", name))
 	start := time.Now()
-	exec(ctx, f)
+	exec.run(ctx, sc)
 	err := r.Run.End(ctx, cell)
 	r.Run.Logf("check %s: done in %.0fs", name, time.Since(start).Seconds())
 	return err

@@ -34,7 +34,7 @@ func TestInterruptedRunStartsNoCellAndListsTheRest(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(errors.New("interrupted by interrupt"))
 	ran := false
-	if _, ok := r.Cell(ctx, r.Cells[0], func(context.Context, features.Feature) { ran = true }); ok || ran {
+	if _, ok := r.Cell(ctx, r.Cells[0], func(context.Context, features.Feature) bool { ran = true; return true }); ok || ran {
 		t.Fatalf("a cell started after the interrupt (ok %v, ran %v)", ok, ran)
 	}
 	rep := r.Finish("interrupted by interrupt")

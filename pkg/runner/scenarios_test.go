@@ -4,9 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/e2e-framework/pkg/features"
-
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // Matrix data and the scenarios' code must agree variant for variant: a
@@ -16,7 +15,7 @@ func TestScenariosCheckAgainstTheMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	feature := func(c matrix.Cell) features.Feature { return features.New(c.Report().ID()).Feature() }
+	feature := func(c matrix.Cell) step.Scenario { return step.New(c.Report().ID()).Scenario() }
 	for _, tc := range []struct {
 		code Scenarios
 		want string // in the error; "" for none

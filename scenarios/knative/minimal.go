@@ -2,13 +2,13 @@ package knative
 
 import (
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
-	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // Minimal is the variant that reproduces the ArgoCD side without Knative
@@ -36,35 +36,37 @@ const (
 // background cascade, as the bug does. Verdict: the configuration left while
 // its Deployment and Service are gone, and a guarded ConfigMap rejected (a
 // negative control, unlabelled, admitted).
-func minimalFeature(c matrix.Cell) features.Feature {
+func minimalFeature(c matrix.Cell) step.Scenario {
 	configMap := func(name string, labels map[string]string) fixture.Files {
 		return fixture.Chart("probes", map[string]any{"configMap": map[string]any{
 			"name": name, "namespace": minimalNS, "labels": labels, "data": map[string]string{"probe": "true"}}})
 	}
 	guarded, unguarded := configMap("guarded", map[string]string{guardLabel: "true"}), configMap("unguarded", nil)
-	return features.New(c.Report().ID()).
-		Setup(env.DeleteAtEnd("the minimal webhook configuration", "validatingwebhookconfigurations", "app.kubernetes.io/part-of=gitops-conformance-minimal")).
-		Setup(env.ApplyFiles("namespace "+minimalNS, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": minimalNS}}))).
-		Setup(env.PushRepo(minimalApp, fixture.Chart("owned-webhook", map[string]any{
-			"name": minimalApp, "namespace": minimalNS, "image": c.ArgoCD.Image(), "guardLabel": guardLabel}))).
-		Setup(env.CreateApp(fixture.Application(map[string]any{"name": minimalApp}))).
-		Setup(env.Sync(minimalApp)).
-		Assess("installed", assert.That("synced, webhook Deployment available", assert.Intervals.Install, assert.All(
+	configuration := env.Object{Kind: "validatingwebhookconfiguration", Name: minimalConfig}
+	return step.New(c.Report().ID()).Add(
+		env.DeleteAtEnd("the minimal webhook configuration", env.Selection{Kinds: "validatingwebhookconfigurations", Labels: "app.kubernetes.io/part-of=gitops-conformance-minimal"}),
+		env.ApplyFiles("namespace "+minimalNS, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": minimalNS}})),
+		env.PushRepo(minimalApp, fixture.Chart("owned-webhook", map[string]any{
+			"name": minimalApp, "namespace": minimalNS, "image": c.ArgoCD.Image(), "guardLabel": guardLabel})),
+		env.CreateApp(fixture.Application(map[string]any{"name": minimalApp})),
+		env.Sync(minimalApp),
+		assert.That("synced, webhook Deployment available", assert.Intervals.Install, assert.All(
 			check.OperationPhaseIs(minimalApp, synccommon.OperationSucceeded),
-			check.JSONPathIs("deployment", minimalNS, minimalApp, "{.status.availableReplicas}", "1")))).
-		Assess("owned by the namespace", env.OwnedBy(vwc, "", minimalConfig, "v1", "Namespace", minimalNS)).
-		Assess("ownerReferences", env.Observe("ownerReferences of "+minimalConfig, check.JSONPathMatches(vwc, "", minimalConfig, "{.metadata.ownerReferences}", "Namespace"))).
+			check.JSONPathIs(env.Object{Kind: "deployment", Namespace: minimalNS, Name: minimalApp}, "{.status.availableReplicas}", "1"))),
+		env.OwnedBy(configuration, "v1", env.Object{Kind: "Namespace", Name: minimalNS}),
+		env.Observe("ownerReferences of "+minimalConfig, check.JSONPathMatches(configuration, "{.metadata.ownerReferences}", "Namespace")),
 		// ArgoCD decides what its cascade deletes from its cache: let it see the
 		// owner first, as it has long seen Knative's (a deletion in the same
 		// second as the patch deleted the configuration on v3.1.4: a race of the
 		// fixture, not ArgoCD's behaviour)
-		Assess("argocd sees the owner", env.Refresh(minimalApp, true)).
-		Assess("delete the application", env.DeleteApp(minimalApp, env.Background)).
-		Assess("webhook gone", assert.That("webhook Deployment and Service gone", assert.Intervals.Sync,
-			assert.All(check.Missing("deployment", minimalNS, minimalApp), check.Missing("service", minimalNS, minimalApp)))).
-		Assess("application gone?", env.ObserveWithin("application deleted", assert.Intervals.Hold, check.AppGone(minimalApp))).
-		Assess("negative control", assert.That("unguarded ConfigMap admitted", assert.Intervals.Sync, check.Accepted(unguarded))).
-		Assess("guarded operation rejected", assert.Symptom("configuration left and the guarded ConfigMap rejected", assert.Intervals.Hold,
-			assert.All(check.Exists(vwc, "", minimalConfig), check.Rejected(guarded, `failed calling webhook "`+minimalConfig+`"`)))).
-		Feature()
+		env.Refresh(minimalApp, true),
+		env.DeleteApp(minimalApp, env.Background),
+		assert.That("webhook Deployment and Service gone", assert.Intervals.Sync, assert.All(
+			check.Missing(env.Object{Kind: "deployment", Namespace: minimalNS, Name: minimalApp}),
+			check.Missing(env.Object{Kind: "service", Namespace: minimalNS, Name: minimalApp}))),
+		env.ObserveWithin("application deleted", assert.Intervals.Hold, check.AppGone(minimalApp)),
+		assert.That("unguarded ConfigMap admitted", assert.Intervals.Sync, check.Accepted(unguarded)),
+		assert.Symptom("configuration left and the guarded ConfigMap rejected", assert.Intervals.Hold,
+			assert.All(check.Exists(configuration), check.Rejected(guarded, `failed calling webhook "`+minimalConfig+`"`))),
+	).Scenario()
 }

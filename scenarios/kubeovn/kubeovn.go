@@ -3,13 +3,13 @@ package kubeovn
 import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
-	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 const (
@@ -28,30 +28,32 @@ const (
 var Variants = []string{matrix.Bug, "ignore-differences", "argocd-cm", "crd-upgrade", "server-side-diff", Minimal}
 
 // Feature is the scenario for one cell.
-func Feature(c matrix.Cell) features.Feature {
+func Feature(c matrix.Cell) step.Scenario {
 	files, name := fixture.ComponentDocument("kube-ovn", c.ComponentVersion, "crds", crd, "crd.yaml"), crd
 	if c.Variant.Name == Minimal {
 		files, name = fixture.Chart("patch-keys-crd", nil), MinimalCRD
 	}
-	f := features.New(c.Report().ID()).Setup(env.PushRepo(app, files))
+	s := step.New(c.Report().ID()).Add(env.PushRepo(app, files))
 	if c.Variant.Name == "argocd-cm" {
-		f = f.Setup(env.SetArgoCDConfig(map[string]string{
+		s.Add(env.SetArgoCDConfig(map[string]string{
 			"resource.customizations.ignoreDifferences.apiextensions.k8s.io_CustomResourceDefinition": IgnoreYAML}))
 	}
-	f = f.Setup(env.CreateApp(Application(c.Variant.Name))).
-		Setup(env.Sync(app)).
-		Assess("sync Succeeded", assert.That("application "+app+" sync Succeeded", assert.Intervals.Sync,
-			check.OperationPhaseIs(app, synccommon.OperationSucceeded))).
-		Assess("count patch keys", env.CountInLive(files, "customresourcedefinition", name, "x-kubernetes-patch-"))
+	s.Add(env.CreateApp(Application(c.Variant.Name)), env.Sync(app),
+		assert.That("application "+app+" sync Succeeded", assert.Intervals.Sync, check.OperationPhaseIs(app, synccommon.OperationSucceeded)),
+		env.CountInLive(files, env.Object{Kind: "customresourcedefinition", Name: name}, "x-kubernetes-patch-"))
 	for _, hard := range []bool{false, true} {
-		f = f.Assess("refresh", env.Refresh(app, hard))
-		if !c.Variant.Mitigation() {
-			f = f.Assess("stays OutOfSync", assert.Symptom("application "+app+" OutOfSync", assert.Intervals.HoldShort,
-				check.SyncStatusIs(app, v1alpha1.SyncStatusCodeOutOfSync)))
-		} else {
-			f = f.Assess("Synced", assert.Resolved("application "+app+" Synced", assert.Intervals.Sync, assert.Intervals.HoldShort,
-				check.SyncStatusIs(app, v1alpha1.SyncStatusCodeSynced)))
-		}
+		s.Add(env.Refresh(app, hard), verdict(c.Variant.Mitigation(), map[bool]string{false: "after a refresh", true: "after a hard refresh"}[hard]))
 	}
-	return f.Feature()
+	return s.Scenario()
+}
+
+// verdict is the variant's verdict after a refresh: `bug` holds OutOfSync, a
+// mitigation comes to Synced and holds it.
+func verdict(mitigation bool, after string) step.Step {
+	if !mitigation {
+		return assert.Symptom("application "+app+" OutOfSync "+after, assert.Intervals.HoldShort,
+			check.SyncStatusIs(app, v1alpha1.SyncStatusCodeOutOfSync))
+	}
+	return assert.Resolved("application "+app+" Synced "+after, assert.Intervals.Sync, assert.Intervals.HoldShort,
+		check.SyncStatusIs(app, v1alpha1.SyncStatusCodeSynced))
 }
