@@ -51,28 +51,7 @@ func Feature(c matrix.Cell) step.Scenario {
 			check.JSONPathMatches(webhook, `{.spec.template.spec.containers[0].env[?(@.name=="`+FlagEnv+`")].value}`, "^true$"),
 			check.JSONPathIs(webhook, "{.status.updatedReplicas}/{.status.replicas}", "1/1"))...)
 	}
-	s.Add(env.DeleteApp(app, env.Background),
-		// runs before the Application's own cleanup: configurations left behind
-		// can block its deletion (Knative's DELETE rules on its own resources)
-		env.DeleteAtEnd("orphaned Knative webhook configurations", env.Selection{Kinds: configs, Labels: labels}),
-		assert.That("webhook Deployment and Service gone", assert.Intervals.Sync,
-			assert.All(check.Missing(webhook), check.Missing(env.Object{Kind: "service", Namespace: ns, Name: "webhook"}))),
-		// The webhook Pod terminates (~45 s measured; grace period 300 s, and
-		// delete --grace-period=1 does not end it sooner). Meanwhile the API
-		// server may still reach it over a connection it holds (1.20 on
-		// Kubernetes v1.33.13: every run; on v1.37.2 no release, in no run:
-		// the knative README), so the configurations bite only once the Pod is gone: record
-		// what a user sees meanwhile and how long it takes.
-		env.Observe("guarded ConfigMap while the webhook Pod terminates", check.Accepted(Guarded)),
-		env.ObserveWithin("webhook Pods gone", assert.Intervals.Install, check.NoneLeft(webhookPods)),
-		assert.That("webhook Pods gone", assert.Intervals.Poll, check.NoneLeft(webhookPods)),
-		env.Observe("configurations after the deletion", assert.All(check.Exists(configuration),
-			check.Exists(env.Object{Kind: "validatingwebhookconfiguration", Name: "validation.webhook.serving.knative.dev"}),
-			check.Exists(env.Object{Kind: "mutatingwebhookconfiguration", Name: "webhook.serving.knative.dev"}))),
-		env.ObserveWithin("application deleted", assert.Intervals.Hold, check.AppGone(app)),
-		env.Observe("application deletion error", check.JSONPathMatches(env.Object{Kind: "applications.argoproj.io", Namespace: "argocd", Name: app},
-			"{.status.conditions[?(@.type==\"DeletionError\")].message}", ".")),
-		assert.That("unguarded ConfigMap admitted", assert.Intervals.Sync, check.Accepted(Unguarded)))
+	s.Add(deletion()...)
 	if !c.Variant.Mitigation() {
 		return s.Add(assert.Symptom("configuration left and the guarded ConfigMap rejected",
 			assert.Intervals.Hold, assert.All(check.Exists(configuration), check.Rejected(Guarded, reject)))).Scenario()
@@ -98,4 +77,31 @@ func installed(what string, extra ...assert.Check) []step.Step {
 		env.Observe(what+": application health", check.HealthIs(app, "Healthy")),
 		assert.That(what+": guarded ConfigMap admitted by the running webhook", assert.Intervals.Sync, check.Accepted(Guarded)),
 	}
+}
+
+// deletion deletes the Application as the bug does (background cascade)
+// and records what a user sees while the webhook goes and after.
+func deletion() []step.Step {
+	return []step.Step{env.DeleteApp(app, env.Background),
+		// runs before the Application's own cleanup: configurations left behind
+		// can block its deletion (Knative's DELETE rules on its own resources)
+		env.DeleteAtEnd("orphaned Knative webhook configurations", env.Selection{Kinds: configs, Labels: labels}),
+		assert.That("webhook Deployment and Service gone", assert.Intervals.Sync,
+			assert.All(check.Missing(webhook), check.Missing(env.Object{Kind: "service", Namespace: ns, Name: "webhook"}))),
+		// The webhook Pod terminates (~45 s measured; grace period 300 s, and
+		// delete --grace-period=1 does not end it sooner). Meanwhile the API
+		// server may still reach it over a connection it holds (1.20 on
+		// Kubernetes v1.33.13: every run; on v1.37.2 no release, in no run:
+		// the knative README), so the configurations bite only once the Pod is gone: record
+		// what a user sees meanwhile and how long it takes.
+		env.Observe("guarded ConfigMap while the webhook Pod terminates", check.Accepted(Guarded)),
+		env.ObserveWithin("webhook Pods gone", assert.Intervals.Install, check.NoneLeft(webhookPods)),
+		assert.That("webhook Pods gone", assert.Intervals.Poll, check.NoneLeft(webhookPods)),
+		env.Observe("configurations after the deletion", assert.All(check.Exists(configuration),
+			check.Exists(env.Object{Kind: "validatingwebhookconfiguration", Name: "validation.webhook.serving.knative.dev"}),
+			check.Exists(env.Object{Kind: "mutatingwebhookconfiguration", Name: "webhook.serving.knative.dev"}))),
+		env.ObserveWithin("application deleted", assert.Intervals.Hold, check.AppGone(app)),
+		env.Observe("application deletion error", check.JSONPathMatches(env.Object{Kind: "applications.argoproj.io", Namespace: "argocd", Name: app},
+			"{.status.conditions[?(@.type==\"DeletionError\")].message}", ".")),
+		assert.That("unguarded ConfigMap admitted", assert.Intervals.Sync, check.Accepted(Unguarded))}
 }
