@@ -226,7 +226,7 @@ verify: ## generated docs current, gofmt, go vet, golangci-lint (.golangci.yml),
 	@out=$$(mktemp -d -t docs-verify.XXXXXX) && trap 'rm -rf "$$out"' EXIT && $(GO) run ./hack/docgen -out "$$out" -readme "$$out/README.md" && \
 	  for f in $(GENERATED_DOCS:%=docs/%) README.md; do cmp -s "$$out/$${f#docs/}" "$$f" || { diff -u "$$f" "$$out/$${f#docs/}" | head -20; \
 	    echo "$$f is stale: run make docs and commit it"; exit 1; }; done
-	@test -z "$$(gofmt -l cmd pkg suites scenarios hack docs)" || { gofmt -l cmd pkg suites scenarios hack docs; echo "gofmt: files above need formatting"; exit 1; }
+	@test -z "$$(gofmt -l cmd pkg internal fixtures suites scenarios hack docs)" || { gofmt -l cmd pkg internal fixtures suites scenarios hack docs; echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./... && $(GO) vet -tags e2e ./suites
 	./hack/golangci-lint.sh
 	./hack/shellcheck.sh
