@@ -12,6 +12,8 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/report/nightly"
+	"github.com/gitops-conformance/suite/pkg/report/render"
 	"github.com/gitops-conformance/suite/pkg/runner"
 )
 
@@ -68,10 +70,10 @@ func reportCommand(args []string, stdout io.Writer) error {
 			return err
 		}
 		if sub == "summary" {
-			_, err = io.WriteString(stdout, r.Summary())
+			_, err = io.WriteString(stdout, render.Summary(r))
 			return err
 		}
-		if err := r.Render(r.Dir); err != nil {
+		if err := render.WriteRenderings(r, r.Dir); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "rendered %s/report.{md,html} and junit.xml\n", rest[0])
@@ -95,7 +97,7 @@ func reportCommand(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		c := report.Compare(base, other)
+		c := nightly.Compare(base, other)
 		if _, err := io.WriteString(stdout, c.Markdown(a, b)); err != nil {
 			return err
 		}
@@ -142,7 +144,7 @@ func mergeReports(out string, dirs []string, stdout io.Writer) error {
 	if err := merged.Rebase(out); err != nil {
 		return err
 	}
-	if err := merged.WriteFiles(out); err != nil {
+	if err := render.WriteFiles(merged, out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "runs merged: %d, cells: %d; wrote %s/report.{json,md,html} and junit.xml\n", len(merged.Sources), len(merged.Cells), out)
@@ -190,16 +192,16 @@ func diffCommand(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d := report.DiffOf(old, now, lines)
+	d := nightly.DiffOf(old, now, lines)
 	if *history != "" {
 		if fi, err := os.Stat(*history); err != nil || !fi.IsDir() {
 			return &runner.BadInput{Err: fmt.Errorf("report diff: -history %q is not a directory", *history)}
 		}
-		nights, err := report.LoadNights(*history)
+		nights, err := nightly.LoadNights(*history)
 		if err != nil {
 			return err
 		}
-		var earlier []*report.Diff
+		var earlier []*nightly.Diff
 		for _, n := range nights {
 			if n.Diff != nil {
 				earlier = append(earlier, n.Diff)
@@ -245,7 +247,7 @@ func historyCommand(args []string, stdout io.Writer) error {
 		return &runner.BadInput{Err: fmt.Errorf("report history: -marks %d: want 1 or more", *marks)}
 	}
 	site := fs.Arg(0)
-	nights, err := report.LoadNights(site)
+	nights, err := nightly.LoadNights(site)
 	if err != nil {
 		return &runner.BadInput{Err: fmt.Errorf("report history: %w", err)}
 	}
@@ -253,11 +255,11 @@ func historyCommand(args []string, stdout io.Writer) error {
 		return &runner.BadInput{Err: fmt.Errorf("report history: no night in %q (want %s/nights/<night>/report.json)", site, site)}
 	}
 	for _, n := range nights {
-		if err := n.Page().Render(filepath.Join(site, "nights", n.ID)); err != nil {
+		if err := render.WriteRenderings(n.Page(), filepath.Join(site, "nights", n.ID)); err != nil {
 			return err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(site, "index.html"), []byte(report.History(nights, *marks)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(site, "index.html"), []byte(nightly.History(nights, *marks)), 0o644); err != nil {
 		return fmt.Errorf("report history: %w", err)
 	}
 	fmt.Fprintf(stdout, "rendered %s/index.html and %d night page(s)\n", site, len(nights))

@@ -1,6 +1,6 @@
-// Command docgen writes the documentation pages that are generated from the
-// code and the data, so they cannot drift from them (`make docs`; `make
-// verify` runs it into a temporary directory and fails on a stale page):
+// Command docgen writes the documentation made from the code and the data
+// (`make docs`), so it cannot drift from them; `make verify` runs it into a
+// temporary directory and fails on a stale page.
 //
 //   - docs/vocabulary.md: every exported function, method and type of the
 //     packages scenarios are written in (pkg/env, pkg/check, pkg/fixture,
@@ -11,7 +11,9 @@
 //   - docs/writing-scenarios.md: its worked example is docs/example/example.go
 //     verbatim (a package the module builds and tests);
 //   - README.md: its table of scenarios, from suites/matrix.yaml (each
-//     scenario's title and upstream issue) and the scenarios' directories.
+//     scenario's title and upstream issue) and the scenarios' directories;
+//   - docs/design.md: its table of packages, a row per package from the
+//     first sentence of its doc.go comment.
 //
 // Run it from the repository's root: go run ./hack/docgen -out docs [-readme README.md] [-report dir].
 package main

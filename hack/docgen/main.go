@@ -83,8 +83,20 @@ func run(out, readme, reportDir, previous string) error {
 	if withTable, err = Splice(withTable, "costs", costs); err != nil {
 		return fmt.Errorf("README.md: %w", err)
 	}
-	pages := map[string]string{"docs/writing-scenarios.md": withExample, "README.md": withTable}
-	for _, name := range []string{"docs/running.md", "docs/offline-online.md", "docs/reports.md", "docs/design.md"} {
+	packages, err := PackageTable(".")
+	if err != nil {
+		return err
+	}
+	design, err := os.ReadFile("docs/design.md")
+	if err != nil {
+		return fmt.Errorf("read docs/design.md: %w", err)
+	}
+	withPackages, err := Splice(string(design), "packages", packages)
+	if err != nil {
+		return fmt.Errorf("docs/design.md: %w", err)
+	}
+	pages := map[string]string{"docs/writing-scenarios.md": withExample, "README.md": withTable, "docs/design.md": withPackages}
+	for _, name := range []string{"docs/running.md", "docs/offline-online.md", "docs/reports.md"} {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", name, err)
@@ -114,7 +126,7 @@ func run(out, readme, reportDir, previous string) error {
 		return fmt.Errorf("create %s: %w", out, err)
 	}
 	var errs []error
-	for name, content := range map[string]string{"vocabulary.md": vocabulary, "results.md": results, "writing-scenarios.md": withExample} {
+	for name, content := range map[string]string{"vocabulary.md": vocabulary, "results.md": results, "writing-scenarios.md": withExample, "design.md": withPackages} {
 		if err := os.WriteFile(filepath.Join(out, name), []byte(content), 0o644); err != nil {
 			errs = append(errs, fmt.Errorf("write %s: %w", name, err))
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/report/render"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/suites"
 )
@@ -130,7 +131,7 @@ func scenarioDir(code runner.Scenarios, name string) (string, error) {
 func ReportSection(r *report.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Run `%s` (given to `make docs REPORT=...`).\n\n", r.RunID)
-	for _, line := range strings.SplitAfter(r.Summary(), "\n") {
+	for _, line := range strings.SplitAfter(render.Summary(r), "\n") {
 		if strings.HasPrefix(line, "#") {
 			line = "#" + line
 		}

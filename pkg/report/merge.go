@@ -24,19 +24,20 @@ type Source struct {
 	Cells      int       `json:"cells"`
 }
 
-// cellKey is what makes two results the same cell of the matrix: the same
+// Key is what makes two results the same cell of the matrix: the same
 // scenario, variant, ArgoCD release, component version and Kubernetes minor
 // (the axis has one version per minor; an online run's node image may be
 // another patch of it).
-type cellKey struct{ scenario, variant, argocd, componentVersion, kubeMinor string }
+type Key struct{ scenario, variant, argocd, componentVersion, kubeMinor string }
 
-func keyOf(c Cell) cellKey {
+// Key is c's place in the matrix, which Merge folds repeated results by.
+func (c Cell) Key() Key {
 	n := catalog.TagNumbers(c.Kubernetes)
 	minor := ""
 	if c.Kubernetes != "" {
 		minor = fmt.Sprintf("%d.%d", n[0], n[1])
 	}
-	return cellKey{c.Scenario, c.Variant, c.ArgoCD, c.ComponentVersion, minor}
+	return Key{c.Scenario, c.Variant, c.ArgoCD, c.ComponentVersion, minor}
 }
 
 // Merge makes one report, one compatibility matrix, of several runs' reports:
@@ -75,9 +76,9 @@ func Merge(reports ...*Report) (*Report, error) {
 	slices.SortStableFunc(runs, func(a, b *Report) int { return a.Started.Compare(b.Started) })
 
 	m := &Report{Started: runs[0].Started, Finished: runs[0].Finished}
-	cells := map[cellKey]*Cell{}
-	from := map[cellKey]string{} // the run id of the result a cell holds now
-	var order []cellKey
+	cells := map[Key]*Cell{}
+	from := map[Key]string{} // the run id of the result a cell holds now
+	var order []Key
 	gaveWay := map[string]int{} // run id: SKIPPED results left out
 	for _, r := range runs {
 		if r.Started.Before(m.Started) {
@@ -95,7 +96,7 @@ func Merge(reports ...*Report) (*Report, error) {
 		}
 		for _, c := range r.Cells {
 			c = r.relocate(c)
-			k := keyOf(c)
+			k := c.Key()
 			prev, ok := cells[k]
 			switch {
 			case !ok:

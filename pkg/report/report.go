@@ -2,9 +2,7 @@ package report
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -314,22 +312,9 @@ func summarize(counts map[Outcome]int) string {
 	return s
 }
 
-// Write writes the report's four files into dir and points latest, next to
-// dir, at it: what a run does.
-func (r *Report) Write(dir string) error {
-	if err := r.WriteFiles(dir); err != nil {
-		return err
-	}
-	latest := filepath.Join(filepath.Dir(dir), "latest")
-	if err := os.Remove(latest); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("replace %s: %w", latest, err)
-	}
-	return os.Symlink(filepath.Base(dir), latest)
-}
-
-// WriteFiles writes report.json and its renderings into dir, leaving latest
-// alone: a merged report is not the latest run.
-func (r *Report) WriteFiles(dir string) error {
+// Save writes report.json into dir (made if need be), the disagreements
+// noted first: the data, which pkg/report/render renders.
+func (r *Report) Save(dir string) error {
 	r.noteDisagreements()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -340,18 +325,6 @@ func (r *Report) WriteFiles(dir string) error {
 	}
 	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write report: %w", err)
-	}
-	return r.Render(dir)
-}
-
-// Render writes report.md, report.html and junit.xml into dir from r, and
-// nothing else: re-rendering a run's report.json keeps its data as it was.
-func (r *Report) Render(dir string) error {
-	files := map[string][]byte{"report.md": []byte(r.Markdown()), "report.html": []byte(r.HTML()), "junit.xml": r.JUnit()}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
-			return fmt.Errorf("render report: %w", err)
-		}
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/report/render"
 	"github.com/gitops-conformance/suite/pkg/schedule"
 	"github.com/gitops-conformance/suite/pkg/sources"
 	"github.com/gitops-conformance/suite/pkg/step"
@@ -611,7 +612,7 @@ func (r *Runner) Finish(stopped string) *report.Report {
 // publish writes rep into the run's directory and prints its summary; what
 // is added to the line that names the files.
 func (r *Runner) publish(rep *report.Report, what string) error {
-	if err := rep.Write(r.Dir); err != nil {
+	if err := render.Write(rep, r.Dir); err != nil {
 		r.Run.Logf("write report: %v", err)
 		return err
 	}

@@ -173,7 +173,7 @@ func TestCostsUseTheMedianOfMeasuredRuns(t *testing.T) {
 			{Scenario: "s", Variant: "a", ArgoCD: "v2.13.3", Outcome: report.Reproduced, Duration: d},
 			{Scenario: "s", Variant: "b", ArgoCD: "v2.13.3", Outcome: report.Error, Duration: 9999},
 		}}
-		if err := rep.WriteFiles(filepath.Join(dir, fmt.Sprint(i))); err != nil {
+		if err := rep.Save(filepath.Join(dir, fmt.Sprint(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -201,7 +201,7 @@ func TestQueueKeepsAClusterOnItsKubernetesVersion(t *testing.T) {
 	measured.Kubernetes = catalog.KubeVersion{Version: "v1.33.13"}
 	rep := &report.Report{RunID: "r", Cells: []report.Cell{measured.Report()}}
 	rep.Cells[0].Outcome, rep.Cells[0].Duration = report.Mitigated, 590
-	if err := rep.WriteFiles(filepath.Join(dir, "r")); err != nil {
+	if err := rep.Save(filepath.Join(dir, "r")); err != nil {
 		t.Fatal(err)
 	}
 	costs := ReadCosts(dir)

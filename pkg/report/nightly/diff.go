@@ -1,4 +1,4 @@
-package report
+package nightly
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/report"
 )
 
 // CellRef is a cell's identity when runs are compared: scenario, variant,
@@ -22,8 +23,8 @@ type CellRef struct {
 	Kubernetes       string `json:"kubernetes,omitempty"`
 }
 
-// Ref is c's identity across runs.
-func (c Cell) Ref() CellRef {
+// refOf is c's identity across runs.
+func refOf(c report.Cell) CellRef {
 	return CellRef{Scenario: c.Scenario, Variant: c.Variant, ArgoCD: c.ArgoCD, Component: c.Component,
 		ComponentVersion: c.ComponentVersion, Kubernetes: c.Kubernetes}
 }
@@ -35,13 +36,13 @@ func (r CellRef) key() string {
 
 // Change is a cell whose outcome differs between two runs.
 type Change struct {
-	Cell CellRef `json:"cell"`
-	From Outcome `json:"from"`
-	To   Outcome `json:"to"`
+	Cell CellRef        `json:"cell"`
+	From report.Outcome `json:"from"`
+	To   report.Outcome `json:"to"`
 	// Expected and Reason are the newer run's.
-	Expected   Outcome `json:"expected,omitempty"`
-	Unmeasured bool    `json:"unmeasured,omitempty"`
-	Reason     string  `json:"reason,omitempty"`
+	Expected   report.Outcome `json:"expected,omitempty"`
+	Unmeasured bool           `json:"unmeasured,omitempty"`
+	Reason     string         `json:"reason,omitempty"`
 	// Supported: the cell's ArgoCD release is on a supported minor line
 	// (every release is, when the diff was given no lines).
 	Supported bool `json:"supported"`
@@ -56,16 +57,16 @@ type Change struct {
 // listed, never failing; the same change reported before does not fail
 // again.
 func (c Change) Fails() bool {
-	return c.Supported && c.SeenIn == "" && c.From != Error && c.From != Skipped && c.To != Skipped
+	return c.Supported && c.SeenIn == "" && c.From != report.Error && c.From != report.Skipped && c.To != report.Skipped
 }
 
 // NewRelease is a release that ran in the newer run and in no cell of the
 // older one: an ArgoCD release, a component release or a Kubernetes version.
 type NewRelease struct {
-	Kind     string          `json:"kind"` // "ArgoCD", "Kubernetes", or the component's name
-	Version  string          `json:"version"`
-	Cells    int             `json:"cells"`
-	Outcomes map[Outcome]int `json:"outcomes"`
+	Kind     string                 `json:"kind"` // "ArgoCD", "Kubernetes", or the component's name
+	Version  string                 `json:"version"`
+	Cells    int                    `json:"cells"`
+	Outcomes map[report.Outcome]int `json:"outcomes"`
 	// Unmeasured counts its cells no measured expectation covers.
 	Unmeasured int `json:"unmeasured"`
 }
@@ -96,14 +97,14 @@ type Diff struct {
 
 // DiffOf lists what changed from old to new. supported are the ArgoCD
 // minor lines ("3.6") a flip fails on; none: every release.
-func DiffOf(old, new *Report, supported []string) *Diff {
+func DiffOf(old, new *report.Report, supported []string) *Diff {
 	d := &Diff{Old: old.RunID, New: new.RunID, OldStarted: old.Started, NewStarted: new.Started, Supported: supported,
 		Flips: []Change{}, NewReleases: []NewRelease{}, NewCells: []CellRef{}, Stopped: []CellRef{}}
-	before := map[string]Cell{}
+	before := map[string]report.Cell{}
 	for _, c := range old.Cells {
-		before[c.Ref().key()] = c
+		before[refOf(c).key()] = c
 	}
-	for _, r := range []*Report{old, new} {
+	for _, r := range []*report.Report{old, new} {
 		for _, c := range r.Cells {
 			if c.Kubernetes != "" && !slices.Contains(d.Kubernetes, c.Kubernetes) {
 				d.Kubernetes = append(d.Kubernetes, c.Kubernetes)
@@ -116,7 +117,7 @@ func DiffOf(old, new *Report, supported []string) *Diff {
 	var order []string
 	now := map[string]bool{}
 	for _, c := range new.Cells {
-		ref := c.Ref()
+		ref := refOf(c)
 		now[ref.key()] = true
 		prev, ok := before[ref.key()]
 		if ok {
@@ -141,7 +142,7 @@ func DiffOf(old, new *Report, supported []string) *Diff {
 			nr, ok := newRel[rel]
 			if !ok {
 				kind, version, _ := strings.Cut(rel, " ")
-				nr = &NewRelease{Kind: kind, Version: version, Outcomes: map[Outcome]int{}}
+				nr = &NewRelease{Kind: kind, Version: version, Outcomes: map[report.Outcome]int{}}
 				newRel[rel] = nr
 				order = append(order, rel)
 			}
@@ -159,15 +160,15 @@ func DiffOf(old, new *Report, supported []string) *Diff {
 		d.NewReleases = append(d.NewReleases, *newRel[rel])
 	}
 	for _, c := range old.Cells {
-		if !now[c.Ref().key()] {
-			d.Stopped = append(d.Stopped, c.Ref())
+		if !now[refOf(c).key()] {
+			d.Stopped = append(d.Stopped, refOf(c))
 		}
 	}
 	return d
 }
 
 // releasesOf are the releases a run's cells ran on, as "kind version".
-func releasesOf(r *Report) map[string]bool {
+func releasesOf(r *report.Report) map[string]bool {
 	m := map[string]bool{}
 	for _, c := range r.Cells {
 		for _, rel := range releasesOfCell(c) {
@@ -177,7 +178,7 @@ func releasesOf(r *Report) map[string]bool {
 	return m
 }
 
-func releasesOfCell(c Cell) []string {
+func releasesOfCell(c report.Cell) []string {
 	out := []string{"ArgoCD " + c.ArgoCD}
 	if c.ComponentVersion != "" {
 		out = append(out, c.Component+" "+c.ComponentVersion)
@@ -346,15 +347,15 @@ func verdict(c Change) string {
 		return "reported before (" + c.SeenIn + ")"
 	case !c.Supported:
 		return "end-of-life ArgoCD line: listed"
-	case c.From == Error:
+	case c.From == report.Error:
 		return "recovered from ERROR"
 	}
 	return "could not run: listed"
 }
 
-func outcomeCounts(m map[Outcome]int) string {
+func outcomeCounts(m map[report.Outcome]int) string {
 	var parts []string
-	for _, o := range []Outcome{Reproduced, NotReproduced, Mitigated, NotMitigated, Flaky, Skipped, Error} {
+	for _, o := range []report.Outcome{report.Reproduced, report.NotReproduced, report.Mitigated, report.NotMitigated, report.Flaky, report.Skipped, report.Error} {
 		if m[o] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", o, m[o]))
 		}
@@ -370,4 +371,9 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// mdEscape keeps s in one Markdown table cell, as render's does.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }

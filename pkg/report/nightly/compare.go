@@ -1,16 +1,18 @@
-package report
+package nightly
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gitops-conformance/suite/pkg/report"
 )
 
 // Comparison is two runs of the same cells side by side: a benchmark's
 // baseline and candidate (make bench: one cluster vs several at once).
 type Comparison struct {
-	Base, Other *Report
+	Base, Other *report.Report
 	// Differ are the cells whose outcomes differ (where no race was expected
 	// in both runs), and Missing those only one run holds (not run, or not in
 	// its plan).
@@ -18,15 +20,15 @@ type Comparison struct {
 }
 
 // Compare pairs base's and other's cells.
-func Compare(base, other *Report) *Comparison {
+func Compare(base, other *report.Report) *Comparison {
 	c := &Comparison{Base: base, Other: other}
-	theirs := map[cellKey]Cell{}
+	theirs := map[report.Key]report.Cell{}
 	for _, x := range other.Cells {
-		theirs[keyOf(x)] = x
+		theirs[x.Key()] = x
 	}
 	for _, x := range base.Cells {
-		y, ok := theirs[keyOf(x)]
-		delete(theirs, keyOf(x))
+		y, ok := theirs[x.Key()]
+		delete(theirs, x.Key())
 		switch {
 		case !ok:
 			c.Missing = append(c.Missing, x.ID())
@@ -35,7 +37,7 @@ func Compare(base, other *Report) *Comparison {
 		}
 	}
 	for _, y := range other.Cells {
-		if _, ok := theirs[keyOf(y)]; ok {
+		if _, ok := theirs[y.Key()]; ok {
 			c.Missing = append(c.Missing, y.ID())
 		}
 	}
@@ -44,7 +46,7 @@ func Compare(base, other *Report) *Comparison {
 
 // differ reports whether two runs of a cell disagree: different outcomes,
 // unless the expectation both runs had allows each (an expected race).
-func differ(x, y Cell) bool {
+func differ(x, y report.Cell) bool {
 	bothAllowed := x.Expected == y.Expected && x.Expected.Allows(x.Outcome) && x.Expected.Allows(y.Outcome)
 	return x.Outcome != y.Outcome && !bothAllowed
 }
@@ -71,12 +73,12 @@ func (c *Comparison) Markdown(baseName, otherName string) string {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", s, max(bs[s].n, ot[s].n), round(bs[s].d), round(ot[s].d))
 	}
 	b.WriteString("\nCell by cell:\n\n| cell | " + baseName + " | " + otherName + " | |\n|---|---|---|---|\n")
-	theirs := map[cellKey]Cell{}
+	theirs := map[report.Key]report.Cell{}
 	for _, y := range c.Other.Cells {
-		theirs[keyOf(y)] = y
+		theirs[y.Key()] = y
 	}
 	for _, x := range c.Base.Cells {
-		y, ok := theirs[keyOf(x)]
+		y, ok := theirs[x.Key()]
 		mark, got := "", "not run"
 		if ok {
 			got = fmt.Sprintf("%s %s", y.Outcome, round(seconds(y.Duration)))
@@ -102,7 +104,7 @@ type total struct {
 	d time.Duration
 }
 
-func perScenario(r *Report) map[string]total {
+func perScenario(r *report.Report) map[string]total {
 	t := map[string]total{}
 	for _, c := range r.Cells {
 		x := t[c.Scenario]
@@ -115,7 +117,7 @@ func perScenario(r *Report) map[string]total {
 	return t
 }
 
-func scenarioNames(rs ...*Report) []string {
+func scenarioNames(rs ...*report.Report) []string {
 	var names []string
 	for _, r := range rs {
 		for _, c := range r.Cells {

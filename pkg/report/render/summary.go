@@ -1,19 +1,21 @@
-package report
+package render
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gitops-conformance/suite/pkg/report"
 )
 
 // Summary renders the report as a short Markdown page for a CI job summary
 // ($GITHUB_STEP_SUMMARY): the counts, the cells no measured expectation
 // covers (the news), the cells that need a look (NeedsLook), then a compact
 // matrix per scenario, scenarios with such cells first.
-func (r *Report) Summary() string {
+func Summary(r *report.Report) string {
 	var b strings.Builder
-	var flagged []*Cell
-	counts := map[Outcome]int{}
+	var flagged []*report.Cell
+	counts := map[report.Outcome]int{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		counts[c.Outcome]++
@@ -27,18 +29,18 @@ func (r *Report) Summary() string {
 	}
 	fmt.Fprintf(&b, "## Conformance: %d cells, %s\n\n", len(r.Cells), verdict)
 	var parts []string
-	for _, o := range []Outcome{Reproduced, NotReproduced, Mitigated, NotMitigated, Skipped, Error, Flaky} {
+	for _, o := range []report.Outcome{report.Reproduced, report.NotReproduced, report.Mitigated, report.NotMitigated, report.Skipped, report.Error, report.Flaky} {
 		if counts[o] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", o, counts[o]))
 		}
 	}
-	fmt.Fprintf(&b, "%s. Run %s, Kubernetes %s, %s, %s", strings.Join(parts, " · "), r.RunID, r.Kubernetes, r.mode(), r.span())
+	fmt.Fprintf(&b, "%s. Run %s, Kubernetes %s, %s, %s", strings.Join(parts, " · "), r.RunID, r.Kubernetes, mode(r), span(r))
 	if len(r.Sources) > 0 {
 		fmt.Fprintf(&b, ", runs merged: %d", len(r.Sources))
 	}
 	b.WriteString(".\n\n")
 	if cells := r.Unmeasured(); len(cells) > 0 {
-		fmt.Fprintf(&b, "### New: %d cell(s) with %s\n\nTheir outcomes are news (a release or a cell nobody measured), not checked against anything; marked _unmeasured_ below.\n\n", len(cells), NoMeasurement)
+		fmt.Fprintf(&b, "### New: %d cell(s) with %s\n\nTheir outcomes are news (a release or a cell nobody measured), not checked against anything; marked _unmeasured_ below.\n\n", len(cells), report.NoMeasurement)
 		b.WriteString("| scenario | variant | component | ArgoCD | outcome |\n|---|---|---|---|---|\n")
 		for _, c := range cells {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Scenario, c.Variant, strings.TrimSpace(c.Component+" "+c.ComponentVersion), c.ArgoCD, c.Outcome)
@@ -55,7 +57,7 @@ func (r *Report) Summary() string {
 		b.WriteString("\n")
 	}
 
-	tables := r.tables()
+	tables := tables(r)
 	slices.SortStableFunc(tables, func(a, b *table) int { return flaggedIn(b) - flaggedIn(a) })
 	for _, t := range tables {
 		fmt.Fprintf(&b, "### %s\n\n| variant | component |", t.Scenario)
@@ -93,7 +95,7 @@ func flaggedIn(t *table) int {
 	return n
 }
 
-func summaryCell(c *Cell) string {
+func summaryCell(c *report.Cell) string {
 	switch {
 	case c == nil:
 		return ""
@@ -103,7 +105,7 @@ func summaryCell(c *Cell) string {
 		return "**" + string(c.Outcome) + "**"
 	case c.Unmeasured:
 		return string(c.Outcome) + " _unmeasured_"
-	case c.Expected == Race:
+	case c.Expected == report.Race:
 		return string(c.Outcome) + " _race_"
 	}
 	return string(c.Outcome)

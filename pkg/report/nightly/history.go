@@ -1,4 +1,4 @@
-package report
+package nightly
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/report"
 )
 
 // Night is one night of the published history (a site's nights/<id>/): its
@@ -21,7 +22,7 @@ import (
 // evidence).
 type Night struct {
 	ID     string
-	Report *Report
+	Report *report.Report
 	Diff   *Diff
 	RunURL string
 	// Supported are the ArgoCD minor lines supported that night (its
@@ -46,7 +47,7 @@ func LoadNights(site string) ([]Night, error) {
 	var nights []Night
 	for _, p := range dirs {
 		dir := filepath.Dir(p)
-		r, err := LoadDir(dir)
+		r, err := report.LoadDir(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +84,7 @@ func LoadNights(site string) ([]Night, error) {
 // Page is the night's report as published: its cells' evidence lives in
 // the run's artifact, not on the site, so the links go and a note names
 // the run.
-func (n Night) Page() *Report {
+func (n Night) Page() *report.Report {
 	r := *n.Report
 	r.Cells = slices.Clone(r.Cells)
 	for i := range r.Cells {
@@ -186,7 +187,7 @@ type gridRow struct {
 
 // gridCell is one cell's history: its newest result and a mark per night.
 type gridCell struct {
-	Latest *Cell
+	Latest *report.Cell
 	Night  string // the night of Latest
 	Stale  bool   // the newest night did not run the cell
 	Marks  []mark
@@ -197,16 +198,16 @@ type mark struct {
 }
 
 // abbrev is an outcome in a grid cell.
-var abbrev = map[Outcome]string{Reproduced: "R", NotReproduced: "NR", Mitigated: "M", NotMitigated: "NM",
-	Skipped: "S", Error: "E", Flaky: "F"}
+var abbrev = map[report.Outcome]string{report.Reproduced: "R", report.NotReproduced: "NR", report.Mitigated: "M", report.NotMitigated: "NM",
+	report.Skipped: "S", report.Error: "E", report.Flaky: "F"}
 
 func grids(window []Night, supported []string) []*grid {
 	var out []*grid
 	byName := map[string]*grid{}
 	type pos struct{ col, row string }
-	at := map[string]map[pos][]*Cell{} // scenario: column and row: a cell per night (nil: not run)
-	colOf := func(c Cell) string { return c.ArgoCD + "|" + c.Kubernetes }
-	rowOf := func(c Cell) string { return c.Variant + "|" + c.ComponentVersion }
+	at := map[string]map[pos][]*report.Cell{} // scenario: column and row: a cell per night (nil: not run)
+	colOf := func(c report.Cell) string { return c.ArgoCD + "|" + c.Kubernetes }
+	rowOf := func(c report.Cell) string { return c.Variant + "|" + c.ComponentVersion }
 	// rows and scenarios in the order of the newest night, then older ones
 	for i := len(window) - 1; i >= 0; i-- {
 		r := window[i].Report
@@ -217,7 +218,7 @@ func grids(window []Night, supported []string) []*grid {
 				g = &grid{Scenario: c.Scenario}
 				byName[c.Scenario] = g
 				out = append(out, g)
-				at[c.Scenario] = map[pos][]*Cell{}
+				at[c.Scenario] = map[pos][]*report.Cell{}
 			}
 			if g.Upstream == "" {
 				g.Upstream = c.Upstream
@@ -231,7 +232,7 @@ func grids(window []Night, supported []string) []*grid {
 			}
 			p := pos{colOf(*c), rowOf(*c)}
 			if at[c.Scenario][p] == nil {
-				at[c.Scenario][p] = make([]*Cell, len(window))
+				at[c.Scenario][p] = make([]*report.Cell, len(window))
 			}
 			at[c.Scenario][p][i] = c
 		}
@@ -285,8 +286,8 @@ func grids(window []Night, supported []string) []*grid {
 }
 
 var historyPage = template.Must(template.New("history").Funcs(template.FuncMap{
-	"lower":  func(o Outcome) string { return strings.ToLower(string(o)) },
-	"abbrev": func(o Outcome) string { return abbrev[o] },
+	"lower":  func(o report.Outcome) string { return strings.ToLower(string(o)) },
+	"abbrev": func(o report.Outcome) string { return abbrev[o] },
 	"join":   strings.Join,
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>GitOps compatibility matrix: nightly</title>
