@@ -1,5 +1,5 @@
 // Command runc-nosysresource is an OCI runtime wrapper for hosts whose capability
-// bounding set lacks CAP_SYS_RESOURCE (some VMs, such as Firecracker guests).
+// bounding set lacks CAP_SYS_RESOURCE (some VMs, e.g. Firecracker guests).
 //
 // Privileged containers ask runc for every capability; runc then fails with
 // "unable to apply caps: operation not permitted". The wrapper drops

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"go/doc"
 	"go/parser"
 	"go/token"
 	"os"
@@ -120,7 +119,7 @@ func packageWhat(paths []string) (string, error) {
 			break
 		}
 	}
-	what := new(doc.Package).Synopsis(text)
+	what := strings.Join(strings.Fields(FirstSentence(text)), " ")
 	if !named.MatchString(what) {
 		return "", fmt.Errorf("the package comment starts %q, want \"Package x ...\" or \"Command x ...\"", firstWords(text))
 	}

@@ -35,24 +35,31 @@ func TestPackageTableRowsFromPackageComments(t *testing.T) {
 	}
 }
 
-// A package comment whose first sentence stops short (at an "e.g.") makes no
-// row: make docs says so instead of writing half a sentence.
+// A package comment's first sentence is the row, an "e.g." inside it
+// included; one cut short (before the list a colon opens) makes no row:
+// make docs says so instead of writing half a sentence.
 func TestPackageWhatRefusesACutSentence(t *testing.T) {
 	dir := t.TempDir()
-	for name, comment := range map[string]string{
-		"cut.go":  "// Package x is a wrapper for hosts (some VMs, e.g. Firecracker guests).\npackage x\n",
-		"good.go": "// Package x is a wrapper for hosts (some VMs): one | two. More.\npackage x\n",
+	for name, want := range map[string]string{
+		"eg.go":   "a wrapper for hosts (some VMs, e.g. Firecracker guests)",
+		"cut.go":  "",
+		"good.go": `a wrapper for hosts (some VMs): one \| two`,
 	} {
+		comment := map[string]string{
+			"eg.go":   "// Package x is a wrapper for hosts (some VMs, e.g. Firecracker guests).\npackage x\n",
+			"cut.go":  "// Package x is what follows:\n//\n// - a list\npackage x\n",
+			"good.go": "// Package x is a wrapper for hosts (some VMs): one | two. More.\npackage x\n",
+		}[name]
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, []byte(comment), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		what, err := packageWhat([]string{path})
 		switch {
-		case name == "cut.go" && err == nil:
-			t.Errorf("a cut sentence made the row %q", what)
-		case name == "good.go" && (err != nil || what != `a wrapper for hosts (some VMs): one \| two`):
-			t.Errorf("row %q, %v", what, err)
+		case want == "" && err == nil:
+			t.Errorf("%s: a cut sentence made the row %q", name, what)
+		case want != "" && (err != nil || what != want):
+			t.Errorf("%s: row %q, %v; want %q", name, what, err, want)
 		}
 	}
 }

@@ -190,13 +190,14 @@ func signature(decl *ast.FuncDecl) string {
 }
 
 // FirstSentence is a doc comment's first sentence: up to the first period
-// followed by a capital letter or the paragraph's end ("e.g." and "1.5"
-// do not end one), within the first paragraph.
+// followed by a capital letter or the paragraph's end ("e.g." before a
+// name and "1.5" do not end one), within the first paragraph.
 func FirstSentence(text string) string {
 	para, _, _ := strings.Cut(strings.TrimSpace(text), "\n\n")
 	words := strings.Fields(para)
 	for i, w := range words {
-		if strings.HasSuffix(w, ".") && (i == len(words)-1 || unicode.IsUpper([]rune(words[i+1])[0])) {
+		abbreviation := slices.Contains([]string{"e.g.", "i.e.", "cf.", "vs."}, strings.TrimLeft(w, "("))
+		if strings.HasSuffix(w, ".") && !abbreviation && (i == len(words)-1 || unicode.IsUpper([]rune(words[i+1])[0])) {
 			return strings.Join(words[:i+1], " ")
 		}
 	}
