@@ -10,6 +10,7 @@ import (
 	"github.com/gitops-conformance/suite/scenarios/knative"
 	"github.com/gitops-conformance/suite/scenarios/kubeovn"
 	"github.com/gitops-conformance/suite/scenarios/kyverno"
+	"github.com/gitops-conformance/suite/scenarios/longname"
 	"github.com/gitops-conformance/suite/scenarios/openkruise"
 )
 
@@ -34,10 +35,11 @@ func Matrix() (*matrix.Data, error) {
 // Scenarios are the scenarios' code by name.
 func Scenarios() runner.Scenarios {
 	return runner.Scenarios{
-		"kargo-argocd":       {Feature: kargo.Feature, Variants: kargo.Variants},
-		"knative-argocd":     {Feature: knative.Feature, Variants: knative.Variants},
-		"kubeovn-argocd":     {Feature: kubeovn.Feature, Variants: kubeovn.Variants},
-		"kyverno-argocd":     {Feature: kyverno.Feature, Variants: kyverno.Variants},
-		"openkruise-webhook": {Feature: openkruise.Feature, Variants: openkruise.Variants},
+		"kargo-argocd":          {Feature: kargo.Feature, Variants: kargo.Variants},
+		"knative-argocd":        {Feature: knative.Feature, Variants: knative.Variants},
+		"kubeovn-argocd":        {Feature: kubeovn.Feature, Variants: kubeovn.Variants},
+		"kyverno-argocd":        {Feature: kyverno.Feature, Variants: kyverno.Variants},
+		"longname-hooks-argocd": {Feature: longname.Feature, Variants: longname.Variants},
+		"openkruise-webhook":    {Feature: openkruise.Feature, Variants: openkruise.Variants},
 	}
 }

@@ -1,0 +1,103 @@
+package longname
+
+import (
+	"strings"
+
+	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/step"
+	"github.com/gitops-conformance/suite/scenarios/openkruise"
+)
+
+// The Application names: Long as an ApplicationSet generates them (66
+// characters), Short at the limit (63).
+const (
+	Long  = "gitops-conformance-applicationset-generated-kruise-cluster-east-01"
+	Short = "gitops-conformance-appset-generated-kruise-cluster-east-1-sixty"
+	// Minimal is the variant that reproduces the ArgoCD side without kruise.
+	Minimal = matrix.Minimal
+
+	limit = "must be no more than 63 characters"
+)
+
+// Variants are the variants Feature handles (suites.Matrix checks that
+// matrix.yaml declares exactly these).
+var Variants = []string{matrix.Bug, "annotation-tracking", "short-name", Minimal}
+
+// A variant: the Application's name, the tracking method in argocd-cm, and
+// whether it installs the kruise chart or the fixture.
+type variant struct {
+	name, tracking string
+	kruise         bool
+}
+
+var variants = map[string]variant{
+	matrix.Bug:            {Long, "annotation+label", true},
+	"annotation-tracking": {Long, "annotation", true},
+	"short-name":          {Short, "annotation+label", true},
+	Minimal:               {Long, "annotation+label", false},
+}
+
+// Feature is the scenario for one cell.
+func Feature(c matrix.Cell) step.Scenario {
+	v := variants[c.Variant.Name]
+	app := env.Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: v.name}
+	deletionError := check.JSONPathMatches(app, `{.status.conditions[?(@.type=="DeletionError")].message}`, limit)
+	s := step.New(c.Report().ID()).Add(install(c, v)...).Add(
+		env.SetArgoCDConfig(map[string]string{"application.resourceTrackingMethod": v.tracking}),
+		env.CreateApp(application(c, v)), env.Sync(v.name),
+		assert.That("application "+v.name+" synced and Healthy", assert.Intervals.Install,
+			assert.All(check.OperationPhaseIs(v.name, synccommon.OperationSucceeded), check.HealthIs(v.name, "Healthy"))),
+		env.Observe("the Application's finalizers (ArgoCD's for its deletion hooks)", check.JSONPathMatches(app, "{.metadata.finalizers}", "delete-finalizer")),
+		env.DeleteApp(v.name, argocd.Foreground),
+		// registered after the deletion, they run before its cleanup waits for
+		// the Application to go
+		env.RemoveFinalizerAtEnd(app, "pre-delete-finalizer.argocd.argoproj.io"),
+		env.RemoveFinalizerAtEnd(app, "post-delete-finalizer.argocd.argoproj.io"),
+		assert.That("the deletion settled: application "+v.name+" gone, or a DeletionError naming the 63-character limit",
+			assert.Intervals.Install, assert.Any(check.AppGone(v.name), deletionError)),
+		env.Observe("the deletion hook's events", check.EventMatches(env.Object{Kind: "Application", Namespace: argocd.Namespace, Name: v.name}, "StatusRefreshed", "delete")),
+		env.Snapshot("at-verdict"))
+	stuck := assert.All(check.JSONPathMatches(app, "{.metadata.deletionTimestamp}", "."), deletionError)
+	if !c.Variant.Mitigation() {
+		return s.Add(assert.Symptom("application "+v.name+" stays Terminating: its deletion hook refused ("+limit+")", assert.Intervals.Hold, stuck)).Scenario()
+	}
+	return s.Add(assert.Resolved("application "+v.name+" deleted", assert.Intervals.Sync, assert.Intervals.HoldShort, check.AppGone(v.name))).Scenario()
+}
+
+// install makes the destination namespace and provides what the Application
+// installs: the kruise chart (its images built offline, the hook's with
+// them; the namespace labelled as its webhooks need), or the fixture chart.
+func install(c matrix.Cell, v variant) []step.Step {
+	if !v.kruise {
+		return []step.Step{env.ApplyFiles("namespace gitops-conformance-hooks", fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": "gitops-conformance-hooks"}})),
+			env.PushRepo(v.name, fixture.Chart("deletion-hook", map[string]any{"image": c.ArgoCD.Image()}))}
+	}
+	version := strings.TrimPrefix(c.ComponentVersion, "v")
+	chart := fixture.OfflinePullPolicy(fixture.UserChart(openkruise.ChartsEnv, "openkruise", "kruise", version))
+	rendered := fixture.HelmRender(chart, openkruise.Release())
+	return []step.Step{env.Provided("chart kruise "+version, chart),
+		// CRDs an earlier cell left go first; at the end, registered first, last
+		env.RemoveRendered("chart kruise "+version, rendered), env.RemoveRenderedAtEnd("chart kruise "+version, rendered),
+		env.ApplyFiles("namespace kruise-system", openkruise.Namespace(true)),
+		env.ComponentImagesWith("openkruise", c.ComponentVersion, openkruise.HookImage(chart)),
+		env.PushRepo(v.name, chart)}
+}
+
+// application is the Application of the variant's name: the kruise chart as
+// release kruise (the write-up's values), or the fixture, manual syncs.
+func application(c matrix.Cell, v variant) fixture.App {
+	if !v.kruise {
+		return fixture.Application(map[string]any{"name": v.name, "namespace": "gitops-conformance-hooks"})
+	}
+	values, _ := yaml.Marshal(openkruise.Values())
+	return fixture.Application(map[string]any{"name": v.name, "namespace": "kruise-system",
+		"helm": map[string]any{"releaseName": "kruise", "values": string(values)}})
+}
