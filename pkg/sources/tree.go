@@ -13,6 +13,29 @@ type Missing struct{ Why string }
 
 func (e *Missing) Error() string { return e.Why }
 
+// EnvPath is where the environment variable env points, a relative path
+// made absolute from repo (the suite's checkout); "" when it is not set.
+func EnvPath(env, repo string) string {
+	root := os.Getenv(env)
+	if root != "" && !filepath.IsAbs(root) {
+		root = filepath.Join(repo, root)
+	}
+	return root
+}
+
+// envRoot is EnvPath, or a *Missing worded with want and provide when the
+// variable is not set or names nothing.
+func envRoot(env, repo, want, provide string) (string, error) {
+	root := EnvPath(env, repo)
+	if root == "" {
+		return "", &Missing{Why: fmt.Sprintf("offline, %s comes from %s, which is not set: %s", want, env, provide)}
+	}
+	if _, err := os.Stat(root); err != nil {
+		return "", &Missing{Why: fmt.Sprintf("offline, %s comes from %s=%s: %v; %s", want, env, root, err, provide)}
+	}
+	return root, nil
+}
+
 // Trees are a project's source trees at its release tags, from where an
 // environment variable points: a directory holding, per tag, a checkout
 // named <project>-<tag> or <tag>, or an archive of one named
