@@ -66,7 +66,10 @@ func TestListMarksSupportedReleases(t *testing.T) {
 		"github.com/argoproj/argo-cd/v3": {"v3.3.19", "v3.4.7", "v3.4.13", "v3.5.1", "v3.5.7", "v3.6.0", "v3.6.1"},
 	})
 	repo := t.TempDir()
-	if err := os.WriteFile(filepath.Join(repo, "argo-cd-v3.5.7.tar.gz"), nil, 0o644); err != nil {
+	if err := os.MkdirAll(filepath.Join(repo, "argo-cd-v3.5.7", "gitops-engine"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "argo-cd-v3.5.7", "gitops-engine", "go.mod"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv(argocd.SourcesEnv, repo)
@@ -105,15 +108,19 @@ func TestRealMatrixExpectationsHaveTheirVariantsPolarity(t *testing.T) {
 	}
 }
 
-// fakeSources points ARGOCD_SOURCES at archives named for every release of
-// the default axis built from a source tree (what a check looks for; their
-// content is read only when a cell builds).
+// fakeSources points ARGOCD_SOURCES at checkouts named for every release of
+// the default axis built from a source tree, each holding only what a check
+// looks for (gitops-engine/go.mod; the rest is read only when a cell builds).
 func fakeSources(t *testing.T, cat *catalog.Catalog) {
 	t.Helper()
 	dir := t.TempDir()
 	for _, tag := range cat.ArgoCD.Default {
 		if catalog.MustRelease(tag).FromSources() {
-			if err := os.WriteFile(filepath.Join(dir, "argo-cd-"+tag+".tar.gz"), nil, 0o644); err != nil {
+			engine := filepath.Join(dir, "argo-cd-"+tag, "gitops-engine")
+			if err := os.MkdirAll(engine, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(engine, "go.mod"), nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"os"
@@ -13,6 +16,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
 // An ArgoCD release whose module zip does not build is refused offline,
@@ -57,9 +61,7 @@ func TestSourcesAreCheckedBeforeAnythingStarts(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `argocd "v3.5.1"`) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "argo-cd-v3.5.1.tar.gz") {
 		t.Errorf("the upgrade target's tree missing: want its tag, the path looked at and what to provide, got %v", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "argo-cd-v3.5.1.tar.gz"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeArchive(t, filepath.Join(dir, "argo-cd-v3.5.1.tar.gz"), "argo-cd-v3.5.1/gitops-engine/go.mod")
 	if err := sourcesProvided(ctx, cells, named, images.Offline, "", repo, offline); err != nil {
 		t.Errorf("a checkout of one tag and an archive of the other: %v", err)
 	}
@@ -107,9 +109,7 @@ func TestSupportOfMarksEveryReleaseOfThePlan(t *testing.T) {
 // a source tree that ARGOCD_SOURCES does not hold; online it asks nothing.
 func TestBisectProbeAsksForTheTree(t *testing.T) {
 	repo := t.TempDir()
-	if err := os.WriteFile(filepath.Join(repo, "argo-cd-v3.4.7.tar.gz"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeArchive(t, filepath.Join(repo, "argo-cd-v3.4.7.tar.gz"), "argo-cd-v3.4.7/gitops-engine/go.mod")
 	t.Setenv(argocd.SourcesEnv, repo)
 	r := &Runner{Run: &lifecycle.Run{Repo: repo, Mode: images.Offline}}
 	if err := r.treeProvided(catalog.MustRelease("v3.4.7")); err != nil {
@@ -124,5 +124,39 @@ func TestBisectProbeAsksForTheTree(t *testing.T) {
 	r.Run.Mode = images.Online
 	if err := r.treeProvided(catalog.MustRelease("v3.3.0")); err != nil {
 		t.Errorf("online the upstream images serve: %v", err)
+	}
+}
+
+// The trees a build reads (argocd.Sources) are the ones the catalog names,
+// which releases.Obtainable looks for.
+func TestArgoCDSourcesAreTheCatalogs(t *testing.T) {
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sources.TreesOf(cat.ArgoCD.Sources); got != argocd.Sources || argocd.SourcesEnv != got.Env {
+		t.Errorf("catalog argocd.sources gives %+v, the build reads %+v (%s)", got, argocd.Sources, argocd.SourcesEnv)
+	}
+}
+
+// writeArchive writes a .tar.gz holding the files named (empty).
+func writeArchive(t *testing.T, path string, files ...string) {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, name := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -3,8 +3,9 @@
 // both modes: the zip holds the release's tree, the module proxy is reachable
 // wherever the internet is, and online then differs from offline only where it
 // must (images pulled instead of built). Get fetches what only a URL serves
-// (online: release assets, chart repositories). Trees finds the source trees
-// a user provides for what the module proxy does not serve whole (Kargo,
-// ArgoCD from 3.3), checkouts or archives, and TreeCommit what they were
-// made from.
+// (online: release assets, chart repositories). Find is the one place a
+// directory or an archive a user provides is searched: Trees finds in it the
+// source trees of what the module proxy does not serve whole (Kargo, ArgoCD
+// from 3.3), UserCharts and Charts the Helm charts; TreeCommit says what a
+// tree was made from.
 package sources

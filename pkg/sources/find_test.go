@@ -135,6 +135,56 @@ func TestFindCharts(t *testing.T) {
 	})
 }
 
+// Named: only the entries named for the tag are looked in, and the source
+// itself when it is named so; Depth 1 finds a tree under an archive's prefix.
+func TestFindNamed(t *testing.T) {
+	trees := Trees{Env: "DEMO_SOURCES", Project: "demo", Marker: demoMarker}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"demo-v1.0.0/" + demoMarker:       "x",
+		"v1.1.0/demo/" + demoMarker:       "x", // one directory down
+		"demo-v1.2.0/README.md":           "no marker",
+		"unnamed/" + demoMarker:           "x",
+		"demo-v1.3.0/a/b/" + demoMarker:   "x", // too deep
+		"demo-v1.0.0/sub/" + demoMarker:   "x", // below a tree found
+		"elsewhere/demo-v1.4.0/go.mod":    "",
+		"demo-v1.4.0.tar.gz.partial/x.go": "",
+	})
+	gitArchive(t, filepath.Join(dir, "demo-v1.2.0.tgz"), "", map[string]string{"demo-v1.2.0/" + demoMarker: "x"})
+	gitArchive(t, filepath.Join(dir, "demo-v1.4.0.tar.gz"), "", map[string]string{"demo-v1.4.0/go.mod": ""})
+	for tag, want := range map[string]string{
+		"v1.0.0": "directory " + filepath.Join(dir, "demo-v1.0.0"),
+		"v1.1.0": "directory " + filepath.Join(dir, "v1.1.0", "demo"),
+		"v1.2.0": "archive demo-v1.2.0.tgz, at demo-v1.2.0", // the directory lacks the marker: its archive
+		"v1.3.0": "",
+		"v1.4.0": "", // an archive named for the tag without the marker
+		"v9.9.9": "",
+	} {
+		got, err := Find(dir, trees.look(tag))
+		if err != nil {
+			t.Fatalf("%s: %v", tag, err)
+		}
+		if want == "" {
+			if len(got) != 0 {
+				t.Errorf("%s: found %v, want none", tag, got)
+			}
+			continue
+		}
+		if len(got) != 1 || got[0].String() != want {
+			t.Errorf("%s: found %v, want %s", tag, got, want)
+		}
+	}
+	if got, err := Find(filepath.Join(dir, "demo-v1.0.0"), trees.look("v1.0.0")); err != nil || len(got) != 1 {
+		t.Errorf("the tree itself: %v, %v", got, err)
+	}
+	if got, err := Find(filepath.Join(dir, "unnamed"), trees.look("v1.0.0")); err != nil || len(got) != 0 {
+		t.Errorf("a tree not named for the tag: %v, %v; want none", got, err)
+	}
+	if got, err := Find(filepath.Join(dir, "demo-v1.2.0.tgz"), trees.look("v1.0.0")); err != nil || len(got) != 0 {
+		t.Errorf("another tag's archive itself: %v, %v; want none", got, err)
+	}
+}
+
 // UserCharts: the chart of the name and version asked for, the first found;
 // a *Missing saying what to provide when there is none.
 func TestUserCharts(t *testing.T) {
