@@ -4,5 +4,7 @@
 // published (the module proxy's version lists and exact versions; online
 // also the modules' own repositories, where the proxy lags), and which of
 // them this mode can build or pull, with why not. The nightly's job matrix
-// is made from it (Plan).
+// is made from it (Plan). Obtainable is the one answer to whether an ArgoCD
+// release can be had in this mode, which every command gives in one
+// sentence.
 package releases

@@ -389,13 +389,18 @@ func (f *Finder) seeds() []string {
 // argocdRelease says how this mode gets an ArgoCD release.
 func (f *Finder) argocdRelease(m *module, v string) Release {
 	rel := Release{Version: v, Found: m.found[v]}
-	if src := f.Catalog.ArgoCD.Sources; f.Mode == images.Offline && src.Needs(v) {
-		tree, err := sources.TreesOf(src).Find(f.Repo, v)
-		if err != nil {
-			rel.How = fmt.Sprintf("offline, %s and later build from a source tree (the module zip lacks the nested gitops-engine module): %s", src.From, err)
-			return rel
-		}
-		rel.Obtainable, rel.How = true, "built from the source tree in "+tree.From(src.Env)
+	r, err := f.Catalog.Release(v)
+	if err != nil {
+		rel.How = err.Error()
+		return rel
+	}
+	tree, err := Obtainable(f.Catalog, r, f.Mode, f.Repo)
+	if err != nil {
+		rel.How = err.Error()
+		return rel
+	}
+	if tree != "" {
+		rel.Obtainable, rel.How = true, "built from the source tree in "+tree
 		return rel
 	}
 	if !m.served[v] {
