@@ -211,7 +211,7 @@ var modeName = map[bool]string{true: "offline", false: "online"}
 // supportText says which minor lines upstream supports, how each release of
 // the default axis stands, and, for a supported line the axis lacks or runs
 // behind its newest patch, whether that patch can be had here.
-func supportText(axis []catalog.Release, lines int, support catalog.Support, repo string) string {
+func supportText(cat *catalog.Catalog, axis []catalog.Release, lines int, support catalog.Support, repo string) string {
 	var b strings.Builder
 	if len(support.Lines) == 0 {
 		fmt.Fprintf(&b, "ArgoCD releases upstream supports: %s\n", support)
@@ -243,15 +243,10 @@ func supportText(axis []catalog.Release, lines int, support catalog.Support, rep
 		}
 		if !newest.FromSources() {
 			fmt.Fprintf(&b, "%s; ARGOCD=%s runs it (its module zip builds offline)\n", what, line.Newest)
-		} else if _, err := argocd.Sources.Find(repo, line.Newest); err == nil {
+		} else if _, err := releases.Obtainable(cat, newest, images.Offline, repo); err == nil {
 			fmt.Fprintf(&b, "%s; ARGOCD=%s runs it (its source tree is in %s)\n", what, line.Newest, argocd.SourcesEnv)
 		} else {
-			where := "unset"
-			if v := os.Getenv(argocd.SourcesEnv); v != "" {
-				where = "none in " + v
-			}
-			fmt.Fprintf(&b, "%s; offline it needs its source tree in %s (%s), online (upstream images) ARGOCD=%s runs it\n",
-				what, argocd.SourcesEnv, where, line.Newest)
+			fmt.Fprintf(&b, "%s; ARGOCD=%s: %s\n", what, line.Newest, err)
 		}
 	}
 	return b.String()
@@ -283,7 +278,7 @@ func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo
 	if err != nil {
 		return b.String(), err
 	}
-	b.WriteString(supportText(axis, cat.SupportedLineCount(), support, repo))
+	b.WriteString(supportText(cat, axis, cat.SupportedLineCount(), support, repo))
 	b.WriteString("\n")
 	for _, s := range data.Scenarios {
 		axis := s.ArgoCDTags(cat.ArgoCD.Default)

@@ -66,7 +66,10 @@ func TestListMarksSupportedReleases(t *testing.T) {
 		"github.com/argoproj/argo-cd/v3": {"v3.3.19", "v3.4.7", "v3.4.13", "v3.5.1", "v3.5.7", "v3.6.0", "v3.6.1"},
 	})
 	repo := t.TempDir()
-	if err := os.WriteFile(filepath.Join(repo, "argo-cd-v3.5.7.tar.gz"), nil, 0o644); err != nil {
+	if err := os.MkdirAll(filepath.Join(repo, "argo-cd-v3.5.7", "gitops-engine"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "argo-cd-v3.5.7", "gitops-engine", "go.mod"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv(argocd.SourcesEnv, repo)
@@ -77,7 +80,7 @@ func TestListMarksSupportedReleases(t *testing.T) {
 	for _, want := range []string{
 		"supports (the 3 newest minor lines the module proxy lists, read now): 3.6 (newest v3.6.1), 3.5 (newest v3.5.7), 3.4 (newest v3.4.13)",
 		"v2.13.3 end-of-life", "v3.4.7 supported", "v3.5.1 supported",
-		"3.6: newest v3.6.1, not on the axis; offline it needs its source tree in ARGOCD_SOURCES (none in " + repo + "), online (upstream images) ARGOCD=v3.6.1 runs it",
+		"3.6: newest v3.6.1, not on the axis; ARGOCD=v3.6.1: offline, ArgoCD v3.3.0 and later build from a source tree of the tag, as the module zip lacks the nested gitops-engine module, and ARGOCD_SOURCES=" + repo + " holds none for it: put argo-cd-<tag>/ (a checkout holding gitops-engine/go.mod) or argo-cd-<tag>.tar.gz in the directory ARGOCD_SOURCES names, or run online (MODE=online)",
 		"3.5: newest v3.5.7, the axis has v3.5.1; ARGOCD=v3.5.7 runs it (its source tree is in ARGOCD_SOURCES)",
 		"kargo-argocd (kargo; ArgoCD v2.14.11, v3.5.1; supported: v3.5.1; Kubernetes v1.33.13)",
 		"      ArgoCD v2.14.11, v3.5.1: ArgoCD is the deleter here",
@@ -105,15 +108,19 @@ func TestRealMatrixExpectationsHaveTheirVariantsPolarity(t *testing.T) {
 	}
 }
 
-// fakeSources points ARGOCD_SOURCES at archives named for every release of
-// the default axis built from a source tree (what a check looks for; their
-// content is read only when a cell builds).
+// fakeSources points ARGOCD_SOURCES at checkouts named for every release of
+// the default axis built from a source tree, each holding only what a check
+// looks for (gitops-engine/go.mod; the rest is read only when a cell builds).
 func fakeSources(t *testing.T, cat *catalog.Catalog) {
 	t.Helper()
 	dir := t.TempDir()
 	for _, tag := range cat.ArgoCD.Default {
 		if catalog.MustRelease(tag).FromSources() {
-			if err := os.WriteFile(filepath.Join(dir, "argo-cd-"+tag+".tar.gz"), nil, 0o644); err != nil {
+			engine := filepath.Join(dir, "argo-cd-"+tag, "gitops-engine")
+			if err := os.MkdirAll(engine, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(engine, "go.mod"), nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -100,8 +100,7 @@ func (fakeProxy) Lookup(_ context.Context, module, version string) error {
 // patch of each supported line.
 func TestNightlyPlanRunsTheSeedAxesAndTheSupportedLines(t *testing.T) {
 	cat, data := loadMatrix(t)
-	f := &releases.Finder{Catalog: cat, Matrix: data, Source: fakeProxy{}, Mode: images.Online,
-		Local: releases.Local{Repo: t.TempDir(), Getenv: func(string) string { return "" }}}
+	f := &releases.Finder{Catalog: cat, Matrix: data, Source: fakeProxy{}, Mode: images.Online, Repo: t.TempDir()}
 	r, err := f.Find(context.Background())
 	if err != nil {
 		t.Fatal(err)

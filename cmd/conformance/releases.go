@@ -47,8 +47,7 @@ func releasesCommand(ctx context.Context, cat *catalog.Catalog, data *matrix.Dat
 	if err != nil {
 		return err
 	}
-	f := &releases.Finder{Catalog: cat, Matrix: data, Source: src, Mode: mode,
-		Local: releases.Local{Repo: repo, Getenv: os.Getenv}}
+	f := &releases.Finder{Catalog: cat, Matrix: data, Source: src, Mode: mode, Repo: repo}
 	r, err := f.Find(ctx)
 	if err != nil {
 		return err

@@ -121,8 +121,22 @@ func (a *Apps) Refresh(ctx context.Context, name string, hard bool) error {
 
 // Delete deletes an Application; the deletion mode sets the finalizer that
 // decides what happens to its resources.
+//
+// An Application already being deleted is left as it is: the API server
+// refuses a finalizer added to an object being deleted, so what is left to
+// do is wait for it to go.
 func (a *Apps) Delete(ctx context.Context, name string, mode Deletion) error {
-	err := a.Update(ctx, name, func(app *v1alpha1.Application) {
+	app, err := a.api().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read application %s/%s: %w", Namespace, name, err)
+	}
+	if app.DeletionTimestamp != nil {
+		return nil
+	}
+	err = a.Update(ctx, name, func(app *v1alpha1.Application) {
 		var kept []string
 		for _, f := range app.Finalizers {
 			if f != CascadeForeground && f != CascadeBackground {

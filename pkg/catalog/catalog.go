@@ -227,6 +227,9 @@ type Sources struct {
 	// Tree: a source tree per tag, a checkout <tree>-<tag>/ (or <tag>/) or
 	// an archive of one, <tree>-<tag>.tar.gz (.tgz).
 	Tree string `json:"tree,omitempty"`
+	// Marker is a file (slash path) every tree holds, telling it from any
+	// other directory: gitops-engine/go.mod, charts/kargo/Chart.yaml.
+	Marker string `json:"marker,omitempty"`
 	// Chart: the component's chart (its files.chart path, {version} the
 	// release without the v) in a charts tree, an archive of one, or a
 	// directory of such archives.
@@ -264,6 +267,12 @@ var (
 func (s *Sources) check() error {
 	if !envName.MatchString(s.Env) {
 		return fmt.Errorf("sources.env %q is not an environment variable name (A-Z, 0-9, _)", s.Env)
+	}
+	if (s.Tree == "") != (s.Marker == "") {
+		return fmt.Errorf("sources.tree and sources.marker of %s go together: a tree is told by a file it holds", s.Env)
+	}
+	if s.Marker != "" && (!sourcePath.MatchString(s.Marker) || strings.HasPrefix(s.Marker, "/")) {
+		return fmt.Errorf("sources.marker %q of %s is not a relative slash path", s.Marker, s.Env)
 	}
 	if s.Default != "" && (!sourcePath.MatchString(s.Default) || strings.HasPrefix(s.Default, "/")) {
 		return fmt.Errorf("sources.default %q of %s is not a relative path of letters, digits, '.', '_', '-' and '/'", s.Default, s.Env)

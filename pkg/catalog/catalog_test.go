@@ -164,3 +164,21 @@ func TestUnobtainableOfflineOnly(t *testing.T) {
 		t.Error("a release unobtainable in both modes")
 	}
 }
+
+// A source tree is told from any other directory by a file it holds: the
+// entry names one, as a relative slash path, and only with a tree.
+func TestSourcesTreeNeedsItsMarker(t *testing.T) {
+	const head = "kind: v0.27.0\nkubernetes: {default: v1.33.13, versions: [{version: v1.33.13, etcd: v3.5.24, coredns: v1.12.0, onlineNodeImage: kindest/node:v1.33.1}]}\nargocd:\n  default: [v2.14.11]\n  smoke: v2.14.11\n  modules: {v2: m}\n  "
+	for line, want := range map[string]string{
+		"sources: {env: X_SOURCES, tree: x}":                      "go together",
+		"sources: {env: X_SOURCES, marker: go.mod}":               "go together",
+		"sources: {env: X_SOURCES, tree: x, marker: /abs/go.mod}": "not a relative slash path",
+		"sources: {env: X_SOURCES, tree: x, marker: sub/go.mod}":  "",
+		"sources: {env: X_SOURCES, chart: true, default: a/b}":    "",
+	} {
+		_, err := Parse([]byte(head + line + "\n"))
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: err = %v, want %q", line, err, want)
+		}
+	}
+}

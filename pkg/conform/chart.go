@@ -40,60 +40,36 @@ func IsRepoURL(s string) bool {
 // archive is four levels down.
 const searchDepth = 5
 
-// LocalChart finds a chart on this machine: src is a chart directory, a
-// directory holding charts (a charts repository checkout, or .tgz/.tar.gz
-// archives), or such an archive (a `helm package` one too); archives are
-// extracted under cacheDir/charts. name and version, when given, choose
-// among the charts found; exactly one must be left. A relative src is taken
-// from base (the suite's checkout).
+// LocalChart finds a chart on this machine (sources.Charts): src is a chart
+// directory, a directory holding charts (a charts repository checkout, or
+// .tgz/.tar.gz archives), or such an archive (a `helm package` one too); the
+// archive of the chart chosen is extracted under cacheDir/charts. name and
+// version, when given, choose among the charts found; exactly one must be
+// left. A relative src is taken from base (the suite's checkout).
 func LocalChart(src, name, version, base, cacheDir string) (*Chart, error) {
 	path := src
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(base, path)
 	}
-	st, err := os.Stat(path)
-	if err != nil {
+	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("chart %q: %w", src, unwrapPath(err))
 	}
-	var found []found
-	from := func(dir, where string) error {
-		charts, err := findCharts(dir)
-		for _, c := range charts {
-			found = append(found, c.from(where))
-		}
-		return err
-	}
-	if st.IsDir() {
-		if err := from(path, "directory "+path); err != nil {
-			return nil, err
-		}
-		if len(found) == 0 {
-			for _, pattern := range []string{"*.tgz", "*.tar.gz"} {
-				archives, _ := filepath.Glob(filepath.Join(path, pattern))
-				for _, a := range archives {
-					if err := fromArchive(a, cacheDir, from); err != nil {
-						return nil, fmt.Errorf("chart %q: %w", src, err)
-					}
-				}
-			}
-		}
-	} else {
-		if !strings.HasSuffix(path, ".tgz") && !strings.HasSuffix(path, ".tar.gz") {
-			return nil, fmt.Errorf("chart %q: neither a directory nor a .tgz/.tar.gz archive", src)
-		}
-		if err := fromArchive(path, cacheDir, from); err != nil {
-			return nil, fmt.Errorf("chart %q: %w", src, err)
-		}
-	}
-	return choose(src, found, name, version)
-}
-
-func fromArchive(archive, cacheDir string, from func(dir, where string) error) error {
-	dir, sum, err := sources.Extract(archive, filepath.Join(cacheDir, "charts"))
+	found, err := sources.Charts(path, searchDepth)
 	if err != nil {
-		return fmt.Errorf("not a readable .tgz/.tar.gz archive: %w", err)
+		return nil, fmt.Errorf("chart %q: %w", src, err)
 	}
-	return from(dir, fmt.Sprintf("archive %s (sha256 %s), extracted to %s", archive, sum, dir))
+	c, err := choose(src, found, name, version)
+	if err != nil {
+		return nil, err
+	}
+	dir, how, err := c.Open(filepath.Join(cacheDir, "charts"))
+	if err != nil {
+		return nil, fmt.Errorf("chart %q: %w", src, err)
+	}
+	if c.Archive != "" {
+		how = path + " (" + how + ")"
+	}
+	return readChart(dir, how)
 }
 
 func unwrapPath(err error) error {
@@ -104,65 +80,17 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// found is a chart directory and what its Chart.yaml says.
-type found struct {
-	dir, name, version, where string
-}
-
-func (f found) from(where string) found { f.where = where; return f }
-
-// findCharts walks dir (searchDepth levels) for directories holding a
-// Chart.yaml with a name and a version; a chart's own subdirectories (its
-// subcharts) are not charts to choose.
-func findCharts(dir string) ([]found, error) {
-	var out []found
-	var walk func(d string, depth int) error
-	walk = func(d string, depth int) error {
-		if meta, ok := chartMeta(d); ok {
-			out = append(out, found{dir: d, name: meta.Name, version: meta.Version})
-			return nil
-		}
-		if depth == searchDepth {
-			return nil
-		}
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			return err
-		}
-		for _, e := range entries {
-			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-				if err := walk(filepath.Join(d, e.Name()), depth+1); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	return out, walk(dir, 0)
-}
-
-type meta struct{ Name, Version string }
-
-func chartMeta(dir string) (meta, bool) {
-	data, err := os.ReadFile(filepath.Join(dir, "Chart.yaml"))
-	if err != nil {
-		return meta{}, false
-	}
-	var m meta
-	return m, yaml.Unmarshal(data, &m) == nil && m.Name != "" && m.Version != ""
-}
-
 // choose keeps the charts found that match name and version (when given):
-// exactly one, read.
-func choose(src string, all []found, name, version string) (*Chart, error) {
+// exactly one.
+func choose(src string, all []sources.Chart, name, version string) (sources.Chart, error) {
 	if len(all) == 0 {
-		return nil, fmt.Errorf("chart %q: not a chart: no Chart.yaml with a name and a version in it (nor %d directories down)", src, searchDepth)
+		return sources.Chart{}, fmt.Errorf("chart %q: not a chart: no Chart.yaml with a name and a version in it (nor %d directories down)", src, searchDepth)
 	}
-	var kept []found
+	var kept []sources.Chart
 	var seen []string
 	for _, f := range all {
-		seen = append(seen, f.name+" "+f.version)
-		if (name == "" || f.name == name) && (version == "" || f.version == version) {
+		seen = append(seen, f.Name+" "+f.Version)
+		if (name == "" || f.Name == name) && (version == "" || f.Version == version) {
 			kept = append(kept, f)
 		}
 	}
@@ -179,25 +107,25 @@ func choose(src string, all []found, name, version string) (*Chart, error) {
 	}
 	switch len(kept) {
 	case 0:
-		return nil, fmt.Errorf("chart %q: no chart %s in it (it holds: %s)", src, want, strings.Join(seen, ", "))
+		return sources.Chart{}, fmt.Errorf("chart %q: no chart %s in it (it holds: %s)", src, want, strings.Join(seen, ", "))
 	case 1:
-	default:
-		return nil, fmt.Errorf("chart %q: %d charts match %s (%s): name one with CHART_NAME and CHART_VERSION", src, len(kept), want, strings.Join(seen, ", "))
+		return kept[0], nil
 	}
-	return readChart(kept[0].dir, kept[0].where)
+	return sources.Chart{}, fmt.Errorf("chart %q: %d charts match %s (%s): name one with CHART_NAME and CHART_VERSION", src, len(kept), want, strings.Join(seen, ", "))
 }
 
-// readChart reads a chart directory.
-func readChart(dir, where string) (*Chart, error) {
-	m, ok := chartMeta(dir)
-	if !ok {
+// readChart reads a chart directory; source says where it came from.
+func readChart(dir, source string) (*Chart, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "Chart.yaml"))
+	var m struct{ Name, Version string }
+	if err != nil || yaml.Unmarshal(data, &m) != nil || m.Name == "" || m.Version == "" {
 		return nil, fmt.Errorf("chart %s: no Chart.yaml with a name and a version", dir)
 	}
 	files, err := fixture.ReadTree(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read chart %s: %w", dir, err)
 	}
-	return &Chart{Name: m.Name, Version: m.Version, Dir: dir, Source: where + ", chart " + dir, Files: files, Digest: fixture.Digest(files)}, nil
+	return &Chart{Name: m.Name, Version: m.Version, Dir: dir, Source: source, Files: files, Digest: fixture.Digest(files)}, nil
 }
 
 // RepoChart pulls a chart from its repository (online) through the Helm SDK
@@ -214,5 +142,5 @@ func RepoChart(repoURL, name, version, cacheDir string) (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readChart(dir, src)
+	return readChart(dir, src+", chart "+dir)
 }

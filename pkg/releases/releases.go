@@ -14,6 +14,7 @@ import (
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
 // Releases is what `conformance releases` prints (as JSON for the nightly).
@@ -85,8 +86,10 @@ type Finder struct {
 	Catalog *catalog.Catalog
 	Matrix  *matrix.Data
 	Source  Source
-	Local   Local
-	Mode    images.Mode // Online or Offline
+	// Repo is the suite's checkout: a relative path in a variable naming the
+	// user's sources (ARGOCD_SOURCES) is taken from it.
+	Repo string
+	Mode images.Mode // Online or Offline
 }
 
 // stable is a release version: no pre-release, no pseudo-version.
@@ -386,13 +389,18 @@ func (f *Finder) seeds() []string {
 // argocdRelease says how this mode gets an ArgoCD release.
 func (f *Finder) argocdRelease(m *module, v string) Release {
 	rel := Release{Version: v, Found: m.found[v]}
-	if src := f.Catalog.ArgoCD.Sources; f.Mode == images.Offline && src.Needs(v) {
-		where, err := f.Local.Tree(src, v)
-		if err != nil {
-			rel.How = fmt.Sprintf("offline, %s and later build from a source tree (the module zip lacks the nested gitops-engine module): %s", src.From, err)
-			return rel
-		}
-		rel.Obtainable, rel.How = true, "built from the source tree in "+where
+	r, err := f.Catalog.Release(v)
+	if err != nil {
+		rel.How = err.Error()
+		return rel
+	}
+	tree, err := Obtainable(f.Catalog, r, f.Mode, f.Repo)
+	if err != nil {
+		rel.How = err.Error()
+		return rel
+	}
+	if tree != "" {
+		rel.Obtainable, rel.How = true, "built from the source tree in "+tree
 		return rel
 	}
 	if !m.served[v] {
@@ -479,12 +487,12 @@ func (f *Finder) componentRelease(comp catalog.Component, m *module, v string) R
 	}
 	src := comp.Sources
 	if f.Mode == images.Offline && src.Needs(v) && src.Tree != "" {
-		where, err := f.Local.Tree(src, v)
+		tree, err := sources.TreesOf(src).Find(f.Repo, v)
 		if err != nil {
-			rel.How = "offline, it builds from its source tree: " + err.Error()
+			rel.How = err.Error()
 			return rel
 		}
-		rel.Obtainable, rel.How = true, "built from the source tree in "+where
+		rel.Obtainable, rel.How = true, "built from the source tree in "+tree.From(src.Env)
 		return rel
 	}
 	if f.Mode == images.Online && src != nil && comp.OnlineURL != "" {
@@ -506,12 +514,12 @@ func (f *Finder) componentRelease(comp catalog.Component, m *module, v string) R
 		chartRel := strings.ReplaceAll(comp.Files["chart"], "{version}", strings.TrimPrefix(v, "v"))
 		parts := strings.Split(chartRel, "/")
 		name := parts[max(len(parts)-2, 0)]
-		where, err := f.Local.Chart(src, chartRel, name, strings.TrimPrefix(v, "v"))
+		chart, err := sources.UserCharts{Env: src.Env, Path: chartRel}.Find(f.Repo, name, strings.TrimPrefix(v, "v"))
 		if err != nil {
-			rel.Obtainable, rel.How = false, "offline, its chart comes from the user's charts: "+err.Error()
+			rel.Obtainable, rel.How = false, err.Error()
 			return rel
 		}
-		rel.How += "; the chart from " + where
+		rel.How += "; the chart from " + chart.From(src.Env)
 	}
 	return rel
 }

@@ -1,6 +1,9 @@
 package releases
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -63,7 +66,7 @@ argocd:
   default: [v2.14.11]
   smoke: v2.14.11
   modules: {v2: example.com/argo-cd/v2, v3: example.com/argo-cd/v3}
-  sources: {env: ARGOCD_SOURCES, tree: argo-cd, from: v3.3.0}
+  sources: {env: ARGOCD_SOURCES, tree: argo-cd, marker: gitops-engine/go.mod, from: v3.3.0}
   supportedLines: 3
 components:
   lib:
@@ -72,7 +75,7 @@ components:
   tree:
     module: example.com/tree
     versions: [v0.9.0]
-    sources: {env: TREE_SOURCES, tree: tree}
+    sources: {env: TREE_SOURCES, tree: tree, marker: go.mod}
     onlineURL: oci://example.com/charts/tree
 `
 
@@ -105,8 +108,32 @@ func testFinder(t *testing.T, mode images.Mode, p *proxy, env map[string]string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Finder{Catalog: cat, Matrix: data, Source: p, Mode: mode,
-		Local: Local{Repo: t.TempDir(), Getenv: func(k string) string { return env[k] }}}, cat, data
+	for _, s := range cat.AllSources() { // the Makefile's defaults left out
+		t.Setenv(s.Env, env[s.Env])
+	}
+	return &Finder{Catalog: cat, Matrix: data, Source: p, Mode: mode, Repo: t.TempDir()}, cat, data
+}
+
+// writeArchive writes a .tar.gz holding the files named (empty).
+func writeArchive(t *testing.T, path string, files ...string) {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, name := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // served marks module@version for each version.
@@ -138,12 +165,15 @@ func thisMachine() *proxy {
 func TestFindReadsTheSupportedLinesAndNewestReleases(t *testing.T) {
 	p := thisMachine()
 	sources := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(sources, "argo-cd-v3.5.0"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(sources, "argo-cd-v3.5.0", "gitops-engine"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(sources, "argo-cd-v3.4.2.tar.gz"), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(sources, "argo-cd-v3.5.0", "gitops-engine", "go.mod"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	writeArchive(t, filepath.Join(sources, "argo-cd-v3.4.2.tar.gz"), "argo-cd-v3.4.2/gitops-engine/go.mod")
+	// named for the tag, without the nested module: no tree
+	writeArchive(t, filepath.Join(sources, "argo-cd-v3.4.1.tar.gz"), "argo-cd-v3.4.1/go.mod")
 	f, _, _ := testFinder(t, images.Offline, p, map[string]string{"ARGOCD_SOURCES": sources})
 	r, err := f.Find(context.Background())
 	if err != nil {
@@ -164,8 +194,9 @@ func TestFindReadsTheSupportedLinesAndNewestReleases(t *testing.T) {
 	if got := versionsOf(lines["3.4"].Releases); fmt.Sprint(got) != "[v3.4.0 v3.4.1 v3.4.2]" {
 		t.Errorf("3.4 releases = %v, want v3.4.0 v3.4.1 v3.4.2 (v3.4.3 never published)", got)
 	}
-	if l := lines["3.4"]; l.NewestObtainable != "v3.4.2" {
-		t.Errorf("3.4 here = %s, want v3.4.2 (its archive)", l.NewestObtainable)
+	if l := lines["3.4"]; l.NewestObtainable != "v3.4.2" || !l.Releases[2].Obtainable || !strings.Contains(l.Releases[2].How, "(archive argo-cd-v3.4.2.tar.gz, at argo-cd-v3.4.2)") ||
+		l.Releases[1].Obtainable || !strings.Contains(l.Releases[1].How, "ARGOCD_SOURCES="+sources+" holds none for it") {
+		t.Errorf("3.4: %+v, want v3.4.2 from its archive, v3.4.1 not (its archive lacks gitops-engine/go.mod)", l)
 	}
 	if l := lines["3.5"]; l.NewestObtainable != "v3.5.0" || !strings.Contains(l.Releases[0].How, "argo-cd-v3.5.0") {
 		t.Errorf("3.5: %+v, want v3.5.0 from its checkout", l)
@@ -188,7 +219,7 @@ func TestFindReadsTheSupportedLinesAndNewestReleases(t *testing.T) {
 		t.Errorf("lib: %+v", c)
 	}
 	// tree: offline it needs TREE_SOURCES, which is not set
-	if c := comps["tree"]; c.NewestObtainable != "" || c.Pins[0].Obtainable || !strings.Contains(c.Pins[0].How, "TREE_SOURCES is not set") {
+	if c := comps["tree"]; c.NewestObtainable != "" || c.Pins[0].Obtainable || !strings.Contains(c.Pins[0].How, "comes from TREE_SOURCES, which is not set") {
 		t.Errorf("tree: %+v", c)
 	}
 }
@@ -312,8 +343,9 @@ func TestPlanListsWhatTheModeCannotRun(t *testing.T) {
 		}
 	}
 	text := r.Text()
-	for _, want := range []string{"ArgoCD v3.6.2 (every scenario)", "ArgoCD v3.4.0 (minimal variants)", "no source tree for the tag in ARGOCD_SOURCES=",
-		"tree v0.9.0 (pin; its cells run SKIPPED): offline, it builds from its source tree: TREE_SOURCES is not set"} {
+	for _, want := range []string{"ArgoCD v3.6.2 (every scenario)", "ArgoCD v3.4.0 (minimal variants)",
+		"v3.4.2 (every scenario): offline, ArgoCD v3.3.0 and later build from a source tree of the tag, as the module zip lacks the nested gitops-engine module, and ARGOCD_SOURCES=",
+		"tree v0.9.0 (pin; its cells run SKIPPED): offline, tree's source tree at v0.9.0 comes from TREE_SOURCES, which is not set"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the table does not say %q:\n%s", want, text)
 		}

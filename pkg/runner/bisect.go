@@ -4,32 +4,22 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/gitops-conformance/suite/internal/images"
-	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/bisect"
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/releases"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
 
-// treeProvided says whether a release built offline from a source tree has
-// one here (ARGOCD_SOURCES); nil for any other release, and online. The
-// reason is short: a range can hold dozens of such releases.
+// treeProvided says whether a release can be had in the run's mode
+// (releases.Obtainable); its reason names no tag, so a range's dozens of
+// such releases share it.
 func (r *Runner) treeProvided(rel catalog.Release) error {
-	if r.Run.Mode != images.Offline || !rel.FromSources() {
-		return nil
-	}
-	if _, err := argocd.Sources.Find(r.Run.Repo, rel.String()); err != nil {
-		where := "unset"
-		if v := os.Getenv(argocd.SourcesEnv); v != "" {
-			where = "holds none: " + v
-		}
-		return fmt.Errorf("offline it is built from its source tree; %s %s", argocd.SourcesEnv, where)
-	}
-	return nil
+	_, err := releases.Obtainable(r.Run.Catalog, rel, r.Run.Mode, r.Run.Repo)
+	return err
 }
 
 // Bisect plans the search of one scenario/variant over the releases from..to

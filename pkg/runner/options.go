@@ -11,9 +11,9 @@ import (
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/internal/registry"
 	"github.com/gitops-conformance/suite/internal/shell"
-	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/releases"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
@@ -189,7 +189,7 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 	if _, err := Mirror(ctx, o.RegistryMirror, mode); err != nil {
 		return nil, &BadInput{err}
 	}
-	if err := sourcesProvided(ctx, cells, sel.ArgoCD, mode, o.RegistryMirror, o.Repo, images.HTTPProbe); err != nil {
+	if err := sourcesProvided(ctx, cat, cells, sel.ArgoCD, mode, o.RegistryMirror, o.Repo, images.HTTPProbe); err != nil {
 		return nil, &BadInput{err}
 	}
 	return cells, nil
@@ -213,14 +213,15 @@ func kubeObtainable(ctx context.Context, cat *catalog.Catalog, version string, m
 }
 
 // sourcesProvided checks, before anything starts, that every ArgoCD release
-// of the cells (upgrade targets too) that is built offline from a source
-// tree (catalog.Release.FromSources) has one where ARGOCD_SOURCES points. A
-// release the user named (in named) without one is refused; a cell whose
-// releases come from its tier (not named) is marked to be SKIPPED with the
-// same line, and the run goes on with the others. Online (a forced mode, a
-// registry mirror, or auto finding the registries) the upstream images serve
-// and nothing is checked. Nothing is extracted.
-func sourcesProvided(ctx context.Context, cells []matrix.Cell, named []string, mode images.Mode, mirror, repo string, probe images.Probe) error {
+// of the cells (upgrade targets too) can be had in this mode
+// (releases.Obtainable: offline, a release from the catalog's
+// argocd.sources.from on needs its source tree where ARGOCD_SOURCES
+// points). A release the user named (in named) that cannot is refused; a
+// cell whose releases come from its tier (not named) is marked to be
+// SKIPPED with the same line, and the run goes on with the others. Online
+// (a forced mode, a registry mirror, or auto finding the registries) the
+// upstream images serve and nothing is checked. Nothing is extracted.
+func sourcesProvided(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, named []string, mode images.Mode, mirror, repo string, probe images.Probe) error {
 	var need []catalog.Release
 	for _, c := range cells {
 		for _, rel := range append([]catalog.Release{c.ArgoCD}, c.Upgrades...) {
@@ -239,8 +240,8 @@ func sourcesProvided(ctx context.Context, cells []matrix.Cell, named []string, m
 	}
 	missing := map[catalog.Release]string{}
 	for _, rel := range need {
-		if _, err := argocd.Sources.Find(repo, rel.String()); err != nil {
-			why := fmt.Sprintf("argocd %q does not build from its module zip (go.mod replaces gitops-engine with a nested module the zip leaves out): %s", rel, err)
+		if _, err := releases.Obtainable(cat, rel, images.Offline, repo); err != nil {
+			why := fmt.Sprintf("argocd %q: %s", rel, err)
 			if slices.Contains(named, rel.String()) {
 				return errors.New(why)
 			}

@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"os"
@@ -13,6 +16,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
 // An ArgoCD release whose module zip does not build is refused offline,
@@ -20,6 +24,10 @@ import (
 // looked, unless a tree of the tag is there; online nothing is asked.
 func TestSourcesAreCheckedBeforeAnythingStarts(t *testing.T) {
 	release := catalog.MustRelease
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cells := []matrix.Cell{{ArgoCD: release("v2.14.11"), Upgrades: []catalog.Release{release("v3.5.1")}}, {ArgoCD: release("v3.4.7")}}
 	ctx := context.Background()
 	offline := func(context.Context, string) error { return errors.New("no route to host") }
@@ -28,17 +36,19 @@ func TestSourcesAreCheckedBeforeAnythingStarts(t *testing.T) {
 	named := []string{"v2.14.11", "v3.5.1", "v3.4.7"} // the user's ARGOCD=
 	t.Setenv(argocd.SourcesEnv, "")
 	for _, mode := range []images.Mode{images.Offline, images.Auto} {
-		err := sourcesProvided(ctx, cells, named, mode, "", repo, offline)
-		if err == nil || !strings.Contains(err.Error(), argocd.SourcesEnv+", which is not set") || strings.Contains(err.Error(), "\n") {
+		err := sourcesProvided(ctx, cat, cells, named, mode, "", repo, offline)
+		if err == nil || !strings.Contains(err.Error(), argocd.SourcesEnv+" is not set") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s, unset: want one line naming %s, got %v", mode, argocd.SourcesEnv, err)
 		}
 	}
 	for name, check := range map[string]func() error{
-		"online":              func() error { return sourcesProvided(ctx, cells, named, images.Online, "", repo, offline) },
-		"auto, registries up": func() error { return sourcesProvided(ctx, cells, named, images.Auto, "", repo, online) },
-		"a registry mirror":   func() error { return sourcesProvided(ctx, cells, named, images.Auto, "mirror:5000", repo, offline) },
+		"online":              func() error { return sourcesProvided(ctx, cat, cells, named, images.Online, "", repo, offline) },
+		"auto, registries up": func() error { return sourcesProvided(ctx, cat, cells, named, images.Auto, "", repo, online) },
+		"a registry mirror": func() error {
+			return sourcesProvided(ctx, cat, cells, named, images.Auto, "mirror:5000", repo, offline)
+		},
 		"no release from tree": func() error {
-			return sourcesProvided(ctx, []matrix.Cell{{ArgoCD: release("v2.14.11")}}, named, images.Offline, "", repo, offline)
+			return sourcesProvided(ctx, cat, []matrix.Cell{{ArgoCD: release("v2.14.11")}}, named, images.Offline, "", repo, offline)
 		},
 	} {
 		if err := check(); err != nil {
@@ -53,14 +63,12 @@ func TestSourcesAreCheckedBeforeAnythingStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(argocd.SourcesEnv, "sources") // relative: from the checkout
-	err := sourcesProvided(ctx, cells, named, images.Offline, "", repo, offline)
-	if err == nil || !strings.Contains(err.Error(), `argocd "v3.5.1"`) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "argo-cd-v3.5.1.tar.gz") {
+	err = sourcesProvided(ctx, cat, cells, named, images.Offline, "", repo, offline)
+	if err == nil || !strings.HasPrefix(err.Error(), `argocd "v3.5.1": `) || !strings.Contains(err.Error(), argocd.SourcesEnv+"="+dir+" holds none") || !strings.Contains(err.Error(), "argo-cd-<tag>.tar.gz") {
 		t.Errorf("the upgrade target's tree missing: want its tag, the path looked at and what to provide, got %v", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "argo-cd-v3.5.1.tar.gz"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := sourcesProvided(ctx, cells, named, images.Offline, "", repo, offline); err != nil {
+	writeArchive(t, filepath.Join(dir, "argo-cd-v3.5.1.tar.gz"), "argo-cd-v3.5.1/gitops-engine/go.mod")
+	if err := sourcesProvided(ctx, cat, cells, named, images.Offline, "", repo, offline); err != nil {
 		t.Errorf("a checkout of one tag and an archive of the other: %v", err)
 	}
 }
@@ -70,10 +78,14 @@ func TestSourcesAreCheckedBeforeAnythingStarts(t *testing.T) {
 // says what to provide, and the others run.
 func TestUnnamedReleaseWithoutSourcesIsSkipped(t *testing.T) {
 	release := catalog.MustRelease
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cells := []matrix.Cell{{ArgoCD: release("v2.14.11")}, {ArgoCD: release("v3.5.1")}, {ArgoCD: release("v2.14.3"), Upgrades: []catalog.Release{release("v3.4.7")}}}
 	t.Setenv(argocd.SourcesEnv, "")
 	offline := func(context.Context, string) error { return errors.New("no route to host") }
-	if err := sourcesProvided(context.Background(), cells, nil, images.Offline, "", t.TempDir(), offline); err != nil {
+	if err := sourcesProvided(context.Background(), cat, cells, nil, images.Offline, "", t.TempDir(), offline); err != nil {
 		t.Fatalf("nothing named: no refusal, got %v", err)
 	}
 	if cells[0].Skip != "" {
@@ -84,7 +96,7 @@ func TestUnnamedReleaseWithoutSourcesIsSkipped(t *testing.T) {
 			t.Errorf("%s (upgrades %v): want one line naming %s, got %q", c.ArgoCD, c.Upgrades, argocd.SourcesEnv, c.Skip)
 		}
 	}
-	if err := sourcesProvided(context.Background(), cells[1:2], []string{"v3.5.1"}, images.Offline, "", t.TempDir(), offline); err == nil {
+	if err := sourcesProvided(context.Background(), cat, cells[1:2], []string{"v3.5.1"}, images.Offline, "", t.TempDir(), offline); err == nil {
 		t.Error("v3.5.1 named without its tree: want a refusal")
 	}
 }
@@ -103,26 +115,63 @@ func TestSupportOfMarksEveryReleaseOfThePlan(t *testing.T) {
 	}
 }
 
-// A bisect offline leaves out, with a short reason, the releases built from
+// A bisect offline leaves out, with the one reason, the releases built from
 // a source tree that ARGOCD_SOURCES does not hold; online it asks nothing.
 func TestBisectProbeAsksForTheTree(t *testing.T) {
-	repo := t.TempDir()
-	if err := os.WriteFile(filepath.Join(repo, "argo-cd-v3.4.7.tar.gz"), nil, 0o644); err != nil {
+	cat, err := catalog.Load()
+	if err != nil {
 		t.Fatal(err)
 	}
+	repo := t.TempDir()
+	writeArchive(t, filepath.Join(repo, "argo-cd-v3.4.7.tar.gz"), "argo-cd-v3.4.7/gitops-engine/go.mod")
 	t.Setenv(argocd.SourcesEnv, repo)
-	r := &Runner{Run: &lifecycle.Run{Repo: repo, Mode: images.Offline}}
+	r := &Runner{Run: &lifecycle.Run{Repo: repo, Mode: images.Offline, Catalog: cat}}
 	if err := r.treeProvided(catalog.MustRelease("v3.4.7")); err != nil {
 		t.Errorf("v3.4.7's archive is there: %v", err)
 	}
 	if err := r.treeProvided(catalog.MustRelease("v2.14.11")); err != nil {
 		t.Errorf("v2.14.11 builds from its module zip: %v", err)
 	}
-	if err := r.treeProvided(catalog.MustRelease("v3.3.0")); err == nil || !strings.Contains(err.Error(), "ARGOCD_SOURCES holds none: "+repo) {
-		t.Errorf("v3.3.0 has no tree here: %v", err)
+	// the reason names no tag: a range's releases without a tree share it
+	if err := r.treeProvided(catalog.MustRelease("v3.4.6")); err == nil || !strings.Contains(err.Error(), "ARGOCD_SOURCES="+repo+" holds none for it") || strings.Contains(err.Error(), "v3.4.6") {
+		t.Errorf("v3.4.6 has no tree here: %v", err)
 	}
 	r.Run.Mode = images.Online
 	if err := r.treeProvided(catalog.MustRelease("v3.3.0")); err != nil {
 		t.Errorf("online the upstream images serve: %v", err)
+	}
+}
+
+// The trees a build reads (argocd.Sources) are the ones the catalog names,
+// which releases.Obtainable looks for.
+func TestArgoCDSourcesAreTheCatalogs(t *testing.T) {
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sources.TreesOf(cat.ArgoCD.Sources); got != argocd.Sources || argocd.SourcesEnv != got.Env {
+		t.Errorf("catalog argocd.sources gives %+v, the build reads %+v (%s)", got, argocd.Sources, argocd.SourcesEnv)
+	}
+}
+
+// writeArchive writes a .tar.gz holding the files named (empty).
+func writeArchive(t *testing.T, path string, files ...string) {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, name := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
