@@ -60,7 +60,9 @@ func Feature(c matrix.Cell) step.Scenario {
 		// registered after the deletion, they run before its cleanup waits for
 		// the Application to go
 		env.RemoveFinalizerAtEnd(app, "pre-delete-finalizer.argocd.argoproj.io"),
+		env.RemoveFinalizerAtEnd(app, "pre-delete-finalizer.argocd.argoproj.io/cleanup"),
 		env.RemoveFinalizerAtEnd(app, "post-delete-finalizer.argocd.argoproj.io"),
+		env.RemoveFinalizerAtEnd(app, "post-delete-finalizer.argocd.argoproj.io/cleanup"),
 		assert.That("the deletion settled: application "+v.name+" gone, or a DeletionError naming the 63-character limit",
 			assert.Intervals.Install, assert.Any(check.AppGone(v.name), deletionError)),
 		env.Observe("the deletion hook's events", check.EventMatches(env.Object{Kind: "Application", Namespace: argocd.Namespace, Name: v.name}, "StatusRefreshed", "delete")),
