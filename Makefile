@@ -103,7 +103,7 @@ ONLINE_PACKAGES = $(patsubst %/,./%,$(sort $(dir $(shell grep -rl --include='*_t
 unit: ## unit tests, -short -race: offline (no network, nothing from ../shared, no Docker)
 	$(GO) test -short $(UNIT_FLAGS) ./...
 
-unit-online: ## the unit tests -short leaves out, on purpose: module zips from the Go module proxy, real charts from the sources the Makefile exports (../shared/upstream); each fails, saying what to provide, without them
+unit-online: ## the unit tests -short leaves out, on purpose: those that ask the Go module proxy (module zips, releases) or render real charts from the sources the Makefile exports (../shared/upstream); each fails, saying what to provide, without them
 	$(GO) test $(UNIT_FLAGS) $(ONLINE_PACKAGES)
 
 smoke: $(CLI) ## the end-to-end smoke: cluster checks and kubeovn-argocd on one ArgoCD release
