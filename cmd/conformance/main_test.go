@@ -131,8 +131,12 @@ func fakeSources(t *testing.T, cat *catalog.Catalog) {
 // Offline, without ARGOCD_SOURCES, a release the user names that builds
 // from its source tree is refused by check: one line, naming the variable.
 // Left to the tier (not named), its cells are SKIPPED saying the same, and
-// the others run.
+// the others run. Not in -short: check asks the module proxy about the
+// releases named.
 func TestCheckRefusesAReleaseWithoutItsSourceTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: check asks the module proxy whether the ArgoCD releases named exist")
+	}
 	cat, data := loadMatrix(t)
 	t.Setenv(argocd.SourcesEnv, "")
 	named := []string{"-scenario", "kubeovn-argocd", "-variant", "bug", "-argocd", "v2.14.11,v3.5.1", "-mode", "offline"}

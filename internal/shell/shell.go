@@ -53,10 +53,15 @@ const waitDelay = 5 * time.Second
 // then SIGKILL after waitDelay), so a build script's compiler or docker client
 // does not outlive the run that started it.
 func Run(ctx context.Context, c Cmd) (string, error) {
+	return run(ctx, c, waitDelay)
+}
+
+// run is Run with delay between SIGTERM and SIGKILL (a test's is short).
+func run(ctx context.Context, c Cmd, delay time.Duration) (string, error) {
 	cmd := exec.CommandContext(ctx, c.Name, c.Args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = waitDelay
+	cmd.WaitDelay = delay
 	cmd.Dir = c.Dir
 	cmd.Stdin = c.Stdin
 	if len(c.Env) > 0 {

@@ -1,11 +1,12 @@
 package shell
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,41 +33,42 @@ func TestRunErrorIsPasteable(t *testing.T) {
 }
 
 // A cancelled command ends with its whole process group: a build script's
-// compiler must not outlive the run (Ctrl-C, SIGTERM, a timeout).
+// compiler must not outlive the run (Ctrl-C, SIGTERM, a timeout), even one
+// that ignores SIGTERM and keeps the command's output open. The test follows
+// the grandchild through a fifo it holds open, as does the sleep it runs, so
+// the fifo reads to its end when both have ended: events, not durations.
 func TestCancelEndsTheProcessGroup(t *testing.T) {
-	pidfile := filepath.Join(t.TempDir(), "pid")
-	ctx, cancel := context.WithCancelCause(context.Background())
-	// cancel once the grandchild's pid is written: the shell creates the file
-	// before echo writes to it, and pid 0 would name this test's own group
-	readPID := func() int {
-		data, _ := os.ReadFile(pidfile)
-		pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-		return pid
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
 	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	// the grandchild ignores SIGTERM, as a busy build step may, says so, and
+	// would say it survived if its sleep ran out
+	grandchild := `trap "" TERM; exec 3>"$0"; echo ignoring TERM >&3; sleep 300; echo survived >&3`
+	done := make(chan error, 1)
 	go func() {
-		for readPID() <= 0 {
-			time.Sleep(10 * time.Millisecond)
-		}
-		cancel(errors.New("interrupted by test"))
+		// the delay before SIGKILL is short: the test waits on events, not on it
+		_, err := run(ctx, Cmd{Name: "sh", Args: []string{"-c", `sh -c "$1" "$2" & wait`, "sh", grandchild, fifo}}, time.Millisecond)
+		done <- err
 	}()
-	start := time.Now()
-	// the grandchild ignores SIGTERM, as a busy build step may
-	_, err := Run(ctx, Cmd{Name: "sh", Args: []string{"-c", `sh -c 'trap "" TERM; sleep 300' & echo $! > ` + pidfile + `; wait`}})
-	if err == nil || !strings.Contains(err.Error(), "interrupted by test") {
+	f, err := os.Open(fifo) // returns once the grandchild opened it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	if line, err := r.ReadString('\n'); line != "ignoring TERM\n" {
+		t.Fatalf("the grandchild said %q (%v), want that it ignores TERM", line, err)
+	}
+	cancel(errors.New("interrupted by test"))
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "interrupted by test") {
 		t.Fatalf("err = %v, want the cancellation's cause", err)
 	}
-	if d := time.Since(start); d > waitDelay+3*time.Second {
-		t.Errorf("Run returned after %s", d)
-	}
-	pid := readPID()
-	if pid <= 0 {
-		t.Fatalf("no grandchild pid in %s", pidfile)
-	}
-	deadline := time.Now().Add(2 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("grandchild %d survived the cancellation", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+	// the end of the fifo: every holder of its write end, the grandchild and
+	// its sleep, has ended
+	if rest, err := io.ReadAll(r); err != nil || len(rest) != 0 {
+		t.Fatalf("the grandchild outlived the cancelled command: it said %q (%v)", rest, err)
 	}
 }

@@ -39,6 +39,57 @@ var Intervals = struct {
 	HoldShort: 20 * time.Second,
 }
 
+// pace is how the waits of a ctx tell time: how often they look (Intervals'
+// Poll and Idle unless WithIntervals says otherwise) and the clock they read.
+type pace struct {
+	poll, idle time.Duration
+	clock      clock
+}
+
+// clock is the time the waits read: the real one unless ctx carries another
+// (a test's, which moves only when the test says).
+type clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+type paceKey struct{}
+
+func paceOf(ctx context.Context) pace {
+	if p, ok := ctx.Value(paceKey{}).(pace); ok {
+		return p
+	}
+	return pace{poll: Intervals.Poll, idle: Intervals.Idle, clock: realClock{}}
+}
+
+// WithIntervals returns ctx whose waits (Eventually, Consistently) look
+// every poll where no watch follows what they read, and after idle where one
+// does and nothing changed, instead of Intervals.Poll and Intervals.Idle: for
+// checks that settle faster than a cluster's, as a test's do. A zero interval
+// keeps the one ctx had.
+func WithIntervals(ctx context.Context, poll, idle time.Duration) context.Context {
+	p := paceOf(ctx)
+	if poll > 0 {
+		p.poll = poll
+	}
+	if idle > 0 {
+		p.idle = idle
+	}
+	return context.WithValue(ctx, paceKey{}, p)
+}
+
+// withClock returns ctx whose waits read time from c.
+func withClock(ctx context.Context, c clock) context.Context {
+	p := paceOf(ctx)
+	p.clock = c
+	return context.WithValue(ctx, paceKey{}, p)
+}
+
 // Check looks once: ok when the condition holds; seen describes what it saw.
 // A look has three answers: yes, no, or could not tell (an error). A check
 // whose read failed (an API error, a timeout) returns Unknown(err): Eventually
@@ -74,7 +125,8 @@ func (e *TimeoutError) Error() string {
 
 // Eventually looks until check holds or timeout passes. It looks again as
 // soon as an object the last look read changes (kube.Watch), or after
-// Intervals.Poll when the look read something no watch follows.
+// Intervals.Poll when the look read something no watch follows (Intervals.Idle
+// when one does; WithIntervals changes both for ctx).
 //
 // The timeout bounds when a look may start, not the look itself: a look in
 // flight when it passes runs to its end under ctx and the reads' own bounds
@@ -84,7 +136,8 @@ func (e *TimeoutError) Error() string {
 // cell ERROR; a read that fails on its own still is "could not tell".
 func Eventually(ctx context.Context, what string, timeout time.Duration, check Check) error {
 	defer spend(ctx, PhaseWaits, time.Now())
-	end := time.Now().Add(timeout)
+	p := paceOf(ctx)
+	end := p.clock.Now().Add(timeout)
 	ctx, w, stop := kube.WithWatch(ctx)
 	defer stop()
 	seen := "nothing yet"
@@ -109,7 +162,7 @@ func Eventually(ctx context.Context, what string, timeout time.Duration, check C
 		case ok:
 			return nil
 		}
-		left := time.Until(end)
+		left := end.Sub(p.clock.Now())
 		if left <= 0 {
 			if unknown != nil {
 				// not a "no": the wait ended on a look that could not tell
@@ -121,7 +174,7 @@ func Eventually(ctx context.Context, what string, timeout time.Duration, check C
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-w.Changed():
-		case <-time.After(min(w.Sleep(Intervals.Poll, Intervals.Idle), left)):
+		case <-p.clock.After(min(w.Sleep(p.poll, p.idle), left)):
 		}
 	}
 }
@@ -140,10 +193,11 @@ func (e *BrokenError) Error() string {
 // Consistently requires check to hold at every look for the whole hold. It
 // looks again whenever an object the last look read changes (so a state
 // that flips and flips back between two polls still breaks the hold), at
-// least every Intervals.Poll, and once more at the hold's end.
+// least every Intervals.Poll (WithIntervals), and once more at the hold's end.
 func Consistently(ctx context.Context, what string, hold time.Duration, check Check) error {
-	start := time.Now()
-	defer spend(ctx, PhaseHolds, start)
+	defer spend(ctx, PhaseHolds, time.Now())
+	p := paceOf(ctx)
+	start := p.clock.Now()
 	ctx, w, stop := kube.WithWatch(ctx)
 	defer stop()
 	for {
@@ -153,9 +207,9 @@ func Consistently(ctx context.Context, what string, hold time.Duration, check Ch
 			return fmt.Errorf("hold %s: %w", what, err)
 		}
 		if !ok {
-			return &BrokenError{What: what, After: time.Since(start), Seen: seen}
+			return &BrokenError{What: what, After: p.clock.Now().Sub(start), Seen: seen}
 		}
-		left := hold - time.Since(start)
+		left := hold - p.clock.Now().Sub(start)
 		if left <= 0 {
 			return nil
 		}
@@ -163,7 +217,7 @@ func Consistently(ctx context.Context, what string, hold time.Duration, check Ch
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-w.Changed():
-		case <-time.After(min(Intervals.Poll, left)):
+		case <-p.clock.After(min(p.poll, left)):
 		}
 	}
 }

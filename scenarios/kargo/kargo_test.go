@@ -204,13 +204,18 @@ func TestRelease(t *testing.T) {
 	}
 }
 
-// The real chart, per release on the axis, when Kargo's sources are on this
-// machine (KARGO_SOURCES; the Makefile sets it): the offline values render
+// The real chart, per release on the axis, from Kargo's sources on this
+// machine (KARGO_SOURCES; make unit-online sets it): the offline values render
 // the image built from the tree, the suite's certificate Secret and no
-// cert-manager object.
+// cert-manager object. Not in -short (make unit); without -short the sources
+// must be there: a run that asks for this test and lacks them fails.
 func TestRealChart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: renders Kargo's chart from its source trees (" + SourcesEnv + ")")
+	}
 	if os.Getenv(SourcesEnv) == "" {
-		t.Skip(SourcesEnv + " is not set: it names Kargo's source trees (make unit sets it to ../shared/upstream/kargo when that exists)")
+		t.Fatal(SourcesEnv + " is not set: set it to a directory holding Kargo's source tree of each release on the axis " +
+			"(kargo-<tag>/ or kargo-<tag>.tar.gz; make unit-online sets it to ../shared/upstream/kargo when that exists), or run with -short")
 	}
 	cat, err := catalog.Load()
 	if err != nil {
