@@ -95,8 +95,11 @@ test: unit unit-online lint-workflows smoke merge-check conform-smoke mirror-che
 
 # The unit tests' binaries are linked without DWARF (-w; stack traces and the
 # race detector's reports do not need it): linking them is most of make unit's
-# time, and -w takes about 40% off it.
-UNIT_FLAGS := -count=1 -race -ldflags=-w
+# time, and -w takes about 40% off it. go test runs as many packages at once
+# as there are cores (-p); a test run holds its slot while it mostly waits (a
+# race binary's start, a script's child processes), so at least 4 keep 2 cores
+# busy (make unit about 20% shorter there).
+UNIT_FLAGS := -count=1 -race -ldflags=-w -p $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1); echo $$(( n > 4 ? n : 4 )))
 # The packages holding a test that -short leaves out (it calls testing.Short()).
 ONLINE_PACKAGES = $(patsubst %/,./%,$(sort $(dir $(shell grep -rl --include='*_test.go' 'testing.Short()' cmd pkg internal scenarios suites hack docs))))
 
