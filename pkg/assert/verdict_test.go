@@ -73,9 +73,10 @@ func TestUnsettled(t *testing.T) {
 		{"never settles", no, report.Reproduced},
 		{"settles, then breaks", flips, report.Reproduced},
 	} {
-		ctx, log := repro.WithLog(context.Background())
+		ctx, _ := fakeTime() // the waits' minutes pass on a fake clock
+		ctx, log := repro.WithLog(ctx)
 		ctx, rec := WithRecord(ctx, false)
-		Unsettled("application Synced and staying so", 50*time.Millisecond, 50*time.Millisecond, tt.clean).Func()(ctx, t, nil)
+		Unsettled("application Synced and staying so", time.Minute, time.Minute, tt.clean).Func()(ctx, t, nil)
 		if got, why := rec.Outcome(); got != tt.want {
 			t.Errorf("%s: %s (%s), want %s", tt.name, got, why, tt.want)
 		}
