@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end check that a verdict never rests on a read that failed (make
 # fault-test). Runs the kubeovn-argocd bug cell on a cluster of its own and,
-# once the verdict's hold has begun ("stays OutOfSync"), takes the API server
-# away for $FAULT_PAUSE seconds: FAULT=kill (default) kills kube-apiserver in
-# the node again and again (reads fail at once: connection refused, as the
+# once the verdict's hold has begun (its step "application kube-ovn-crd
+# OutOfSync after a refresh"), takes the API server away for $FAULT_PAUSE
+# seconds: FAULT=kill (default) kills kube-apiserver in the node again and again (reads fail at once: connection refused, as the
 # kubelet restarts it), FAULT=pause freezes the node container (reads hang).
 # The cell must end REPRODUCED (the hold waited the outage out) or ERROR (a
 # read could not tell), never NOT_REPRODUCED: a failed read is not "OutOfSync
@@ -29,7 +29,7 @@ pid=$!
 node=$CLUSTER-control-plane
 paused=0
 for ((i = 0; i < 1200; i++)); do
-  if grep -q "stays_OutOfSync" "$out"; then
+  if grep -q "OutOfSync_after_a_refresh" "$out"; then # the verdict step (its subtest), by its own name
     sleep 3
     if [ "$FAULT" = pause ]; then
       log "the verdict's hold has begun: docker pause $node for ${PAUSE}s"
