@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/releases"
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
 // treeProvided says whether a release can be had in the run's mode
@@ -40,10 +42,21 @@ func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*bisect.Sear
 		return nil, &BadInput{err}
 	}
 	rels, unobtainable, err := bisect.Releases(cat, from, to, func(rel catalog.Release) error {
-		if err := bisect.Probe(ctx, rel); err != nil {
+		probed := bisect.Probe(ctx, rel)
+		if probed != nil && !errors.Is(probed, sources.ErrNoGoMod) {
+			return probed
+		}
+		tree, err := releases.Obtainable(cat, rel, r.Run.Mode, r.Run.Repo)
+		if err != nil {
 			return err
 		}
-		return r.treeProvided(rel)
+		// a release the proxy lists but whose go.mod it refuses builds from
+		// its source tree (the tree's go.mod) or is pulled online; only a
+		// build from the module zip needs the proxy's (v3.4.1, v3.3.11 here)
+		if probed != nil && tree == "" && r.Run.Mode == images.Offline {
+			return probed
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, &BadInput{err}
