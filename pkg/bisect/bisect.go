@@ -414,6 +414,11 @@ func EngineGrouping(ctx context.Context, byTag map[string]catalog.Release) *Grou
 		By: "the " + gitopsEngine + " version their go.mod pins (from v3.3 the engine is the tree's own, " + nestedEngine + ": each release a group of its own)",
 		Key: func(tag string) (string, error) {
 			rel := byTag[tag]
+			if rel.FromSources() {
+				// the engine is the tree's own nested module: a group of its
+				// own, without asking the proxy for a go.mod it may refuse
+				return EngineKey(func(string) (string, error) { return "./gitops-engine", nil }, tag)
+			}
 			return EngineKey(func(dep string) (string, error) { return sources.Requirement(ctx, rel.Module(), rel.String(), dep) }, tag)
 		},
 	}
