@@ -171,7 +171,7 @@ func Validate(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, o Op
 		for _, c := range cells {
 			if !asked[c.ArgoCD] {
 				asked[c.ArgoCD] = true
-				if err := ReleaseExists(ctx, cat, c.ArgoCD); err != nil {
+				if err := ReleaseExists(ctx, cat, c.ArgoCD, mode); err != nil {
 					return nil, &BadInput{err}
 				}
 			}
@@ -341,9 +341,15 @@ func Mirror(ctx context.Context, s string, mode images.Mode) (*registry.Mirror, 
 	return &m, nil
 }
 
-// ReleaseExists asks the module proxy whether an ArgoCD release was published.
-func ReleaseExists(ctx context.Context, cat *catalog.Catalog, rel catalog.Release) error {
+// ReleaseExists asks the module proxy whether an ArgoCD release was
+// published. A release the proxy lists but whose go.mod it refuses is had
+// all the same where no build needs that go.mod: one built from its source
+// tree (the tree's own) or pulled online.
+func ReleaseExists(ctx context.Context, cat *catalog.Catalog, rel catalog.Release, mode images.Mode) error {
 	if err := sources.Served(ctx, rel.Module(), rel.String()); err != nil {
+		if errors.Is(err, sources.ErrNoGoMod) && (rel.FromSources() || mode != images.Offline) {
+			return nil
+		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
