@@ -1,9 +1,6 @@
 package releases
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +15,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/schedule"
+	"github.com/gitops-conformance/suite/pkg/sources/sourcestest"
 )
 
 // proxy is a module proxy as this machine's behaves: short lists, some
@@ -114,28 +112,6 @@ func testFinder(t *testing.T, mode images.Mode, p *proxy, env map[string]string)
 	return &Finder{Catalog: cat, Matrix: data, Source: p, Mode: mode, Repo: t.TempDir()}, cat, data
 }
 
-// writeArchive writes a .tar.gz holding the files named (empty).
-func writeArchive(t *testing.T, path string, files ...string) {
-	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for _, name := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // served marks module@version for each version.
 func served(m map[string]bool, module string, versions ...string) {
 	for _, v := range versions {
@@ -171,9 +147,9 @@ func TestFindReadsTheSupportedLinesAndNewestReleases(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(sources, "argo-cd-v3.5.0", "gitops-engine", "go.mod"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	writeArchive(t, filepath.Join(sources, "argo-cd-v3.4.2.tar.gz"), "argo-cd-v3.4.2/gitops-engine/go.mod")
+	sourcestest.Archive(t, filepath.Join(sources, "argo-cd-v3.4.2.tar.gz"), "", map[string]string{"argo-cd-v3.4.2/gitops-engine/go.mod": ""})
 	// named for the tag, without the nested module: no tree
-	writeArchive(t, filepath.Join(sources, "argo-cd-v3.4.1.tar.gz"), "argo-cd-v3.4.1/go.mod")
+	sourcestest.Archive(t, filepath.Join(sources, "argo-cd-v3.4.1.tar.gz"), "", map[string]string{"argo-cd-v3.4.1/go.mod": ""})
 	f, _, _ := testFinder(t, images.Offline, p, map[string]string{"ARGOCD_SOURCES": sources})
 	r, err := f.Find(context.Background())
 	if err != nil {

@@ -1,9 +1,6 @@
 package runner
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"os"
@@ -17,6 +14,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/sources"
+	"github.com/gitops-conformance/suite/pkg/sources/sourcestest"
 )
 
 // An ArgoCD release whose module zip does not build is refused offline,
@@ -67,7 +65,7 @@ func TestSourcesAreCheckedBeforeAnythingStarts(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), `argocd "v3.5.1": `) || !strings.Contains(err.Error(), argocd.SourcesEnv+"="+dir+" holds none") || !strings.Contains(err.Error(), "argo-cd-<tag>.tar.gz") {
 		t.Errorf("the upgrade target's tree missing: want its tag, the path looked at and what to provide, got %v", err)
 	}
-	writeArchive(t, filepath.Join(dir, "argo-cd-v3.5.1.tar.gz"), "argo-cd-v3.5.1/gitops-engine/go.mod")
+	sourcestest.Archive(t, filepath.Join(dir, "argo-cd-v3.5.1.tar.gz"), "", map[string]string{"argo-cd-v3.5.1/gitops-engine/go.mod": ""})
 	if err := sourcesProvided(ctx, cat, cells, named, images.Offline, "", repo, offline); err != nil {
 		t.Errorf("a checkout of one tag and an archive of the other: %v", err)
 	}
@@ -123,7 +121,7 @@ func TestBisectProbeAsksForTheTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	repo := t.TempDir()
-	writeArchive(t, filepath.Join(repo, "argo-cd-v3.4.7.tar.gz"), "argo-cd-v3.4.7/gitops-engine/go.mod")
+	sourcestest.Archive(t, filepath.Join(repo, "argo-cd-v3.4.7.tar.gz"), "", map[string]string{"argo-cd-v3.4.7/gitops-engine/go.mod": ""})
 	t.Setenv(argocd.SourcesEnv, repo)
 	r := &Runner{Run: &lifecycle.Run{Repo: repo, Mode: images.Offline, Catalog: cat}}
 	if err := r.treeProvided(catalog.MustRelease("v3.4.7")); err != nil {
@@ -151,27 +149,5 @@ func TestArgoCDSourcesAreTheCatalogs(t *testing.T) {
 	}
 	if got := sources.TreesOf(cat.ArgoCD.Sources); got != argocd.Sources || argocd.SourcesEnv != got.Env {
 		t.Errorf("catalog argocd.sources gives %+v, the build reads %+v (%s)", got, argocd.Sources, argocd.SourcesEnv)
-	}
-}
-
-// writeArchive writes a .tar.gz holding the files named (empty).
-func writeArchive(t *testing.T, path string, files ...string) {
-	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for _, name := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gitops-conformance/suite/pkg/sources/sourcestest"
 )
 
 // writeFiles writes files (slash paths) under dir.
@@ -76,8 +78,8 @@ func TestFindCharts(t *testing.T) {
 	for name, content := range repo {
 		tree["openkruise-"+name] = content
 	}
-	gitArchive(t, filepath.Join(archives, "charts.tar.gz"), "", tree)
-	gitArchive(t, filepath.Join(archives, "kruise-1.8.0.tgz"), "", map[string]string{"kruise/Chart.yaml": chartYAML("kruise", "1.8.0"), "kruise/values.yaml": "x: 1\n"})
+	sourcestest.Archive(t, filepath.Join(archives, "charts.tar.gz"), "", tree)
+	sourcestest.Archive(t, filepath.Join(archives, "kruise-1.8.0.tgz"), "", map[string]string{"kruise/Chart.yaml": chartYAML("kruise", "1.8.0"), "kruise/values.yaml": "x: 1\n"})
 	if err := os.WriteFile(filepath.Join(archives, "notes.txt"), []byte("not an archive"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +108,7 @@ func TestFindCharts(t *testing.T) {
 	t.Run("a directory's archives only when it holds none itself", func(t *testing.T) {
 		dir := t.TempDir()
 		writeFiles(t, dir, map[string]string{"own/Chart.yaml": chartYAML("own", "1.0.0")})
-		gitArchive(t, filepath.Join(dir, "other.tgz"), "", map[string]string{"other/Chart.yaml": chartYAML("other", "1.0.0")})
+		sourcestest.Archive(t, filepath.Join(dir, "other.tgz"), "", map[string]string{"other/Chart.yaml": chartYAML("other", "1.0.0")})
 		if got, err := Charts(dir, 5); err != nil || len(got) != 1 || got[0].Name != "own" {
 			t.Fatalf("Charts = %q, %v", whats(got), err)
 		}
@@ -150,8 +152,8 @@ func TestFindNamed(t *testing.T) {
 		"elsewhere/demo-v1.4.0/go.mod":    "",
 		"demo-v1.4.0.tar.gz.partial/x.go": "",
 	})
-	gitArchive(t, filepath.Join(dir, "demo-v1.2.0.tgz"), "", map[string]string{"demo-v1.2.0/" + demoMarker: "x"})
-	gitArchive(t, filepath.Join(dir, "demo-v1.4.0.tar.gz"), "", map[string]string{"demo-v1.4.0/go.mod": ""})
+	sourcestest.Archive(t, filepath.Join(dir, "demo-v1.2.0.tgz"), "", map[string]string{"demo-v1.2.0/" + demoMarker: "x"})
+	sourcestest.Archive(t, filepath.Join(dir, "demo-v1.4.0.tar.gz"), "", map[string]string{"demo-v1.4.0/go.mod": ""})
 	for tag, want := range map[string]string{
 		"v1.0.0": "directory " + filepath.Join(dir, "demo-v1.0.0"),
 		"v1.1.0": "directory " + filepath.Join(dir, "v1.1.0", "demo"),

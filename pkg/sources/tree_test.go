@@ -1,51 +1,23 @@
 package sources
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gitops-conformance/suite/pkg/sources/sourcestest"
 )
 
 const demoMarker = "charts/demo/Chart.yaml"
-
-// gitArchive writes a .tar.gz laid out as `git archive --prefix` writes one:
-// a pax global header whose comment is the commit (none when ""), then the
-// files.
-func gitArchive(t *testing.T, path, commit string, files map[string]string) {
-	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	if commit != "" {
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeXGlobalHeader, Name: "pax_global_header",
-			PAXRecords: map[string]string{"comment": commit}, Format: tar.FormatPAX}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, content := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(content)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		_, _ = tw.Write([]byte(content))
-	}
-	_ = tw.Close()
-	_ = gz.Close()
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestTrees(t *testing.T) {
 	const env = "DEMO_SOURCES"
 	trees := Trees{Env: env, Project: "demo", Marker: demoMarker}
 	archives := t.TempDir()
-	gitArchive(t, filepath.Join(archives, "demo-v1.0.0.tar.gz"), "", map[string]string{"demo-v1.0.0/" + demoMarker: "x", "demo-v1.0.0/go.mod": "module demo\n"})
+	sourcestest.Archive(t, filepath.Join(archives, "demo-v1.0.0.tar.gz"), "", map[string]string{"demo-v1.0.0/" + demoMarker: "x", "demo-v1.0.0/go.mod": "module demo\n"})
 	checkouts := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(checkouts, "v1.0.0", "charts", "demo"), 0o755); err != nil {
 		t.Fatal(err)
@@ -103,7 +75,7 @@ func TestTrees(t *testing.T) {
 	}
 	t.Run("an archive without the marker", func(t *testing.T) {
 		dir := t.TempDir()
-		gitArchive(t, filepath.Join(dir, "demo-v1.0.0.tar.gz"), "", map[string]string{"demo-v1.0.0/go.mod": "module demo\n"})
+		sourcestest.Archive(t, filepath.Join(dir, "demo-v1.0.0.tar.gz"), "", map[string]string{"demo-v1.0.0/go.mod": "module demo\n"})
 		t.Setenv(env, dir)
 		var missing *Missing
 		if _, _, err := trees.Tree(repo, t.TempDir(), "v1.0.0"); !errors.As(err, &missing) || !strings.Contains(missing.Why, demoMarker) {
@@ -127,7 +99,7 @@ func TestTreeCommit(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			gitArchive(t, filepath.Join(dir, "demo-v1.0.0.tar.gz"), tt.commit, tt.files)
+			sourcestest.Archive(t, filepath.Join(dir, "demo-v1.0.0.tar.gz"), tt.commit, tt.files)
 			t.Setenv(env, dir)
 			tree, _, err := trees.Tree(t.TempDir(), t.TempDir(), "v1.0.0")
 			if err != nil {
@@ -142,7 +114,7 @@ func TestTreeCommit(t *testing.T) {
 	t.Run("an extraction made before commits were recorded", func(t *testing.T) {
 		dir := t.TempDir()
 		archive := filepath.Join(dir, "demo-v1.0.0.tar.gz")
-		gitArchive(t, archive, commit, map[string]string{"demo-v1.0.0/" + demoMarker: "x"})
+		sourcestest.Archive(t, archive, commit, map[string]string{"demo-v1.0.0/" + demoMarker: "x"})
 		cache := t.TempDir()
 		out, _, err := Extract(archive, cache)
 		if err != nil {
@@ -167,7 +139,7 @@ func TestTreeCommit(t *testing.T) {
 
 func TestExtractStaysInside(t *testing.T) {
 	dir := t.TempDir()
-	gitArchive(t, filepath.Join(dir, "bad.tgz"), "", map[string]string{"../escape": "x"})
+	sourcestest.Archive(t, filepath.Join(dir, "bad.tgz"), "", map[string]string{"../escape": "x"})
 	if _, _, err := Extract(filepath.Join(dir, "bad.tgz"), filepath.Join(dir, "out")); err == nil {
 		t.Fatal("an entry outside the destination must be refused")
 	}
