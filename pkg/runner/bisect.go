@@ -16,6 +16,15 @@ import (
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
+// goModNeeded says whether a build of rel needs the go.mod the module proxy
+// serves: only an offline build from the module zip does. A release built
+// from its source tree reads the tree's, one pulled online none; so a
+// release the proxy lists but whose go.mod it refuses (v3.4.1, v3.3.11
+// here) is had all the same.
+func goModNeeded(rel catalog.Release, mode images.Mode) bool {
+	return mode == images.Offline && !rel.FromSources()
+}
+
 // treeProvided says whether a release can be had in the run's mode
 // (releases.Obtainable); its reason names no tag, so a range's dozens of
 // such releases share it.
@@ -42,21 +51,10 @@ func (r *Runner) Bisect(ctx context.Context, o Options, exec Exec) (*bisect.Sear
 		return nil, &BadInput{err}
 	}
 	rels, unobtainable, err := bisect.Releases(cat, from, to, func(rel catalog.Release) error {
-		probed := bisect.Probe(ctx, rel)
-		if probed != nil && !errors.Is(probed, sources.ErrNoGoMod) {
-			return probed
-		}
-		tree, err := releases.Obtainable(cat, rel, r.Run.Mode, r.Run.Repo)
-		if err != nil {
+		if err := bisect.Probe(ctx, rel); err != nil && (!errors.Is(err, sources.ErrNoGoMod) || goModNeeded(rel, r.Run.Mode)) {
 			return err
 		}
-		// a release the proxy lists but whose go.mod it refuses builds from
-		// its source tree (the tree's go.mod) or is pulled online; only a
-		// build from the module zip needs the proxy's (v3.4.1, v3.3.11 here)
-		if probed != nil && tree == "" && r.Run.Mode == images.Offline {
-			return probed
-		}
-		return nil
+		return r.treeProvided(rel)
 	})
 	if err != nil {
 		return nil, &BadInput{err}

@@ -342,12 +342,10 @@ func Mirror(ctx context.Context, s string, mode images.Mode) (*registry.Mirror, 
 }
 
 // ReleaseExists asks the module proxy whether an ArgoCD release was
-// published. A release the proxy lists but whose go.mod it refuses is had
-// all the same where no build needs that go.mod: one built from its source
-// tree (the tree's own) or pulled online.
+// published, and can be had in mode (goModNeeded).
 func ReleaseExists(ctx context.Context, cat *catalog.Catalog, rel catalog.Release, mode images.Mode) error {
 	if err := sources.Served(ctx, rel.Module(), rel.String()); err != nil {
-		if errors.Is(err, sources.ErrNoGoMod) && (rel.FromSources() || mode != images.Offline) {
+		if errors.Is(err, sources.ErrNoGoMod) && !goModNeeded(rel, mode) {
 			return nil
 		}
 		if ctx.Err() != nil {

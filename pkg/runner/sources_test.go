@@ -151,3 +151,23 @@ func TestArgoCDSourcesAreTheCatalogs(t *testing.T) {
 		t.Errorf("catalog argocd.sources gives %+v, the build reads %+v (%s)", got, argocd.Sources, argocd.SourcesEnv)
 	}
 }
+
+// Only an offline build from the module zip needs the proxy's go.mod: a
+// release the proxy lists and whose go.mod it refuses is had from its tree,
+// or pulled online.
+func TestGoModNeededOnlyForAModuleZipBuild(t *testing.T) {
+	for _, tc := range []struct {
+		tag  string
+		mode images.Mode
+		want bool
+	}{
+		{"v2.14.11", images.Offline, true},
+		{"v2.14.11", images.Online, false},
+		{"v3.4.1", images.Offline, false},
+		{"v3.3.11", images.Online, false},
+	} {
+		if got := goModNeeded(catalog.MustRelease(tc.tag), tc.mode); got != tc.want {
+			t.Errorf("%s %s: goModNeeded %v, want %v", tc.tag, tc.mode, got, tc.want)
+		}
+	}
+}

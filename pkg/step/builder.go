@@ -2,6 +2,7 @@ package step
 
 import (
 	"fmt"
+	"slices"
 
 	"sigs.k8s.io/e2e-framework/pkg/features"
 )
@@ -54,6 +55,7 @@ func (b *Builder) Scenario() Scenario {
 			sc.Repeated = append(sc.Repeated, name)
 		}
 	}
+	slices.Sort(sc.Repeated)
 	for i, st := range b.stages {
 		name := b.id
 		if i > 0 {
