@@ -2,7 +2,6 @@ package step
 
 import (
 	"fmt"
-	"slices"
 
 	"sigs.k8s.io/e2e-framework/pkg/features"
 )
@@ -11,7 +10,6 @@ import (
 type Builder struct {
 	id     string
 	stages []*stage
-	names  map[string]int
 	steps  []Step
 }
 
@@ -21,7 +19,7 @@ type stage struct {
 }
 
 // New starts the steps of the cell id (matrix.Cell's report ID).
-func New(id string) *Builder { return &Builder{id: id, names: map[string]int{}} }
+func New(id string) *Builder { return &Builder{id: id} }
 
 // Add appends steps in the order they run: each action goes into the Setup
 // of its stage, each look into an Assess of its own name; an action after a
@@ -31,7 +29,6 @@ func (b *Builder) Add(steps ...Step) *Builder {
 		if s.fn == nil || s.kind == 0 {
 			panic(fmt.Sprintf("step %q: made without step.Act or step.Look", s.name))
 		}
-		b.names[s.name]++
 		b.steps = append(b.steps, s)
 		last := len(b.stages) - 1
 		if last < 0 || s.kind == Acts && len(b.stages[last].looks) > 0 {
@@ -50,12 +47,12 @@ func (b *Builder) Add(steps ...Step) *Builder {
 // Scenario is the cell's steps as e2e-framework features, in order.
 func (b *Builder) Scenario() Scenario {
 	sc := Scenario{ID: b.id, Steps: append([]Step(nil), b.steps...)}
-	for name, n := range b.names {
-		if n > 1 {
-			sc.Repeated = append(sc.Repeated, name)
+	taken := map[string]int{}
+	for _, s := range b.steps {
+		if taken[s.name]++; taken[s.name] == 2 {
+			sc.Repeated = append(sc.Repeated, s.name)
 		}
 	}
-	slices.Sort(sc.Repeated)
 	for i, st := range b.stages {
 		name := b.id
 		if i > 0 {
