@@ -3,6 +3,8 @@ package catalog
 import (
 	_ "embed"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -241,6 +243,26 @@ type Sources struct {
 	// Makefile reads it from the catalog's one-line `sources: {...}` entries
 	// (SOURCE_DEFAULTS), so a new source needs no line of its own there.
 	Default string `json:"default,omitempty"`
+}
+
+// Path is where Env points, as the Makefile sets it: its value, else Default
+// (under repo, the suite's checkout) when that exists, else "".
+func (s *Sources) Path(repo string) string {
+	if v := os.Getenv(s.Env); v != "" {
+		return v
+	}
+	if s.Default == "" {
+		return ""
+	}
+	if p := filepath.Join(repo, s.Default); exists(p) {
+		return p
+	}
+	return ""
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // AllSources is every Sources entry of the catalog, ArgoCD's first, then the

@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -180,5 +182,26 @@ func TestSourcesTreeNeedsItsMarker(t *testing.T) {
 		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
 			t.Errorf("%s: err = %v, want %q", line, err, want)
 		}
+	}
+}
+
+// A source's path is its variable's value, else its default under the
+// checkout when that exists, else none: the Makefile's rule.
+func TestSourcesPath(t *testing.T) {
+	repo := t.TempDir()
+	s := &Sources{Env: "DEMO_SOURCES_PATH_TEST", Default: "shared/demo"}
+	t.Setenv(s.Env, "")
+	if got := s.Path(repo); got != "" {
+		t.Errorf("no variable, no default on disk: %q, want none", got)
+	}
+	if err := os.MkdirAll(filepath.Join(repo, "shared", "demo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Path(repo); got != filepath.Join(repo, "shared", "demo") {
+		t.Errorf("the default on disk: %q", got)
+	}
+	t.Setenv(s.Env, "/elsewhere")
+	if got := s.Path(repo); got != "/elsewhere" {
+		t.Errorf("the variable set: %q, want it", got)
 	}
 }

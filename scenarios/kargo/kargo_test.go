@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/pem"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -205,7 +204,7 @@ func TestRelease(t *testing.T) {
 }
 
 // The real chart, per release on the axis, from Kargo's sources on this
-// machine (KARGO_SOURCES; make unit-online sets it): the offline values render
+// machine (KARGO_SOURCES, else the catalog's default, as the Makefile has it): the offline values render
 // the image built from the tree, the suite's certificate Secret and no
 // cert-manager object. Not in -short (make unit); without -short the sources
 // must be there: a run that asks for this test and lacks them fails.
@@ -213,16 +212,18 @@ func TestRealChart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: renders Kargo's chart from its source trees (" + SourcesEnv + ")")
 	}
-	if os.Getenv(SourcesEnv) == "" {
-		t.Fatal(SourcesEnv + " is not set: set it to a directory holding Kargo's source tree of each release on the axis " +
-			"(kargo-<tag>/ or kargo-<tag>.tar.gz; make unit-online sets it to ../shared/upstream/kargo when that exists), or run with -short")
-	}
 	cat, err := catalog.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
 	comp, _ := cat.Component("kargo")
 	repo, _ := filepath.Abs("../..")
+	dir := comp.Sources.Path(repo)
+	if dir == "" {
+		t.Fatal(SourcesEnv + " is not set: set it to a directory holding Kargo's source tree of each release on the axis " +
+			"(kargo-<tag>/ or kargo-<tag>.tar.gz; the Makefile and this test use ../shared/upstream/kargo when that exists), or run with -short")
+	}
+	t.Setenv(SourcesEnv, dir)
 	cache := t.TempDir()
 	for _, tag := range comp.Versions {
 		t.Run(tag, func(t *testing.T) {

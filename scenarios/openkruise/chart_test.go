@@ -2,7 +2,6 @@ package openkruise
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -71,7 +70,7 @@ func TestNamespaceAndProbe(t *testing.T) {
 }
 
 // The real chart, per release on the axis, from its source on this machine
-// (OPENKRUISE_CHARTS; make unit-online sets it): the write-up's values
+// (OPENKRUISE_CHARTS, else the catalog's default, as the Makefile has it): the write-up's values
 // render no kruise-system Namespace, the manager image the offline build
 // names, and mpod.kb.io selecting an unlabelled kruise-system. Not in -short
 // (make unit); without -short the source must be there: a run that asks for
@@ -80,16 +79,18 @@ func TestRealChart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: renders the kruise chart from its source (" + ChartsEnv + ")")
 	}
-	if os.Getenv(ChartsEnv) == "" {
-		t.Fatal(ChartsEnv + " is not set: set it to an openkruise/charts checkout holding versions/kruise/<chart version>/ for each release on the axis, " +
-			"an archive of one or a directory of archives (make unit-online sets it to ../shared/upstream/openkruise when that exists), or run with -short")
-	}
 	cat, err := catalog.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
 	comp, _ := cat.Component("openkruise")
 	repo, _ := filepath.Abs("../..")
+	dir := comp.Sources.Path(repo)
+	if dir == "" {
+		t.Fatal(ChartsEnv + " is not set: set it to an openkruise/charts checkout holding versions/kruise/<chart version>/ for each release on the axis, " +
+			"an archive of one or a directory of archives (the Makefile and this test use ../shared/upstream/openkruise when that exists), or run with -short")
+	}
+	t.Setenv(ChartsEnv, dir)
 	for _, v := range comp.Versions {
 		t.Run(v, func(t *testing.T) {
 			ctx := lifecycle.WithRun(context.Background(), &lifecycle.Run{Repo: repo, CacheDir: t.TempDir(), Catalog: cat, Mode: images.Offline})
