@@ -207,6 +207,23 @@ func (c *Client) GetRaw(ctx context.Context, path string) ([]byte, error) {
 	return c.Raw.Get().AbsPath(path).DoRaw(ctx)
 }
 
+// Request sends a request to a path of the API server (e.g. a service
+// proxy path) with the body and headers given, and returns the response body.
+func (c *Client) Request(ctx context.Context, method, path string, body []byte, header map[string]string) ([]byte, error) {
+	Blind(ctx)
+	if c.Raw == nil {
+		return nil, errors.New("no REST client")
+	}
+	r := c.Raw.Verb(method).AbsPath(path)
+	if body != nil {
+		r = r.Body(body)
+	}
+	for k, v := range header {
+		r = r.SetHeader(k, v)
+	}
+	return r.DoRaw(ctx)
+}
+
 // Decode splits a multi-document YAML or JSON manifest into objects, skipping
 // empty documents.
 func Decode(manifest string) ([]*unstructured.Unstructured, error) {

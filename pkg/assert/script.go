@@ -64,3 +64,32 @@ func ended(ctx context.Context, check Check, err error) {
 	}
 	repro.Ended(ctx, seen, result)
 }
+
+// Later is a check made when it looks, from what the cell knows by then
+// (what a chart rendered, what an earlier step read), in its bash form too.
+func Later(build func(ctx context.Context) (Check, error)) Check {
+	return Scripted(func(ctx context.Context) (bool, string, error) {
+		c, err := build(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		return c(ctx)
+	}, func(ctx context.Context) (*repro.Check, error) {
+		c, err := build(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return ScriptOf(ctx, c), nil
+	})
+}
+
+// Constant is a look whose answer is known without looking (a chart with
+// no workload, no webhook): ok, with why as what it saw.
+func Constant(ok bool, why string) Check {
+	shell := "false"
+	if ok {
+		shell = "true"
+	}
+	return Scripted(func(context.Context) (bool, string, error) { return ok, why, nil },
+		func(context.Context) (*repro.Check, error) { return &repro.Check{Shell: shell}, nil })
+}

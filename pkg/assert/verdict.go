@@ -22,6 +22,7 @@ type Record struct {
 	Mitigation   bool // false: the variant is `bug`
 	verdict      *bool
 	reason       string
+	graded       report.Outcome // a verdict of more than two answers (Graded)
 	failed       string
 	skipped      string
 	Observations []string
@@ -127,6 +128,8 @@ func (r *Record) Outcome() (report.Outcome, string) {
 		return report.Error, r.failed
 	case r.skipped != "":
 		return report.Skipped, r.skipped
+	case r.graded != "":
+		return r.graded, r.reason
 	case r.verdict == nil:
 		return report.Error, "the scenario reached no verdict"
 	case r.Mitigation && *r.verdict:
@@ -252,4 +255,29 @@ func judged(step repro.Step, check Check, inverted bool, run func(ctx context.Co
 func Occurs(what string, timeout time.Duration, check Check) step.Step {
 	return step.Look(what, verdict(repro.Step{Kind: repro.Occurs, What: what, Timeout: timeout}, check,
 		func(ctx context.Context) error { return Eventually(ctx, what, timeout, check) }))
+}
+
+// Graded is the verdict of a cell whose answer is one of several outcomes
+// (make upgrade-check's SAFE, CHANGED, BROKEN): grade says which, from what
+// the cell's steps read, and why. An error of grade is an ERROR of the run.
+// The reproduction script prints it as an observation it does not script.
+func Graded(what string, grade func(ctx context.Context) (report.Outcome, string, error)) step.Step {
+	return step.Look(what, func(ctx context.Context, t *testing.T, _ *envconf.Config) context.Context {
+		t.Helper()
+		if !repro.Record(ctx, repro.Step{Kind: repro.Observe, What: what, Check: repro.Unscripted()}) {
+			return ctx
+		}
+		o, why, err := grade(ctx)
+		rec := RecordFrom(ctx)
+		if err != nil {
+			rec.Fail(fmt.Sprintf("%s: %v", what, err))
+			t.Fatalf("%s: %v", what, err)
+		}
+		rec.mu.Lock()
+		rec.graded, rec.reason = o, why
+		rec.mu.Unlock()
+		rec.Observe("verdict: %s: %s: %s", what, o, why)
+		t.Logf("verdict %s: %s: %s", what, o, why)
+		return ctx
+	})
 }

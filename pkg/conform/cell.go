@@ -309,7 +309,7 @@ func (k *cell) allAvailable() assert.Check {
 		all = append(all, Available(w))
 	}
 	if len(all) == 0 {
-		return constant(true, "the chart has no workload")
+		return assert.Constant(true, "the chart has no workload")
 	}
 	return UnlessBlocked(assert.All(all...), k.anyBlocked(), blockedCertain, time.Now)
 }
@@ -323,13 +323,13 @@ const blockedCertain = time.Minute
 // anyBlocked holds when a workload of the chart is blocked by one of the
 // chart's webhooks as installed.
 func (k *cell) anyBlocked() assert.Check {
-	return dynamic(func(context.Context) (assert.Check, error) {
+	return assert.Later(func(context.Context) (assert.Check, error) {
 		var names []string
 		for _, w := range k.webhooks {
 			names = append(names, w.Name)
 		}
 		if len(names) == 0 {
-			return constant(false, "the chart has no admission webhook"), nil
+			return assert.Constant(false, "the chart has no admission webhook"), nil
 		}
 		var any []assert.Check
 		for _, w := range k.workloads() {
@@ -408,7 +408,7 @@ func (k *cell) configsRemain() assert.Check {
 
 // servicesGone holds when the chart's Services its webhooks call are gone.
 func (k *cell) servicesGone() assert.Check {
-	return dynamic(func(context.Context) (assert.Check, error) {
+	return assert.Later(func(context.Context) (assert.Check, error) {
 		services, _ := k.served()
 		var gone []assert.Check
 		for _, s := range services {
@@ -420,7 +420,7 @@ func (k *cell) servicesGone() assert.Check {
 
 // servingPodsGone holds when no Pod the chart's webhook Services selected is left.
 func (k *cell) servingPodsGone() assert.Check {
-	return dynamic(func(context.Context) (assert.Check, error) {
+	return assert.Later(func(context.Context) (assert.Check, error) {
 		services, _ := k.served()
 		var gone []assert.Check
 		for _, s := range services {
@@ -436,7 +436,7 @@ func (k *cell) servingPodsGone() assert.Check {
 // closed, rejects an object it matches (server-side dry run: nothing is
 // created): the probe is made from its rules and selectors (Probe).
 func (k *cell) rejectsProbe() assert.Check {
-	return dynamic(func(ctx context.Context) (assert.Check, error) {
+	return assert.Later(func(ctx context.Context) (assert.Check, error) {
 		// as they are now: a controller fills in its configurations' rules
 		live, err := check.LiveWebhooks(ctx)
 		if err != nil {
@@ -465,9 +465,9 @@ func (k *cell) rejectsProbe() assert.Check {
 		}
 		if len(rejected) == 0 {
 			if len(why) == 0 {
-				return constant(false, "no configuration of the chart is left"), nil
+				return assert.Constant(false, "no configuration of the chart is left"), nil
 			}
-			return constant(false, "no probe: "+orNone(why)), nil
+			return assert.Constant(false, "no probe: "+orNone(why)), nil
 		}
 		return assert.Any(rejected...), nil
 	})

@@ -84,7 +84,7 @@ func hookStuck(k *cell) []step.Step {
 	for _, h := range hooks {
 		names = append(names, fmt.Sprintf("%s %s/%s (%s)", h.GetKind(), h.GetNamespace(), h.GetName(), h.Hook))
 	}
-	return []step.Step{env.Observe("the chart's hooks ArgoCD runs at a sync", constant(len(hooks) > 0, orNone(names))),
+	return []step.Step{env.Observe("the chart's hooks ArgoCD runs at a sync", assert.Constant(len(hooks) > 0, orNone(names))),
 		assert.That("install sync completed or held by a hook", assert.Intervals.Install, done),
 		assert.That("install sync Succeeded or held by a hook", assert.Intervals.Poll, assert.Any(succeeded, held)),
 		k.recordWebhooks(),
@@ -130,7 +130,7 @@ func leftoverWebhook(k *cell) []step.Step {
 		env.ObserveWithin("the Pods serving the chart's webhooks gone", assert.Intervals.Install, k.servingPodsGone()),
 		env.Observe("what the cascade left of the chart, with ownerReferences", Remains(k.spec.Rendered.Refs)),
 		assert.Symptom("a webhook configuration of the chart left behind, calling a service that is gone", assert.Intervals.HoldShort,
-			dynamic(func(context.Context) (assert.Check, error) { return LeftBehind(k.webhooks), nil })),
+			assert.Later(func(context.Context) (assert.Check, error) { return LeftBehind(k.webhooks), nil })),
 		env.Observe("a configuration left with failurePolicy Fail rejects an object it matches (server-side dry run)", k.rejectsProbe()))
 }
 

@@ -20,35 +20,7 @@ import (
 // The looks the checks judge by. Most are the suite's own (pkg/check),
 // composed for the chart at hand: which workloads, webhooks and hooks it has
 // is known once it is rendered and installed, so they are built when they
-// look (dynamic), in their bash form too.
-
-// dynamic is a check made when it looks, from what the cell knows by then.
-func dynamic(build func(ctx context.Context) (assert.Check, error)) assert.Check {
-	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
-		c, err := build(ctx)
-		if err != nil {
-			return false, "", err
-		}
-		return c(ctx)
-	}, func(ctx context.Context) (*repro.Check, error) {
-		c, err := build(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return assert.ScriptOf(ctx, c), nil
-	})
-}
-
-// constant is a look whose answer the chart decides alone (no workload, no
-// webhook): ok, with why as what it saw.
-func constant(ok bool, why string) assert.Check {
-	shell := "false"
-	if ok {
-		shell = "true"
-	}
-	return assert.Scripted(func(context.Context) (bool, string, error) { return ok, why, nil },
-		func(context.Context) (*repro.Check, error) { return &repro.Check{Shell: shell}, nil })
-}
+// look (assert.Later), in their bash form too.
 
 // kindRef is a kind as kubectl's command line takes it: kind.group.
 func kindRef(kind, group string) string {
@@ -85,7 +57,7 @@ func webhookNamed(names []string) string {
 // DaemonSet's FailedCreate event does.
 func RejectedBy(w Workload, webhooks []string) assert.Check {
 	if len(webhooks) == 0 {
-		return constant(false, "no webhook to reject it")
+		return assert.Constant(false, "no webhook to reject it")
 	}
 	if w.Kind == "Deployment" {
 		return check.JSONPathMatches(lifecycle.Object{Kind: kindRef(w.Kind, "apps"), Namespace: w.Namespace, Name: w.Name},
@@ -182,7 +154,7 @@ func LeftBehind(webhooks []check.Webhook) assert.Check {
 		}
 	}
 	if len(left) == 0 {
-		return constant(false, "no webhook configuration of the chart calls a service in the cluster")
+		return assert.Constant(false, "no webhook configuration of the chart calls a service in the cluster")
 	}
 	any := assert.Any(left...)
 	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
@@ -241,7 +213,7 @@ func HooksKept(hooks []Object) assert.Check {
 		kept = append(kept, check.FinalizerPending(lifecycle.Object{Kind: kindRef(h.GetKind(), h.GroupVersionKind().Group), Namespace: h.GetNamespace(), Name: h.GetName()}, HookFinalizer))
 	}
 	if len(kept) == 0 {
-		return constant(false, "the chart has no named hook ArgoCD runs at a sync")
+		return assert.Constant(false, "the chart has no named hook ArgoCD runs at a sync")
 	}
 	return assert.Any(kept...)
 }

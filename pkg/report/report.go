@@ -25,7 +25,16 @@ const (
 	Skipped       Outcome = "SKIPPED"
 	Error         Outcome = "ERROR"
 	Flaky         Outcome = "FLAKY"
+	// make upgrade-check's verdicts on an Application through an ArgoCD
+	// upgrade: nothing changed that ArgoCD acts on; the render or the diff
+	// changed; a sync, a hook or the deletion no longer works.
+	Safe    Outcome = "SAFE"
+	Changed Outcome = "CHANGED"
+	Broken  Outcome = "BROKEN"
 )
+
+// Outcomes are every outcome, in the order a summary counts them.
+var Outcomes = []Outcome{Reproduced, NotReproduced, Mitigated, NotMitigated, Safe, Changed, Broken, Flaky, Skipped, Error}
 
 // Race is an expectation, never an outcome: runs on a cluster measured the
 // cell going both ways, a race in the cluster itself. Either verdict, or FLAKY

@@ -355,7 +355,7 @@ func verdict(c Change) string {
 
 func outcomeCounts(m map[report.Outcome]int) string {
 	var parts []string
-	for _, o := range []report.Outcome{report.Reproduced, report.NotReproduced, report.Mitigated, report.NotMitigated, report.Flaky, report.Skipped, report.Error} {
+	for _, o := range report.Outcomes {
 		if m[o] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", o, m[o]))
 		}

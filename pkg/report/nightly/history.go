@@ -199,7 +199,7 @@ type mark struct {
 
 // abbrev is an outcome in a grid cell.
 var abbrev = map[report.Outcome]string{report.Reproduced: "R", report.NotReproduced: "NR", report.Mitigated: "M", report.NotMitigated: "NM",
-	report.Skipped: "S", report.Error: "E", report.Flaky: "F"}
+	report.Safe: "OK", report.Changed: "C", report.Broken: "B", report.Skipped: "S", report.Error: "E", report.Flaky: "F"}
 
 func grids(window []Night, supported []string) []*grid {
 	var out []*grid

@@ -25,7 +25,7 @@ func HTML(r *report.Report) string {
 		}
 		return r.ArgoCDSupport.Releases[tag]
 	}})
-	err := page.Execute(&buf, map[string]any{"R": r, "Mode": mode(r), "Span": span(r), "Look": look, "Unmeasured": r.Unmeasured(), "Tables": tables(r), "Across": r.AcrossKubernetes()})
+	err := page.Execute(&buf, map[string]any{"R": r, "Mode": mode(r), "Span": span(r), "Look": look, "Unmeasured": r.Unmeasured(), "Tables": tables(r), "Across": r.AcrossKubernetes(), "Graded": graded(r)})
 	if err != nil {
 		return "<pre>" + template.HTMLEscapeString(err.Error()) + "</pre>"
 	}
@@ -52,6 +52,7 @@ td.cell{min-width:9em;max-width:18em;overflow-wrap:anywhere}
 .reason{display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden}
 .reproduced{background:#fde2e1}.not_reproduced{background:#e3f1ff}
 .mitigated{background:#dcf5e3}.not_mitigated{background:#ffe9c7}
+.safe{background:#dcf5e3}.changed{background:#ffe9c7}.broken{background:#fde2e1}
 .skipped{background:#eeeeee;color:#555}.error{background:#f7c6f0}.flaky{background:#fff3a8}
 .unexpected{outline:3px solid #d00;outline-offset:-3px}
 .unmeasured{outline:3px dashed #777;outline-offset:-3px}
@@ -63,7 +64,7 @@ td.cell{min-width:9em;max-width:18em;overflow-wrap:anywhere}
 <h1>GitOps compatibility matrix</h1>
 <p class="meta">Run {{.R.RunID}} · Kubernetes {{.R.Kubernetes}} · {{.Mode}} · {{.Span}}{{if .R.Sources}} · runs merged: {{len .R.Sources}}{{end}}</p>
 {{with .R.ArgoCDSupport.Text}}<p class="meta">{{.}}</p>{{end}}
-<p class="legend"><span class="reproduced">REPRODUCED</span><span class="not_reproduced">NOT_REPRODUCED</span><span class="mitigated">MITIGATED</span><span class="not_mitigated">NOT_MITIGATED</span><span class="skipped">SKIPPED</span><span class="error">ERROR</span><span class="flaky">FLAKY</span> red outline: differs from the expectation; dashed outline: no measured expectation; expected RACE: measured going both ways, either verdict or FLAKY is as expected</p>
+<p class="legend"><span class="reproduced">REPRODUCED</span><span class="not_reproduced">NOT_REPRODUCED</span><span class="mitigated">MITIGATED</span><span class="not_mitigated">NOT_MITIGATED</span>{{if .Graded}}<span class="safe">SAFE</span><span class="changed">CHANGED</span><span class="broken">BROKEN</span>{{end}}<span class="skipped">SKIPPED</span><span class="error">ERROR</span><span class="flaky">FLAKY</span> red outline: differs from the expectation; dashed outline: no measured expectation; expected RACE: measured going both ways, either verdict or FLAKY is as expected</p>
 {{if .Look}}<h2>Needs a look</h2><ul class="look">{{range .Look}}<li><span class="{{lower .Outcome}}">{{.Outcome}}</span> {{.Scenario}} {{.Variant}} · {{.Component}} {{.ComponentVersion}} · ArgoCD {{.ArgoCD}}{{if .Expected}} · expected {{.Expected}}{{end}}: <span class="meta">{{.Reason}}</span></li>{{end}}</ul>{{end}}
 {{if .Unmeasured}}<h2>No measured expectation</h2><p class="meta">No run on a cluster has recorded what these cells should do: their outcome is new, not checked against anything{{if .R.UnmeasuredFails}} (this run was asked to fail on them){{end}}.</p><ul class="look">{{range .Unmeasured}}<li><span class="{{lower .Outcome}}">{{.Outcome}}</span> {{.Scenario}} {{.Variant}} · {{.Component}} {{.ComponentVersion}} · ArgoCD {{.ArgoCD}}</li>{{end}}</ul>{{end}}
 {{range .Tables}}<h2>{{.Scenario}}{{if .Upstream}}<a href="{{.Upstream}}">upstream</a>{{end}}</h2>
@@ -82,3 +83,15 @@ td.cell{min-width:9em;max-width:18em;overflow-wrap:anywhere}
 {{if .R.Notes}}<h2>Notes</h2><ul>{{range .R.Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 </body></html>
 `))
+
+// graded reports whether a cell of r has a verdict of make upgrade-check
+// (the legend names them then).
+func graded(r *report.Report) bool {
+	for _, c := range r.Cells {
+		switch c.Outcome {
+		case report.Safe, report.Changed, report.Broken:
+			return true
+		}
+	}
+	return false
+}

@@ -29,7 +29,7 @@ func Summary(r *report.Report) string {
 	}
 	fmt.Fprintf(&b, "## Conformance: %d cells, %s\n\n", len(r.Cells), verdict)
 	var parts []string
-	for _, o := range []report.Outcome{report.Reproduced, report.NotReproduced, report.Mitigated, report.NotMitigated, report.Skipped, report.Error, report.Flaky} {
+	for _, o := range report.Outcomes {
 		if counts[o] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", o, counts[o]))
 		}

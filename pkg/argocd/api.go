@@ -1,0 +1,101 @@
+package argocd
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/url"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gitops-conformance/suite/internal/kube"
+)
+
+// API is ArgoCD's own API server, reached through the Kubernetes API
+// server's service proxy and logged in as admin with the initial password:
+// what only it answers, such as the manifests its repo server renders.
+type API struct {
+	Kube *kube.Client
+}
+
+// proxy is the service proxy path of the API server's path p.
+func proxy(p string) string {
+	return "/api/v1/namespaces/" + Namespace + "/services/https:argocd-server:443/proxy" + p
+}
+
+// InitialAdminSecret holds the admin password an install generates.
+const InitialAdminSecret = "argocd-initial-admin-secret"
+
+// login returns a session token of the admin user. The Kubernetes API
+// server takes the Authorization header for itself: the token goes to
+// ArgoCD as its cookie.
+func (a API) login(ctx context.Context) (string, error) {
+	s, err := a.Kube.Get(ctx, "secret", Namespace, InitialAdminSecret)
+	if err != nil {
+		return "", fmt.Errorf("argocd admin password (secret %s/%s): %w", Namespace, InitialAdminSecret, err)
+	}
+	enc, _, _ := unstructured.NestedString(s.Object, "data", "password")
+	password, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil || len(password) == 0 {
+		return "", fmt.Errorf("argocd admin password (secret %s/%s): no data.password", Namespace, InitialAdminSecret)
+	}
+	body, _ := json.Marshal(map[string]string{"username": "admin", "password": string(password)})
+	out, err := a.Kube.Request(ctx, "POST", proxy("/api/v1/session"), body, map[string]string{"Content-Type": "application/json"})
+	if err != nil {
+		return "", fmt.Errorf("argocd login: %w", err)
+	}
+	var session struct{ Token string }
+	if err := json.Unmarshal(out, &session); err != nil || session.Token == "" {
+		return "", fmt.Errorf("argocd login: no token in %.200q", out)
+	}
+	return session.Token, nil
+}
+
+// get GETs an API path as admin into v.
+func (a API) get(ctx context.Context, p string, v any) error {
+	token, err := a.login(ctx)
+	if err != nil {
+		return err
+	}
+	out, err := a.Kube.Request(ctx, "GET", proxy(p), nil, map[string]string{"Cookie": "argocd.token=" + token})
+	if err != nil {
+		return fmt.Errorf("argocd API %s: %w", p, err)
+	}
+	if err := json.Unmarshal(out, v); err != nil {
+		return fmt.Errorf("argocd API %s: %w", p, err)
+	}
+	return nil
+}
+
+// Render is what ArgoCD's repo server renders for an Application: its
+// objects (hooks included), at which revision, from which kind of source.
+type Render struct {
+	Objects    []*unstructured.Unstructured
+	Revision   string
+	SourceType string
+}
+
+// Manifests asks the API server for the manifests its repo server renders
+// for the Application (argocd app manifests --source git): at its target
+// revision, as the running release renders them (from its cache, which a
+// hard refresh fills anew).
+func (a API) Manifests(ctx context.Context, app string) (*Render, error) {
+	var resp struct {
+		Manifests  []string `json:"manifests"`
+		Revision   string   `json:"revision"`
+		SourceType string   `json:"sourceType"`
+	}
+	if err := a.get(ctx, "/api/v1/applications/"+url.PathEscape(app)+"/manifests", &resp); err != nil {
+		return nil, err
+	}
+	r := &Render{Revision: resp.Revision, SourceType: resp.SourceType}
+	for _, m := range resp.Manifests {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(m), &obj); err != nil {
+			return nil, fmt.Errorf("argocd app manifests %s: %w", app, err)
+		}
+		r.Objects = append(r.Objects, &unstructured.Unstructured{Object: obj})
+	}
+	return r, nil
+}
