@@ -154,6 +154,20 @@ conform-smoke: $(E2E) ## make conform on the suite's clean chart (fixtures/chart
 	$(RUN_E2E) -test.run TestConform -chart fixtures/charts/conform-clean -namespace conform-clean -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES) -mode $(MODE) $(PULL) \
 	  -cluster $(CLUSTER) $(KEEP_FLAG) -command "make conform-smoke"
 
+# make upgrade-check: the Applications (a YAML file or directory; default: the seed charts as the
+# suite installs them, written under UPGRADE_SEEDS by bin/conformance upgrade-check apps), and the
+# argocd-cm settings they run with (a ConfigMap manifest or a map of its data)
+APPS ?=
+ARGOCD_CM ?=
+UPGRADE_SEEDS ?= bin/upgrade-check-seeds
+
+upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [ARGOCD_CM=file] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
+	@test -n "$(FROM)" && test -n "$(TO)" || { echo "make upgrade-check: FROM= and TO= name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1); APPS= your Applications (default: the seed charts)"; exit 2; }
+	@apps="$(APPS)"; if [ -z "$$apps" ]; then apps="$(UPGRADE_SEEDS)"; $(CLI) upgrade-check apps -out "$$apps" || exit 2; fi; \
+	  $(MAKE) --no-print-directory $(E2E) && $(RUN_E2E) -test.run TestUpgradeCheck -upgrade-from "$(FROM)" -upgrade-to "$(TO)" -upgrade-apps "$$apps" \
+	  -upgrade-images "$(IMAGES)" -upgrade-image-recipes "$(IMAGE_RECIPES)" -upgrade-argocd-cm "$(ARGOCD_CM)" -upgrade-expect "$(EXPECT)" \
+	  -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL) -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
+
 # make conform-validate: only these validations of suites/conform.yaml (names, comma-separated)
 ONLY ?=
 

@@ -27,6 +27,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/pkg/schedule"
+	"github.com/gitops-conformance/suite/pkg/upgrade"
 )
 
 // Exit statuses of the test binary (`make e2e` runs it; make itself turns
@@ -47,12 +48,14 @@ var (
 	run     *runner.Runner
 	opts    runner.Options
 	conf    conform.Options // make conform's: a chart to check instead of the matrix
+	upg     upgrade.Options // make upgrade-check's: Applications through an upgrade instead of the matrix
 	runCtx  context.Context // cancelled by an interrupt
 )
 
 func init() {
 	opts.Register(flag.CommandLine)
 	conf.Register(flag.CommandLine)
+	upg.Register(flag.CommandLine)
 }
 
 func TestMain(m *testing.M) {
@@ -153,8 +156,13 @@ func newRunner(ctx context.Context) (*runner.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	if conf.Enabled() {
+	switch {
+	case conf.Enabled() && upg.Enabled():
+		return nil, &runner.BadInput{Err: errors.New("make conform (CHART) and make upgrade-check (FROM, TO) are two runs: name one")}
+	case conf.Enabled():
 		return conformRunner(ctx, cat, repo)
+	case upg.Enabled():
+		return upgradeRunner(ctx, cat, repo)
 	}
 	data, err := Matrix()
 	if err != nil {
@@ -208,6 +216,40 @@ func conformRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 		if o.ArgoCD != "" {
 			o.Command += " ARGOCD=" + o.ArgoCD
 		}
+		if o.Kubernetes != "" {
+			o.Command += " KUBERNETES=" + o.Kubernetes
+		}
+	}
+	return runner.New(ctx, o, cat, data, code, repo)
+}
+
+// upgradeRunner is make upgrade-check's run: the Applications read and
+// their sources found, each a cell of the scenario upgrade-check made from
+// them, on FROM. An Application that cannot be read is bad input.
+func upgradeRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*runner.Runner, error) {
+	if opts.Scenarios != "" || opts.Variants != "" || opts.Versions != "" || opts.Cells != "" || opts.ArgoCD != "" {
+		return nil, &runner.BadInput{Err: errors.New("make upgrade-check checks Applications through an upgrade: SCENARIO, VARIANT, COMPONENT_VERSION, CELLS and ARGOCD are make e2e's (FROM and TO name the releases)")}
+	}
+	mode, err := images.ParseMode(opts.Mode)
+	if err != nil {
+		return nil, &runner.BadInput{Err: err}
+	}
+	if mode == images.Auto {
+		mode, _ = images.Detect(ctx, mode, images.HTTPProbe)
+	}
+	cache, err := runner.CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	spec, err := upg.Resolve(ctx, cat, upgrade.Where{Repo: repo, CacheDir: cache, Online: mode == images.Online || opts.RegistryMirror != ""})
+	if err != nil {
+		return nil, &runner.BadInput{Err: err}
+	}
+	data, code := spec.Plan()
+	o := opts
+	o.Scenarios, o.ArgoCD = upgrade.Scenario, spec.From.String()
+	if o.Command == "" {
+		o.Command = spec.Command
 		if o.Kubernetes != "" {
 			o.Command += " KUBERNETES=" + o.Kubernetes
 		}

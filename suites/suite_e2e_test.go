@@ -11,8 +11,17 @@ import (
 // TestMatrix runs the planned cells, each as a subtest, ArgoCD release
 // outermost (a parallel run's cluster: the cells it takes from the queue).
 func TestMatrix(t *testing.T) {
-	if conf.Enabled() {
-		t.Skip("a make conform run (-chart): TestConform runs its cells")
+	if conf.Enabled() || upg.Enabled() {
+		t.Skip("a make conform (-chart) or make upgrade-check (-upgrade-from) run: TestConform or TestUpgradeCheck runs its cells")
+	}
+	runCells(t)
+}
+
+// TestUpgradeCheck runs make upgrade-check's cells: each Application of
+// -upgrade-apps a cell, through the upgrade -upgrade-from to -upgrade-to.
+func TestUpgradeCheck(t *testing.T) {
+	if !upg.Enabled() {
+		t.Skip("no -upgrade-from: make upgrade-check FROM=... TO=... names the upgrade to check")
 	}
 	runCells(t)
 }

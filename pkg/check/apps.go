@@ -6,6 +6,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/repro"
@@ -47,4 +48,16 @@ func AppGone(name string) assert.Check {
 // static is a check's bash form that needs nothing from the run.
 func static(c *repro.Check) func(context.Context) (*repro.Check, error) {
 	return func(context.Context) (*repro.Check, error) { return c, nil }
+}
+
+// App reads an Application: for a look that records more of it than one
+// field (its status, its operation's result).
+func App(ctx context.Context, name string) (*v1alpha1.Application, error) {
+	return lifecycle.From(ctx).Apps.Get(ctx, name)
+}
+
+// AppManifests is what the running ArgoCD's repo server renders for the
+// Application, asked of its API server (argocd app manifests).
+func AppManifests(ctx context.Context, name string) (*argocd.Render, error) {
+	return argocd.API{Kube: lifecycle.From(ctx).Kube}.Manifests(ctx, name)
 }

@@ -65,7 +65,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	// a hook held by ArgoCD's finalizer also holds the Application's deletion:
 	// registered after it, these run before it
 	for _, h := range s.Rendered.Hooks() {
-		steps.Add(env.RemoveFinalizerAtEnd(env.Object{Kind: kindRef(h.GetKind(), h.GroupVersionKind().Group), Namespace: h.GetNamespace(), Name: h.GetName()}, HookFinalizer))
+		steps.Add(env.RemoveFinalizerAtEnd(env.Object{Kind: KindRef(h.GetKind(), h.GroupVersionKind().Group), Namespace: h.GetNamespace(), Name: h.GetName()}, HookFinalizer))
 	}
 	return steps.Add(env.Sync(k.app, s.SyncOptions...)).Add(chk.steps(k)...).Scenario()
 }

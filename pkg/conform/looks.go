@@ -22,8 +22,8 @@ import (
 // is known once it is rendered and installed, so they are built when they
 // look (assert.Later), in their bash form too.
 
-// kindRef is a kind as kubectl's command line takes it: kind.group.
-func kindRef(kind, group string) string {
+// KindRef is a kind as kubectl's command line takes it: kind.group.
+func KindRef(kind, group string) string {
 	if group == "" {
 		return strings.ToLower(kind)
 	}
@@ -34,7 +34,7 @@ func kindRef(kind, group string) string {
 // chart's count for a Deployment or StatefulSet, every scheduled Pod for a
 // DaemonSet.
 func Available(w Workload) assert.Check {
-	ref := kindRef(w.Kind, "apps")
+	ref := KindRef(w.Kind, "apps")
 	if w.Kind == "DaemonSet" {
 		return check.JSONPathMatches(lifecycle.Object{Kind: ref, Namespace: w.Namespace, Name: w.Name}, "{.status.numberAvailable}/{.status.numberUnavailable}", "^[1-9][0-9]*/0?$")
 	}
@@ -60,7 +60,7 @@ func RejectedBy(w Workload, webhooks []string) assert.Check {
 		return assert.Constant(false, "no webhook to reject it")
 	}
 	if w.Kind == "Deployment" {
-		return check.JSONPathMatches(lifecycle.Object{Kind: kindRef(w.Kind, "apps"), Namespace: w.Namespace, Name: w.Name},
+		return check.JSONPathMatches(lifecycle.Object{Kind: KindRef(w.Kind, "apps"), Namespace: w.Namespace, Name: w.Name},
 			`{.status.conditions[?(@.type=="ReplicaFailure")].message}`, webhookNamed(webhooks))
 	}
 	return check.EventMatches(lifecycle.Object{Kind: w.Kind, Namespace: w.Namespace}, "FailedCreate", "^"+regexp.QuoteMeta(w.Name)+": .*"+webhookNamed(webhooks))
@@ -210,7 +210,7 @@ func HooksKept(hooks []Object) assert.Check {
 		if h.GetName() == "" {
 			continue
 		}
-		kept = append(kept, check.FinalizerPending(lifecycle.Object{Kind: kindRef(h.GetKind(), h.GroupVersionKind().Group), Namespace: h.GetNamespace(), Name: h.GetName()}, HookFinalizer))
+		kept = append(kept, check.FinalizerPending(lifecycle.Object{Kind: KindRef(h.GetKind(), h.GroupVersionKind().Group), Namespace: h.GetNamespace(), Name: h.GetName()}, HookFinalizer))
 	}
 	if len(kept) == 0 {
 		return assert.Constant(false, "the chart has no named hook ArgoCD runs at a sync")

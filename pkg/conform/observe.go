@@ -105,13 +105,13 @@ func Drift(app string, r *Rendered) assert.Check {
 			if res.Status != "OutOfSync" {
 				continue
 			}
-			ref := lifecycle.Ref(kindRef(res.Kind, res.Group), res.Namespace, res.Name)
+			ref := lifecycle.Ref(KindRef(res.Kind, res.Group), res.Namespace, res.Name)
 			desired := r.Find(res.Group, res.Kind, res.Namespace, res.Name)
 			if desired == nil {
 				lines = append(lines, ref+" OutOfSync: not among the chart's rendered objects")
 				continue
 			}
-			live, err := check.Get(ctx, lifecycle.Object{Kind: kindRef(res.Kind, res.Group), Namespace: res.Namespace, Name: res.Name})
+			live, err := check.Get(ctx, lifecycle.Object{Kind: KindRef(res.Kind, res.Group), Namespace: res.Namespace, Name: res.Name})
 			if lifecycle.NotFound(err) {
 				lines = append(lines, ref+" OutOfSync: not in the cluster")
 				continue
@@ -210,7 +210,7 @@ type Ref struct{ Kind, Namespace, Name string }
 
 // RefOf is an object's Ref.
 func RefOf(o Object) Ref {
-	return Ref{Kind: kindRef(o.GetKind(), o.GroupVersionKind().Group), Namespace: o.GetNamespace(), Name: o.GetName()}
+	return Ref{Kind: KindRef(o.GetKind(), o.GroupVersionKind().Group), Namespace: o.GetNamespace(), Name: o.GetName()}
 }
 
 // Remains says which of the objects are still in the cluster, with their

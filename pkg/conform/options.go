@@ -86,9 +86,9 @@ type Spec struct {
 	Command string
 }
 
-// reserved are namespaces the suite's own cluster needs: a chart checked
+// Reserved are namespaces the suite's own cluster needs: a chart checked
 // into one would be deleted with it.
-var reserved = []string{"default", "kube-system", "kube-public", "kube-node-lease", "argocd", gitserver.Namespace, "local-path-storage"}
+var Reserved = []string{"default", "kube-system", "kube-public", "kube-node-lease", "argocd", gitserver.Namespace, "local-path-storage"}
 
 // Where tells Resolve where it runs: the suite's checkout (relative paths
 // are taken from it), where archives are extracted and charts pulled,
@@ -135,7 +135,7 @@ func (o Options) Resolve(ctx context.Context, w Where) (*Spec, error) {
 	if errs := validation.IsDNS1123Label(s.Namespace); len(errs) > 0 {
 		return nil, fmt.Errorf("namespace %q: %s", s.Namespace, strings.Join(errs, "; "))
 	}
-	if slices.Contains(reserved, s.Namespace) {
+	if slices.Contains(Reserved, s.Namespace) {
 		return nil, fmt.Errorf("namespace %q: the suite's cluster needs it, and a check deletes its namespace at the end: choose another NAMESPACE", s.Namespace)
 	}
 	if s.Labels, err = labels(o.NamespaceLabels); err != nil {
@@ -165,10 +165,10 @@ func (o Options) Resolve(ctx context.Context, w Where) (*Spec, error) {
 		}
 	}
 	s.Images = matrix.ParseList(o.Images)
-	if err := localImages(ctx, s.Images); err != nil {
+	if err := LocalImages(ctx, s.Images); err != nil {
 		return nil, err
 	}
-	if s.Recipes, err = recipes(repo, o.ImageRecipes); err != nil {
+	if s.Recipes, err = Recipes(repo, o.ImageRecipes); err != nil {
 		return nil, err
 	}
 	s.Command = o.command()
@@ -265,10 +265,10 @@ func extra(dir, namespace string) (string, error) {
 	return r.Manifest(), nil
 }
 
-// localImages checks that the local Docker has each image (when Docker
+// LocalImages checks that the local Docker has each image (when Docker
 // answers at all: on a host the suite still has to set it up, loading them
 // fails later, saying so).
-func localImages(ctx context.Context, imgs []string) error {
+func LocalImages(ctx context.Context, imgs []string) error {
 	if len(imgs) == 0 {
 		return nil
 	}
@@ -285,8 +285,8 @@ func localImages(ctx context.Context, imgs []string) error {
 
 var recipe = regexp.MustCompile(`^([a-z0-9-]+)@(v[0-9][0-9A-Za-z.+-]*)$`)
 
-// recipes are IMAGE_RECIPES: component@version with a recipe under images/.
-func recipes(repo, s string) ([][2]string, error) {
+// Recipes are IMAGE_RECIPES: component@version with a recipe under images/.
+func Recipes(repo, s string) ([][2]string, error) {
 	var out [][2]string
 	for _, r := range matrix.ParseList(s) {
 		m := recipe.FindStringSubmatch(r)

@@ -1,0 +1,382 @@
+package upgrade
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/internal/gitserver"
+	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/conform"
+	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/repro"
+	"github.com/gitops-conformance/suite/pkg/step"
+)
+
+// cell is one Application through the upgrade: the spec, and what the
+// cell reads of it on the way.
+type cell struct {
+	spec     *Spec
+	app      App
+	from, to catalog.Release
+	files    fixture.Files // the source as pushed to the git server
+	// the states read: on FROM after its syncs, on TO after a hard
+	// refresh, on TO after a sync
+	onFrom, refreshed, synced *State
+	// the renders of FROM's and TO's repo servers, and how they differ
+	renderFrom, renderTo *argocd.Render
+	changes              []ObjectChange
+	// deleted: the Application gone after the cascading deletion; held
+	// says what kept it, left what the cascade left of the render
+	deleted    bool
+	held, left string
+}
+
+// Feature is a cell of make upgrade-check: one Application created
+// through the suite's git server on ArgoCD FROM and synced; its state and
+// FROM's render recorded; ArgoCD upgraded in place to TO; a hard refresh,
+// the state and TO's render recorded and compared; a sync, the state
+// recorded; the Application deleted with cascade; then the verdict.
+func (s *Spec) Feature(c matrix.Cell) step.Scenario {
+	steps := step.New(c.Report().ID())
+	a, ok := s.App(c.Variant.Name)
+	switch {
+	case !ok: // Plan makes no such cell; it ends ERROR saying so
+		return steps.Add(env.Fail("application "+c.Variant.Name, fmt.Errorf("no application %q in APPS", c.Variant.Name))).Scenario()
+	case len(c.Upgrades) == 0:
+		return steps.Add(env.Fail("upgrade", fmt.Errorf("no release to upgrade to newer than %s", c.ArgoCD))).Scenario()
+	}
+	k := &cell{spec: s, app: a, from: c.ArgoCD, to: c.Upgrades[len(c.Upgrades)-1]}
+	k.files = fixture.OfflinePullPolicy(func(context.Context) (map[string]string, error) { return a.Source.Files, nil })
+	name := a.Name()
+	steps.Add(env.Provided("application "+name+"'s source", k.files), k.describe(),
+		// registered first, these run last: what the Application left
+		env.RemoveRenderedAtEnd("what the application left", k.rendered), env.ReleaseCRDsAtEnd("the application's custom resources", k.crds, a.Namespace()))
+	steps.Add(k.images()...)
+	if len(s.ArgoCDConfig) > 0 {
+		steps.Add(env.SetArgoCDConfig(s.ArgoCDConfig))
+	}
+	steps.Add(k.namespace()...)
+	steps.Add(env.PushRepo(name, k.files), env.CreateApp(k.application()))
+	steps.Add(k.syncs("on "+k.from.String())...)
+	steps.Add(k.read("on "+k.from.String()+" after its syncs", &k.onFrom), k.render(&k.renderFrom, "render-"+k.from.String()+".yaml"),
+		k.finalizersAtEnd(), env.Snapshot("on-"+k.from.String()))
+	steps.Add(env.UpgradeArgoCD(k.to), env.Refresh(name, true),
+		env.ObserveWithin("application "+name+"'s operation completed on "+k.to.String(), assert.Intervals.Hold, k.completed()),
+		k.read("on "+k.to.String()+" after a hard refresh", &k.refreshed),
+		k.render(&k.renderTo, "render-"+k.to.String()+".yaml"), k.compare())
+	steps.Add(env.Unless(check.OperationPhaseIs(name, synccommon.OperationRunning), "sync on "+k.to.String(), env.Sync(name, k.syncOptions()...)),
+		env.ObserveWithin("the sync on "+k.to.String()+" completed, or held by a hook", assert.Intervals.Install, k.settled()),
+		env.ObserveWithin("application "+name+" Synced", assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)),
+		k.read("on "+k.to.String()+" after a sync", &k.synced))
+	steps.Add(env.DeleteApp(name, env.Foreground),
+		env.ObserveWithin("application "+name+" deleted (its resources first)", assert.Intervals.Install, check.AppGone(name)),
+		k.readDeletion())
+	return steps.Add(assert.Graded("application "+name+" through the upgrade "+k.from.String()+" -> "+k.to.String(), k.grade)).Scenario()
+}
+
+// describe records the Application as given and its source.
+func (k *cell) describe() step.Step {
+	return reads("the application and its source", func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
+		a := k.app
+		src := a.Source
+		what := fmt.Sprintf("%s from %s (%d files)", src.Kind(), src.From, len(src.Files))
+		if c := src.Chart; c != nil {
+			what = fmt.Sprintf("Helm chart %s %s from %s (%d files, content sha256 %s)", c.Name, c.Version, src.From, len(c.Files), c.Digest)
+		}
+		lifecycle.Note(ctx, "application %s (%s): %s, into namespace %s", a.Name(), a.File, what, orNone(a.Namespace()))
+		given, err := yaml.Marshal(a.Spec)
+		if err != nil {
+			return err
+		}
+		lifecycle.CellFrom(ctx).WriteEvidence("application-given.yaml", string(given))
+		return nil
+	})
+}
+
+// images gives the node the images the run and the Application name.
+func (k *cell) images() []step.Step {
+	var out []step.Step
+	if imgs := append(slices.Clone(k.spec.Images), k.app.Images...); len(imgs) > 0 {
+		out = append(out, env.LocalImages("IMAGES and "+ImagesAnnotation, imgs))
+	}
+	for _, r := range append(slices.Clone(k.spec.Recipes), k.app.Recipes...) {
+		out = append(out, env.ComponentImages(r[0], r[1]))
+	}
+	return out
+}
+
+// namespace makes the destination namespace beforehand, as platform teams
+// do, unless the Application creates it (CreateNamespace=true); either way
+// it goes at the end. A namespace the suite's cluster needs is left alone.
+func (k *cell) namespace() []step.Step {
+	ns := k.app.Namespace()
+	if ns == "" || slices.Contains(conform.Reserved, ns) {
+		return nil
+	}
+	if slices.Contains(k.syncOptions(), "CreateNamespace=true") {
+		return []step.Step{env.DeleteObjectAtEnd(env.Object{Kind: "namespace", Name: ns}, "ArgoCD created it (CreateNamespace=true) and leaves it")}
+	}
+	return []step.Step{env.ApplyFiles("namespace "+ns, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": ns}}))}
+}
+
+// syncOptions are the Application's sync options.
+func (k *cell) syncOptions() []string {
+	if p := k.app.Spec.Spec.SyncPolicy; p != nil {
+		return p.SyncOptions
+	}
+	return nil
+}
+
+// application is the user's Application as the suite creates it: its
+// source the suite's git server, its destination this cluster, its project
+// default, and no automated sync (the check syncs at its own points).
+func (k *cell) application() fixture.App {
+	name := k.app.Name()
+	return fixture.App{Name: name, Render: func() (*v1alpha1.Application, error) {
+		given := k.app.Spec
+		app := &v1alpha1.Application{}
+		app.APIVersion, app.Kind = "argoproj.io/v1alpha1", "Application"
+		app.Name, app.Namespace = name, argocd.Namespace
+		app.Labels = map[string]string{"app.kubernetes.io/part-of": "gitops-conformance"}
+		spec := given.Spec.DeepCopy()
+		src := spec.Source.DeepCopy()
+		src.RepoURL, src.Path, src.Chart, src.TargetRevision = gitserver.URL(name), "", "", ""
+		spec.Source = src
+		spec.Project = "default"
+		spec.Destination = v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: given.Spec.Destination.Namespace}
+		if spec.SyncPolicy != nil {
+			spec.SyncPolicy.Automated = nil //nolint:staticcheck // the field, not the deprecated helper
+		}
+		app.Spec = *spec
+		return app, nil
+	}}
+}
+
+// syncs syncs the Application as a user does at an install and again (an
+// upgrade: the hooks run each time), unless the first is held by a hook.
+func (k *cell) syncs(on string) []step.Step {
+	name := k.app.Name()
+	return []step.Step{
+		env.Sync(name, k.syncOptions()...),
+		env.ObserveWithin("the install sync "+on+" completed, or held by a hook", assert.Intervals.Install, k.settled()),
+		env.Unless(assert.Any(k.heldByHook(), check.OperationPhaseIs(name, synccommon.OperationRunning)), "sync again "+on+" (an upgrade: the hooks run again)", env.Sync(name, k.syncOptions()...)),
+		env.ObserveWithin("the second sync "+on+" completed, or held by a hook", assert.Intervals.Install, k.settled()),
+		env.ObserveWithin("application "+name+" Synced", assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)),
+	}
+}
+
+// completed holds when the Application's last operation has ended.
+func (k *cell) completed() assert.Check {
+	name := k.app.Name()
+	return assert.Any(check.OperationPhaseIs(name, synccommon.OperationSucceeded),
+		check.OperationPhaseIs(name, synccommon.OperationFailed), check.OperationPhaseIs(name, synccommon.OperationError))
+}
+
+// settled holds when the last operation has ended or is held by a hook.
+func (k *cell) settled() assert.Check { return assert.Any(k.completed(), k.heldByHook()) }
+
+// heldByHook holds when the operation is Running and a hook of the render
+// is deleted but kept by ArgoCD's hook finalizer (make conform's
+// hook-stuck). The hooks are the render's once it is read; before, the
+// chart's as the suite renders it.
+func (k *cell) heldByHook() assert.Check {
+	return assert.Later(func(context.Context) (assert.Check, error) {
+		hooks := k.hooks()
+		if len(hooks) == 0 {
+			return assert.Constant(false, "no hook in the render"), nil
+		}
+		return conform.HeldByHook(k.app.Name(), hooks), nil
+	})
+}
+
+// hooks are the hooks of the newest render read.
+func (k *cell) hooks() []conform.Object {
+	r := k.parsed()
+	if r == nil {
+		return nil
+	}
+	return r.Hooks()
+}
+
+// parsed is the newest render read, as make conform reads a chart's.
+func (k *cell) parsed() *conform.Rendered {
+	render := k.renderTo
+	if render == nil {
+		render = k.renderFrom
+	}
+	if render == nil {
+		return nil
+	}
+	r, err := conform.ParseRendered(manifest(render.Objects), k.app.Namespace())
+	if err != nil {
+		return nil
+	}
+	return r
+}
+
+// rendered is both renders as one manifest, for the cleanup.
+func (k *cell) rendered(context.Context) (map[string]string, error) {
+	var objs []*unstructured.Unstructured
+	for _, r := range []*argocd.Render{k.renderFrom, k.renderTo} {
+		if r != nil {
+			objs = append(objs, r.Objects...)
+		}
+	}
+	return map[string]string{"rendered.yaml": manifest(objs)}, nil
+}
+
+// crds are the CRDs (plural.group) of the renders.
+func (k *cell) crds() []string {
+	var out []string
+	for _, r := range []*argocd.Render{k.renderFrom, k.renderTo} {
+		if r == nil {
+			continue
+		}
+		for _, o := range r.Objects {
+			if o.GetKind() == "CustomResourceDefinition" && !slices.Contains(out, o.GetName()) {
+				out = append(out, o.GetName())
+			}
+		}
+	}
+	return out
+}
+
+// manifest is objects as one YAML manifest; webhook configurations last
+// (a cleanup deleting it last document first takes them before what they guard).
+func manifest(objs []*unstructured.Unstructured) string {
+	sorted := slices.Clone(objs)
+	slices.SortStableFunc(sorted, func(a, b *unstructured.Unstructured) int {
+		return webhookLast(a) - webhookLast(b)
+	})
+	var docs []string
+	for _, o := range sorted {
+		b, err := yaml.Marshal(o.Object)
+		if err == nil {
+			docs = append(docs, string(b))
+		}
+	}
+	return strings.Join(docs, "---\n")
+}
+
+func webhookLast(o *unstructured.Unstructured) int {
+	if strings.HasSuffix(o.GetKind(), "WebhookConfiguration") {
+		return 1
+	}
+	return 0
+}
+
+// finalizersAtEnd removes, when the cell ends, ArgoCD's hook finalizer from
+// the render's hooks still holding it: a held hook holds the Application's
+// deletion too. Registered after the Application, it runs before that goes.
+func (k *cell) finalizersAtEnd() step.Step {
+	const what = "at the end: ArgoCD's hook finalizer off the render's hooks"
+	return step.Act(what, func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+		var steps []step.Step
+		for _, h := range k.hooks() {
+			steps = append(steps, env.RemoveFinalizerAtEnd(env.Object{Kind: conform.KindRef(h.GetKind(), h.GroupVersionKind().Group), Namespace: h.GetNamespace(), Name: h.GetName()}, conform.HookFinalizer))
+		}
+		return env.InOrder(what, steps...).Func()(ctx, t, cfg)
+	})
+}
+
+// read records the Application's state into dst.
+func (k *cell) read(when string, dst **State) step.Step {
+	return reads("application "+k.app.Name()+"'s state "+when, func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
+		app, err := check.App(ctx, k.app.Name())
+		if err != nil {
+			return assert.Unknown(err)
+		}
+		s := StateOf(app, lifecycle.From(ctx).ArgoCD.String())
+		*dst = &s
+		lifecycle.Note(ctx, "%s: %s", when, s)
+		return nil
+	})
+}
+
+// render records what the running ArgoCD's repo server renders.
+func (k *cell) render(dst **argocd.Render, file string) step.Step {
+	return reads("the manifests the repo server renders for application "+k.app.Name(), func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
+		r, err := check.AppManifests(ctx, k.app.Name())
+		if err != nil {
+			return assert.Unknown(err)
+		}
+		*dst = r
+		lifecycle.CellFrom(ctx).WriteEvidence(file, manifest(r.Objects))
+		lifecycle.Note(ctx, "argocd %s renders %d objects (%s source, revision %s)", lifecycle.From(ctx).ArgoCD, len(r.Objects), r.SourceType, clip(r.Revision, 12))
+		return nil
+	})
+}
+
+// compare compares the two renders, object by object and field by field.
+func (k *cell) compare() step.Step {
+	return reads("the renders of "+k.from.String()+" and "+k.to.String()+" compared", func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
+		k.changes = Compare(k.renderFrom.Objects, k.renderTo.Objects)
+		var lines []string
+		for _, c := range k.changes {
+			lines = append(lines, c.String())
+		}
+		lifecycle.CellFrom(ctx).WriteEvidence("render-diff.txt", strings.Join(lines, "\n")+"\n")
+		lifecycle.Note(ctx, "the renders of %s and %s: %d object(s) differ", k.from, k.to, len(k.changes))
+		return nil
+	})
+}
+
+// readDeletion records whether the Application went, what kept it if not,
+// and what the cascade left of the render.
+func (k *cell) readDeletion() step.Step {
+	return reads("application "+k.app.Name()+"'s deletion", func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
+		app, err := check.App(ctx, k.app.Name())
+		switch {
+		case lifecycle.NotFound(err):
+			k.deleted = true
+		case err != nil:
+			return assert.Unknown(err)
+		default:
+			k.held = fmt.Sprintf("still there, finalizers %s; %s", orNone(strings.Join(app.Finalizers, ", ")), StateOf(app, lifecycle.From(ctx).ArgoCD.String()))
+		}
+		if r := k.parsed(); r != nil {
+			_, left, err := conform.Remains(r.Refs)(ctx)
+			if err != nil {
+				return err
+			}
+			k.left = left
+		}
+		lifecycle.Note(ctx, "deleted: %v; held: %s; left: %s", k.deleted, orNone(k.held), orNone(k.left))
+		return nil
+	})
+}
+
+// reads is a step of the cell that only reads, named what.
+func reads(what string, action func(ctx context.Context) error) step.Step {
+	return step.Look(what, assert.Step(what, action))
+}

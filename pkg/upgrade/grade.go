@@ -1,0 +1,145 @@
+package upgrade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/report"
+)
+
+// shown bounds the changes a verdict's reason names (the evidence has all).
+const shown = 8
+
+// Reading is what a cell read of one Application on both sides of the
+// upgrade: the verdict's whole input.
+type Reading struct {
+	From, To string
+	// OnFrom, Refreshed and Synced are the states on FROM after its syncs,
+	// on TO after a hard refresh, on TO after a sync.
+	OnFrom, Refreshed, Synced State
+	// Changes are how TO's render differs from FROM's.
+	Changes []ObjectChange
+	// Hooks are the render's hooks with a fixed name (kind namespace/name):
+	// the ones a later sync must run again.
+	Hooks []string
+	// Deleted says whether the cascading deletion ended; Held what kept it.
+	Deleted bool
+	Held    string
+}
+
+// Grade is the verdict: BROKEN when on TO a sync fails or stays held, the
+// Application stays OutOfSync, a hook that ran on FROM is skipped or fails,
+// or the deletion is held, each unless FROM was so already; CHANGED when the
+// render or what ArgoCD shows changed; SAFE otherwise. The reason lists
+// what was seen; what was already wrong on FROM is said too.
+func Grade(r Reading) (report.Outcome, string) {
+	before := problems(r.OnFrom)
+	var broken, already []string
+	for _, p := range problems(r.Synced) {
+		if slices.Contains(before, p) {
+			already = append(already, p)
+		} else {
+			broken = append(broken, p)
+		}
+	}
+	broken = append(broken, hookRegressions(r.OnFrom, r.Synced, r.Hooks)...)
+	if !r.Deleted {
+		broken = append(broken, "the cascading deletion on "+r.To+" was held: "+r.Held)
+	}
+	note := ""
+	if len(already) > 0 {
+		note = "; already so on " + r.From + ": " + strings.Join(already, "; ")
+	}
+	if len(broken) > 0 {
+		return report.Broken, fmt.Sprintf("on %s: %s%s", r.To, strings.Join(broken, "; "), note)
+	}
+	var changed []string
+	if n := len(r.Changes); n > 0 {
+		var refs []string
+		for _, c := range r.Changes[:min(n, shown)] {
+			refs = append(refs, c.String())
+		}
+		more := ""
+		if n > shown {
+			more = fmt.Sprintf(" (and %d more: render-diff.txt)", n-shown)
+		}
+		changed = append(changed, fmt.Sprintf("the render: %d object(s) differ: %s%s", n, strings.Join(refs, "; "), more))
+	}
+	if d := Differences(r.OnFrom, r.Refreshed); len(d) > 0 {
+		changed = append(changed, "after a hard refresh: "+strings.Join(d, ", "))
+	}
+	if d := Differences(r.OnFrom, r.Synced); len(d) > 0 {
+		changed = append(changed, "after a sync: "+strings.Join(d, ", "))
+	}
+	if len(changed) > 0 {
+		return report.Changed, fmt.Sprintf("%s -> %s: %s%s", r.From, r.To, strings.Join(changed, "; "), note)
+	}
+	return report.Safe, fmt.Sprintf("%s -> %s: the same render, the same sync, health and hooks after a hard refresh and a sync; deleted with cascade%s", r.From, r.To, note)
+}
+
+// problems are what is wrong in a state after a sync.
+func problems(s State) []string {
+	var out []string
+	switch s.Phase {
+	case "Failed", "Error":
+		out = append(out, "the sync ended "+s.Phase+messageOf(s.Message))
+	case "Running", "Terminating":
+		out = append(out, "the sync is still "+s.Phase+" (held)"+messageOf(s.Message))
+	}
+	if s.Sync != "Synced" {
+		out = append(out, fmt.Sprintf("%s after the sync: %s", orNone(s.Sync), orNone(strings.Join(s.OutOfSync, ", "))))
+	}
+	return out
+}
+
+// hookRegressions are the hooks that ran and succeeded on FROM and, on TO,
+// did not run or did not succeed; only hooks of a fixed name (named) are
+// compared (a generated name differs at every sync).
+func hookRegressions(from, to State, named []string) []string {
+	var out []string
+	for _, h := range from.Hooks {
+		if h.Phase != "Succeeded" || !slices.Contains(named, h.Ref) {
+			continue
+		}
+		i := slices.IndexFunc(to.Hooks, func(t Hook) bool { return t.Type == h.Type && t.Ref == h.Ref })
+		switch {
+		case i < 0:
+			out = append(out, fmt.Sprintf("hook %s %s, Succeeded on %s, did not run", h.Type, h.Ref, from.Release))
+		case to.Hooks[i].Phase != "Succeeded":
+			out = append(out, fmt.Sprintf("hook %s %s, Succeeded on %s, ended %s", h.Type, h.Ref, from.Release, to.Hooks[i]))
+		}
+	}
+	return out
+}
+
+// grade is the cell's verdict from what it read (Grade); a state it could
+// not read is an error: the run could not tell.
+func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
+	if k.onFrom == nil || k.refreshed == nil || k.synced == nil || k.renderFrom == nil || k.renderTo == nil {
+		return "", "", errors.New("could not tell: a state or a render was not read")
+	}
+	r := Reading{From: k.from.String(), To: k.to.String(), OnFrom: *k.onFrom, Refreshed: *k.refreshed, Synced: *k.synced,
+		Changes: k.changes, Deleted: k.deleted, Held: k.held}
+	if p := k.parsed(); p != nil {
+		for _, h := range p.Hooks() {
+			if h.GetName() != "" {
+				r.Hooks = append(r.Hooks, resourceRef(h.GroupVersionKind().Group, h.GetKind(), h.GetNamespace(), h.GetName()))
+			}
+		}
+	}
+	var b strings.Builder
+	for _, s := range []struct {
+		when  string
+		state State
+	}{{"on " + r.From + " after its syncs", r.OnFrom}, {"on " + r.To + " after a hard refresh", r.Refreshed}, {"on " + r.To + " after a sync", r.Synced}} {
+		fmt.Fprintf(&b, "## %s\n%s\n\n", s.when, strings.Join(s.state.Lines(), "\n"))
+	}
+	fmt.Fprintf(&b, "## the cascading deletion on %s\ndeleted: %v\nheld: %s\nleft: %s\n", r.To, k.deleted, orNone(k.held), orNone(k.left))
+	lifecycle.CellFrom(ctx).WriteEvidence("states.md", b.String())
+	o, why := Grade(r)
+	return o, why, nil
+}

@@ -1,0 +1,236 @@
+package upgrade
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/conform"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/repro"
+	"github.com/gitops-conformance/suite/pkg/runner"
+)
+
+// Options are make upgrade-check's variables, as the e2e test binary's flags.
+type Options struct {
+	From, To     string // FROM, TO: the ArgoCD releases
+	Apps         string // APPS: a file or directory of Applications
+	Images       string // IMAGES: local Docker images given to the node
+	ImageRecipes string // IMAGE_RECIPES: component@version built by the suite's offline recipes
+	ArgoCDConfig string // ARGOCD_CM: a file: the argocd-cm ConfigMap, or a map of its data
+	// Expect (application=OUTCOME,...) and ExpectWhy replace the
+	// expectation that every Application comes through SAFE: known answers.
+	Expect, ExpectWhy string
+}
+
+// Register defines the options' flags on fs.
+func (o *Options) Register(fs *flag.FlagSet) {
+	fs.StringVar(&o.From, "upgrade-from", "", "make upgrade-check: the ArgoCD release the Applications start on (FROM)")
+	fs.StringVar(&o.To, "upgrade-to", "", "make upgrade-check: the ArgoCD release upgraded to in place (TO)")
+	fs.StringVar(&o.Apps, "upgrade-apps", "", "make upgrade-check: a YAML file or directory of ArgoCD Applications (APPS)")
+	fs.StringVar(&o.Images, "upgrade-images", "", "make upgrade-check: local Docker images given to the node, comma-separated (IMAGES)")
+	fs.StringVar(&o.ImageRecipes, "upgrade-image-recipes", "", "make upgrade-check: component@version, comma-separated: images the suite builds offline (IMAGE_RECIPES)")
+	fs.StringVar(&o.ArgoCDConfig, "upgrade-argocd-cm", "", "make upgrade-check: the argocd-cm settings the Applications run with: a ConfigMap manifest or a YAML map of its data (ARGOCD_CM)")
+	fs.StringVar(&o.Expect, "upgrade-expect", "", "make upgrade-check: expected verdicts application=SAFE|CHANGED|BROKEN,... in place of SAFE (known answers)")
+	fs.StringVar(&o.ExpectWhy, "upgrade-expect-why", "", "make upgrade-check: where the -upgrade-expect verdicts come from")
+}
+
+// Enabled reports whether the run is make upgrade-check's.
+func (o *Options) Enabled() bool { return o.From != "" || o.To != "" }
+
+// Spec is what a make upgrade-check run checks, read before anything starts.
+type Spec struct {
+	From, To     catalog.Release
+	Apps         []App
+	Images       []string
+	Recipes      [][2]string
+	ArgoCDConfig map[string]string
+	Expect       map[string]report.Outcome
+	ExpectWhy    string
+	// Command is make upgrade-check with the options given, for a cell's replay.
+	Command string
+}
+
+// App is the Application of APPS named name.
+func (s *Spec) App(name string) (App, bool) {
+	i := slices.IndexFunc(s.Apps, func(a App) bool { return a.Name() == name })
+	if i < 0 {
+		return App{}, false
+	}
+	return s.Apps[i], true
+}
+
+// Where tells Resolve where it runs: the suite's checkout (relative paths
+// are taken from it), where charts are pulled and extracted, and whether a
+// chart repository can be reached.
+type Where struct {
+	Repo, CacheDir string
+	Online         bool
+}
+
+// Resolve checks the options and reads the Applications and their sources:
+// a user error is returned as is (the caller makes it bad input: one line,
+// exit 2).
+func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w Where) (*Spec, error) {
+	s := &Spec{ExpectWhy: o.ExpectWhy, Command: o.command()}
+	var err error
+	if o.From == "" || o.To == "" {
+		return nil, fmt.Errorf("make upgrade-check: FROM and TO name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1)")
+	}
+	if s.From, err = cat.Release(o.From); err != nil {
+		return nil, fmt.Errorf("FROM: %w", err)
+	}
+	if s.To, err = cat.Release(o.To); err != nil {
+		return nil, fmt.Errorf("TO: %w", err)
+	}
+	if s.To.Compare(s.From) <= 0 {
+		return nil, fmt.Errorf("TO %s is not newer than FROM %s: make upgrade-check upgrades", s.To, s.From)
+	}
+	if o.Apps == "" {
+		return nil, fmt.Errorf("APPS: name a YAML file or directory of ArgoCD Applications (kubectl get applications -n argocd -o yaml > apps.yaml)")
+	}
+	given, files, err := ReadApps(abs(w.Repo, o.Apps))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNames(given); err != nil {
+		return nil, err
+	}
+	resolver := Resolver{CacheDir: w.CacheDir, Online: w.Online}
+	for i, a := range given {
+		src, err := resolver.Resolve(a, files[i])
+		if err != nil {
+			return nil, err
+		}
+		imgs, recipes, err := annotations(w.Repo, a)
+		if err != nil {
+			return nil, err
+		}
+		if err := conform.LocalImages(ctx, imgs); err != nil {
+			return nil, fmt.Errorf("application %s: %w", a.Name, err)
+		}
+		s.Apps = append(s.Apps, App{Spec: a, File: files[i], Source: src, Images: imgs, Recipes: recipes})
+	}
+	s.Images = matrix.ParseList(o.Images)
+	if err := conform.LocalImages(ctx, s.Images); err != nil {
+		return nil, err
+	}
+	if s.Recipes, err = conform.Recipes(w.Repo, o.ImageRecipes); err != nil {
+		return nil, err
+	}
+	if o.ArgoCDConfig != "" {
+		if s.ArgoCDConfig, err = argocdConfig(abs(w.Repo, o.ArgoCDConfig)); err != nil {
+			return nil, fmt.Errorf("ARGOCD_CM %q: %w", o.ArgoCDConfig, err)
+		}
+	}
+	if s.Expect, err = expectations(o.Expect, s.Apps); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func abs(base, p string) string {
+	if filepath.IsAbs(p) || base == "" {
+		return p
+	}
+	return filepath.Join(base, p)
+}
+
+// argocdConfig reads ARGOCD_CM: the ConfigMap as exported (its data), or a
+// map of its data.
+func argocdConfig(file string) (map[string]string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, unwrap(err)
+	}
+	var cm struct {
+		Kind string            `json:"kind"`
+		Data map[string]string `json:"data"`
+	}
+	if err := yaml.Unmarshal(data, &cm); err == nil && cm.Kind == "ConfigMap" {
+		return cm.Data, nil
+	}
+	var m map[string]string
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("neither a ConfigMap nor a map of strings: %w", err)
+	}
+	return m, nil
+}
+
+// verdicts are the outcomes a make upgrade-check cell can have.
+var verdicts = []report.Outcome{report.Safe, report.Changed, report.Broken}
+
+func expectations(s string, apps []App) (map[string]report.Outcome, error) {
+	out := map[string]report.Outcome{}
+	for _, kv := range matrix.ParseList(s) {
+		k, v, ok := strings.Cut(kv, "=")
+		o := report.Outcome(v)
+		if !ok || !slices.Contains(verdicts, o) {
+			return nil, fmt.Errorf("expect %q: not application=SAFE, CHANGED or BROKEN", kv)
+		}
+		if !slices.ContainsFunc(apps, func(a App) bool { return a.Name() == k }) {
+			return nil, fmt.Errorf("expect %q: no application %q in APPS", kv, k)
+		}
+		out[k] = o
+	}
+	return out, nil
+}
+
+// command is make upgrade-check with the options given, as a user types it.
+func (o Options) command() string {
+	parts := []string{"make upgrade-check"}
+	for _, v := range []struct{ name, value string }{
+		{"FROM", o.From}, {"TO", o.To}, {"APPS", o.Apps}, {"IMAGES", o.Images}, {"IMAGE_RECIPES", o.ImageRecipes}, {"ARGOCD_CM", o.ArgoCDConfig},
+	} {
+		if v.value != "" {
+			parts = append(parts, v.name+"="+repro.Quote(v.value))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// Scenario is the scenario make upgrade-check's cells belong to; each
+// Application is a variant of it, made at run time (Plan), never listed in
+// suites/matrix.yaml.
+const Scenario = "upgrade-check"
+
+// Unchanged is why an Application is expected SAFE when nothing else is said.
+const Unchanged = "an ArgoCD upgrade is expected to leave an Application as it was (make upgrade-check)"
+
+// Plan is the run's matrix data and code: the scenario upgrade-check with
+// one variant per Application on FROM, each upgraded to TO, expected SAFE
+// (or as -upgrade-expect says).
+func (s *Spec) Plan() (*matrix.Data, runner.Scenarios) {
+	sc := matrix.Scenario{Name: Scenario, Component: "applications", ArgoCD: []string{s.From.String()}, UserChart: true, ReplayCommand: s.Command,
+		Title:   "a user's Applications through an in-place ArgoCD upgrade",
+		Summary: fmt.Sprintf("Each Application created on ArgoCD %s through the suite's git server and synced, ArgoCD upgraded in place to %s, refreshed, compared, synced and deleted.", s.From, s.To)}
+	d := &matrix.Data{}
+	var names []string
+	for _, a := range s.Apps {
+		names = append(names, a.Name())
+		sc.Variants = append(sc.Variants, matrix.Variant{Name: a.Name(), Summary: fmt.Sprintf("%s from %s into %s", a.Source.Kind(), a.Source.From, orNone(a.Namespace())),
+			ArgoCDUpgrades: []string{s.To.String()}})
+		want, why := report.Safe, Unchanged
+		if o, ok := s.Expect[a.Name()]; ok {
+			want, why = o, orDefault(s.ExpectWhy, "make upgrade-check -upgrade-expect")
+		}
+		d.Expectations = append(d.Expectations, matrix.Expectation{Scenario: Scenario, Variant: a.Name(), Expected: want, Why: why})
+	}
+	d.Scenarios = []matrix.Scenario{sc}
+	return d, runner.Scenarios{Scenario: {Feature: s.Feature, Variants: names}}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,163 @@
+package upgrade
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+)
+
+// State is what an Application shows at one point of the check: the
+// answers ArgoCD acts on.
+type State struct {
+	Release string // the ArgoCD release running
+	Sync    string // Synced, OutOfSync, Unknown
+	Health  string
+	// Phase and Message are the last operation's ("" for none).
+	Phase, Message string
+	// OutOfSync are the resources the Application shows OutOfSync.
+	OutOfSync []string
+	// Hooks are the hooks in the last operation's result, with how each ended.
+	Hooks []Hook
+	// Conditions are the Application's conditions (type: message).
+	Conditions []string
+}
+
+// Hook is one hook of an operation's result.
+type Hook struct {
+	Ref, Type string // group/kind namespace/name; PreSync, Sync, PostSync, SyncFail, PreDelete, PostDelete
+	Phase     string // Succeeded, Failed, Running, Terminating ...
+	Message   string
+}
+
+func (h Hook) String() string {
+	s := fmt.Sprintf("%s %s: %s", h.Type, h.Ref, orNone(h.Phase))
+	if h.Message != "" {
+		s += " (" + clip(h.Message, 120) + ")"
+	}
+	return s
+}
+
+// StateOf reads an Application's state.
+func StateOf(app *v1alpha1.Application, release string) State {
+	s := State{Release: release, Sync: string(app.Status.Sync.Status), Health: string(app.Status.Health.Status)}
+	for _, r := range app.Status.Resources {
+		if r.Status == v1alpha1.SyncStatusCodeOutOfSync {
+			s.OutOfSync = append(s.OutOfSync, resourceRef(r.Group, r.Kind, r.Namespace, r.Name))
+		}
+	}
+	for _, c := range app.Status.Conditions {
+		s.Conditions = append(s.Conditions, c.Type+": "+clip(c.Message, 200))
+	}
+	if op := app.Status.OperationState; op != nil {
+		s.Phase, s.Message = string(op.Phase), clip(op.Message, 300)
+		if op.SyncResult != nil {
+			for _, r := range op.SyncResult.Resources {
+				if r.HookType == "" {
+					continue
+				}
+				s.Hooks = append(s.Hooks, Hook{Ref: resourceRef(r.Group, r.Kind, r.Namespace, r.Name), Type: string(r.HookType),
+					Phase: string(r.HookPhase), Message: r.Message})
+			}
+		}
+	}
+	return s
+}
+
+func resourceRef(group, kind, namespace, name string) string {
+	if group != "" {
+		kind = group + "/" + kind
+	}
+	if namespace != "" {
+		name = namespace + "/" + name
+	}
+	return kind + " " + name
+}
+
+// Lines are the state, one fact a line, as the report and evidence show it.
+func (s State) Lines() []string {
+	out := []string{
+		"argocd " + s.Release,
+		"sync " + orNone(s.Sync) + ", health " + orNone(s.Health),
+		"operation " + orNone(s.Phase) + messageOf(s.Message),
+		"OutOfSync: " + orNone(strings.Join(s.OutOfSync, ", ")),
+	}
+	var hooks []string
+	for _, h := range s.Hooks {
+		hooks = append(hooks, h.String())
+	}
+	out = append(out, "hooks: "+orNone(strings.Join(hooks, "; ")))
+	if len(s.Conditions) > 0 {
+		out = append(out, "conditions: "+strings.Join(s.Conditions, "; "))
+	}
+	return out
+}
+
+func (s State) String() string { return strings.Join(s.Lines(), "; ") }
+
+func messageOf(m string) string {
+	if m == "" {
+		return ""
+	}
+	return " (" + m + ")"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// Differences are what ArgoCD acts on that differs between two states: the
+// sync and health status, the operation's phase, the resources OutOfSync,
+// and the hooks (each named with how it ended on both sides).
+func Differences(a, b State) []string {
+	var out []string
+	if a.Sync != b.Sync {
+		out = append(out, fmt.Sprintf("sync %s -> %s", orNone(a.Sync), orNone(b.Sync)))
+	}
+	if a.Health != b.Health {
+		out = append(out, fmt.Sprintf("health %s -> %s", orNone(a.Health), orNone(b.Health)))
+	}
+	if a.Phase != b.Phase {
+		out = append(out, fmt.Sprintf("operation %s -> %s%s", orNone(a.Phase), orNone(b.Phase), messageOf(b.Message)))
+	}
+	if x, y := strings.Join(a.OutOfSync, ", "), strings.Join(b.OutOfSync, ", "); x != y {
+		out = append(out, fmt.Sprintf("OutOfSync %s -> %s", orNone(x), orNone(y)))
+	}
+	ha, hb := hookPhases(a.Hooks), hookPhases(b.Hooks)
+	for _, ref := range slices.Sorted(func(yield func(string) bool) {
+		for r := range ha {
+			if !yield(r) {
+				return
+			}
+		}
+		for r := range hb {
+			if _, ok := ha[r]; !ok && !yield(r) {
+				return
+			}
+		}
+	}) {
+		if ha[ref] != hb[ref] {
+			out = append(out, fmt.Sprintf("hook %s: %s -> %s", ref, orAbsentHook(ha[ref]), orAbsentHook(hb[ref])))
+		}
+	}
+	return out
+}
+
+func hookPhases(hooks []Hook) map[string]string {
+	m := map[string]string{}
+	for _, h := range hooks {
+		m[h.Type+" "+h.Ref] = orNone(h.Phase)
+	}
+	return m
+}
+
+func orAbsentHook(phase string) string {
+	if phase == "" {
+		return "did not run"
+	}
+	return phase
+}

@@ -1,0 +1,127 @@
+package upgrade
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gitops-conformance/suite/pkg/report"
+)
+
+func obj(kind, ns, name string, fields map[string]any) *unstructured.Unstructured {
+	o := map[string]any{"apiVersion": "v1", "kind": kind, "metadata": map[string]any{"name": name, "namespace": ns}}
+	for k, v := range fields {
+		o[k] = v
+	}
+	return &unstructured.Unstructured{Object: o}
+}
+
+func TestCompare(t *testing.T) {
+	from := []*unstructured.Unstructured{
+		obj("ConfigMap", "a", "same", map[string]any{"data": map[string]any{"k": "v"}}),
+		obj("ConfigMap", "a", "changed", map[string]any{"data": map[string]any{"k": "v", "gone": "x"}}),
+		obj("Secret", "a", "removed", nil),
+	}
+	to := []*unstructured.Unstructured{
+		obj("ConfigMap", "a", "same", map[string]any{"data": map[string]any{"k": "v"}}),
+		obj("ConfigMap", "a", "changed", map[string]any{"data": map[string]any{"k": "w", "new": []any{"1"}}}),
+		obj("Service", "a", "added", nil),
+	}
+	var got []string
+	for _, c := range Compare(from, to) {
+		got = append(got, c.String())
+	}
+	want := []string{
+		`ConfigMap a/changed: .data.gone: "x" -> (absent); .data.k: "v" -> "w"; .data.new: (absent) -> ["1"]`,
+		"Secret a/removed: only in the old render",
+		"Service a/added: only in the new render",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Compare:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func synced(release string, hooks ...Hook) State {
+	return State{Release: release, Sync: "Synced", Health: "Healthy", Phase: "Succeeded", Hooks: hooks}
+}
+
+func TestGrade(t *testing.T) {
+	job := Hook{Ref: "batch/Job ns/migrate", Type: "PostSync", Phase: "Succeeded"}
+	held := State{Release: "v2.14.3", Sync: "OutOfSync", Health: "Progressing", Phase: "Running", OutOfSync: []string{"ConfigMap ns/x"},
+		Hooks: []Hook{{Ref: job.Ref, Type: "PostSync", Phase: "Running"}}}
+	for _, tc := range []struct {
+		name string
+		r    Reading
+		want report.Outcome
+		says string
+	}{
+		{"nothing changed", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: synced("b", job), Hooks: []string{job.Ref}, Deleted: true},
+			report.Safe, "the same render"},
+		{"a field of the render", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), Deleted: true,
+			Changes: []ObjectChange{{Ref: "ConfigMap ns/x", Fields: []FieldChange{{Path: ".data.k", From: `"1"`, To: `"2"`}}}}},
+			report.Changed, `ConfigMap ns/x: .data.k: "1" -> "2"`},
+		{"held before, released after", Reading{From: "v2.14.3", To: "v2.14.4", OnFrom: held, Refreshed: synced("v2.14.4", job), Synced: synced("v2.14.4", job), Hooks: []string{job.Ref}, Deleted: true},
+			report.Changed, "operation Running -> Succeeded"},
+		{"held after", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: held, Hooks: []string{job.Ref}, Deleted: true},
+			report.Broken, "the sync is still Running (held)"},
+		{"a hook skipped", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: synced("b"), Hooks: []string{job.Ref}, Deleted: true},
+			report.Broken, "hook PostSync batch/Job ns/migrate, Succeeded on a, did not run"},
+		{"a generated hook name is not compared", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b"), Synced: synced("b"), Deleted: true},
+			report.Changed, "did not run"},
+		{"deletion held", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), Held: "finalizers resources-finalizer.argocd.argoproj.io"},
+			report.Broken, "the cascading deletion on b was held: finalizers"},
+		{"OutOfSync on both sides is no regression", Reading{From: "a", To: "b", OnFrom: State{Release: "a", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}},
+			Refreshed: State{Release: "b", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}},
+			Synced:    State{Release: "b", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}}, Deleted: true},
+			report.Safe, "already so on a: OutOfSync after the sync: CRD x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, why := Grade(tc.r)
+			if got != tc.want || !strings.Contains(why, tc.says) {
+				t.Errorf("Grade = %s (%s), want %s saying %q", got, why, tc.want, tc.says)
+			}
+		})
+	}
+}
+
+func TestReadAndResolveApps(t *testing.T) {
+	apps, files, err := ReadApps("testdata/apps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(apps) != 2 || apps[0].Name != "chart-dir" || apps[1].Name != "plain" {
+		t.Fatalf("ReadApps: %d apps, want chart-dir and plain (the ConfigMap passed over)", len(apps))
+	}
+	r := Resolver{CacheDir: t.TempDir()}
+	chart, err := r.Resolve(apps[0], files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chart.Chart == nil || chart.Chart.Name != "demo" || chart.Kind() != "Helm chart" {
+		t.Errorf("chart-dir: %+v, want the chart demo", chart)
+	}
+	plain, err := r.Resolve(apps[1], files[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Chart != nil || plain.Files["cm.yaml"] == "" || plain.Kind() != "directory of manifests" {
+		t.Errorf("plain: %+v, want the directory's cm.yaml", plain)
+	}
+	if imgs, _, err := annotations("", apps[0]); err != nil || len(imgs) != 1 || imgs[0] != "example/app:v1" {
+		t.Errorf("annotations: %v, %v", imgs, err)
+	}
+}
+
+func TestRemoteSourcesSayHowToPointAtACopy(t *testing.T) {
+	apps, files, err := ReadApps("testdata/remote.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"needs the online mode", "is a git repository; clone it"} {
+		_, err := Resolver{CacheDir: t.TempDir()}.Resolve(apps[i], files[i])
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "spec.source.repoURL at a local copy") {
+			t.Errorf("%s: %v, want one line saying %q and how to point it at a local copy", apps[i].Name, err, want)
+		}
+	}
+}
