@@ -72,7 +72,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	}
 	steps.Add(k.namespace()...)
 	steps.Add(env.PushRepo(name, k.files), env.CreateApp(k.application()))
-	steps.Add(k.syncs("on "+k.from.String())...)
+	steps.Add(k.syncs("on " + k.from.String())...)
 	steps.Add(k.read("on "+k.from.String()+" after its syncs", &k.onFrom), k.render(&k.renderFrom, "render-"+k.from.String()+".yaml"),
 		k.finalizersAtEnd(), env.Snapshot("on-"+k.from.String()))
 	steps.Add(env.UpgradeArgoCD(k.to), env.Refresh(name, true),
