@@ -245,6 +245,10 @@ func upgradeRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 	if err != nil {
 		return nil, &runner.BadInput{Err: err}
 	}
+	route, err := measuredRoute(cat, spec.From, spec.To)
+	if err != nil {
+		return nil, err
+	}
 	data, code := spec.Plan()
 	o := opts
 	o.Scenarios, o.ArgoCD = upgrade.Scenario, spec.From.String()
@@ -254,7 +258,35 @@ func upgradeRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 			o.Command += " KUBERNETES=" + o.Kubernetes
 		}
 	}
-	return runner.New(ctx, o, cat, data, code, repo)
+	r, err := runner.New(ctx, o, cat, data, code, repo)
+	if err != nil {
+		return nil, err
+	}
+	// the route table: printed before the first build, kept with the report
+	table := route.Markdown()
+	fmt.Print(table)
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(r.Dir, "route.md"), []byte(table), 0o644); err != nil {
+		return nil, err
+	}
+	r.Run.Notes = append(r.Run.Notes, route.Notes()...)
+	return r, nil
+}
+
+// measuredRoute is every behaviour change the suite measured on the path
+// from -> to, read from suites/matrix.yaml's expectations.
+func measuredRoute(cat *catalog.Catalog, from, to catalog.Release) (upgrade.Route, error) {
+	data, err := Matrix()
+	if err != nil {
+		return upgrade.Route{}, err
+	}
+	known, err := upgrade.Patches(cat, data)
+	if err != nil {
+		return upgrade.Route{}, err
+	}
+	return upgrade.RouteOf(data, known, from, to)
 }
 
 // interruptible is the run's context: cancelled by the first SIGINT or

@@ -52,14 +52,14 @@ func TestEveryCellsStepsNameThemselves(t *testing.T) {
 	}
 }
 
-// The scenarios and make conform's checks are written in the vocabulary
+// The scenarios, make conform's checks and make upgrade-check's cells are written in the vocabulary
 // only: steps (step.New(...).Add), pkg/env's actions and pkg/check's looks.
 // No e2e-framework feature built by hand (an Assess would take an action
 // and a label of its own), no raw read or kubectl of their own.
 func TestScenariosUseTheVocabularyOnly(t *testing.T) {
 	banned := regexp.MustCompile(`features\.New\(|\.Assess\(|\.Setup\(|lifecycle\.Get\(|\.Kube\.|\.Kubectl\.|shell\.Run\(`)
 	var files []string
-	for _, glob := range []string{"../scenarios/*/*.go", "../pkg/conform/*.go", "../docs/example/*.go"} {
+	for _, glob := range []string{"../scenarios/*/*.go", "../pkg/conform/*.go", "../pkg/upgrade/*.go", "../docs/example/*.go"} {
 		m, err := filepath.Glob(glob)
 		if err != nil {
 			t.Fatal(err)

@@ -158,7 +158,7 @@ func (k *cell) application() fixture.App {
 		app.Labels = map[string]string{"app.kubernetes.io/part-of": "gitops-conformance"}
 		spec := given.Spec.DeepCopy()
 		src := spec.Source.DeepCopy()
-		src.RepoURL, src.Path, src.Chart, src.TargetRevision = gitserver.URL(name), "", "", ""
+		src.RepoURL, src.Path, src.Chart, src.TargetRevision = gitserver.URL(name), ".", "", ""
 		spec.Source = src
 		spec.Project = "default"
 		spec.Destination = v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: given.Spec.Destination.Namespace}

@@ -31,12 +31,19 @@ type Reading struct {
 	Held    string
 }
 
-// Grade is the verdict: BROKEN when on TO a sync fails or stays held, the
+// Grade is the verdict: ERROR when the Application did not sync on FROM
+// (nothing to compare with); BROKEN when on TO a sync fails or stays held, the
 // Application stays OutOfSync, a hook that ran on FROM is skipped or fails,
 // or the deletion is held, each unless FROM was so already; CHANGED when the
 // render or what ArgoCD shows changed; SAFE otherwise. The reason lists
 // what was seen; what was already wrong on FROM is said too.
 func Grade(r Reading) (report.Outcome, string) {
+	switch r.OnFrom.Phase {
+	case "", "Failed", "Error":
+		// no baseline: what the upgrade changes cannot be told
+		return report.Error, fmt.Sprintf("could not tell: on %s the Application did not sync (operation %s%s): the check needs it working on FROM",
+			r.From, orNone(r.OnFrom.Phase), messageOf(r.OnFrom.Message))
+	}
 	before := problems(r.OnFrom)
 	var broken, already []string
 	for _, p := range problems(r.Synced) {

@@ -500,3 +500,52 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// Patches are the releases RouteOf takes as known when nothing better is
+// at hand: on each line the expectations name, every patch from .0 to the
+// newest they name (ArgoCD publishes a line's patch numbers in turn), so
+// two consecutive patches are neighbours and a change between them Exact.
+// A line's first release is never taken as the neighbour of the last
+// patch of the line before it.
+func Patches(cat *catalog.Catalog, data *matrix.Data) ([]catalog.Release, error) {
+	newest := map[[2]int]int{}
+	for _, e := range data.Expectations {
+		for _, tag := range matrix.ParseList(e.ArgoCD) {
+			rel, err := cat.Release(tag)
+			if err != nil {
+				return nil, fmt.Errorf("expectation %s/%s: %w", e.Scenario, e.Variant, err)
+			}
+			n := rel.Numbers()
+			line := [2]int{n[0], n[1]}
+			newest[line] = max(newest[line], n[2])
+		}
+	}
+	var out []catalog.Release
+	for line, last := range newest {
+		for patch := range last + 1 {
+			rel, err := cat.Release(fmt.Sprintf("v%d.%d.%d", line[0], line[1], patch))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rel)
+		}
+	}
+	slices.SortFunc(out, catalog.Release.Compare)
+	return out, nil
+}
+
+// Notes are the route in the report's notes: a line per change, or one
+// saying none was measured and how much was (route.md has the table).
+func (r Route) Notes() []string {
+	if len(r.Changes) == 0 {
+		return []string{fmt.Sprintf("route %s -> %s: the suite measured no behaviour change on this path; %d scenario variant(s) measured on it without one (route.md)",
+			r.From, r.To, len(r.Measured))}
+	}
+	var out []string
+	for _, c := range r.Changes {
+		out = append(out, fmt.Sprintf("route %s -> %s: %s %s (%s): %s on %s -> %s on %s, %s; runs %s; mitigations: %s; %s",
+			r.From, r.To, c.Scenario, c.Variant, component(c), c.BeforeOutcome, c.Before, c.AfterOutcome, c.After, r.where(c),
+			strings.Join(c.Runs, ", "), orDash(strings.Join(c.Mitigations, "; ")), orDash(c.Upstream)))
+	}
+	return out
+}

@@ -71,6 +71,8 @@ func TestGrade(t *testing.T) {
 			report.Changed, "did not run"},
 		{"deletion held", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), Held: "finalizers resources-finalizer.argocd.argoproj.io"},
 			report.Broken, "the cascading deletion on b was held: finalizers"},
+		{"no baseline", Reading{From: "a", To: "b", OnFrom: State{Release: "a", Sync: "Unknown", Phase: "Error", Message: "InvalidSpecError"}, Refreshed: synced("b"), Synced: synced("b"), Deleted: true},
+			report.Error, "could not tell: on a the Application did not sync (operation Error (InvalidSpecError))"},
 		{"OutOfSync on both sides is no regression", Reading{From: "a", To: "b", OnFrom: State{Release: "a", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}},
 			Refreshed: State{Release: "b", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}},
 			Synced:    State{Release: "b", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}}, Deleted: true},
