@@ -105,7 +105,8 @@ func (v Validation) Checks() []string {
 // Args are the e2e test binary's make conform flags for the validation, its
 // chart and values written under dir first where they come from a module.
 func (v Validation) Args(ctx context.Context, dir string) ([]string, error) {
-	chart, err := v.Chart.chart(ctx, filepath.Join(dir, v.Name))
+	// relative paths and variables as make runs it: from the checkout
+	chart, err := v.Chart.chart(ctx, Local{Cache: dir}, filepath.Join(dir, v.Name))
 	if err != nil {
 		return nil, fmt.Errorf("validation %s: %w", v.Name, err)
 	}

@@ -104,6 +104,7 @@ func TestValidationRefusesWhatItCannotCheck(t *testing.T) {
 		{Validation{Name: "a", Title: "t", Why: "w", ArgoCD: "v2.14.11", Namespace: "n", Chart: Chart{Path: "p"}, Expect: map[string]report.Outcome{"crd-diff": report.Mitigated}}, "is not REPRODUCED or NOT_REPRODUCED"},
 		{Validation{Name: "a", Title: "t", Why: "w", ArgoCD: "v2.14.11", Namespace: "n", Chart: Chart{Path: "p", Knative: "v0.42.2"}, Expect: map[string]report.Outcome{"crd-diff": report.Reproduced}}, "exactly one of path, module, knative"},
 		{Validation{Name: "a", Title: "t", Why: "w", ArgoCD: "v2.14.11", Namespace: "n", Chart: Chart{Module: "m"}, Expect: map[string]report.Outcome{"crd-diff": report.Reproduced}}, "module is module@version"},
+		{Validation{Name: "a", Title: "t", Why: "w", ArgoCD: "v2.14.11", Namespace: "n", Chart: Chart{Tree: "kargo@v1.11.2"}, Expect: map[string]report.Outcome{"crd-diff": report.Reproduced}}, "tree is component@tag, with the chart's dir"},
 	} {
 		if err := tt.v.check(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: %v; want %q", tt.v, err, tt.want)
