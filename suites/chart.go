@@ -92,7 +92,11 @@ func (c Chart) Write(ctx context.Context, at Local, dir string) (*conform.Chart,
 			return nil, err
 		}
 	}
-	ch.Dir, ch.Source = dir, c.String()+": "+ch.Source
+	source := c.String()
+	if c.Path != "" || c.Tree != "" {
+		source += " (" + ch.Source + ")"
+	}
+	ch.Dir, ch.Source = dir, source
 	return ch, nil
 }
 

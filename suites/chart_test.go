@@ -20,7 +20,7 @@ func TestChartWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ch.Name != "conform-clean" || ch.Dir != filepath.Join(out, "clean") || !strings.HasPrefix(ch.Source, "fixtures/charts/conform-clean: ") {
+	if ch.Name != "conform-clean" || ch.Dir != filepath.Join(out, "clean") || !strings.HasPrefix(ch.Source, "fixtures/charts/conform-clean (") {
 		t.Errorf("written: %s %s in %s from %s", ch.Name, ch.Version, ch.Dir, ch.Source)
 	}
 	if _, err := os.Stat(filepath.Join(out, "clean", "Chart.yaml")); err != nil {
