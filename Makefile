@@ -78,7 +78,7 @@ RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_LIMIT
 # one gave a run another's time limit, run 20261127-003339-2)
 RUN_FILE = bin/e2e.run.$(CLUSTER)
 
-.PHONY: docs help test unit unit-online e2e conform conform-smoke conform-validate argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
+.PHONY: docs help test unit unit-online e2e conform conform-smoke conform-validate upgrade-check-apps argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
 .PHONY: bench-quick report-merge report-render report-diff report-history releases lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
@@ -155,24 +155,29 @@ conform-smoke: $(E2E) ## make conform on the suite's clean chart (fixtures/chart
 	  -cluster $(CLUSTER) $(KEEP_FLAG) -command "make conform-smoke"
 
 # make upgrade-check: the Applications (a YAML file or directory; default: the seed charts as the
-# suite installs them, written under UPGRADE_SEEDS by bin/conformance upgrade-check apps), and the
+# suite installs them, written under UPGRADE_APPS by bin/conformance upgrade-check apps), and the
 # argocd-cm settings they run with (a ConfigMap manifest or a map of its data)
 APPS ?=
 ARGOCD_CM ?=
-UPGRADE_SEEDS ?= bin/upgrade-check-seeds
 
 upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [ARGOCD_CM=file] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
 	@test -n "$(FROM)" && test -n "$(TO)" || { echo "make upgrade-check: FROM= and TO= name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1); APPS= your Applications (default: the seed charts)"; exit 2; }
-	@apps="$(APPS)"; if [ -z "$$apps" ]; then apps="$(UPGRADE_SEEDS)"; $(CLI) upgrade-check apps -out "$$apps" || exit 2; fi; \
+	@apps="$(APPS)"; if [ -z "$$apps" ]; then apps="$(UPGRADE_APPS)"; $(CLI) upgrade-check apps -out "$$apps" $(if $(ONLY),-only "$(ONLY)") || exit 2; fi; \
 	  $(MAKE) --no-print-directory $(E2E) && $(RUN_E2E) -test.run TestUpgradeCheck -upgrade-from "$(FROM)" -upgrade-to "$(TO)" -upgrade-apps "$$apps" \
 	  -upgrade-images "$(IMAGES)" -upgrade-image-recipes "$(IMAGE_RECIPES)" -upgrade-argocd-cm "$(ARGOCD_CM)" -upgrade-expect "$(EXPECT)" \
 	  -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL) -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
 
-# make conform-validate: only these validations of suites/conform.yaml (names, comma-separated)
+# make conform-validate: only these validations of suites/conform.yaml; make upgrade-check-apps:
+# only these Applications of suites/upgrade-check.yaml (names, comma-separated)
 ONLY ?=
+# make upgrade-check-apps: where make upgrade-check's default APPS are written
+UPGRADE_APPS ?= bin/upgrade-check-apps
 
 conform-validate: $(CLI) $(E2E) ## make conform on the charts the scenarios measured (suites/conform.yaml), each against its known answers, one run each on one cluster; writes docs/conform-validation.md, fails when an answer differs [ONLY=name,name] [KEEP=1]
 	CONFORMANCE=$(CLI) E2E=$(E2E) CLUSTER=$(CLUSTER) KEEP=$(KEEP) ONLY="$(ONLY)" ./hack/conform-validate.sh -mode $(MODE) $(PULL)
+
+upgrade-check-apps: $(CLI) ## write make upgrade-check's default APPS, the seeds' charts as their scenarios install them on ArgoCD 3.4/3.5 (suites/upgrade-check.yaml): an Application (NAME.yaml) and its chart (NAME/) each, into UPGRADE_APPS (default bin/upgrade-check-apps) [ONLY=name,name]
+	@$(CLI) upgrade-check apps -out "$(UPGRADE_APPS)" -only "$(ONLY)"
 
 argocd-check: $(CLI) ## install each ArgoCD release of the axis, sync a fixture, upgrade the oldest in place [ARGOCD=..]
 	@$(CLI) check -scenario $(SMOKE_SCENARIO) -argocd "$(ARGOCD)" -kubernetes "$(or $(KUBERNETES),$(SMOKE_KUBERNETES))" -mode $(MODE) $(PULL)

@@ -8,16 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/pkg/conform"
-	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/report"
-	"github.com/gitops-conformance/suite/pkg/sources"
-	"github.com/gitops-conformance/suite/scenarios/knative"
 )
 
 //go:embed conform.yaml
@@ -29,8 +25,8 @@ var conformYAML []byte
 type Validation struct {
 	Name string `json:"name"`
 	// Title is the chart and its setting in a few words: the table's row.
-	Title string         `json:"title"`
-	Chart ValidatedChart `json:"chart"`
+	Title string `json:"title"`
+	Chart Chart  `json:"chart"`
 	// Values are the chart's values (written to a file for VALUES), or
 	// ValuesFile names a values file (relative to the checkout).
 	Values          map[string]any `json:"values,omitempty"`
@@ -47,26 +43,6 @@ type Validation struct {
 	// Why says where the known answers come from (the scenario's measured
 	// cells, suites/matrix.yaml).
 	Why string `json:"why"`
-}
-
-// ValidatedChart is where a validation's chart comes from: a Path (a chart
-// directory, or a directory or archive holding charts: ${VAR} expanded,
-// relative to the checkout), a Module's directory (module@version, Dir, and
-// Only some of its templates), or Knative Serving's core at a
-// knative.dev/serving version (knative.Chart).
-type ValidatedChart struct {
-	Path    string   `json:"path,omitempty"`
-	Name    string   `json:"name,omitempty"`
-	Version string   `json:"version,omitempty"`
-	Digest  string   `json:"digest,omitempty"`
-	Module  string   `json:"module,omitempty"`
-	Dir     string   `json:"dir,omitempty"`
-	Only    []string `json:"only,omitempty"`
-	// Documents keep, of the Only files, the documents of these names
-	// (plain YAML files: what a scenario applied of one).
-	Documents []string `json:"documents,omitempty"`
-	Knative   string   `json:"knative,omitempty"`
-	Flag      bool     `json:"flag,omitempty"`
 }
 
 // Validations are suites/conform.yaml's, checked.
@@ -109,20 +85,8 @@ func (v Validation) check() error {
 			return fmt.Errorf("expect %s: %s is not REPRODUCED or NOT_REPRODUCED", c, o)
 		}
 	}
-	sources := 0
-	for _, set := range []bool{v.Chart.Path != "", v.Chart.Module != "", v.Chart.Knative != ""} {
-		if set {
-			sources++
-		}
-	}
-	if sources != 1 {
-		return errors.New("chart: exactly one of path, module, knative")
-	}
-	if v.Chart.Module != "" && (!strings.Contains(v.Chart.Module, "@") || v.Chart.Dir == "") {
-		return errors.New("chart: module is module@version, with the chart's dir in it")
-	}
-	if len(v.Chart.Documents) > 0 && len(v.Chart.Only) == 0 {
-		return errors.New("chart: documents are taken from the only files")
+	if err := v.Chart.check(); err != nil {
+		return fmt.Errorf("chart: %w", err)
 	}
 	return nil
 }
@@ -141,7 +105,8 @@ func (v Validation) Checks() []string {
 // Args are the e2e test binary's make conform flags for the validation, its
 // chart and values written under dir first where they come from a module.
 func (v Validation) Args(ctx context.Context, dir string) ([]string, error) {
-	chart, err := v.chart(ctx, filepath.Join(dir, v.Name))
+	// relative paths and variables as make runs it: from the checkout
+	chart, err := v.Chart.chart(ctx, Local{Cache: dir}, filepath.Join(dir, v.Name))
 	if err != nil {
 		return nil, fmt.Errorf("validation %s: %w", v.Name, err)
 	}
@@ -177,90 +142,4 @@ func (v Validation) Args(ctx context.Context, dir string) ([]string, error) {
 		expect = append(expect, c+"="+string(v.Expect[c]))
 	}
 	return append(args, "-expect", strings.Join(expect, ","), "-expect-why", "suites/conform.yaml "+v.Name+": "+v.Why), nil
-}
-
-// chart is where the validation's chart is on this machine, made under dir
-// when it comes from a module.
-func (v Validation) chart(ctx context.Context, dir string) (string, error) {
-	c := v.Chart
-	switch {
-	case c.Path != "":
-		var unset []string
-		p := os.Expand(c.Path, func(name string) string {
-			v, ok := os.LookupEnv(name)
-			if !ok || v == "" {
-				unset = append(unset, name)
-			}
-			return v
-		})
-		if len(unset) > 0 {
-			return "", fmt.Errorf("chart path %q: set %s (docs/offline-online.md)", c.Path, strings.Join(unset, ", "))
-		}
-		return p, nil
-	case c.Knative != "":
-		files, err := knative.Chart(fixture.ReadModules(ctx), c.Knative, c.Flag)
-		if err != nil {
-			return "", err
-		}
-		return dir, write(dir, files)
-	}
-	module, version, _ := strings.Cut(c.Module, "@")
-	root, err := sources.ModuleDir(ctx, module, version)
-	if err != nil {
-		return "", err
-	}
-	src := filepath.Join(root, filepath.FromSlash(c.Dir))
-	if len(c.Only) == 0 {
-		return src, nil
-	}
-	files, err := fixture.ReadTree(src)
-	if err != nil {
-		return "", err
-	}
-	kept := map[string]string{}
-	for p, content := range files {
-		if p == "Chart.yaml" || p == "values.yaml" || slices.Contains(c.Only, p) {
-			kept[p] = content
-		}
-	}
-	for _, p := range c.Only {
-		if _, ok := kept[p]; !ok {
-			return "", fmt.Errorf("%s/%s has no %s", c.Module, c.Dir, p)
-		}
-		if len(c.Documents) > 0 {
-			var docs []string
-			for _, name := range c.Documents {
-				if doc, err := sources.Document([]byte(kept[p]), name); err == nil {
-					docs = append(docs, doc)
-				}
-			}
-			if len(docs) != len(c.Documents) {
-				return "", fmt.Errorf("%s/%s/%s holds %d of the documents %v", c.Module, c.Dir, p, len(docs), c.Documents)
-			}
-			kept[p] = strings.Join(docs, "\n---\n")
-		}
-	}
-	return dir, write(dir, kept)
-}
-
-// write makes dir hold exactly files.
-func write(dir string, files map[string]string) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	names := make([]string, 0, len(files))
-	for p := range files {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	for _, p := range names {
-		path := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, []byte(files[p]), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }

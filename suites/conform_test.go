@@ -98,12 +98,13 @@ func TestValidationRefusesWhatItCannotCheck(t *testing.T) {
 		v    Validation
 		want string
 	}{
-		{Validation{Name: "a", Title: "t", Why: "w", Namespace: "n", Chart: ValidatedChart{Path: "p"}}, "argocd and namespace are required"},
-		{Validation{Name: "a", Title: "t", Why: "w", ArgoCD: "v2.14.11", Namespace: "n", Chart: ValidatedChart{Path: "p"}}, "no expect"},
-		{Validation{Name: "a", Title: "t", Why: "w", ArgoCD: "v2.14.11", Namespace: "n", Chart: ValidatedChart{Path: "p"}, Expect: map[string]report.Outcome{"nope": report.Reproduced}}, `unknown check "nope"`},
-		{Validation{Name: "a", Title: "t", Why: "w", ArgoCD: "v2.14.11", Namespace: "n", Chart: ValidatedChart{Path: "p"}, Expect: map[string]report.Outcome{"crd-diff": report.Mitigated}}, "is not REPRODUCED or NOT_REPRODUCED"},
-		{Validation{Name: "a", Title: "t", Why: "w", ArgoCD: "v2.14.11", Namespace: "n", Chart: ValidatedChart{Path: "p", Knative: "v0.42.2"}, Expect: map[string]report.Outcome{"crd-diff": report.Reproduced}}, "exactly one of path, module, knative"},
-		{Validation{Name: "a", Title: "t", Why: "w", ArgoCD: "v2.14.11", Namespace: "n", Chart: ValidatedChart{Module: "m"}, Expect: map[string]report.Outcome{"crd-diff": report.Reproduced}}, "module is module@version"},
+		{Validation{Name: "a", Title: "t", Why: "w", Namespace: "n", Chart: Chart{Path: "p"}}, "argocd and namespace are required"},
+		{Validation{Name: "a", Title: "t", Why: "w", ArgoCD: "v2.14.11", Namespace: "n", Chart: Chart{Path: "p"}}, "no expect"},
+		{Validation{Name: "a", Title: "t", Why: "w", ArgoCD: "v2.14.11", Namespace: "n", Chart: Chart{Path: "p"}, Expect: map[string]report.Outcome{"nope": report.Reproduced}}, `unknown check "nope"`},
+		{Validation{Name: "a", Title: "t", Why: "w", ArgoCD: "v2.14.11", Namespace: "n", Chart: Chart{Path: "p"}, Expect: map[string]report.Outcome{"crd-diff": report.Mitigated}}, "is not REPRODUCED or NOT_REPRODUCED"},
+		{Validation{Name: "a", Title: "t", Why: "w", ArgoCD: "v2.14.11", Namespace: "n", Chart: Chart{Path: "p", Knative: "v0.42.2"}, Expect: map[string]report.Outcome{"crd-diff": report.Reproduced}}, "exactly one of path, module, knative"},
+		{Validation{Name: "a", Title: "t", Why: "w", ArgoCD: "v2.14.11", Namespace: "n", Chart: Chart{Module: "m"}, Expect: map[string]report.Outcome{"crd-diff": report.Reproduced}}, "module is module@version"},
+		{Validation{Name: "a", Title: "t", Why: "w", ArgoCD: "v2.14.11", Namespace: "n", Chart: Chart{Tree: "kargo@v1.11.2"}, Expect: map[string]report.Outcome{"crd-diff": report.Reproduced}}, "tree is component@tag, with the chart's dir"},
 	} {
 		if err := tt.v.check(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: %v; want %q", tt.v, err, tt.want)

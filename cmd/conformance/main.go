@@ -35,6 +35,7 @@ commands:
   ` + registryUsage + `
   ` + reproUsage + `
   ` + conformUsage + `
+  ` + upgradeCheckUsage + `
 
 The cells themselves, bisect and sweep run in the e2e test binary
 (make e2e, make bisect, make sweep), which takes the same flags.
@@ -67,6 +68,8 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 		return releasesCommand(ctx, cat, data, args, os.Stdout, releases.GoCommand{})
 	case "conform":
 		return conformCommand(ctx, args, os.Stdout)
+	case "upgrade-check":
+		return upgradeCheckCommand(ctx, args, os.Stdout)
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	var o runner.Options
@@ -114,7 +117,7 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 	case "repro":
 		return reproCommand(ctx, cat, fs.Args(), os.Stdout)
 	}
-	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, plan, releases, report, registry, repro, conform)", cmd)}
+	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, plan, releases, report, registry, repro, conform, upgrade-check)", cmd)}
 }
 
 func reportsDir(o runner.Options) string {

@@ -84,7 +84,10 @@ func ApplyURL(what, url string) step.Step {
 }
 
 // ComponentImages builds (offline) a component's images with its recipe,
-// images/<component>/build.sh VERSION, and loads them into the cluster.
+// images/<component>/build.sh VERSION, and loads them into the cluster; a
+// component whose recipe builds from a source tree the user provides (its
+// catalog sources name one: Kargo) is built as TreeImages builds it, so that
+// IMAGE_RECIPES and the image-recipes of an Application can name it too.
 // Online, the cluster pulls the upstream images itself.
 func ComponentImages(component, version string) step.Step {
 	return ComponentImagesWith(component, version, nil)
@@ -98,6 +101,10 @@ func ComponentImagesWith(component, version string, buildEnv func(ctx context.Co
 		r := lifecycle.From(ctx)
 		if r.Mode != images.Offline || repro.Planning(ctx) {
 			return nil
+		}
+		if comp, err := r.Catalog.Component(component); err == nil && comp.Sources != nil && comp.Sources.Tree != "" {
+			s := comp.Sources
+			return treeImages(ctx, component, version, fixture.UserTree(s.Env, s.Tree, version, s.Marker))
 		}
 		var vars []string
 		if buildEnv != nil {
@@ -139,30 +146,35 @@ func LocalImages(what string, imgs []string) step.Step {
 // images itself.
 func TreeImages(component, version string, tree fixture.Tree) step.Step {
 	return act("images for "+component+" "+version+" from its source tree", func(ctx context.Context) error {
-		r := lifecycle.From(ctx)
-		if r.Mode != images.Offline || repro.Planning(ctx) {
+		if lifecycle.From(ctx).Mode != images.Offline || repro.Planning(ctx) {
 			return nil
 		}
-		dir, err := tree(ctx)
-		if err != nil {
-			return err
-		}
-		commit, how, err := sources.TreeCommit(ctx, dir)
-		if err != nil {
-			return fmt.Errorf("the commit of %s's tree %q: %w", component, dir, err)
-		}
-		from := dir + ", commit unknown (the recipe builds without one)"
-		var buildEnv []string
-		if commit != "" {
-			from = fmt.Sprintf("%s, commit %s from %s", dir, commit, how)
-			buildEnv = append(buildEnv, "GIT_COMMIT="+commit)
-		}
-		imgs, err := r.Images.ComponentWith(ctx, buildEnv, component, version, dir)
-		if err != nil {
-			return err
-		}
-		imagesStep(ctx, component+" "+version, imgs)
-		lifecycle.Note(ctx, "offline images for %s %s (built from %s): %s", component, version, from, strings.Join(imgs, " "))
-		return r.LoadImages(ctx, imgs...)
+		return treeImages(ctx, component, version, tree)
 	})
+}
+
+// treeImages is TreeImages' build, offline.
+func treeImages(ctx context.Context, component, version string, tree fixture.Tree) error {
+	r := lifecycle.From(ctx)
+	dir, err := tree(ctx)
+	if err != nil {
+		return err
+	}
+	commit, how, err := sources.TreeCommit(ctx, dir)
+	if err != nil {
+		return fmt.Errorf("the commit of %s's tree %q: %w", component, dir, err)
+	}
+	from := dir + ", commit unknown (the recipe builds without one)"
+	var buildEnv []string
+	if commit != "" {
+		from = fmt.Sprintf("%s, commit %s from %s", dir, commit, how)
+		buildEnv = append(buildEnv, "GIT_COMMIT="+commit)
+	}
+	imgs, err := r.Images.ComponentWith(ctx, buildEnv, component, version, dir)
+	if err != nil {
+		return err
+	}
+	imagesStep(ctx, component+" "+version, imgs)
+	lifecycle.Note(ctx, "offline images for %s %s (built from %s): %s", component, version, from, strings.Join(imgs, " "))
+	return r.LoadImages(ctx, imgs...)
 }

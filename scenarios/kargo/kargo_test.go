@@ -189,6 +189,31 @@ func TestOfflineValuesAndCertificate(t *testing.T) {
 	}
 }
 
+// An Application's values carry the webhook certificate's Secret in the
+// chart's extraObjects (the chart sets the caBundle from v1.7 on); older
+// charts are refused.
+func TestApplicationValues(t *testing.T) {
+	v, err := ApplicationValues(context.Background(), "v1.11.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra, _ := v["extraObjects"].([]any)
+	if len(extra) != 1 {
+		t.Fatalf("extraObjects: %v", v["extraObjects"])
+	}
+	secret := extra[0].(map[string]any)
+	meta := secret["metadata"].(map[string]any)
+	if secret["kind"] != "Secret" || secret["type"] != "kubernetes.io/tls" || meta["name"] != "kargo-webhooks-server-cert" || meta["namespace"] != Namespace {
+		t.Errorf("the certificate's Secret: %v", secret)
+	}
+	if ca := v["webhooksServer"].(map[string]any)["tls"].(map[string]any)["caBundle"]; ca == "" {
+		t.Error("no caBundle")
+	}
+	if _, err := ApplicationValues(context.Background(), "v1.6.0"); err == nil || !strings.Contains(err.Error(), "from v1.7.0 on") {
+		t.Errorf("v1.6.0: %v", err)
+	}
+}
+
 func TestRelease(t *testing.T) {
 	cat, err := catalog.Load()
 	if err != nil {
@@ -251,6 +276,22 @@ func TestRealChart(t *testing.T) {
 			}
 			if !strings.Contains(m, "kargo-webhooks-server-cert") {
 				t.Error("the webhooks server must mount the suite's certificate Secret")
+			}
+			if catalog.CompareTags(tag, "v1.7.0") < 0 {
+				return
+			}
+			// as an Application installs it: the Secret in the release, the caBundle set by the chart
+			if rel.Values, err = ApplicationValues(ctx, tag); err != nil {
+				t.Fatal(err)
+			}
+			f, err = fixture.HelmRender(chart, rel)(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m = f["install.yaml"]
+			if !strings.Contains(m, "kind: Secret\nmetadata:\n  name: kargo-webhooks-server-cert\n  namespace: kargo\ntype: kubernetes.io/tls") ||
+				!strings.Contains(m, "caBundle: ") {
+				t.Error("the Application's values must render the certificate's Secret and the webhooks' caBundle")
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"golang.org/x/crypto/bcrypt"
+	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/fixture"
@@ -207,6 +208,38 @@ func OfflineValues(tag string, tls *fixture.ServingTLS) func(ctx context.Context
 		v["api"].(map[string]any)["adminAccount"] = admin["api"].(map[string]any)["adminAccount"]
 		return v, nil
 	}
+}
+
+// ApplicationValues are OfflineValues for an Application that installs
+// Kargo at tag from its tree (make upgrade-check's seed, written by
+// `conformance upgrade-check apps`): no step of a cell makes the webhook
+// certificate's Secret in the namespace beforehand there, so it rides in the
+// release, in the chart's extraObjects, and the chart sets the webhooks'
+// caBundle itself. Both from v1.7's chart on; older charts have neither (the
+// scenario injects the CA bundle after the install).
+func ApplicationValues(ctx context.Context, tag string) (map[string]any, error) {
+	if catalog.CompareTags(tag, "v1.7.0") < 0 {
+		return nil, fmt.Errorf("kargo %s: its chart takes no caBundle or extraObjects (from v1.7.0 on): the webhook certificate cannot ride in an Application", tag)
+	}
+	tls := WebhookTLS()
+	v, err := OfflineValues(tag, tls)(ctx)
+	if err != nil {
+		return nil, err
+	}
+	files, err := tls.Secret()(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var extra []any
+	for _, m := range files {
+		var secret map[string]any
+		if err := yaml.Unmarshal([]byte(m), &secret); err != nil {
+			return nil, fmt.Errorf("the webhook certificate's Secret: %w", err)
+		}
+		extra = append(extra, secret)
+	}
+	v["extraObjects"] = extra
+	return v, nil
 }
 
 // AdminValues generates the chart's required admin credentials for this run.
