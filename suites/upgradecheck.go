@@ -15,17 +15,12 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/pkg/conform"
+	"github.com/gitops-conformance/suite/pkg/upgrade"
 	"github.com/gitops-conformance/suite/scenarios/kargo"
 )
 
 //go:embed upgrade-check.yaml
 var upgradeCheckYAML []byte
-
-// ImageRecipesAnnotation is the annotation of an Application that names the
-// images make upgrade-check builds with the suite's offline recipes and gives
-// the node first (component@version, comma-separated, as make conform's
-// IMAGE_RECIPES).
-const ImageRecipesAnnotation = "upgrade-check.gitops-conformance.dev/image-recipes"
 
 // SeedApp is one Application of make upgrade-check's default APPS: a seed
 // project's chart as its scenario installs it on the supported lines
@@ -178,7 +173,7 @@ func (a SeedApp) Write(ctx context.Context, at Local, out string) (string, *conf
 func (a SeedApp) application(repoURL string, values map[string]any) map[string]any {
 	meta := map[string]any{"name": a.Name, "namespace": "argocd"}
 	if len(a.Recipes) > 0 {
-		meta["annotations"] = map[string]string{ImageRecipesAnnotation: strings.Join(a.Recipes, ",")}
+		meta["annotations"] = map[string]string{upgrade.RecipesAnnotation: strings.Join(a.Recipes, ",")}
 	}
 	helm := map[string]any{"releaseName": a.release()}
 	if len(values) > 0 {
