@@ -41,9 +41,15 @@ type cell struct {
 	renderFrom, renderTo *argocd.Render
 	changes              []ObjectChange
 	// deleted: the Application gone after the cascading deletion; held
-	// says what kept it, left what the cascade left of the render
-	deleted    bool
-	held, left string
+	// says what kept it, left what the cascade left of the render, and
+	// terminating which of those are held by finalizers
+	deleted     bool
+	held, left  string
+	terminating []env.Object
+	// before are the webhook configurations there before the Application
+	// (kind/name): those new since, calling a service in one of its
+	// namespaces, are its controllers' (make conform's ChartWebhooks)
+	before map[string]bool
 }
 
 // Feature is a cell of make upgrade-check: one Application created
@@ -71,7 +77,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		steps.Add(env.SetArgoCDConfig(s.ArgoCDConfig))
 	}
 	steps.Add(k.namespace()...)
-	steps.Add(env.PushRepo(name, k.files), env.CreateApp(k.application()))
+	steps.Add(k.seeBefore(), k.forgetWebhooksAtEnd(), env.PushRepo(name, k.files), env.CreateApp(k.application()))
 	steps.Add(k.syncs("on " + k.from.String())...)
 	steps.Add(k.read("on "+k.from.String()+" after its syncs", &k.onFrom), k.render(&k.renderFrom, "render-"+k.from.String()+".yaml"),
 		k.finalizersAtEnd(), env.Snapshot("on-"+k.from.String()))
@@ -86,7 +92,78 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	steps.Add(env.DeleteApp(name, env.Foreground),
 		env.ObserveWithin("application "+name+" deleted (its resources first)", assert.Intervals.Install, check.AppGone(name)),
 		k.readDeletion())
-	return steps.Add(assert.Graded("application "+name+" through the upgrade "+k.from.String()+" -> "+k.to.String(), k.grade)).Scenario()
+	return steps.Add(assert.Graded("application "+name+" through the upgrade "+k.from.String()+" -> "+k.to.String(), k.grade),
+		k.release()).Scenario()
+}
+
+// seeBefore records the webhook configurations there before the Application.
+func (k *cell) seeBefore() step.Step {
+	return reads("the webhook configurations before the application", func(ctx context.Context) error {
+		if repro.Planning(ctx) {
+			return nil
+		}
+		ws, err := check.LiveWebhooks(ctx)
+		if err != nil {
+			return err
+		}
+		k.before = map[string]bool{}
+		for _, w := range ws {
+			k.before[w.Config+"/"+w.ConfigName] = true
+		}
+		return nil
+	})
+}
+
+// forgetWebhooksAtEnd deletes, when the cell ends, the webhook
+// configurations of the render and those its controllers registered (a
+// Kyverno's, labelled by it, outlive the Application): one left failing
+// closed would reject what the next cells do.
+func (k *cell) forgetWebhooksAtEnd() step.Step {
+	return env.DeleteListedAtEnd("the application's webhook configurations left", func(ctx context.Context) ([]string, error) {
+		if k.before == nil {
+			return nil, nil // the cell ended before it knew what was there
+		}
+		rendered, err := check.Webhooks(manifest(k.objects()))
+		if err != nil {
+			return nil, err
+		}
+		live, err := check.LiveWebhooks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		namespaces := []string{k.app.Namespace()}
+		for _, o := range k.objects() {
+			if ns := o.GetNamespace(); ns != "" && !slices.Contains(namespaces, ns) {
+				namespaces = append(namespaces, ns)
+			}
+		}
+		var names []string
+		for _, w := range conform.ChartWebhooks(live, rendered, k.before, namespaces) {
+			if n := w.Config + "/" + w.ConfigName; !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+		return names, nil
+	})
+}
+
+// release takes the finalizers off what the cascading deletion left held,
+// once the verdict is in: the next cell starts clean.
+func (k *cell) release() step.Step {
+	const what = "release what the cascading deletion left held (finalizers off)"
+	return step.Act(what, func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+		var steps []step.Step
+		for _, o := range k.terminating {
+			live, err := check.Get(ctx, o)
+			if err != nil {
+				continue // gone since, or unreadable: the cleanup deletes what is left
+			}
+			for _, f := range live.GetFinalizers() {
+				steps = append(steps, env.RemoveFinalizer(o, f))
+			}
+		}
+		return env.InOrder(what, steps...).Func()(ctx, t, cfg)
+	})
 }
 
 // describe records the Application as given and its source.
@@ -232,15 +309,20 @@ func (k *cell) parsed() *conform.Rendered {
 	return r
 }
 
-// rendered is both renders as one manifest, for the cleanup.
-func (k *cell) rendered(context.Context) (map[string]string, error) {
+// objects are both renders' objects.
+func (k *cell) objects() []*unstructured.Unstructured {
 	var objs []*unstructured.Unstructured
 	for _, r := range []*argocd.Render{k.renderFrom, k.renderTo} {
 		if r != nil {
 			objs = append(objs, r.Objects...)
 		}
 	}
-	return map[string]string{"rendered.yaml": manifest(objs)}, nil
+	return objs
+}
+
+// rendered is both renders as one manifest, for the cleanup.
+func (k *cell) rendered(context.Context) (map[string]string, error) {
+	return map[string]string{"rendered.yaml": manifest(k.objects())}, nil
 }
 
 // crds are the CRDs (plural.group) of the renders.
@@ -365,11 +447,19 @@ func (k *cell) readDeletion() step.Step {
 			k.held = fmt.Sprintf("still there, finalizers %s; %s", orNone(strings.Join(app.Finalizers, ", ")), StateOf(app, lifecycle.From(ctx).ArgoCD.String()))
 		}
 		if r := k.parsed(); r != nil {
-			_, left, err := conform.Remains(r.Refs)(ctx)
+			none, left, err := conform.Remains(r.Refs)(ctx)
 			if err != nil {
 				return err
 			}
-			k.left = left
+			if !none {
+				k.left = left
+			}
+			for _, ref := range r.Refs() {
+				o := env.Object{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
+				if live, err := check.Get(ctx, o); err == nil && live.GetDeletionTimestamp() != nil && len(live.GetFinalizers()) > 0 {
+					k.terminating = append(k.terminating, o)
+				}
+			}
 		}
 		lifecycle.Note(ctx, "deleted: %v; held: %s; left: %s", k.deleted, orNone(k.held), orNone(k.left))
 		return nil

@@ -29,6 +29,8 @@ type Reading struct {
 	// Deleted says whether the cascading deletion ended; Held what kept it.
 	Deleted bool
 	Held    string
+	// Left is what the cascade left of the render ("" for nothing read).
+	Left string
 }
 
 // Grade is the verdict: ERROR when the Application did not sync on FROM
@@ -60,6 +62,9 @@ func Grade(r Reading) (report.Outcome, string) {
 	note := ""
 	if len(already) > 0 {
 		note = "; already so on " + r.From + ": " + strings.Join(already, "; ")
+	}
+	if r.Deleted && r.Left != "" {
+		note += "; the cascade left: " + r.Left
 	}
 	if len(broken) > 0 {
 		return report.Broken, fmt.Sprintf("on %s: %s%s", r.To, strings.Join(broken, "; "), note)
@@ -130,7 +135,7 @@ func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 		return "", "", errors.New("could not tell: a state or a render was not read")
 	}
 	r := Reading{From: k.from.String(), To: k.to.String(), OnFrom: *k.onFrom, Refreshed: *k.refreshed, Synced: *k.synced,
-		Changes: k.changes, Deleted: k.deleted, Held: k.held}
+		Changes: k.changes, Deleted: k.deleted, Held: k.held, Left: k.left}
 	if p := k.parsed(); p != nil {
 		for _, h := range p.Hooks() {
 			if h.GetName() != "" {
