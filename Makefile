@@ -159,13 +159,14 @@ conform-smoke: $(E2E) ## make conform on the suite's clean chart (fixtures/chart
 # argocd-cm settings they run with (a ConfigMap manifest or a map of its data)
 APPS ?=
 ARGOCD_CM ?=
+UPGRADE = -upgrade-from "$(FROM)" -upgrade-to "$(TO)" -upgrade-images "$(IMAGES)" -upgrade-image-recipes "$(IMAGE_RECIPES)" \
+  -upgrade-argocd-cm "$(ARGOCD_CM)" -upgrade-expect "$(EXPECT)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
 
 upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [ARGOCD_CM=file] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
 	@test -n "$(FROM)" && test -n "$(TO)" || { echo "make upgrade-check: FROM= and TO= name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1); APPS= your Applications (default: the seed charts)"; exit 2; }
 	@apps="$(APPS)"; if [ -z "$$apps" ]; then apps="$(UPGRADE_APPS)"; $(CLI) upgrade-check apps -out "$$apps" $(if $(ONLY),-only "$(ONLY)") || exit 2; fi; \
-	  $(MAKE) --no-print-directory $(E2E) && $(RUN_E2E) -test.run TestUpgradeCheck -upgrade-from "$(FROM)" -upgrade-to "$(TO)" -upgrade-apps "$$apps" \
-	  -upgrade-images "$(IMAGES)" -upgrade-image-recipes "$(IMAGE_RECIPES)" -upgrade-argocd-cm "$(ARGOCD_CM)" -upgrade-expect "$(EXPECT)" \
-	  -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL) -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
+	  $(CLI) upgrade-check check -upgrade-apps "$$apps" $(UPGRADE) && \
+	  $(MAKE) --no-print-directory $(E2E) && $(RUN_E2E) -test.run TestUpgradeCheck -upgrade-apps "$$apps" $(UPGRADE) -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
 
 # make conform-validate: only these validations of suites/conform.yaml; make upgrade-check-apps:
 # only these Applications of suites/upgrade-check.yaml (names, comma-separated)

@@ -241,9 +241,11 @@ func upgradeRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 	if err != nil {
 		return nil, err
 	}
-	spec, err := upg.Resolve(ctx, cat, upgrade.Where{Repo: repo, CacheDir: cache, Online: mode == images.Online || opts.RegistryMirror != ""})
+	ro := opts
+	ro.Repo = repo
+	spec, err := upgrade.Validate(ctx, cat, upg, ro, mode, cache)
 	if err != nil {
-		return nil, &runner.BadInput{Err: err}
+		return nil, err
 	}
 	route, err := measuredRoute(cat, spec.From, spec.To)
 	if err != nil {

@@ -10,12 +10,18 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gitops-conformance/suite/internal/images"
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
+	"github.com/gitops-conformance/suite/pkg/upgrade"
 	"github.com/gitops-conformance/suite/suites"
 )
 
-const upgradeCheckUsage = `upgrade-check apps -out DIR [-only NAME,...]
+const upgradeCheckUsage = `upgrade-check check -upgrade-from TAG -upgrade-to TAG -upgrade-apps FILE|DIR [make upgrade-check's other flags, -mode ...]
+                               make upgrade-check's input checked before anything is built: the
+                               releases, the Applications and their sources; exit 2 with one line
+  upgrade-check apps -out DIR [-only NAME,...]
                                make upgrade-check's default APPS (suites/upgrade-check.yaml): each seed's
                                chart made as DIR/NAME/ and its Application written as DIR/NAME.yaml;
                                a line per Application (its name, file and chart); exit 2 when one
@@ -24,8 +30,11 @@ const upgradeCheckUsage = `upgrade-check apps -out DIR [-only NAME,...]
 // upgradeCheckCommand is make upgrade-check's side that needs no cluster:
 // the default Applications.
 func upgradeCheckCommand(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == "check" {
+		return upgradeCheckInput(ctx, args[1:])
+	}
 	if len(args) == 0 || args[0] != "apps" {
-		return &runner.BadInput{Err: errors.New("upgrade-check: want apps")}
+		return &runner.BadInput{Err: errors.New("upgrade-check: want check or apps")}
 	}
 	fs := flag.NewFlagSet("upgrade-check apps", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -79,4 +88,39 @@ func upgradeCheckCommand(ctx context.Context, args []string, stdout io.Writer) e
 		return &runner.BadInput{Err: errors.Join(failed...)}
 	}
 	return nil
+}
+
+// upgradeCheckInput is upgrade-check check: make upgrade-check's input
+// checked (upgrade.Validate) with the flags the test binary takes.
+func upgradeCheckInput(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("upgrade-check check", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var u upgrade.Options
+	var o runner.Options
+	u.Register(fs)
+	o.Register(fs)
+	if err := fs.Parse(args); err != nil {
+		return &runner.BadInput{Err: fmt.Errorf("upgrade-check check: %w", err)}
+	}
+	cat, err := catalog.Load()
+	if err != nil {
+		return err
+	}
+	mode, err := images.ParseMode(o.Mode)
+	if err != nil {
+		return &runner.BadInput{Err: err}
+	}
+	if o.RegistryMirror != "" {
+		mode = images.Online
+	}
+	mode, _ = images.Detect(ctx, mode, images.HTTPProbe)
+	cache, err := runner.CacheDir()
+	if err != nil {
+		return err
+	}
+	if o.Repo, err = os.Getwd(); err != nil { // make runs it from the checkout
+		return err
+	}
+	_, err = upgrade.Validate(ctx, cat, u, o, mode, cache)
+	return err
 }

@@ -11,6 +11,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/conform"
 	"github.com/gitops-conformance/suite/pkg/matrix"
@@ -233,4 +234,25 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// Validate is make upgrade-check's whole check of its input, before
+// anything is built: the options read (Resolve), the run's selection
+// checked as make e2e's is (runner.Validate: FROM asked of the module
+// proxy, the source trees offline), and TO asked of the proxy too. mode is
+// the run's, detected. The CLI runs it before the test binary is compiled.
+func Validate(ctx context.Context, cat *catalog.Catalog, o Options, ro runner.Options, mode images.Mode, cacheDir string) (*Spec, error) {
+	spec, err := o.Resolve(ctx, cat, Where{Repo: ro.Repo, CacheDir: cacheDir, Online: mode == images.Online || ro.RegistryMirror != ""})
+	if err != nil {
+		return nil, &runner.BadInput{Err: err}
+	}
+	data, _ := spec.Plan()
+	ro.Scenarios, ro.ArgoCD = Scenario, spec.From.String()
+	if _, err := runner.Validate(ctx, cat, data, ro); err != nil {
+		return nil, err
+	}
+	if err := runner.ReleaseExists(ctx, cat, spec.To, mode); err != nil {
+		return nil, &runner.BadInput{Err: fmt.Errorf("TO: %w", err)}
+	}
+	return spec, nil
 }
