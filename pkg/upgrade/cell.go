@@ -40,23 +40,21 @@ type cell struct {
 	// the renders of FROM's and TO's repo servers, and how they differ
 	renderFrom, renderTo *argocd.Render
 	changes              []ObjectChange
-	// deleted: the Application gone after the cascading deletion; held
-	// says what kept it, left what the cascade left of the render, and
-	// terminating which of those are held by finalizers
-	deleted     bool
-	held, left  string
-	terminating []env.Object
+	// the cascading deletions on FROM and on TO
+	delFrom, delTo Deletion
 	// before are the webhook configurations there before the Application
 	// (kind/name): those new since, calling a service in one of its
 	// namespaces, are its controllers' (make conform's ChartWebhooks)
 	before map[string]bool
 }
 
-// Feature is a cell of make upgrade-check: one Application created
-// through the suite's git server on ArgoCD FROM and synced; its state and
-// FROM's render recorded; ArgoCD upgraded in place to TO; a hard refresh,
-// the state and TO's render recorded and compared; a sync, the state
-// recorded; the Application deleted with cascade; then the verdict.
+// Feature is a cell of make upgrade-check. On ArgoCD FROM: the
+// Application created through the suite's git server and synced, FROM's
+// render recorded; deleted with cascade, what happened recorded (the
+// deletion's baseline), what it left held released; created and synced
+// again, its state recorded. ArgoCD upgraded in place to TO: a hard
+// refresh, the state and TO's render recorded and compared; a sync, the
+// state recorded; the cascading deletion again. Then the verdict (Grade).
 func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	steps := step.New(c.Report().ID())
 	a, ok := s.App(c.Variant.Name)
@@ -68,7 +66,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	}
 	k := &cell{spec: s, app: a, from: c.ArgoCD, to: c.Upgrades[len(c.Upgrades)-1]}
 	k.files = fixture.OfflinePullPolicy(func(context.Context) (map[string]string, error) { return a.Source.Files, nil })
-	name := a.Name()
+	name, from, to := a.Name(), k.from.String(), k.to.String()
 	steps.Add(env.Provided("application "+name+"'s source", k.files), k.describe(),
 		// registered first, these run last: what the Application left
 		env.RemoveRenderedAtEnd("what the application left", k.rendered), env.ReleaseCRDsAtEnd("the application's custom resources", k.crds, a.Namespace()))
@@ -78,22 +76,34 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	}
 	steps.Add(k.namespace()...)
 	steps.Add(k.seeBefore(), k.forgetWebhooksAtEnd(), env.PushRepo(name, k.files), env.CreateApp(k.application()))
-	steps.Add(k.syncs("on " + k.from.String())...)
-	steps.Add(k.read("on "+k.from.String()+" after its syncs", &k.onFrom), k.render(&k.renderFrom, "render-"+k.from.String()+".yaml"),
-		k.finalizersAtEnd(), env.Snapshot("on-"+k.from.String()))
+	steps.Add(k.syncs("on " + from)...)
+	steps.Add(k.render(&k.renderFrom, "render-"+from+".yaml"), k.finalizersAtEnd())
+	steps.Add(k.deletion(from, &k.delFrom)...)
+	steps.Add(k.release(&k.delFrom, from))
+	steps.Add(k.namespaceAgain()...)
+	steps.Add(env.CreateApp(k.application()).As("create application "+name+" again on "+from))
+	steps.Add(k.syncs("on " + from + ", created again")...)
+	steps.Add(k.read("on "+from+" after its syncs", &k.onFrom), env.Snapshot("on-"+from))
 	steps.Add(env.UpgradeArgoCD(k.to), env.Refresh(name, true),
-		env.ObserveWithin("application "+name+"'s operation completed on "+k.to.String(), assert.Intervals.Hold, k.completed()),
-		k.read("on "+k.to.String()+" after a hard refresh", &k.refreshed),
-		k.render(&k.renderTo, "render-"+k.to.String()+".yaml"), k.compare())
-	steps.Add(env.Unless(check.OperationPhaseIs(name, synccommon.OperationRunning), "sync on "+k.to.String(), env.Sync(name, k.syncOptions()...)),
-		env.ObserveWithin("the sync on "+k.to.String()+" completed, or held by a hook", assert.Intervals.Install, k.settled()),
-		env.ObserveWithin("application "+name+" Synced", assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)),
-		k.read("on "+k.to.String()+" after a sync", &k.synced))
-	steps.Add(env.DeleteApp(name, env.Foreground),
-		env.ObserveWithin("application "+name+" deleted (its resources first)", assert.Intervals.Install, check.AppGone(name)),
-		k.readDeletion())
-	return steps.Add(assert.Graded("application "+name+" through the upgrade "+k.from.String()+" -> "+k.to.String(), k.grade),
-		k.release()).Scenario()
+		env.ObserveWithin("application "+name+"'s operation completed on "+to, assert.Intervals.Hold, k.completed()),
+		k.read("on "+to+" after a hard refresh", &k.refreshed),
+		k.render(&k.renderTo, "render-"+to+".yaml"), k.compare())
+	steps.Add(env.Unless(check.OperationPhaseIs(name, synccommon.OperationRunning), "sync on "+to, env.Sync(name, k.syncOptions()...).As("sync application "+name+" on "+to)),
+		env.ObserveWithin("the sync on "+to+" completed, or held by a hook", assert.Intervals.Install, k.settled()),
+		env.ObserveWithin("application "+name+" Synced on "+to+" after the sync", assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)),
+		k.read("on "+to+" after a sync", &k.synced))
+	steps.Add(k.deletion(to, &k.delTo)...)
+	return steps.Add(assert.Graded("application "+name+" through the upgrade "+from+" -> "+to, k.grade), k.release(&k.delTo, to)).Scenario()
+}
+
+// deletion deletes the Application with cascade as `argocd app delete`
+// does (foreground: its resources first) and records into dst what
+// happened: whether it went within the wait, what held it, what was left.
+func (k *cell) deletion(on string, dst *Deletion) []step.Step {
+	name := k.app.Name()
+	return []step.Step{env.DeleteApp(name, env.Foreground).As("delete application " + name + " with cascade on " + on),
+		env.ObserveWithin("application "+name+" deleted on "+on+" (its resources first)", assert.Intervals.Rollout, check.AppGone(name)),
+		k.readDeletion(on, dst)}
 }
 
 // seeBefore records the webhook configurations there before the Application.
@@ -147,13 +157,16 @@ func (k *cell) forgetWebhooksAtEnd() step.Step {
 	})
 }
 
-// release takes the finalizers off what the cascading deletion left held,
-// once the verdict is in: the next cell starts clean.
-func (k *cell) release() step.Step {
-	const what = "release what the cascading deletion left held (finalizers off)"
+// release takes the finalizers off what a cascading deletion left held
+// (the Application too), once it is recorded, and waits for the
+// Application to go: what follows starts clean.
+func (k *cell) release(d *Deletion, on string) step.Step {
+	name := k.app.Name()
+	what := "release what the cascading deletion on " + on + " left held (finalizers off)"
 	return step.Act(what, func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 		var steps []step.Step
-		for _, o := range k.terminating {
+		app := env.Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: name}
+		for _, o := range append(slices.Clone(d.Terminating), app) {
 			live, err := check.Get(ctx, o)
 			if err != nil {
 				continue // gone since, or unreadable: the cleanup deletes what is left
@@ -162,6 +175,7 @@ func (k *cell) release() step.Step {
 				steps = append(steps, env.RemoveFinalizer(o, f))
 			}
 		}
+		steps = append(steps, assert.That("application "+name+" gone", assert.Intervals.Sync, check.AppGone(name)))
 		return env.InOrder(what, steps...).Func()(ctx, t, cfg)
 	})
 }
@@ -214,6 +228,18 @@ func (k *cell) namespace() []step.Step {
 	return []step.Step{env.ApplyFiles("namespace "+ns, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": ns}}))}
 }
 
+// namespaceAgain makes the namespace made beforehand again, in case the
+// deletion on FROM took it (a namespace ArgoCD creates, it creates again).
+func (k *cell) namespaceAgain() []step.Step {
+	var out []step.Step
+	for _, s := range k.namespace() {
+		if s.Kind() == step.Acts && strings.HasPrefix(s.Name(), "apply namespace") {
+			out = append(out, s.As(s.Name()+" again"))
+		}
+	}
+	return out
+}
+
 // syncOptions are the Application's sync options.
 func (k *cell) syncOptions() []string {
 	if p := k.app.Spec.Spec.SyncPolicy; p != nil {
@@ -252,11 +278,12 @@ func (k *cell) application() fixture.App {
 func (k *cell) syncs(on string) []step.Step {
 	name := k.app.Name()
 	return []step.Step{
-		env.Sync(name, k.syncOptions()...),
+		env.Sync(name, k.syncOptions()...).As("sync application " + name + " " + on),
 		env.ObserveWithin("the install sync "+on+" completed, or held by a hook", assert.Intervals.Install, k.settled()),
-		env.Unless(assert.Any(k.heldByHook(), check.OperationPhaseIs(name, synccommon.OperationRunning)), "sync again "+on+" (an upgrade: the hooks run again)", env.Sync(name, k.syncOptions()...)),
+		env.Unless(assert.Any(k.heldByHook(), check.OperationPhaseIs(name, synccommon.OperationRunning)), "sync again "+on+" (an upgrade: the hooks run again)",
+			env.Sync(name, k.syncOptions()...).As("sync application "+name+" again "+on)),
 		env.ObserveWithin("the second sync "+on+" completed, or held by a hook", assert.Intervals.Install, k.settled()),
-		env.ObserveWithin("application "+name+" Synced", assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)),
+		env.ObserveWithin("application "+name+" Synced "+on, assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)),
 	}
 }
 
@@ -398,7 +425,7 @@ func (k *cell) read(when string, dst **State) step.Step {
 
 // render records what the running ArgoCD's repo server renders.
 func (k *cell) render(dst **argocd.Render, file string) step.Step {
-	return reads("the manifests the repo server renders for application "+k.app.Name(), func(ctx context.Context) error {
+	return reads("the manifests "+strings.TrimSuffix(strings.TrimPrefix(file, "render-"), ".yaml")+"'s repo server renders for application "+k.app.Name(), func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -430,21 +457,32 @@ func (k *cell) compare() step.Step {
 	})
 }
 
-// readDeletion records whether the Application went, what kept it if not,
-// and what the cascade left of the render.
-func (k *cell) readDeletion() step.Step {
-	return reads("application "+k.app.Name()+"'s deletion", func(ctx context.Context) error {
+// Deletion is what a cascading deletion did: whether the Application went
+// within the wait, what held it if not, what it left of the render, and
+// which of those are held by finalizers.
+type Deletion struct {
+	Read        bool // the deletion was recorded
+	Gone        bool
+	Held, Left  string
+	Terminating []env.Object
+}
+
+// readDeletion records into dst whether the Application went, what kept it
+// if not, and what the cascade left of the render.
+func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
+	return reads("application "+k.app.Name()+"'s deletion on "+on, func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
+		d := Deletion{Read: true}
 		app, err := check.App(ctx, k.app.Name())
 		switch {
 		case lifecycle.NotFound(err):
-			k.deleted = true
+			d.Gone = true
 		case err != nil:
 			return assert.Unknown(err)
 		default:
-			k.held = fmt.Sprintf("still there, finalizers %s; %s", orNone(strings.Join(app.Finalizers, ", ")), StateOf(app, lifecycle.From(ctx).ArgoCD.String()))
+			d.Held = fmt.Sprintf("still there after %s, finalizers %s; %s", assert.Intervals.Rollout, orNone(strings.Join(app.Finalizers, ", ")), StateOf(app, on))
 		}
 		if r := k.parsed(); r != nil {
 			none, left, err := conform.Remains(r.Refs)(ctx)
@@ -452,16 +490,17 @@ func (k *cell) readDeletion() step.Step {
 				return err
 			}
 			if !none {
-				k.left = left
+				d.Left = left
 			}
 			for _, ref := range r.Refs() {
 				o := env.Object{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
 				if live, err := check.Get(ctx, o); err == nil && live.GetDeletionTimestamp() != nil && len(live.GetFinalizers()) > 0 {
-					k.terminating = append(k.terminating, o)
+					d.Terminating = append(d.Terminating, o)
 				}
 			}
 		}
-		lifecycle.Note(ctx, "deleted: %v; held: %s; left: %s", k.deleted, orNone(k.held), orNone(k.left))
+		*dst = d
+		lifecycle.Note(ctx, "the cascading deletion on %s: gone: %v; held: %s; left: %s", on, d.Gone, orNone(d.Held), orNone(d.Left))
 		return nil
 	})
 }

@@ -26,18 +26,16 @@ type Reading struct {
 	// Hooks are the render's hooks with a fixed name (kind namespace/name):
 	// the ones a later sync must run again.
 	Hooks []string
-	// Deleted says whether the cascading deletion ended; Held what kept it.
-	Deleted bool
-	Held    string
-	// Left is what the cascade left of the render ("" for nothing read).
-	Left string
+	// DelFrom and DelTo are what the cascading deletions did on FROM and on TO.
+	DelFrom, DelTo Deletion
 }
 
 // Grade is the verdict: ERROR when the Application did not sync on FROM
 // (nothing to compare with); BROKEN when on TO a sync fails or stays held, the
 // Application stays OutOfSync, a hook that ran on FROM is skipped or fails,
-// or the deletion is held, each unless FROM was so already; CHANGED when the
-// render or what ArgoCD shows changed; SAFE otherwise. The reason lists
+// or the cascading deletion is held, each unless FROM was so already;
+// CHANGED when the render, what ArgoCD shows, or what the deletion did
+// changed; SAFE otherwise. The reason lists
 // what was seen; what was already wrong on FROM is said too.
 func Grade(r Reading) (report.Outcome, string) {
 	switch r.OnFrom.Phase {
@@ -56,15 +54,18 @@ func Grade(r Reading) (report.Outcome, string) {
 		}
 	}
 	broken = append(broken, hookRegressions(r.OnFrom, r.Synced, r.Hooks)...)
-	if !r.Deleted {
-		broken = append(broken, "the cascading deletion on "+r.To+" was held: "+r.Held)
+	switch {
+	case !r.DelTo.Gone && r.DelFrom.Gone:
+		broken = append(broken, "the cascading deletion was held: "+r.DelTo.Held)
+	case !r.DelTo.Gone:
+		already = append(already, "the cascading deletion was held: "+r.DelFrom.Held)
 	}
 	note := ""
 	if len(already) > 0 {
 		note = "; already so on " + r.From + ": " + strings.Join(already, "; ")
 	}
-	if r.Deleted && r.Left != "" {
-		note += "; the cascade left: " + r.Left
+	if r.DelTo.Gone && r.DelTo.Left != "" {
+		note += "; the cascade left: " + r.DelTo.Left
 	}
 	if len(broken) > 0 {
 		return report.Broken, fmt.Sprintf("on %s: %s%s", r.To, strings.Join(broken, "; "), note)
@@ -87,10 +88,16 @@ func Grade(r Reading) (report.Outcome, string) {
 	if d := Differences(r.OnFrom, r.Synced); len(d) > 0 {
 		changed = append(changed, "after a sync: "+strings.Join(d, ", "))
 	}
+	switch {
+	case !r.DelFrom.Gone && r.DelTo.Gone:
+		changed = append(changed, fmt.Sprintf("the cascading deletion, held on %s (%s), goes through on %s", r.From, r.DelFrom.Held, r.To))
+	case r.DelFrom.Gone && r.DelTo.Gone && r.DelFrom.Left != r.DelTo.Left:
+		changed = append(changed, fmt.Sprintf("what the cascading deletion left: %s -> %s", orNone(r.DelFrom.Left), orNone(r.DelTo.Left)))
+	}
 	if len(changed) > 0 {
 		return report.Changed, fmt.Sprintf("%s -> %s: %s%s", r.From, r.To, strings.Join(changed, "; "), note)
 	}
-	return report.Safe, fmt.Sprintf("%s -> %s: the same render, the same sync, health and hooks after a hard refresh and a sync; deleted with cascade%s", r.From, r.To, note)
+	return report.Safe, fmt.Sprintf("%s -> %s: the same render, the same sync, health and hooks after a hard refresh and a sync; the cascading deletion goes through on both%s", r.From, r.To, note)
 }
 
 // problems are what is wrong in a state after a sync.
@@ -131,11 +138,11 @@ func hookRegressions(from, to State, named []string) []string {
 // grade is the cell's verdict from what it read (Grade); a state it could
 // not read is an error: the run could not tell.
 func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
-	if k.onFrom == nil || k.refreshed == nil || k.synced == nil || k.renderFrom == nil || k.renderTo == nil {
-		return "", "", errors.New("could not tell: a state or a render was not read")
+	if k.onFrom == nil || k.refreshed == nil || k.synced == nil || k.renderFrom == nil || k.renderTo == nil || !k.delFrom.Read || !k.delTo.Read {
+		return "", "", errors.New("could not tell: a state, a render or a deletion was not read")
 	}
 	r := Reading{From: k.from.String(), To: k.to.String(), OnFrom: *k.onFrom, Refreshed: *k.refreshed, Synced: *k.synced,
-		Changes: k.changes, Deleted: k.deleted, Held: k.held, Left: k.left}
+		Changes: k.changes, DelFrom: k.delFrom, DelTo: k.delTo}
 	if p := k.parsed(); p != nil {
 		for _, h := range p.Hooks() {
 			if h.GetName() != "" {
@@ -150,7 +157,12 @@ func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 	}{{"on " + r.From + " after its syncs", r.OnFrom}, {"on " + r.To + " after a hard refresh", r.Refreshed}, {"on " + r.To + " after a sync", r.Synced}} {
 		fmt.Fprintf(&b, "## %s\n%s\n\n", s.when, strings.Join(s.state.Lines(), "\n"))
 	}
-	fmt.Fprintf(&b, "## the cascading deletion on %s\ndeleted: %v\nheld: %s\nleft: %s\n", r.To, k.deleted, orNone(k.held), orNone(k.left))
+	for _, d := range []struct {
+		on  string
+		del Deletion
+	}{{r.From, r.DelFrom}, {r.To, r.DelTo}} {
+		fmt.Fprintf(&b, "## the cascading deletion on %s\ngone: %v\nheld: %s\nleft: %s\n\n", d.on, d.del.Gone, orNone(d.del.Held), orNone(d.del.Left))
+	}
 	lifecycle.CellFrom(ctx).WriteEvidence("states.md", b.String())
 	o, why := Grade(r)
 	return o, why, nil

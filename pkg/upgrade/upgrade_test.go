@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
 
@@ -46,6 +48,10 @@ func synced(release string, hooks ...Hook) State {
 	return State{Release: release, Sync: "Synced", Health: "Healthy", Phase: "Succeeded", Hooks: hooks}
 }
 
+var gone = Deletion{Read: true, Gone: true}
+
+func heldBy(why string) Deletion { return Deletion{Read: true, Held: why} }
+
 func TestGrade(t *testing.T) {
 	job := Hook{Ref: "batch/Job ns/migrate", Type: "PostSync", Phase: "Succeeded"}
 	held := State{Release: "v2.14.3", Sync: "OutOfSync", Health: "Progressing", Phase: "Running", OutOfSync: []string{"ConfigMap ns/x"},
@@ -56,26 +62,32 @@ func TestGrade(t *testing.T) {
 		want report.Outcome
 		says string
 	}{
-		{"nothing changed", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: synced("b", job), Hooks: []string{job.Ref}, Deleted: true},
+		{"nothing changed", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: synced("b", job), Hooks: []string{job.Ref}, DelFrom: gone, DelTo: gone},
 			report.Safe, "the same render"},
-		{"a field of the render", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), Deleted: true,
+		{"a field of the render", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
 			Changes: []ObjectChange{{Ref: "ConfigMap ns/x", Fields: []FieldChange{{Path: ".data.k", From: `"1"`, To: `"2"`}}}}},
 			report.Changed, `ConfigMap ns/x: .data.k: "1" -> "2"`},
-		{"held before, released after", Reading{From: "v2.14.3", To: "v2.14.4", OnFrom: held, Refreshed: synced("v2.14.4", job), Synced: synced("v2.14.4", job), Hooks: []string{job.Ref}, Deleted: true},
+		{"held before, released after", Reading{From: "v2.14.3", To: "v2.14.4", OnFrom: held, Refreshed: synced("v2.14.4", job), Synced: synced("v2.14.4", job), Hooks: []string{job.Ref}, DelFrom: gone, DelTo: gone},
 			report.Changed, "operation Running -> Succeeded"},
-		{"held after", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: held, Hooks: []string{job.Ref}, Deleted: true},
+		{"held after", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: held, Hooks: []string{job.Ref}, DelFrom: gone, DelTo: gone},
 			report.Broken, "the sync is still Running (held)"},
-		{"a hook skipped", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: synced("b"), Hooks: []string{job.Ref}, Deleted: true},
+		{"a hook skipped", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: synced("b"), Hooks: []string{job.Ref}, DelFrom: gone, DelTo: gone},
 			report.Broken, "hook PostSync batch/Job ns/migrate, Succeeded on a, did not run"},
-		{"a generated hook name is not compared", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b"), Synced: synced("b"), Deleted: true},
+		{"a generated hook name is not compared", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone},
 			report.Changed, "did not run"},
-		{"deletion held", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), Held: "finalizers resources-finalizer.argocd.argoproj.io"},
-			report.Broken, "the cascading deletion on b was held: finalizers"},
-		{"no baseline", Reading{From: "a", To: "b", OnFrom: State{Release: "a", Sync: "Unknown", Phase: "Error", Message: "InvalidSpecError"}, Refreshed: synced("b"), Synced: synced("b"), Deleted: true},
+		{"deletion held", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: heldBy("finalizers resources-finalizer.argocd.argoproj.io")},
+			report.Broken, "on b: the cascading deletion was held: finalizers"},
+		{"deletion held on both", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: heldBy("hook refused"), DelTo: heldBy("hook refused")},
+			report.Safe, "already so on a: the cascading deletion was held: hook refused"},
+		{"deletion held before, not after (argo-cd#27527's fix)", Reading{From: "v3.4.2", To: "v3.4.3", OnFrom: synced("v3.4.2"), Refreshed: synced("v3.4.3"), Synced: synced("v3.4.3"), DelFrom: heldBy("hook refused"), DelTo: gone},
+			report.Changed, "the cascading deletion, held on v3.4.2 (hook refused), goes through on v3.4.3"},
+		{"the cascade leaves something else", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: Deletion{Read: true, Gone: true, Left: "crd x"}},
+			report.Changed, "what the cascading deletion left: none -> crd x"},
+		{"no baseline", Reading{From: "a", To: "b", OnFrom: State{Release: "a", Sync: "Unknown", Phase: "Error", Message: "InvalidSpecError"}, Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone},
 			report.Error, "could not tell: on a the Application did not sync (operation Error (InvalidSpecError))"},
 		{"OutOfSync on both sides is no regression", Reading{From: "a", To: "b", OnFrom: State{Release: "a", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}},
 			Refreshed: State{Release: "b", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}},
-			Synced:    State{Release: "b", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}}, Deleted: true},
+			Synced:    State{Release: "b", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}}, DelFrom: gone, DelTo: gone},
 			report.Safe, "already so on a: OutOfSync after the sync: CRD x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,5 +137,39 @@ func TestRemoteSourcesSayHowToPointAtACopy(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "spec.source.repoURL at a local copy") {
 			t.Errorf("%s: %v, want one line saying %q and how to point it at a local copy", apps[i].Name, err, want)
 		}
+	}
+}
+
+// A cell's steps name themselves once each, and the verdict comes after
+// both deletions.
+func TestCellSteps(t *testing.T) {
+	apps, files, err := ReadApps("testdata/apps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := Resolver{CacheDir: t.TempDir()}.Resolve(apps[0], files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Spec{From: catalog.MustRelease("v3.4.7"), To: catalog.MustRelease("v3.5.1"), Apps: []App{{Spec: apps[0], File: files[0], Source: src}}}
+	data, code := s.Plan()
+	c := matrix.Cell{Scenario: data.Scenarios[0], Variant: data.Scenarios[0].Variants[0], ArgoCD: s.From, Upgrades: []catalog.Release{s.To}}
+	sc := code[Scenario].Feature(c)
+	if len(sc.Repeated) > 0 {
+		t.Errorf("step names taken twice: %q", sc.Repeated)
+	}
+	var names []string
+	for _, st := range sc.Steps {
+		names = append(names, st.Name())
+	}
+	all := strings.Join(names, "\n")
+	for _, want := range []string{"delete application chart-dir with cascade on v3.4.7", "delete application chart-dir with cascade on v3.5.1",
+		"application chart-dir through the upgrade v3.4.7 -> v3.5.1"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no step %q in:\n%s", want, all)
+		}
+	}
+	if want := "application chart-dir through the upgrade"; !strings.Contains(names[len(names)-2], want) {
+		t.Errorf("the verdict %q is not the last look:\n%s", names[len(names)-2], all)
 	}
 }
