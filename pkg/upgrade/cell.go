@@ -81,7 +81,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	steps.Add(k.deletion(from, &k.delFrom)...)
 	steps.Add(k.release(&k.delFrom, from))
 	steps.Add(k.namespaceAgain()...)
-	steps.Add(env.CreateApp(k.application()).As("create application "+name+" again on "+from))
+	steps.Add(env.CreateApp(k.application()).As("create application " + name + " again on " + from))
 	steps.Add(k.syncs("on " + from + ", created again")...)
 	steps.Add(k.read("on "+from+" after its syncs", &k.onFrom), env.Snapshot("on-"+from))
 	steps.Add(env.UpgradeArgoCD(k.to), env.Refresh(name, true),
