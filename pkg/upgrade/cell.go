@@ -91,6 +91,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	steps.Add(env.Unless(check.OperationPhaseIs(name, synccommon.OperationRunning), "sync on "+to, env.Sync(name, k.syncOptions()...).As("sync application "+name+" on "+to)),
 		env.ObserveWithin("the sync on "+to+" completed, or held by a hook", assert.Intervals.Install, k.settled()),
 		env.ObserveWithin("application "+name+" Synced on "+to+" after the sync", assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)),
+		env.ObserveWithin("application "+name+"'s health settled on "+to+" after the sync (not Progressing)", assert.Intervals.Rollout, k.healthSettled()),
 		k.read("on "+to+" after a sync", &k.synced))
 	steps.Add(k.deletion(to, &k.delTo)...)
 	return steps.Add(assert.Graded("application "+name+" through the upgrade "+from+" -> "+to, k.grade), k.release(&k.delTo, to)).Scenario()
@@ -284,7 +285,16 @@ func (k *cell) syncs(on string) []step.Step {
 			env.Sync(name, k.syncOptions()...).As("sync application "+name+" again "+on)),
 		env.ObserveWithin("the second sync "+on+" completed, or held by a hook", assert.Intervals.Install, k.settled()),
 		env.ObserveWithin("application "+name+" Synced "+on, assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)),
+		env.ObserveWithin("application "+name+"'s health settled "+on+" (not Progressing)", assert.Intervals.Rollout, k.healthSettled()),
 	}
+}
+
+// healthSettled holds when the Application's health is one it stays in
+// by itself: Healthy, Degraded or Suspended (a state read while it is
+// Progressing would tell its workloads' start, not the upgrade).
+func (k *cell) healthSettled() assert.Check {
+	name := k.app.Name()
+	return assert.Any(check.HealthIs(name, "Healthy"), check.HealthIs(name, "Degraded"), check.HealthIs(name, "Suspended"))
 }
 
 // completed holds when the Application's last operation has ended.
