@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -70,6 +71,15 @@ func upgradeCheckCommand(ctx context.Context, args []string, stdout io.Writer) e
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
+	}
+	// what an earlier write left of the seeds not asked for now would be
+	// read as APPS too
+	for _, a := range apps {
+		for _, p := range []string{filepath.Join(*out, a.Name+".yaml"), filepath.Join(*out, a.Name)} {
+			if err := os.RemoveAll(p); err != nil {
+				return err
+			}
+		}
 	}
 	var failed []error
 	for _, a := range apps {
