@@ -211,6 +211,10 @@ const Unchanged = "an ArgoCD upgrade is expected to leave an Application as it w
 // (or as -upgrade-expect says).
 func (s *Spec) Plan() (*matrix.Data, runner.Scenarios) {
 	sc := matrix.Scenario{Name: Scenario, Component: "applications", ArgoCD: []string{s.From.String()}, UserChart: true, ReplayCommand: s.Command,
+		// a cell installs FROM, syncs, deletes, syncs again, upgrades, syncs
+		// and deletes: about 6 minutes on the 2-core machine, with a chart
+		// that starts in a minute (until reports/ holds measured times)
+		Seconds: 360,
 		Title:   "a user's Applications through an in-place ArgoCD upgrade",
 		Summary: fmt.Sprintf("Each Application created on ArgoCD %s through the suite's git server and synced, ArgoCD upgraded in place to %s, refreshed, compared, synced and deleted.", s.From, s.To)}
 	d := &matrix.Data{}
