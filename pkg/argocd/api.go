@@ -78,15 +78,17 @@ type Render struct {
 
 // Manifests asks the API server for the manifests its repo server renders
 // for the Application (argocd app manifests --source git): at its target
-// revision, as the running release renders them (from its cache, which a
-// hard refresh fills anew).
+// revision, as the running release renders them now. noCache: an entry an
+// earlier release put into the Redis cache, which an in-place upgrade
+// keeps, would answer for it otherwise (releases before 3.0 know no
+// noCache and ignore it: their answer may come from that cache).
 func (a API) Manifests(ctx context.Context, app string) (*Render, error) {
 	var resp struct {
 		Manifests  []string `json:"manifests"`
 		Revision   string   `json:"revision"`
 		SourceType string   `json:"sourceType"`
 	}
-	if err := a.get(ctx, "/api/v1/applications/"+url.PathEscape(app)+"/manifests", &resp); err != nil {
+	if err := a.get(ctx, "/api/v1/applications/"+url.PathEscape(app)+"/manifests?noCache=true", &resp); err != nil {
 		return nil, err
 	}
 	r := &Render{Revision: resp.Revision, SourceType: resp.SourceType}
