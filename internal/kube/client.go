@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -208,13 +209,26 @@ func (c *Client) GetRaw(ctx context.Context, path string) ([]byte, error) {
 }
 
 // Request sends a request to a path of the API server (e.g. a service
-// proxy path) with the body and headers given, and returns the response body.
+// proxy path, with a query after "?") with the body and headers given, and
+// returns the response body.
 func (c *Client) Request(ctx context.Context, method, path string, body []byte, header map[string]string) ([]byte, error) {
 	Blind(ctx)
 	if c.Raw == nil {
 		return nil, errors.New("no REST client")
 	}
+	path, query, _ := strings.Cut(path, "?")
 	r := c.Raw.Verb(method).AbsPath(path)
+	if query != "" {
+		values, err := url.ParseQuery(query)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", method, path, err)
+		}
+		for k, vs := range values {
+			for _, v := range vs {
+				r = r.Param(k, v)
+			}
+		}
+	}
 	if body != nil {
 		r = r.Body(body)
 	}
