@@ -91,7 +91,7 @@ $(E2E): $(GO_SOURCES)
 	@echo "building the e2e test binary (a few minutes on a cold machine)"
 	@$(GO) test -c -tags e2e -o $(E2E) ./suites
 
-test: unit unit-online lint-workflows smoke merge-check conform-smoke mirror-check fault-test interrupt-test ## unit tests (the online ones too), workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, make conform on the clean chart, the online pull path through a registry mirror, the API-fault and interrupt tests (what .ci/run calls)
+test: unit unit-online lint-workflows smoke merge-check conform-smoke upgrade-check-smoke mirror-check fault-test interrupt-test ## unit tests (the online ones too), workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, make conform on the clean chart, make upgrade-check on it, the online pull path through a registry mirror, the API-fault and interrupt tests (what .ci/run calls)
 
 # The unit tests' binaries are linked without DWARF (-w; stack traces and the
 # race detector's reports do not need it): linking them is most of make unit's
@@ -167,6 +167,12 @@ upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [ARGOCD_CM=file] [IMAGE
 	@apps="$(APPS)"; if [ -z "$$apps" ]; then apps="$(UPGRADE_APPS)"; $(CLI) upgrade-check apps -out "$$apps" $(if $(ONLY),-only "$(ONLY)") || exit 2; fi; \
 	  $(CLI) upgrade-check check -upgrade-apps "$$apps" $(UPGRADE) && \
 	  $(MAKE) --no-print-directory $(E2E) && $(RUN_E2E) -test.run TestUpgradeCheck -upgrade-apps "$$apps" $(UPGRADE) -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
+
+# make upgrade-check-smoke: SMOKE_ARGOCD upgraded in place to the next release of the default axis
+UPGRADE_SMOKE_TO ?= v2.14.21
+
+upgrade-check-smoke: $(CLI) ## make upgrade-check on the suite's clean chart as a team's exported Application (suites/upgrade-check/smoke-apps.yaml), SMOKE_ARGOCD -> UPGRADE_SMOKE_TO: it must come through SAFE (about 6 minutes)
+	@$(MAKE) --no-print-directory upgrade-check FROM=$(SMOKE_ARGOCD) TO=$(UPGRADE_SMOKE_TO) APPS=suites/upgrade-check/smoke-apps.yaml KUBERNETES=$(SMOKE_KUBERNETES)
 
 # make conform-validate: only these validations of suites/conform.yaml; make upgrade-check-apps:
 # only these Applications of suites/upgrade-check.yaml (names, comma-separated)
