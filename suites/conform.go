@@ -47,23 +47,32 @@ type Validation struct {
 
 // Validations are suites/conform.yaml's, checked.
 func Validations() ([]Validation, error) {
-	var file struct {
-		Validations []Validation `json:"validations"`
+	return readList(conformYAML, "suites/conform.yaml", "validations", "validation", func(v Validation) string { return v.Name }, Validation.check)
+}
+
+// readList reads the list under key of an embedded YAML file (its name for
+// errors), each entry checked and its name (what) unique.
+func readList[T any](data []byte, file, key, what string, name func(T) string, check func(T) error) ([]T, error) {
+	var doc map[string][]T
+	if err := yaml.UnmarshalStrict(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	if err := yaml.UnmarshalStrict(conformYAML, &file); err != nil {
-		return nil, fmt.Errorf("suites/conform.yaml: %w", err)
+	for k := range doc {
+		if k != key {
+			return nil, fmt.Errorf("%s: unknown field %q (the file holds %s)", file, k, key)
+		}
 	}
 	seen := map[string]bool{}
-	for _, v := range file.Validations {
-		if err := v.check(); err != nil {
-			return nil, fmt.Errorf("suites/conform.yaml: validation %q: %w", v.Name, err)
+	for _, e := range doc[key] {
+		if err := check(e); err != nil {
+			return nil, fmt.Errorf("%s: %s %q: %w", file, what, name(e), err)
 		}
-		if seen[v.Name] {
-			return nil, fmt.Errorf("suites/conform.yaml: validation %q twice", v.Name)
+		if seen[name(e)] {
+			return nil, fmt.Errorf("%s: %s %q twice", file, what, name(e))
 		}
-		seen[v.Name] = true
+		seen[name(e)] = true
 	}
-	return file.Validations, nil
+	return doc[key], nil
 }
 
 func (v Validation) check() error {

@@ -73,23 +73,7 @@ var recipe = regexp.MustCompile(`^[a-z0-9-]+@v[0-9][0-9A-Za-z.+-]*$`)
 
 // SeedApps are suites/upgrade-check.yaml's, checked.
 func SeedApps() ([]SeedApp, error) {
-	var file struct {
-		Applications []SeedApp `json:"applications"`
-	}
-	if err := yaml.UnmarshalStrict(upgradeCheckYAML, &file); err != nil {
-		return nil, fmt.Errorf("suites/upgrade-check.yaml: %w", err)
-	}
-	seen := map[string]bool{}
-	for _, a := range file.Applications {
-		if err := a.check(); err != nil {
-			return nil, fmt.Errorf("suites/upgrade-check.yaml: application %q: %w", a.Name, err)
-		}
-		if seen[a.Name] {
-			return nil, fmt.Errorf("suites/upgrade-check.yaml: application %q twice", a.Name)
-		}
-		seen[a.Name] = true
-	}
-	return file.Applications, nil
+	return readList(upgradeCheckYAML, "suites/upgrade-check.yaml", "applications", "application", func(a SeedApp) string { return a.Name }, SeedApp.check)
 }
 
 func (a SeedApp) check() error {

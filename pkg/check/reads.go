@@ -71,3 +71,18 @@ func NodeImages(ctx context.Context) ([]string, error) {
 	}
 	return out, nil
 }
+
+// WebhookConfigs are the webhook configurations there now (ConfigRef): what
+// was there before a chart, to tell the configurations its controllers
+// register at run time from those of others.
+func WebhookConfigs(ctx context.Context) (map[string]bool, error) {
+	ws, err := LiveWebhooks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, w := range ws {
+		out[w.ConfigRef()] = true
+	}
+	return out, nil
+}

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,6 +25,20 @@ type Webhook struct {
 	Rules             []WebhookRule         `json:"rules"`
 	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector"`
 	ObjectSelector    *metav1.LabelSelector `json:"objectSelector"`
+}
+
+// ConfigRef is the webhook's configuration as kubectl names it: kind/name.
+func (w Webhook) ConfigRef() string { return w.Config + "/" + w.ConfigName }
+
+// ConfigRefs are the webhooks' configurations (ConfigRef), each once, in order.
+func ConfigRefs(ws []Webhook) []string {
+	var out []string
+	for _, w := range ws {
+		if r := w.ConfigRef(); !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // WebhookClient is where the API server sends a webhook's calls: a Service

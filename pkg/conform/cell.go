@@ -180,15 +180,9 @@ func (k *cell) seeBefore() step.Step {
 		if repro.Planning(ctx) {
 			return nil
 		}
-		ws, err := check.LiveWebhooks(ctx)
-		if err != nil {
-			return err
-		}
-		k.before = map[string]bool{}
-		for _, w := range ws {
-			k.before[w.Config+"/"+w.ConfigName] = true
-		}
-		return nil
+		var err error
+		k.before, err = check.WebhookConfigs(ctx)
+		return err
 	})
 }
 
@@ -210,17 +204,17 @@ func (k *cell) chartNamespaces() []string {
 func ChartWebhooks(live []check.Webhook, rendered []check.Webhook, before map[string]bool, namespaces []string) []check.Webhook {
 	ofChart := map[string]bool{}
 	for _, w := range rendered {
-		ofChart[w.Config+"/"+w.ConfigName] = true
+		ofChart[w.ConfigRef()] = true
 	}
 	for _, w := range live {
-		key := w.Config + "/" + w.ConfigName
+		key := w.ConfigRef()
 		if s := w.ClientConfig.Service; !before[key] && s != nil && slices.Contains(namespaces, s.Namespace) {
 			ofChart[key] = true
 		}
 	}
 	var out []check.Webhook
 	for _, w := range live {
-		if ofChart[w.Config+"/"+w.ConfigName] {
+		if ofChart[w.ConfigRef()] {
 			out = append(out, w)
 		}
 	}
@@ -278,13 +272,7 @@ func (k *cell) forgetWebhooksAtEnd() step.Step {
 		if k.before != nil { // else the cell ended before it knew what was there
 			registered = ChartWebhooks(live, rendered, k.before, k.chartNamespaces())
 		}
-		var names []string
-		for _, w := range append(append(rendered, k.webhooks...), registered...) {
-			if n := w.Config + "/" + w.ConfigName; !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-		return names, nil
+		return check.ConfigRefs(append(append(rendered, k.webhooks...), registered...)), nil
 	})
 }
 
@@ -444,12 +432,12 @@ func (k *cell) rejectsProbe() assert.Check {
 		}
 		ofChart := map[string]bool{}
 		for _, w := range k.webhooks {
-			ofChart[w.Config+"/"+w.ConfigName] = true
+			ofChart[w.ConfigRef()] = true
 		}
 		var rejected []assert.Check
 		var why []string
 		for _, w := range live {
-			if !ofChart[w.Config+"/"+w.ConfigName] {
+			if !ofChart[w.ConfigRef()] {
 				continue
 			}
 			if orDefault(w.FailurePolicy, "Fail") != "Fail" {

@@ -132,7 +132,7 @@ func LeftBehind(webhooks []check.Webhook) assert.Check {
 	byConfig := map[string][]check.Webhook{}
 	var order []string
 	for _, w := range webhooks {
-		k := w.Config + "/" + w.ConfigName
+		k := w.ConfigRef()
 		if _, ok := byConfig[k]; !ok {
 			order = append(order, k)
 		}

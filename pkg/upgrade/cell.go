@@ -113,15 +113,9 @@ func (k *cell) seeBefore() step.Step {
 		if repro.Planning(ctx) {
 			return nil
 		}
-		ws, err := check.LiveWebhooks(ctx)
-		if err != nil {
-			return err
-		}
-		k.before = map[string]bool{}
-		for _, w := range ws {
-			k.before[w.Config+"/"+w.ConfigName] = true
-		}
-		return nil
+		var err error
+		k.before, err = check.WebhookConfigs(ctx)
+		return err
 	})
 }
 
@@ -148,13 +142,7 @@ func (k *cell) forgetWebhooksAtEnd() step.Step {
 				namespaces = append(namespaces, ns)
 			}
 		}
-		var names []string
-		for _, w := range conform.ChartWebhooks(live, rendered, k.before, namespaces) {
-			if n := w.Config + "/" + w.ConfigName; !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-		return names, nil
+		return check.ConfigRefs(conform.ChartWebhooks(live, rendered, k.before, namespaces)), nil
 	})
 }
 
