@@ -76,8 +76,9 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	}
 	steps.Add(k.namespace()...)
 	steps.Add(k.seeBefore(), k.forgetWebhooksAtEnd(), env.PushRepo(name, k.files), env.CreateApp(k.application()))
-	steps.Add(k.syncs("on " + from)...)
+	// the render first: its hooks tell a sync held by one (heldByHook)
 	steps.Add(k.render(&k.renderFrom, "render-"+from+".yaml"), k.finalizersAtEnd())
+	steps.Add(k.syncs("on " + from)...)
 	steps.Add(k.deletion(from, &k.delFrom)...)
 	steps.Add(k.release(&k.delFrom, from))
 	steps.Add(k.namespaceAgain()...)
@@ -427,13 +428,22 @@ func (k *cell) render(dst **argocd.Render, file string) step.Step {
 		if repro.Planning(ctx) {
 			return nil
 		}
-		r, err := check.AppManifests(ctx, k.app.Name())
+		// the API server knows an Application created a moment ago once its
+		// informer has seen it: a failed ask is asked again for a while
+		var r *argocd.Render
+		err := assert.Eventually(ctx, "the render", assert.Intervals.HoldShort, func(ctx context.Context) (bool, string, error) {
+			var err error
+			if r, err = check.AppManifests(ctx, k.app.Name()); err != nil {
+				return false, err.Error(), nil
+			}
+			return true, "rendered", nil
+		})
 		if err != nil {
 			return assert.Unknown(err)
 		}
 		*dst = r
 		lifecycle.CellFrom(ctx).WriteEvidence(file, manifest(r.Objects))
-		lifecycle.Note(ctx, "argocd %s renders %d objects (%s source, revision %s)", lifecycle.From(ctx).ArgoCD, len(r.Objects), r.SourceType, clip(r.Revision, 12))
+		lifecycle.Note(ctx, "argocd %s renders %d objects%s", lifecycle.From(ctx).ArgoCD, len(r.Objects), sourceOf(r))
 		return nil
 	})
 }
@@ -506,4 +516,19 @@ func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
 // reads is a step of the cell that only reads, named what.
 func reads(what string, action func(ctx context.Context) error) step.Step {
 	return step.Look(what, assert.Step(what, action))
+}
+
+// sourceOf says what the API server said of a render's source, if anything.
+func sourceOf(r *argocd.Render) string {
+	var parts []string
+	if r.SourceType != "" {
+		parts = append(parts, r.SourceType+" source")
+	}
+	if r.Revision != "" {
+		parts = append(parts, "revision "+clip(r.Revision, 12))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
