@@ -162,7 +162,8 @@ func (k *cell) release(d *Deletion, on string) step.Step {
 				continue // gone since, or unreadable: the cleanup deletes what is left
 			}
 			for _, f := range live.GetFinalizers() {
-				steps = append(steps, env.RemoveFinalizer(o, f))
+				// one taken off can let the object go, and its other finalizers with it
+				steps = append(steps, env.If(check.FinalizerPending(o, f), "finalizer "+f+" still holding "+o.Name, env.RemoveFinalizer(o, f)))
 			}
 		}
 		steps = append(steps, assert.That("application "+name+" gone", assert.Intervals.Sync, check.AppGone(name)))
