@@ -93,7 +93,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		env.ObserveWithin("the sync on "+to+" completed, or held by a hook", assert.Intervals.Install, k.settled()),
 		env.ObserveWithin("application "+name+" Synced on "+to+" after the sync", assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)),
 		env.ObserveWithin("application "+name+"'s health settled on "+to+" after the sync (not Progressing)", assert.Intervals.Rollout, k.healthSettled()),
-		k.read("on "+to+" after a sync", &k.synced))
+		k.read("on "+to+" after a sync", &k.synced), env.Snapshot("on-"+to))
 	steps.Add(k.deletion(to, &k.delTo)...)
 	return steps.Add(assert.Graded("application "+name+" through the upgrade "+from+" -> "+to, k.grade), k.release(&k.delTo, to)).Scenario()
 }

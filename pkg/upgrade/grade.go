@@ -100,7 +100,9 @@ func Grade(r Reading) (report.Outcome, string) {
 	return report.Safe, fmt.Sprintf("%s -> %s: the same render, the same sync, health and hooks after a hard refresh and a sync; the cascading deletion goes through on both%s", r.From, r.To, note)
 }
 
-// problems are what is wrong in a state after a sync.
+// problems are what is wrong in a state after a sync, one line a
+// resource where a resource is at fault (so that one more of them on TO
+// tells from those already so on FROM).
 func problems(s State) []string {
 	var out []string
 	switch s.Phase {
@@ -109,8 +111,22 @@ func problems(s State) []string {
 	case "Running", "Terminating":
 		out = append(out, "the sync is still "+s.Phase+" (held)"+messageOf(s.Message))
 	}
-	if s.Sync != "Synced" {
-		out = append(out, fmt.Sprintf("%s after the sync: %s", orNone(s.Sync), orNone(strings.Join(s.OutOfSync, ", "))))
+	switch {
+	case s.Sync != "Synced" && len(s.OutOfSync) == 0:
+		out = append(out, orNone(s.Sync)+" after the sync")
+	case s.Sync != "Synced":
+		for _, r := range s.OutOfSync {
+			out = append(out, "OutOfSync after the sync: "+r)
+		}
+	}
+	switch s.Health {
+	case "Degraded", "Missing", "Unknown":
+		out = append(out, "health "+s.Health)
+	}
+	for _, r := range s.Unhealthy {
+		if !strings.Contains(r, ": Progressing") {
+			out = append(out, "not Healthy: "+r)
+		}
 	}
 	return out
 }

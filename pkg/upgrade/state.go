@@ -18,6 +18,8 @@ type State struct {
 	Phase, Message string
 	// OutOfSync are the resources the Application shows OutOfSync.
 	OutOfSync []string
+	// Unhealthy are the resources whose health is not Healthy (with it).
+	Unhealthy []string
 	// Hooks are the hooks in the last operation's result, with how each ended.
 	Hooks []Hook
 	// Conditions are the Application's conditions (type: message).
@@ -43,8 +45,12 @@ func (h Hook) String() string {
 func StateOf(app *v1alpha1.Application, release string) State {
 	s := State{Release: release, Sync: string(app.Status.Sync.Status), Health: string(app.Status.Health.Status)}
 	for _, r := range app.Status.Resources {
+		ref := resourceRef(r.Group, r.Kind, r.Namespace, r.Name)
 		if r.Status == v1alpha1.SyncStatusCodeOutOfSync {
-			s.OutOfSync = append(s.OutOfSync, resourceRef(r.Group, r.Kind, r.Namespace, r.Name))
+			s.OutOfSync = append(s.OutOfSync, ref)
+		}
+		if h := r.Health; h != nil && h.Status != "" && h.Status != "Healthy" {
+			s.Unhealthy = append(s.Unhealthy, ref+": "+string(h.Status)+messageOf(clip(h.Message, 120)))
 		}
 	}
 	for _, c := range app.Status.Conditions {
@@ -82,6 +88,7 @@ func (s State) Lines() []string {
 		"sync " + orNone(s.Sync) + ", health " + orNone(s.Health),
 		"operation " + orNone(s.Phase) + messageOf(s.Message),
 		"OutOfSync: " + orNone(strings.Join(s.OutOfSync, ", ")),
+		"not Healthy: " + orNone(strings.Join(s.Unhealthy, ", ")),
 	}
 	var hooks []string
 	for _, h := range s.Hooks {
@@ -126,6 +133,9 @@ func Differences(a, b State) []string {
 	}
 	if x, y := strings.Join(a.OutOfSync, ", "), strings.Join(b.OutOfSync, ", "); x != y {
 		out = append(out, fmt.Sprintf("OutOfSync %s -> %s", orNone(x), orNone(y)))
+	}
+	if x, y := strings.Join(a.Unhealthy, ", "), strings.Join(b.Unhealthy, ", "); x != y {
+		out = append(out, fmt.Sprintf("not Healthy %s -> %s", orNone(x), orNone(y)))
 	}
 	ha, hb := hookPhases(a.Hooks), hookPhases(b.Hooks)
 	for _, ref := range slices.Sorted(func(yield func(string) bool) {
