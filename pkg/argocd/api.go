@@ -101,3 +101,93 @@ func (a API) Manifests(ctx context.Context, app string) (*Render, error) {
 	}
 	return r, nil
 }
+
+// Resource is one resource of an Application as ArgoCD's API server
+// shows it: its health (kept out of the Application's status from 3.0),
+// and for a managed one its target and live states as ArgoCD diffs them.
+type Resource struct {
+	Group, Kind, Namespace, Name string
+	Health, HealthMessage        string
+	// Target and Live are the desired and the normalized live state (JSON
+	// objects; nil where there is none).
+	Target, Live map[string]any
+}
+
+// Ref names the resource: group/kind namespace/name (the group left out
+// for the core API).
+func (r Resource) Ref() string {
+	kind, name := r.Kind, r.Name
+	if r.Group != "" {
+		kind = r.Group + "/" + kind
+	}
+	if r.Namespace != "" {
+		name = r.Namespace + "/" + name
+	}
+	return kind + " " + name
+}
+
+// Resources are the Application's resources: their health from its
+// resource tree, their states from its managed resources.
+func (a API) Resources(ctx context.Context, app string) ([]Resource, error) {
+	type ref struct {
+		Group     string `json:"group"`
+		Kind      string `json:"kind"`
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+	}
+	var tree struct {
+		Nodes []struct {
+			ref
+			Health *struct{ Status, Message string } `json:"health"`
+		} `json:"nodes"`
+	}
+	base := "/api/v1/applications/" + url.PathEscape(app)
+	if err := a.get(ctx, base+"/resource-tree", &tree); err != nil {
+		return nil, err
+	}
+	var managed struct {
+		Items []struct {
+			ref
+			TargetState         string `json:"targetState"`
+			NormalizedLiveState string `json:"normalizedLiveState"`
+		} `json:"items"`
+	}
+	if err := a.get(ctx, base+"/managed-resources", &managed); err != nil {
+		return nil, err
+	}
+	byRef := map[ref]*Resource{}
+	var out []*Resource
+	at := func(k ref) *Resource {
+		if r, ok := byRef[k]; ok {
+			return r
+		}
+		r := &Resource{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}
+		byRef[k] = r
+		out = append(out, r)
+		return r
+	}
+	for _, n := range managed.Items {
+		r := at(n.ref)
+		r.Target, r.Live = object(n.TargetState), object(n.NormalizedLiveState)
+	}
+	for _, n := range tree.Nodes {
+		if _, managed := byRef[n.ref]; managed && n.Health != nil {
+			r := at(n.ref)
+			r.Health, r.HealthMessage = n.Health.Status, n.Health.Message
+		}
+	}
+	res := make([]Resource, len(out))
+	for i, r := range out {
+		res[i] = *r
+	}
+	return res, nil
+}
+
+// object is a JSON object, nil for "", "null" or anything else.
+func object(s string) map[string]any {
+	var m map[string]any
+	if json.Unmarshal([]byte(s), &m) != nil {
+		return nil
+	}
+	return m
+}

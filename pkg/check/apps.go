@@ -61,3 +61,9 @@ func App(ctx context.Context, name string) (*v1alpha1.Application, error) {
 func AppManifests(ctx context.Context, name string) (*argocd.Render, error) {
 	return argocd.API{Kube: lifecycle.From(ctx).Kube}.Manifests(ctx, name)
 }
+
+// AppResources are the Application's resources as ArgoCD's API server
+// shows them: health, and target and live state.
+func AppResources(ctx context.Context, name string) ([]argocd.Resource, error) {
+	return argocd.API{Kube: lifecycle.From(ctx).Kube}.Resources(ctx, name)
+}

@@ -417,6 +417,13 @@ func (k *cell) read(when string, dst **State) step.Step {
 			return assert.Unknown(err)
 		}
 		s := StateOf(app, lifecycle.From(ctx).ArgoCD.String())
+		// the resources' health (out of the Application's status from 3.0)
+		// and, for those OutOfSync, which fields differ
+		resources, err := check.AppResources(ctx, k.app.Name())
+		if err != nil {
+			return assert.Unknown(err)
+		}
+		s.Explain(resources)
 		*dst = &s
 		lifecycle.Note(ctx, "%s: %s", when, s)
 		return nil

@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+
+	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/conform"
 )
 
 // State is what an Application shows at one point of the check: the
@@ -20,6 +23,9 @@ type State struct {
 	OutOfSync []string
 	// Unhealthy are the resources whose health is not Healthy (with it).
 	Unhealthy []string
+	// Drift says, of each resource OutOfSync, the fields of its target the
+	// live object lacks or holds otherwise (as ArgoCD normalizes it).
+	Drift []string
 	// Hooks are the hooks in the last operation's result, with how each ended.
 	Hooks []Hook
 	// Conditions are the Application's conditions (type: message).
@@ -81,6 +87,39 @@ func resourceRef(group, kind, namespace, name string) string {
 	return kind + " " + name
 }
 
+// Explain adds what ArgoCD's API server shows of the resources: their
+// health (the Application's status holds none from 3.0) and, for each
+// OutOfSync, the fields that differ.
+func (s *State) Explain(resources []argocd.Resource) {
+	s.Unhealthy = nil
+	for _, r := range resources {
+		ref := resourceRef(r.Group, r.Kind, r.Namespace, r.Name)
+		if r.Health != "" && r.Health != "Healthy" {
+			s.Unhealthy = append(s.Unhealthy, ref+": "+r.Health+messageOf(clip(r.HealthMessage, 120)))
+		}
+		if !slices.Contains(s.OutOfSync, ref) {
+			continue
+		}
+		switch {
+		case r.Target == nil:
+			s.Drift = append(s.Drift, ref+": not in the render (to prune)")
+		case r.Live == nil:
+			s.Drift = append(s.Drift, ref+": not in the cluster")
+		default:
+			dropped, differ := conform.Diff(r.Target, r.Live)
+			s.Drift = append(s.Drift, fmt.Sprintf("%s: differ %s; missing %s", ref, orNone(strings.Join(first(differ, 6), " ")), orNone(strings.Join(first(dropped, 6), " "))))
+		}
+	}
+}
+
+// first is at most n of items, saying how many more there are.
+func first(items []string, n int) []string {
+	if len(items) <= n {
+		return items
+	}
+	return append(slices.Clone(items[:n]), fmt.Sprintf("(and %d more)", len(items)-n))
+}
+
 // Lines are the state, one fact a line, as the report and evidence show it.
 func (s State) Lines() []string {
 	out := []string{
@@ -89,6 +128,9 @@ func (s State) Lines() []string {
 		"operation " + orNone(s.Phase) + messageOf(s.Message),
 		"OutOfSync: " + orNone(strings.Join(s.OutOfSync, ", ")),
 		"not Healthy: " + orNone(strings.Join(s.Unhealthy, ", ")),
+	}
+	if len(s.Drift) > 0 {
+		out = append(out, "OutOfSync fields: "+strings.Join(s.Drift, "; "))
 	}
 	var hooks []string
 	for _, h := range s.Hooks {

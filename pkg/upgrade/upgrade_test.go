@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
@@ -177,5 +178,21 @@ func TestCellSteps(t *testing.T) {
 	}
 	if want := "application chart-dir through the upgrade"; !strings.Contains(names[len(names)-2], want) {
 		t.Errorf("the verdict %q is not the last look:\n%s", names[len(names)-2], all)
+	}
+}
+
+func TestExplain(t *testing.T) {
+	s := State{OutOfSync: []string{"admissionregistration.k8s.io/ValidatingWebhookConfiguration v"}}
+	s.Explain([]argocd.Resource{
+		{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration", Name: "v", Health: "Healthy",
+			Target: map[string]any{"webhooks": []any{map[string]any{"name": "w", "rules": []any{"a"}}}},
+			Live:   map[string]any{"webhooks": []any{map[string]any{"name": "w", "rules": []any{"b"}}}}},
+		{Group: "apps", Kind: "Deployment", Namespace: "ns", Name: "d", Health: "Degraded", HealthMessage: "progress deadline exceeded"},
+	})
+	if got, want := strings.Join(s.Unhealthy, "|"), "apps/Deployment ns/d: Degraded (progress deadline exceeded)"; got != want {
+		t.Errorf("Unhealthy %q, want %q", got, want)
+	}
+	if got, want := strings.Join(s.Drift, "|"), "admissionregistration.k8s.io/ValidatingWebhookConfiguration v: differ .webhooks[0].rules[0]; missing none"; got != want {
+		t.Errorf("Drift %q, want %q", got, want)
 	}
 }
