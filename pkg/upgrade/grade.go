@@ -31,12 +31,13 @@ type Reading struct {
 }
 
 // Grade is the verdict: ERROR when the Application did not sync on FROM
-// (nothing to compare with); BROKEN when on TO a sync fails or stays held, the
-// Application stays OutOfSync, a hook that ran on FROM is skipped or fails,
-// or the cascading deletion is held, each unless FROM was so already;
-// CHANGED when the render, what ArgoCD shows, or what the deletion did
-// changed; SAFE otherwise. The reason lists
-// what was seen; what was already wrong on FROM is said too.
+// (nothing to compare with); BROKEN when on TO a sync fails or stays held,
+// the Application stays OutOfSync or is not Healthy, a hook that succeeded
+// on FROM is skipped or fails, or the cascading deletion is held (each
+// saying whether it was already so on FROM: an upgrade that leaves an
+// Application broken is not safe for it, whoever broke it); CHANGED when the
+// render, what ArgoCD shows, or what the deletion did changed; SAFE
+// otherwise.
 func Grade(r Reading) (report.Outcome, string) {
 	switch r.OnFrom.Phase {
 	case "", "Failed", "Error":
@@ -45,27 +46,25 @@ func Grade(r Reading) (report.Outcome, string) {
 			r.From, orNone(r.OnFrom.Phase), messageOf(r.OnFrom.Message))
 	}
 	before := problems(r.OnFrom)
-	var broken, already []string
+	var broken []string
+	already := " (already so on " + r.From + ")"
 	for _, p := range problems(r.Synced) {
 		if slices.Contains(before, p) {
-			already = append(already, p)
-		} else {
-			broken = append(broken, p)
+			p += already
 		}
+		broken = append(broken, p)
 	}
 	broken = append(broken, hookRegressions(r.OnFrom, r.Synced, r.Hooks)...)
-	switch {
-	case !r.DelTo.Gone && r.DelFrom.Gone:
-		broken = append(broken, "the cascading deletion was held: "+r.DelTo.Held)
-	case !r.DelTo.Gone:
-		already = append(already, "the cascading deletion was held: "+r.DelFrom.Held)
+	if !r.DelTo.Gone {
+		p := "the cascading deletion was held: " + r.DelTo.Held
+		if !r.DelFrom.Gone {
+			p += already
+		}
+		broken = append(broken, p)
 	}
 	note := ""
-	if len(already) > 0 {
-		note = "; already so on " + r.From + ": " + strings.Join(already, "; ")
-	}
 	if r.DelTo.Gone && r.DelTo.Left != "" {
-		note += "; the cascade left: " + r.DelTo.Left
+		note = "; the cascade left: " + r.DelTo.Left
 	}
 	if len(broken) > 0 {
 		return report.Broken, fmt.Sprintf("on %s: %s%s", r.To, strings.Join(broken, "; "), note)
