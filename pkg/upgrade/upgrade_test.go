@@ -70,7 +70,7 @@ func TestGrade(t *testing.T) {
 			report.Changed, `ConfigMap ns/x: .data.k: "1" -> "2"`},
 		{"held before, released after", Reading{From: "v2.14.3", To: "v2.14.4", OnFrom: held, Refreshed: synced("v2.14.4", job), Synced: synced("v2.14.4", job), Hooks: []string{job.Ref}, DelFrom: gone, DelTo: gone},
 			report.Changed, "operation Running -> Succeeded"},
-		{"held on both (kyverno v2.14.3 -> v2.14.4, run 20261127-064308)", Reading{From: "v2.14.3", To: "v2.14.4", OnFrom: held, Refreshed: held, Synced: held, Hooks: []string{job.Ref}, DelFrom: heldBy("post-delete"), DelTo: heldBy("post-delete")},
+		{"held on both (kyverno v2.14.3 -> v2.14.4, run 20261127-064304)", Reading{From: "v2.14.3", To: "v2.14.4", OnFrom: held, Refreshed: held, Synced: held, Hooks: []string{job.Ref}, DelFrom: heldBy("post-delete"), DelTo: heldBy("post-delete")},
 			report.Broken, "on v2.14.4: the sync is still Running (held) (already so on v2.14.3)"},
 		{"held after", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: held, Hooks: []string{job.Ref}, DelFrom: gone, DelTo: gone},
 			report.Broken, "the sync is still Running (held)"},
