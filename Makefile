@@ -154,13 +154,15 @@ conform-smoke: $(E2E) ## make conform on the suite's clean chart (fixtures/chart
 	$(RUN_E2E) -test.run TestConform -chart fixtures/charts/conform-clean -namespace conform-clean -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES) -mode $(MODE) $(PULL) \
 	  -cluster $(CLUSTER) $(KEEP_FLAG) -command "make conform-smoke"
 
+# make upgrade-check: EXPECT_WHY says where EXPECT's verdicts come from
+EXPECT_WHY ?=
 # make upgrade-check: the Applications (a YAML file or directory; default: the seed charts as the
 # suite installs them, written under UPGRADE_APPS by bin/conformance upgrade-check apps), and the
 # argocd-cm settings they run with (a ConfigMap manifest or a map of its data)
 APPS ?=
 ARGOCD_CM ?=
 UPGRADE = -upgrade-from "$(FROM)" -upgrade-to "$(TO)" -upgrade-images "$(IMAGES)" -upgrade-image-recipes "$(IMAGE_RECIPES)" \
-  -upgrade-argocd-cm "$(ARGOCD_CM)" -upgrade-expect "$(EXPECT)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
+  -upgrade-argocd-cm "$(ARGOCD_CM)" -upgrade-expect "$(EXPECT)" -upgrade-expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
 
 upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [ARGOCD_CM=file] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
 	@test -n "$(FROM)" && test -n "$(TO)" || { echo "make upgrade-check: FROM= and TO= name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1); APPS= your Applications (default: the seed charts)"; exit 2; }
@@ -173,6 +175,17 @@ UPGRADE_SMOKE_TO ?= v2.14.21
 
 upgrade-check-smoke: $(CLI) ## make upgrade-check on the suite's clean chart as a team's exported Application (suites/upgrade-check/smoke-apps.yaml), SMOKE_ARGOCD -> UPGRADE_SMOKE_TO: it must come through SAFE (about 6 minutes)
 	@$(MAKE) --no-print-directory upgrade-check FROM=$(SMOKE_ARGOCD) TO=$(UPGRADE_SMOKE_TO) APPS=suites/upgrade-check/smoke-apps.yaml KUBERNETES=$(SMOKE_KUBERNETES)
+
+# make upgrade-check-validate: the known answers, each a make upgrade-check run with its measured
+# verdicts as expectations (docs/upgrade-check.md says where each was measured)
+LONGNAME_APP := gitops-conformance-applicationset-generated-kruise-cluster-east-01
+KNOWN := docs/upgrade-check.md, known answers:
+
+upgrade-check-validate: $(CLI) ## make upgrade-check's known answers, one run each: argo-cd#27527's long-named Application v3.4.2 -> v3.4.3 (its deletion held, then through: CHANGED), the kyverno chart v2.14.3 -> v2.14.4 (held on both: BROKEN), the seed charts v3.4.7 -> v3.5.1
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.2 TO=v3.4.3 APPS=suites/upgrade-check/longname-apps.yaml \
+	  ARGOCD_CM=suites/upgrade-check/label-tracking.yaml EXPECT=$(LONGNAME_APP)=CHANGED EXPECT_WHY="$(KNOWN) argo-cd issue 27527"
+	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.3 TO=v2.14.4 ONLY=kyverno EXPECT=kyverno=BROKEN EXPECT_WHY="$(KNOWN) kyverno"
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.7 TO=v3.5.1 EXPECT=knative-serving=BROKEN EXPECT_WHY="$(KNOWN) seeds"
 
 # make conform-validate: only these validations of suites/conform.yaml; make upgrade-check-apps:
 # only these Applications of suites/upgrade-check.yaml (names, comma-separated)
