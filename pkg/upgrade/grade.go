@@ -45,14 +45,18 @@ func Grade(r Reading) (report.Outcome, string) {
 		return report.Error, fmt.Sprintf("could not tell: on %s the Application did not sync (operation %s%s): the check needs it working on FROM",
 			r.From, orNone(r.OnFrom.Phase), messageOf(r.OnFrom.Message))
 	}
-	before := problems(r.OnFrom)
+	var before []string
+	for _, p := range problems(r.OnFrom) {
+		before = append(before, p.what)
+	}
 	var broken []string
 	already := " (already so on " + r.From + ")"
 	for _, p := range problems(r.Synced) {
-		if slices.Contains(before, p) {
-			p += already
+		line := p.what + p.detail
+		if slices.Contains(before, p.what) {
+			line += already
 		}
-		broken = append(broken, p)
+		broken = append(broken, line)
 	}
 	broken = append(broken, hookRegressions(r.OnFrom, r.Synced, r.Hooks)...)
 	if !r.DelTo.Gone {
@@ -99,32 +103,41 @@ func Grade(r Reading) (report.Outcome, string) {
 	return report.Safe, fmt.Sprintf("%s -> %s: the same render, the same sync, health and hooks after a hard refresh and a sync; the cascading deletion goes through on both%s", r.From, r.To, note)
 }
 
-// problems are what is wrong in a state after a sync, one line a
-// resource where a resource is at fault (so that one more of them on TO
-// tells from those already so on FROM).
-func problems(s State) []string {
-	var out []string
+// problem is one thing wrong in a state: what (compared between the two
+// releases) and its detail (a message that may differ while the problem is
+// the same).
+type problem struct{ what, detail string }
+
+// problems are what is wrong in a state after a sync, one a resource where
+// a resource is at fault (so that one more of them on TO tells from those
+// already so on FROM).
+func problems(s State) []problem {
+	var out []problem
 	switch s.Phase {
 	case "Failed", "Error":
-		out = append(out, "the sync ended "+s.Phase+messageOf(s.Message))
+		out = append(out, problem{"the sync ended " + s.Phase, messageOf(s.Message)})
 	case "Running", "Terminating":
-		out = append(out, "the sync is still "+s.Phase+" (held)"+messageOf(s.Message))
+		out = append(out, problem{"the sync is still " + s.Phase + " (held)", messageOf(s.Message)})
 	}
 	switch {
 	case s.Sync != "Synced" && len(s.OutOfSync) == 0:
-		out = append(out, orNone(s.Sync)+" after the sync")
+		out = append(out, problem{orNone(s.Sync) + " after the sync", ""})
 	case s.Sync != "Synced":
 		for _, r := range s.OutOfSync {
-			out = append(out, "OutOfSync after the sync: "+r)
+			out = append(out, problem{"OutOfSync after the sync: " + r, ""})
 		}
 	}
 	switch s.Health {
 	case "Degraded", "Missing", "Unknown":
-		out = append(out, "health "+s.Health)
+		out = append(out, problem{"health " + s.Health, ""})
 	}
 	for _, r := range s.Unhealthy {
 		if !strings.Contains(r, ": Progressing") {
-			out = append(out, "not Healthy: "+r)
+			what, detail, _ := strings.Cut(r, " (")
+			if detail != "" {
+				detail = " (" + detail
+			}
+			out = append(out, problem{"not Healthy: " + what, detail})
 		}
 	}
 	return out

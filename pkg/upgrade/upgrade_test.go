@@ -51,6 +51,11 @@ func synced(release string, hooks ...Hook) State {
 
 var gone = Deletion{Read: true, Gone: true}
 
+// heldSaying is a sync held on its hook, with the operation's message.
+func heldSaying(message string) State {
+	return State{Release: "v2.14.4", Sync: "Synced", Health: "Healthy", Phase: "Running", Message: message}
+}
+
 func heldBy(why string) Deletion { return Deletion{Read: true, Held: why} }
 
 func TestGrade(t *testing.T) {
@@ -70,8 +75,8 @@ func TestGrade(t *testing.T) {
 			report.Changed, `ConfigMap ns/x: .data.k: "1" -> "2"`},
 		{"held before, released after", Reading{From: "v2.14.3", To: "v2.14.4", OnFrom: held, Refreshed: synced("v2.14.4", job), Synced: synced("v2.14.4", job), Hooks: []string{job.Ref}, DelFrom: gone, DelTo: gone},
 			report.Changed, "operation Running -> Succeeded"},
-		{"held on both (kyverno v2.14.3 -> v2.14.4, run 20261127-064304)", Reading{From: "v2.14.3", To: "v2.14.4", OnFrom: held, Refreshed: held, Synced: held, Hooks: []string{job.Ref}, DelFrom: heldBy("post-delete"), DelTo: heldBy("post-delete")},
-			report.Broken, "on v2.14.4: the sync is still Running (held) (already so on v2.14.3)"},
+		{"held on both (kyverno v2.14.3 -> v2.14.4, runs 20261127-064304, 20261127-071427)", Reading{From: "v2.14.3", To: "v2.14.4", OnFrom: held, Refreshed: held, Synced: heldSaying("waiting for deletion of batch/Job/kyverno-clean-reports"), Hooks: []string{job.Ref}, DelFrom: heldBy("post-delete"), DelTo: heldBy("post-delete")},
+			report.Broken, "on v2.14.4: the sync is still Running (held) (waiting for deletion of batch/Job/kyverno-clean-reports) (already so on v2.14.3)"},
 		{"held after", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: held, Hooks: []string{job.Ref}, DelFrom: gone, DelTo: gone},
 			report.Broken, "the sync is still Running (held)"},
 		{"a hook skipped", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: synced("b"), Hooks: []string{job.Ref}, DelFrom: gone, DelTo: gone},
