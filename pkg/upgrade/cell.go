@@ -3,6 +3,7 @@ package upgrade
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -481,6 +482,22 @@ type Deletion struct {
 	Gone        bool
 	Held, Left  string
 	Terminating []env.Object
+	// LeftKinds are the kinds of what was left, one an object.
+	LeftKinds []string
+}
+
+// LeftSummary is what the cascade left, counted by kind ("" for nothing):
+// the reason's short form of Left.
+func (d Deletion) LeftSummary() string {
+	counts := map[string]int{}
+	for _, k := range d.LeftKinds {
+		counts[k]++
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // readDeletion records into dst whether the Application went, what kept it
@@ -510,7 +527,12 @@ func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
 			}
 			for _, ref := range r.Refs() {
 				o := env.Object{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
-				if live, err := check.Get(ctx, o); err == nil && live.GetDeletionTimestamp() != nil && len(live.GetFinalizers()) > 0 {
+				live, err := check.Get(ctx, o)
+				if err != nil {
+					continue // gone (Remains read them all just now: an error there stopped it)
+				}
+				d.LeftKinds = append(d.LeftKinds, ref.Kind)
+				if live.GetDeletionTimestamp() != nil && len(live.GetFinalizers()) > 0 {
 					d.Terminating = append(d.Terminating, o)
 				}
 			}

@@ -67,8 +67,8 @@ func Grade(r Reading) (report.Outcome, string) {
 		broken = append(broken, p)
 	}
 	note := ""
-	if r.DelTo.Gone && r.DelTo.Left != "" {
-		note = "; the cascade left: " + r.DelTo.Left
+	if left := r.DelTo.LeftSummary(); r.DelTo.Gone && left != "" {
+		note = "; the cascade left " + left + " (states.md)"
 	}
 	if len(broken) > 0 {
 		return report.Broken, fmt.Sprintf("on %s: %s%s", r.To, strings.Join(broken, "; "), note)
@@ -94,8 +94,8 @@ func Grade(r Reading) (report.Outcome, string) {
 	switch {
 	case !r.DelFrom.Gone && r.DelTo.Gone:
 		changed = append(changed, fmt.Sprintf("the cascading deletion, held on %s (%s), goes through on %s", r.From, r.DelFrom.Held, r.To))
-	case r.DelFrom.Gone && r.DelTo.Gone && r.DelFrom.Left != r.DelTo.Left:
-		changed = append(changed, fmt.Sprintf("what the cascading deletion left: %s -> %s", orNone(r.DelFrom.Left), orNone(r.DelTo.Left)))
+	case r.DelFrom.Gone && r.DelTo.Gone && r.DelFrom.LeftSummary() != r.DelTo.LeftSummary():
+		changed = append(changed, fmt.Sprintf("what the cascading deletion left: %s -> %s", orNone(r.DelFrom.LeftSummary()), orNone(r.DelTo.LeftSummary())))
 	}
 	if len(changed) > 0 {
 		return report.Changed, fmt.Sprintf("%s -> %s: %s%s", r.From, r.To, strings.Join(changed, "; "), note)
