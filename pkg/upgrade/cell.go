@@ -420,9 +420,12 @@ func (k *cell) read(when string, dst **State) step.Step {
 		s := StateOf(app, lifecycle.From(ctx).ArgoCD.String())
 		// the resources' health (out of the Application's status from 3.0)
 		// and, for those OutOfSync, which fields differ
-		resources, err := check.AppResources(ctx, k.app.Name())
-		if err != nil {
-			return assert.Unknown(err)
+		var resources []argocd.Resource
+		if err := asked(ctx, "the application's resources", func(ctx context.Context) (err error) {
+			resources, err = check.AppResources(ctx, k.app.Name())
+			return err
+		}); err != nil {
+			return err
 		}
 		s.Explain(resources)
 		*dst = &s
@@ -437,18 +440,12 @@ func (k *cell) render(dst **argocd.Render, file string) step.Step {
 		if repro.Planning(ctx) {
 			return nil
 		}
-		// the API server knows an Application created a moment ago once its
-		// informer has seen it: a failed ask is asked again for a while
 		var r *argocd.Render
-		err := assert.Eventually(ctx, "the render", assert.Intervals.HoldShort, func(ctx context.Context) (bool, string, error) {
-			var err error
-			if r, err = check.AppManifests(ctx, k.app.Name()); err != nil {
-				return false, err.Error(), nil
-			}
-			return true, "rendered", nil
-		})
-		if err != nil {
-			return assert.Unknown(err)
+		if err := asked(ctx, "the render", func(ctx context.Context) (err error) {
+			r, err = check.AppManifests(ctx, k.app.Name())
+			return err
+		}); err != nil {
+			return err
 		}
 		*dst = r
 		lifecycle.CellFrom(ctx).WriteEvidence(file, manifest(r.Objects))
@@ -541,6 +538,24 @@ func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
 		lifecycle.Note(ctx, "the cascading deletion on %s: gone: %v; held: %s; left: %s", on, d.Gone, orNone(d.Held), orNone(d.Left))
 		return nil
 	})
+}
+
+// asked asks ArgoCD's API server with ask, again for a while when it
+// fails: it knows an Application created a moment ago once its informer
+// has seen it, and answers 500 while an upgrade's new release warms up
+// (run 20261127-075606: managed-resources "unknown" after the hard refresh).
+// Still failing, it is a read that could not tell.
+func asked(ctx context.Context, what string, ask func(ctx context.Context) error) error {
+	err := assert.Eventually(ctx, what, assert.Intervals.Hold, func(ctx context.Context) (bool, string, error) {
+		if err := ask(ctx); err != nil {
+			return false, err.Error(), nil
+		}
+		return true, "answered", nil
+	})
+	if err != nil {
+		return assert.Unknown(err)
+	}
+	return nil
 }
 
 // reads is a step of the cell that only reads, named what.
