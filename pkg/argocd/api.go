@@ -60,6 +60,9 @@ func (a API) get(ctx context.Context, p string, v any) error {
 	}
 	out, err := a.Kube.Request(ctx, "GET", proxy(p), nil, map[string]string{"Cookie": "argocd.token=" + token})
 	if err != nil {
+		if len(out) > 0 { // ArgoCD's own error, which the proxy's status hides
+			return fmt.Errorf("argocd API %s: %w: %.300s", p, err, out)
+		}
 		return fmt.Errorf("argocd API %s: %w", p, err)
 	}
 	if err := json.Unmarshal(out, v); err != nil {

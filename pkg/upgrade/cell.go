@@ -420,14 +420,20 @@ func (k *cell) read(when string, dst **State) step.Step {
 		s := StateOf(app, lifecycle.From(ctx).ArgoCD.String())
 		// the resources' health (out of the Application's status from 3.0)
 		// and, for those OutOfSync, which fields differ
+		// which they are is the explanation, not the verdict (the
+		// Application's own health and sync status are): an API server that
+		// will not say, as v2.14.21's managed-resources answered 500 after
+		// the upgrade (runs 20261127-075606, 20261127-080100), leaves it
+		// unexplained and says so
 		var resources []argocd.Resource
 		if err := asked(ctx, "the application's resources", func(ctx context.Context) (err error) {
 			resources, err = check.AppResources(ctx, k.app.Name())
 			return err
 		}); err != nil {
-			return err
+			s.Unexplained = err.Error()
+		} else {
+			s.Explain(resources)
 		}
-		s.Explain(resources)
 		*dst = &s
 		lifecycle.Note(ctx, "%s: %s", when, s)
 		return nil

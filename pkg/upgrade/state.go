@@ -26,6 +26,9 @@ type State struct {
 	// Drift says, of each resource OutOfSync, the fields of its target the
 	// live object lacks or holds otherwise (as ArgoCD normalizes it).
 	Drift []string
+	// Unexplained says why Unhealthy and Drift could not be read from
+	// ArgoCD's API server ("" when they were).
+	Unexplained string
 	// Hooks are the hooks in the last operation's result, with how each ended.
 	Hooks []Hook
 	// Conditions are the Application's conditions (type: message).
@@ -131,6 +134,9 @@ func (s State) Lines() []string {
 	}
 	if len(s.Drift) > 0 {
 		out = append(out, "OutOfSync fields: "+strings.Join(s.Drift, "; "))
+	}
+	if s.Unexplained != "" {
+		out = append(out, "resources' health and fields: could not tell: "+clip(s.Unexplained, 300))
 	}
 	var hooks []string
 	for _, h := range s.Hooks {
