@@ -52,7 +52,7 @@ func LocalChart(src, name, version, base, cacheDir string) (*Chart, error) {
 		path = filepath.Join(base, path)
 	}
 	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("chart %q: %w", src, unwrapPath(err))
+		return nil, fmt.Errorf("chart %q: %w", src, UnwrapPath(err))
 	}
 	found, err := sources.Charts(path, searchDepth)
 	if err != nil {
@@ -72,7 +72,7 @@ func LocalChart(src, name, version, base, cacheDir string) (*Chart, error) {
 	return readChart(dir, how)
 }
 
-func unwrapPath(err error) error {
+func UnwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

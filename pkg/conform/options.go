@@ -145,7 +145,7 @@ func (o Options) Resolve(ctx context.Context, w Where) (*Spec, error) {
 	if o.Values != "" {
 		data, err := os.ReadFile(abs(repo, o.Values))
 		if err != nil {
-			return nil, fmt.Errorf("values %q: %w", o.Values, unwrapPath(err))
+			return nil, fmt.Errorf("values %q: %w", o.Values, UnwrapPath(err))
 		}
 		if err := yaml.Unmarshal(data, &values); err != nil {
 			return nil, fmt.Errorf("values %q: not a YAML map: %w", o.Values, err)
@@ -236,7 +236,7 @@ func labels(s string) (map[string]string, error) {
 func extra(dir, namespace string) (string, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
-		return "", unwrapPath(err)
+		return "", UnwrapPath(err)
 	}
 	if !st.IsDir() {
 		return "", errors.New("not a directory")

@@ -73,7 +73,7 @@ func (s Source) Kind() string {
 func ReadApps(path string) ([]*v1alpha1.Application, []string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("APPS %q: %w", path, unwrap(err))
+		return nil, nil, fmt.Errorf("APPS %q: %w", path, conform.UnwrapPath(err))
 	}
 	files := []string{path}
 	if info.IsDir() {
@@ -96,7 +96,7 @@ func ReadApps(path string) ([]*v1alpha1.Application, []string, error) {
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return nil, nil, fmt.Errorf("APPS %q: %w", f, unwrap(err))
+			return nil, nil, fmt.Errorf("APPS %q: %w", f, conform.UnwrapPath(err))
 		}
 		objs, err := kube.Decode(string(data))
 		if err != nil {
@@ -175,7 +175,7 @@ func (r Resolver) Resolve(app *v1alpha1.Application, file string) (Source, error
 	path := filepath.Join(repo, src.Path)
 	info, err := os.Stat(path)
 	if err != nil {
-		return Source{}, fmt.Errorf("application %s: source %s: %w", name, path, unwrap(err))
+		return Source{}, fmt.Errorf("application %s: source %s: %w", name, path, conform.UnwrapPath(err))
 	}
 	if !info.IsDir() || src.Chart != "" || isChart(path) {
 		c, err := conform.LocalChart(path, src.Chart, strings.TrimPrefix(src.TargetRevision, "v"), "", r.CacheDir)
@@ -253,13 +253,4 @@ func annotations(repo string, a *v1alpha1.Application) (images []string, recipes
 		return nil, nil, fmt.Errorf("application %s: annotation %s: %w", a.Name, RecipesAnnotation, err)
 	}
 	return matrix.ParseList(a.Annotations[ImagesAnnotation]), recipes, nil
-}
-
-func unwrap(err error) error {
-	var pe *fs.PathError
-	if e, ok := err.(*fs.PathError); ok {
-		pe = e
-		return pe.Err
-	}
-	return err
 }

@@ -41,6 +41,9 @@ type cell struct {
 	// the renders of FROM's and TO's repo servers, and how they differ
 	renderFrom, renderTo *argocd.Render
 	changes              []ObjectChange
+	// newest is the newest render as make conform reads a chart's, parsed
+	// once when read (heldByHook asks for its hooks at every look of a wait)
+	newest *conform.Rendered
 	// the cascading deletions on FROM and on TO
 	delFrom, delTo Deletion
 	// before are the webhook configurations there before the Application
@@ -314,27 +317,11 @@ func (k *cell) heldByHook() assert.Check {
 
 // hooks are the hooks of the newest render read.
 func (k *cell) hooks() []conform.Object {
-	r := k.parsed()
+	r := k.newest
 	if r == nil {
 		return nil
 	}
 	return r.Hooks()
-}
-
-// parsed is the newest render read, as make conform reads a chart's.
-func (k *cell) parsed() *conform.Rendered {
-	render := k.renderTo
-	if render == nil {
-		render = k.renderFrom
-	}
-	if render == nil {
-		return nil
-	}
-	r, err := conform.ParseRendered(manifest(render.Objects), k.app.Namespace())
-	if err != nil {
-		return nil
-	}
-	return r
 }
 
 // objects are both renders' objects.
@@ -356,14 +343,9 @@ func (k *cell) rendered(context.Context) (map[string]string, error) {
 // crds are the CRDs (plural.group) of the renders.
 func (k *cell) crds() []string {
 	var out []string
-	for _, r := range []*argocd.Render{k.renderFrom, k.renderTo} {
-		if r == nil {
-			continue
-		}
-		for _, o := range r.Objects {
-			if o.GetKind() == "CustomResourceDefinition" && !slices.Contains(out, o.GetName()) {
-				out = append(out, o.GetName())
-			}
+	for _, o := range k.objects() {
+		if o.GetKind() == "CustomResourceDefinition" && !slices.Contains(out, o.GetName()) {
+			out = append(out, o.GetName())
 		}
 	}
 	return out
@@ -419,8 +401,8 @@ func (k *cell) read(when string, dst **State) step.Step {
 		}
 		s := StateOf(app, lifecycle.From(ctx).ArgoCD.String())
 		// the resources' health (out of the Application's status from 3.0)
-		// and, for those OutOfSync, which fields differ
-		// which they are is the explanation, not the verdict (the
+		// and, for those OutOfSync, which fields differ: the explanation,
+		// not the verdict (the
 		// Application's own health and sync status are): an API server that
 		// will not say, as v2.14.21's managed-resources answered 500 after
 		// the upgrade (runs 20261127-075606, 20261127-080100), leaves it
@@ -454,6 +436,7 @@ func (k *cell) render(dst **argocd.Render, file string) step.Step {
 			return err
 		}
 		*dst = r
+		k.newest, _ = conform.ParseRendered(manifest(r.Objects), k.app.Namespace())
 		lifecycle.CellFrom(ctx).WriteEvidence(file, manifest(r.Objects))
 		lifecycle.Note(ctx, "argocd %s renders %d objects%s", lifecycle.From(ctx).ArgoCD, len(r.Objects), sourceOf(r))
 		return nil
@@ -520,7 +503,7 @@ func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
 		default:
 			d.Held = fmt.Sprintf("still there after %s, finalizers %s; %s", assert.Intervals.Rollout, orNone(strings.Join(app.Finalizers, ", ")), StateOf(app, on))
 		}
-		if r := k.parsed(); r != nil {
+		if r := k.newest; r != nil {
 			none, left, err := conform.Remains(r.Refs)(ctx)
 			if err != nil {
 				return err

@@ -171,7 +171,7 @@ func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 	}
 	r := Reading{From: k.from.String(), To: k.to.String(), OnFrom: *k.onFrom, Refreshed: *k.refreshed, Synced: *k.synced,
 		Changes: k.changes, DelFrom: k.delFrom, DelTo: k.delTo}
-	if p := k.parsed(); p != nil {
+	if p := k.newest; p != nil {
 		for _, h := range p.Hooks() {
 			if h.GetName() != "" {
 				r.Hooks = append(r.Hooks, resourceRef(h.GroupVersionKind().Group, h.GetKind(), h.GetNamespace(), h.GetName()))

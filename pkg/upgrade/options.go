@@ -150,7 +150,7 @@ func abs(base, p string) string {
 func argocdConfig(file string) (map[string]string, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil, unwrap(err)
+		return nil, conform.UnwrapPath(err)
 	}
 	var cm struct {
 		Kind string            `json:"kind"`

@@ -81,13 +81,7 @@ func StateOf(app *v1alpha1.Application, release string) State {
 }
 
 func resourceRef(group, kind, namespace, name string) string {
-	if group != "" {
-		kind = group + "/" + kind
-	}
-	if namespace != "" {
-		name = namespace + "/" + name
-	}
-	return kind + " " + name
+	return argocd.Resource{Group: group, Kind: kind, Namespace: namespace, Name: name}.Ref()
 }
 
 // Explain adds what ArgoCD's API server shows of the resources: their
@@ -96,7 +90,7 @@ func resourceRef(group, kind, namespace, name string) string {
 func (s *State) Explain(resources []argocd.Resource) {
 	s.Unhealthy = nil
 	for _, r := range resources {
-		ref := resourceRef(r.Group, r.Kind, r.Namespace, r.Name)
+		ref := r.Ref()
 		if r.Health != "" && r.Health != "Healthy" {
 			s.Unhealthy = append(s.Unhealthy, ref+": "+r.Health+messageOf(clip(r.HealthMessage, 120)))
 		}
