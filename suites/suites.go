@@ -6,6 +6,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
+	"github.com/gitops-conformance/suite/scenarios/guard"
 	"github.com/gitops-conformance/suite/scenarios/kargo"
 	"github.com/gitops-conformance/suite/scenarios/knative"
 	"github.com/gitops-conformance/suite/scenarios/kubeovn"
@@ -35,11 +36,12 @@ func Matrix() (*matrix.Data, error) {
 // Scenarios are the scenarios' code by name.
 func Scenarios() runner.Scenarios {
 	return runner.Scenarios{
-		"kargo-argocd":          {Feature: kargo.Feature, Variants: kargo.Variants},
-		"knative-argocd":        {Feature: knative.Feature, Variants: knative.Variants},
-		"kubeovn-argocd":        {Feature: kubeovn.Feature, Variants: kubeovn.Variants},
-		"kyverno-argocd":        {Feature: kyverno.Feature, Variants: kyverno.Variants},
-		"longname-hooks-argocd": {Feature: longname.Feature, Variants: longname.Variants},
-		"openkruise-webhook":    {Feature: openkruise.Feature, Variants: openkruise.Variants},
+		"kargo-argocd":            {Feature: kargo.Feature, Variants: kargo.Variants},
+		"knative-argocd":          {Feature: knative.Feature, Variants: knative.Variants},
+		"kubeovn-argocd":          {Feature: kubeovn.Feature, Variants: kubeovn.Variants},
+		"kyverno-argocd":          {Feature: kyverno.Feature, Variants: kyverno.Variants},
+		"longname-hooks-argocd":   {Feature: longname.Feature, Variants: longname.Variants},
+		"openkruise-webhook":      {Feature: openkruise.Feature, Variants: openkruise.Variants},
+		"openkruise-guard-argocd": {Feature: guard.Feature, Variants: guard.Variants},
 	}
 }

@@ -1,10 +1,7 @@
 package longname
 
 import (
-	"strings"
-
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
@@ -82,15 +79,7 @@ func install(c matrix.Cell, v variant) []step.Step {
 		return []step.Step{env.ApplyFiles("namespace gitops-conformance-hooks", fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": "gitops-conformance-hooks"}})),
 			env.PushRepo(v.name, fixture.Chart("deletion-hook", map[string]any{"image": c.ArgoCD.Image()}))}
 	}
-	version := strings.TrimPrefix(c.ComponentVersion, "v")
-	chart := fixture.OfflinePullPolicy(fixture.UserChart(openkruise.ChartsEnv, "openkruise", "kruise", version))
-	rendered := fixture.HelmRender(chart, openkruise.Release())
-	return []step.Step{env.Provided("chart kruise "+version, chart),
-		// CRDs an earlier cell left go first; at the end, registered first, last
-		env.RemoveRendered("chart kruise "+version, rendered), env.RemoveRenderedAtEnd("chart kruise "+version, rendered),
-		env.ApplyFiles("namespace kruise-system", openkruise.Namespace(true)),
-		env.ComponentImagesWith("openkruise", c.ComponentVersion, openkruise.HookImage(chart)),
-		env.PushRepo(v.name, chart)}
+	return openkruise.ThroughArgoCD(c.ComponentVersion, v.name)
 }
 
 // application is the Application of the variant's name: the kruise chart as
@@ -99,7 +88,5 @@ func application(c matrix.Cell, v variant) fixture.App {
 	if !v.kruise {
 		return fixture.Application(map[string]any{"name": v.name, "namespace": "gitops-conformance-hooks"})
 	}
-	values, _ := yaml.Marshal(openkruise.Values())
-	return fixture.Application(map[string]any{"name": v.name, "namespace": "kruise-system",
-		"helm": map[string]any{"releaseName": "kruise", "values": string(values)}})
+	return openkruise.ApplicationNamed(v.name)
 }

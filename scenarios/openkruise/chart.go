@@ -10,8 +10,10 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/helm"
+	"github.com/gitops-conformance/suite/pkg/step"
 )
 
 // ChartsEnv names, offline, where the kruise chart comes from (see
@@ -87,9 +89,31 @@ func HookImage(chart fixture.Files) func(ctx context.Context) ([]string, error) 
 // Application installs the chart from the fixture repository with the
 // write-up's values into kruise-system, which exists beforehand: no
 // CreateNamespace, manual syncs (fixtures/charts/application).
-func Application() fixture.App {
-	return fixture.Application(map[string]any{"name": app, "namespace": namespace,
+func Application() fixture.App { return ApplicationNamed(app) }
+
+// ApplicationNamed is Application under another name (the repository's too),
+// the Helm release still kruise.
+func ApplicationNamed(name string) fixture.App {
+	return fixture.Application(map[string]any{"name": name, "namespace": namespace,
 		"helm": map[string]any{"releaseName": app, "values": values}})
+}
+
+// ThroughArgoCD provides the chart as published, at the cell's component
+// version, to an Application's repository: the CRDs an earlier cell left
+// removed first (and at the end, last), kruise-system made beforehand with
+// the label its webhooks need (so the install comes up and only what follows
+// is measured), and, offline, its images built (the pre-delete hook's with
+// them).
+func ThroughArgoCD(componentVersion, repo string) []step.Step {
+	version := strings.TrimPrefix(componentVersion, "v")
+	chart := fixture.OfflinePullPolicy(fixture.UserChart(ChartsEnv, "openkruise", "kruise", version))
+	rendered := fixture.HelmRender(chart, Release())
+	return []step.Step{env.Provided("chart kruise "+version, chart),
+		// registered first, the end's removal runs last
+		env.RemoveRendered("chart kruise "+version, rendered), env.RemoveRenderedAtEnd("chart kruise "+version, rendered),
+		env.ApplyFiles("namespace "+namespace, Namespace(true)),
+		env.ComponentImagesWith("openkruise", componentVersion, HookImage(chart)),
+		env.PushRepo(repo, chart)}
 }
 
 // ManagedNamespace is the label mitigation the GitOps way: the Application

@@ -1,0 +1,32 @@
+// Package guard reproduces openkruise-guard-argocd: ArgoCD deletes OpenKruise
+// past its uninstall guard. The kruise chart 1.8.x carries a Helm pre-delete
+// hook, Job kruise-finalizer (kruise's cmd/helm_hook), that fails while any
+// CloneSet, Advanced StatefulSet or Advanced DaemonSet exists, so that
+// uninstalling OpenKruise cannot take users' workloads with it; the chart
+// renders its CRDs as templates, without helm.sh/resource-policy: keep.
+// ArgoCD runs Helm pre-delete hooks as PreDelete hooks from 3.3 and keeps the
+// Application (pre-delete-finalizer.argocd.argoproj.io) until they succeed.
+// Upstream: argoproj/argo-cd#29100 (open): from 3.4.0 (#26724, cherry-pick
+// #27257), a pass of executeHooks whose create of a hook answers "already
+// exists" skips it, and when no hook was created and the hook Job is not in
+// the controller's cache yet, the phase is declared done and the deletion
+// goes ahead. 3.3's executeHooks returns the AlreadyExists error instead.
+//
+// Steps: the kruise chart as published through the Application kruise (into
+// kruise-system made beforehand with the label its webhooks need, so the
+// install comes up); a CloneSet with 2 running Pods in a user namespace;
+// ArgoCD's pre-delete finalizer on the Application; the Application deleted
+// as `argocd app delete` does (cascade, foreground); watched for Window.
+// Verdict: `bug` REPRODUCED when the deletion went past the failing guard
+// (the pre-delete finalizer removed, or the Application gone), with what it
+// took read from the cluster (the CloneSet, its Pods, the CRD); NOT_REPRODUCED
+// when the guard held it, with the Application's DeletionError. The
+// controller's log is in the evidence ("already exists, skipping").
+// Mitigations (crds-delete-false: the guarded CRDs annotated Delete=false;
+// non-cascading: deleted without cascade) are MITIGATED when, once the
+// Application is gone (its pre-delete finalizers removed by hand where the
+// guard still holds, as a user whose guard cannot pass must), the CloneSet and
+// its Pods are there. `minimal` does the bug on the suite's own chart
+// (fixtures/charts/failing-guard): a ConfigMap guarded by a pre-delete Job
+// that always fails, without kruise.
+package guard
