@@ -73,3 +73,21 @@ func TestRemoveRenderedSkipsKindsTheClusterDoesNotServe(t *testing.T) {
 		t.Errorf("kubectl delete got:\n%s", stdin)
 	}
 }
+
+// An object whose kind went with its CRD is gone: the cleanup of what a cell
+// applied passes over it, and over nothing else.
+func TestCleanupPassesOverKindsNoLongerServed(t *testing.T) {
+	unserved := `namespace "w" deleted
+error: resource mapping not found for name: "guarded" namespace: "w" from "STDIN": no matches for kind "CloneSet" in version "apps.kruise.io/v1alpha1"
+ensure CRDs are installed first`
+	for out, want := range map[string]bool{
+		unserved: true,
+		unserved + "\nerror: timed out waiting for the condition on namespaces/w": false,
+		`Error from server (Forbidden): configmaps "x" is forbidden`:              false,
+		"": false,
+	} {
+		if got := onlyUnservedKinds(out); got != want {
+			t.Errorf("onlyUnservedKinds(%q) = %v, want %v", out, got, want)
+		}
+	}
+}

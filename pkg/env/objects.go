@@ -172,28 +172,18 @@ func ScaleAtEnd(obj Object, replicas int) step.Step {
 }
 
 // Label sets labels (key=value, or key- to remove) on an object (kubectl label --overwrite).
-func Label(obj Object, labels ...string) step.Step { return setMeta("label", obj, labels) }
-
-// Annotate sets annotations (key=value, or key- to remove) on an object
-// (kubectl annotate --overwrite): what a user adds to a live object that its
-// chart does not let them set.
-func Annotate(obj Object, annotations ...string) step.Step {
-	return setMeta("annotate", obj, annotations)
-}
-
-// setMeta runs kubectl label or annotate (verb) with pairs on obj.
-func setMeta(verb string, obj Object, pairs []string) step.Step {
+func Label(obj Object, labels ...string) step.Step {
 	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
-	return act(fmt.Sprintf("%s %s %s", verb, lifecycle.Ref(kind, namespace, name), strings.Join(pairs, " ")), func(ctx context.Context) error {
-		args := append([]string{verb, "--overwrite", kind, name}, pairs...)
+	return act(fmt.Sprintf("label %s %s", lifecycle.Ref(kind, namespace, name), strings.Join(labels, " ")), func(ctx context.Context) error {
+		args := append([]string{"label", "--overwrite", kind, name}, labels...)
 		if namespace != "" {
 			args = append(args, "-n", namespace)
 		}
-		if !kubectlStep(ctx, verb+" "+lifecycle.Ref(kind, namespace, name)+" "+strings.Join(pairs, " "), args...) {
+		if !kubectlStep(ctx, "label "+lifecycle.Ref(kind, namespace, name)+" "+strings.Join(labels, " "), args...) {
 			return nil
 		}
 		c := lifecycle.CellFrom(ctx)
-		c.Step("%s %s %v", verb, lifecycle.Ref(kind, namespace, name), pairs)
+		c.Step("label %s %v", lifecycle.Ref(kind, namespace, name), labels)
 		c.Watch(kind, namespace, name)
 		_, err := lifecycle.From(ctx).Kubectl.Run(ctx, args...)
 		return err

@@ -12,21 +12,29 @@
 // the controller's cache yet, the phase is declared done and the deletion
 // goes ahead. 3.3's executeHooks returns the AlreadyExists error instead.
 //
+// The issue (and argo-cd#29100's discussion) expects the CRDs to go with the
+// Application, and every CloneSet and its Pods with them. ArgoCD deletes no
+// CRD at an Application's deletion (controller/appcontroller.go
+// shouldBeDeleted: !kube.IsCRD), so the cell reads what is lost instead of
+// assuming it: kruise's manager and webhooks go, the CRDs, the CloneSet and
+// its Pods stay, and the CloneSet is no longer managed (scaled to 3, it does
+// not count a third Pod).
+//
 // Steps: the kruise chart as published through the Application kruise (into
 // kruise-system made beforehand with the label its webhooks need, so the
 // install comes up); a CloneSet with 2 running Pods in a user namespace;
 // ArgoCD's pre-delete finalizer on the Application; the Application deleted
 // as `argocd app delete` does (cascade, foreground); watched for Window.
 // Verdict: `bug` REPRODUCED when the deletion went past the failing guard
-// (the pre-delete finalizer removed, or the Application gone), with what it
-// took read from the cluster (the CloneSet, its Pods, the CRD); NOT_REPRODUCED
-// when the guard held it, with the Application's DeletionError. The
-// controller's log is in the evidence ("already exists, skipping").
-// Mitigations (crds-delete-false: the guarded CRDs annotated Delete=false;
-// non-cascading: deleted without cascade) are MITIGATED when, once the
-// Application is gone (its pre-delete finalizers removed by hand where the
-// guard still holds, as a user whose guard cannot pass must), the CloneSet and
-// its Pods are there. `minimal` does the bug on the suite's own chart
-// (fixtures/charts/failing-guard): a ConfigMap guarded by a pre-delete Job
-// that always fails, without kruise.
+// (the pre-delete finalizer removed, or the Application gone), then what it
+// took read from the cluster; NOT_REPRODUCED when the guard held it, with the
+// Application's DeletionError. The controller's log is in the evidence
+// ("already exists, skipping").
+// Mitigations (non-cascading: `argocd app delete --cascade=false`;
+// delete-false: the Application's syncOptions hold Delete=false) are
+// MITIGATED when, once the Application is gone (its pre-delete finalizers
+// removed by hand where the guard still holds, as a user whose guard cannot
+// pass must), kruise's manager still runs the CloneSet. `minimal` does the
+// bug on the suite's own chart (fixtures/charts/failing-guard): a ConfigMap
+// guarded by a pre-delete Job that always fails, without kruise.
 package guard

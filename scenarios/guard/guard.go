@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"strings"
 	"time"
 
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
@@ -33,26 +32,29 @@ const (
 	preDelete = "pre-delete-finalizer.argocd.argoproj.io"
 
 	// Window is how long a deletion is watched for going past the guard.
-	// The guard fails within seconds and ArgoCD deletes and creates it again
-	// at its next look at the Application, so the window holds many retries;
-	// a count k/N is of deletions watched this long.
+	// The guard fails within seconds and ArgoCD deletes it and creates it
+	// again at its next look at the Application, so the window holds many
+	// retries; a count k/N is of deletions watched this long.
 	Window = 3 * time.Minute
+	// managed is how long a CloneSet's controller has to create the Pod a
+	// scale asks for (seconds where it runs).
+	managed = time.Minute
 )
 
 // Variants are the variants Feature handles (suites.Matrix checks that
 // matrix.yaml declares exactly these).
-var Variants = []string{matrix.Bug, "crds-delete-false", "non-cascading", Minimal}
-
-// guarded are the CRDs whose objects kruise's guard looks for (its
-// ClusterRole lists these three): the crds-delete-false variant keeps them.
-var guarded = []string{"clonesets.apps.kruise.io", "statefulsets.apps.kruise.io", "daemonsets.apps.kruise.io"}
+var Variants = []string{matrix.Bug, "non-cascading", "delete-false", Minimal}
 
 var (
-	application = env.Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: app}
-	clone       = env.Object{Kind: "clonesets.apps.kruise.io", Namespace: workloadsNS, Name: cloneSet}
-	clonePods   = env.Selection{Kinds: "pods", Namespace: workloadsNS, Labels: "app=" + cloneSet}
-	cloneCRD    = env.Object{Kind: "customresourcedefinition", Name: guarded[0]}
-	controller  = env.Object{Kind: "statefulset", Namespace: argocd.Namespace, Name: "argocd-application-controller"}
+	clone      = env.Object{Kind: "clonesets.apps.kruise.io", Namespace: workloadsNS, Name: cloneSet}
+	clonePods  = env.Selection{Kinds: "pods", Namespace: workloadsNS, Labels: "app=" + cloneSet}
+	cloneCRD   = env.Object{Kind: "customresourcedefinition", Name: "clonesets.apps.kruise.io"}
+	manager    = env.Object{Kind: "deployment", Namespace: kruiseNS, Name: "kruise-controller-manager"}
+	controller = env.Object{Kind: "statefulset", Namespace: argocd.Namespace, Name: "argocd-application-controller"}
+	jobs       = env.Object{Kind: "Job", Namespace: kruiseNS}
+	// stillManaged: the CloneSet, scaled to 3, counts 3 Pods: only its
+	// controller (kruise's manager) writes its status.
+	stillManaged = check.JSONPathIs(clone, "{.status.replicas}", "3")
 )
 
 // Feature is the scenario for one cell.
@@ -60,49 +62,66 @@ func Feature(c matrix.Cell) step.Scenario {
 	if c.Variant.Name == Minimal {
 		return minimal(c)
 	}
-	s := step.New(c.Report().ID()).Add(install(c)...).Add(
-		env.WatchLog(controller), env.Watch(application), env.Watch(cloneCRD),
-		// the user's workload, outside every Application
-		env.ApplyFiles("namespace "+workloadsNS, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": workloadsNS}})),
-		env.ApplyFiles("CloneSet "+workloadsNS+"/"+cloneSet, fixture.Chart("cloneset", map[string]any{"name": cloneSet, "namespace": workloadsNS})),
-		env.Watch(clone),
-		assert.That("CloneSet "+cloneSet+": 2 Pods ready", assert.Intervals.Rollout, check.JSONPathIs(clone, "{.status.readyReplicas}", "2")))
+	var options []string
 	mode := argocd.Foreground
 	switch c.Variant.Name {
-	case "crds-delete-false":
-		for _, crd := range guarded {
-			s.Add(env.Annotate(env.Object{Kind: "customresourcedefinition", Name: crd}, "argocd.argoproj.io/sync-options=Delete=false"))
-		}
+	case "delete-false":
+		options = []string{"Delete=false"}
 	case "non-cascading":
 		mode = argocd.NonCascade
 	}
-	s.Add(deletion(app, mode)...).Add(
-		env.Observe("the guard Job "+kruiseNS+"/"+guardJob+" failed (its events)", check.EventSeen(env.Object{Kind: "Job", Namespace: kruiseNS}, "BackoffLimitExceeded", guardJob)),
-		env.Observe("the guard Job completed (its events)", check.EventSeen(env.Object{Kind: "Job", Namespace: kruiseNS}, "Completed", guardJob)))
-	kept := assert.All(check.Exists(clone), assert.Not(check.NoneLeft(clonePods)))
+	s := step.New(c.Report().ID()).Add(openkruise.ThroughArgoCD(c.ComponentVersion, app)...).Add(
+		env.CreateApp(openkruise.ApplicationNamed(app, options...)), env.Sync(app),
+		assert.That("application "+app+" synced and Healthy", assert.Intervals.Install,
+			assert.All(check.OperationPhaseIs(app, synccommon.OperationSucceeded), check.HealthIs(app, "Healthy"))),
+		env.WatchLog(controller), env.Watch(appObject(app)), env.Watch(cloneCRD), env.Watch(manager),
+		// the user's workload, outside every Application
+		env.ApplyFiles("namespace "+workloadsNS, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": workloadsNS}})),
+		env.ApplyFiles("CloneSet "+clone.Namespace+"/"+cloneSet, fixture.Chart("cloneset", map[string]any{"name": cloneSet, "namespace": workloadsNS})),
+		env.Watch(clone),
+		assert.That("CloneSet "+cloneSet+": 2 Pods ready", assert.Intervals.Rollout, check.JSONPathIs(clone, "{.status.readyReplicas}", "2"))).
+		Add(deletion(app, mode)...).Add(
+		env.Observe("the guard Job "+kruiseNS+"/"+guardJob+" failed (its events)", check.EventSeen(jobs, "BackoffLimitExceeded", guardJob)),
+		env.Observe("the guard Job completed (its events)", check.EventSeen(jobs, "Completed", guardJob)))
 	if !c.Variant.Mitigation() {
-		return s.Add(verdict(app)).Add(losses(app,
-			env.Observe("CloneSet "+workloadsNS+"/"+cloneSet+" gone", check.Missing(clone)),
-			env.Observe("its Pods gone", check.NoneLeft(clonePods)),
-			env.Observe("CRD "+guarded[0]+" gone", check.Missing(cloneCRD)))...).Scenario()
+		return s.Add(verdict(app)).Add(held(app)...).Add(
+			env.Observe("kruise's manager "+manager.String()+" gone", check.Missing(manager)),
+			env.Observe("CRD "+cloneCRD.Name+" kept", check.Exists(cloneCRD)),
+			env.Observe("CloneSet "+clone.String()+" kept", check.Exists(clone)),
+			env.Observe("its Pods kept", assert.Not(check.NoneLeft(clonePods))),
+			env.Scale(clone, 3),
+			env.ObserveWithin("the CloneSet still managed: scaled to 3, it counts 3 Pods", managed, stillManaged)).Scenario()
 	}
-	return s.Add(mitigated(app, "the CloneSet "+cloneSet+" and its Pods still there", kept)...).Scenario()
+	return s.Add(
+		env.ObserveWithin("the deletion went past the failing guard", Window, wentAhead(app)),
+		env.Snapshot("at-window"),
+		env.Unless(wentAhead(app), "the guard holds: ArgoCD's pre-delete finalizers removed by hand",
+			env.RemoveFinalizer(appObject(app), preDelete), env.RemoveFinalizer(appObject(app), preDelete+"/cleanup")),
+		assert.That("application "+app+" gone", assert.Intervals.Install, check.AppGone(app)),
+		env.Scale(clone, 3),
+		assert.Resolved("application "+app+" gone and OpenKruise still at work: CloneSet "+cloneSet+", scaled to 3, counts 3 Pods",
+			managed, assert.Intervals.HoldShort, assert.All(check.AppGone(app), check.Exists(manager), stillManaged))).Scenario()
 }
 
 // minimal is the bug on the suite's own chart: a ConfigMap guarded by a
 // pre-delete hook Job that always fails (fixtures/charts/failing-guard).
 func minimal(c matrix.Cell) step.Scenario {
-	guardedCM := env.Object{Kind: "configmap", Namespace: minimalNS, Name: minimalApp + "-guarded"}
+	guarded := env.Object{Kind: "configmap", Namespace: minimalNS, Name: minimalApp + "-guarded"}
 	return step.New(c.Report().ID()).Add(
 		env.ApplyFiles("namespace "+minimalNS, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": minimalNS}})),
 		env.PushRepo(minimalApp, fixture.Chart("failing-guard", map[string]any{"name": minimalApp, "namespace": minimalNS, "image": c.ArgoCD.Image()})),
-		env.WatchLog(controller), env.Watch(env.Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: minimalApp}),
 		env.CreateApp(fixture.Application(map[string]any{"name": minimalApp, "namespace": minimalNS})), env.Sync(minimalApp),
 		assert.That("application "+minimalApp+" synced and Healthy", assert.Intervals.Install,
-			assert.All(check.OperationPhaseIs(minimalApp, synccommon.OperationSucceeded), check.HealthIs(minimalApp, "Healthy")))).
+			assert.All(check.OperationPhaseIs(minimalApp, synccommon.OperationSucceeded), check.HealthIs(minimalApp, "Healthy"))),
+		env.WatchLog(controller), env.Watch(appObject(minimalApp))).
 		Add(deletion(minimalApp, argocd.Foreground)...).Add(
 		env.Observe("the guard Job failed (its events)", check.EventSeen(env.Object{Kind: "Job", Namespace: minimalNS}, "BackoffLimitExceeded", minimalApp)),
-		verdict(minimalApp)).Add(losses(minimalApp, env.Observe("the guarded "+guardedCM.String()+" gone", check.Missing(guardedCM)))...).Scenario()
+		verdict(minimalApp)).Add(held(minimalApp)...).Add(
+		env.Observe("the guarded "+guarded.String()+" gone", check.Missing(guarded))).Scenario()
+}
+
+func appObject(name string) env.Object {
+	return env.Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: name}
 }
 
 // deletion checks that ArgoCD took the chart's pre-delete hook as a PreDelete
@@ -111,15 +130,14 @@ func minimal(c matrix.Cell) step.Scenario {
 // makes sure the cell's end can remove ArgoCD's deletion finalizers, as a
 // user whose guard cannot pass must.
 func deletion(name string, mode argocd.Deletion) []step.Step {
-	obj := env.Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: name}
 	return []step.Step{
 		assert.That("application "+name+" holds ArgoCD's "+preDelete+" (the chart's pre-delete hook taken as a PreDelete hook)",
-			assert.Intervals.Sync, check.JSONPathMatches(obj, "{.metadata.finalizers}", strings.ReplaceAll(preDelete, ".", `\.`)+`"`)),
+			assert.Intervals.Sync, check.JSONPathMatches(appObject(name), "{.metadata.finalizers}", `pre-delete-finalizer\.argocd\.argoproj\.io"`)),
 		env.DeleteApp(name, mode),
 		// registered after the deletion, they run before its cleanup waits for
 		// the Application to go
-		env.RemoveFinalizerAtEnd(obj, preDelete),
-		env.RemoveFinalizerAtEnd(obj, preDelete+"/cleanup"),
+		env.RemoveFinalizerAtEnd(appObject(name), preDelete),
+		env.RemoveFinalizerAtEnd(appObject(name), preDelete+"/cleanup"),
 	}
 }
 
@@ -127,55 +145,26 @@ func deletion(name string, mode argocd.Deletion) []step.Step {
 // finalizer gone from the Application being deleted) or the Application is
 // gone: the deletion went past the guard, which never succeeds here.
 func wentAhead(name string) assert.Check {
-	obj := env.Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: name}
-	return assert.Any(check.AppGone(name), assert.Not(check.FinalizerPending(obj, preDelete)))
+	return assert.Any(check.AppGone(name), assert.Not(check.FinalizerPending(appObject(name), preDelete)))
 }
 
 // verdict is the bug's: the deletion went past the failing guard within the
-// window (REPRODUCED), or the guard held it (NOT_REPRODUCED, with what the
-// Application then shows).
+// window (REPRODUCED), or the guard held it (NOT_REPRODUCED).
 func verdict(name string) step.Step {
 	return assert.Occurs("the deletion of application "+name+" went past its failing pre-delete guard ("+preDelete+" removed, or the Application gone)",
 		Window, wentAhead(name))
 }
 
-// losses reads what the held Application shows, and what the deletion took
-// once it has gone through (the losing runs): gone are the observations of
-// what it may take.
-func losses(name string, gone ...step.Step) []step.Step {
-	obj := env.Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: name}
-	steps := []step.Step{
-		env.Observe("application "+name+"'s DeletionError", check.JSONPathMatches(obj, `{.status.conditions[?(@.type=="DeletionError")].message}`, ".")),
-		env.Observe("application "+name+"'s finalizers", check.JSONPathMatches(obj, "{.metadata.finalizers}", ".")),
-		env.Snapshot("at-verdict"),
-		env.If(wentAhead(name), "the deletion went ahead: what it took, once it is through",
-			env.ObserveWithin("application "+name+" gone", assert.Intervals.Install, check.AppGone(name))),
-	}
-	return append(steps, gone...)
-}
-
-// mitigated is a mitigation's verdict: whether or not the deletion goes past
-// the guard within the window, once the Application is gone (ArgoCD's
-// pre-delete finalizers removed by hand where the guard still holds, as a
-// user whose guard cannot pass must), kept must hold.
-func mitigated(name, what string, kept assert.Check) []step.Step {
-	obj := env.Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: name}
+// held reads what the Application shows at the verdict and waits, where the
+// deletion went ahead, for it to go through, so that what follows reads what
+// it took.
+func held(name string) []step.Step {
 	return []step.Step{
-		env.ObserveWithin("the deletion went past the failing guard", Window, wentAhead(name)),
-		env.Snapshot("at-window"),
-		env.Unless(wentAhead(name), "the guard holds: ArgoCD's pre-delete finalizers removed by hand",
-			env.RemoveFinalizer(obj, preDelete), env.RemoveFinalizer(obj, preDelete+"/cleanup")),
-		assert.Resolved("application "+name+" deleted, and "+what, assert.Intervals.Install, assert.Intervals.HoldShort,
-			assert.All(check.AppGone(name), kept)),
+		env.Observe("application "+name+"'s DeletionError", check.JSONPathMatches(appObject(name), `{.status.conditions[?(@.type=="DeletionError")].message}`, ".")),
+		env.Observe("application "+name+"'s finalizers", check.JSONPathMatches(appObject(name), "{.metadata.finalizers}", ".")),
+		env.Snapshot("at-verdict"),
+		// at once where the guard holds
+		env.ObserveWithin("application "+name+" gone, or still held by the guard", assert.Intervals.Install,
+			assert.Any(check.AppGone(name), assert.Not(wentAhead(name)))),
 	}
-}
-
-// install is the kruise chart as published, at the cell's version, through
-// the Application kruise (release kruise, the write-up's values, manual
-// syncs), synced until Healthy.
-func install(c matrix.Cell) []step.Step {
-	return append(openkruise.ThroughArgoCD(c.ComponentVersion, app),
-		env.CreateApp(openkruise.Application()), env.Sync(app),
-		assert.That("application "+app+" synced and Healthy", assert.Intervals.Install,
-			assert.All(check.OperationPhaseIs(app, synccommon.OperationSucceeded), check.HealthIs(app, "Healthy"))))
 }

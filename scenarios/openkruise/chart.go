@@ -92,9 +92,9 @@ func HookImage(chart fixture.Files) func(ctx context.Context) ([]string, error) 
 func Application() fixture.App { return ApplicationNamed(app) }
 
 // ApplicationNamed is Application under another name (the repository's too),
-// the Helm release still kruise.
-func ApplicationNamed(name string) fixture.App {
-	return fixture.Application(map[string]any{"name": name, "namespace": namespace,
+// the Helm release still kruise, with the sync options given.
+func ApplicationNamed(name string, syncOptions ...string) fixture.App {
+	return fixture.Application(map[string]any{"name": name, "namespace": namespace, "syncOptions": syncOptions,
 		"helm": map[string]any{"releaseName": app, "values": values}})
 }
 
