@@ -80,11 +80,13 @@ func Feature(c matrix.Cell) step.Scenario {
 		env.ApplyFiles("CloneSet "+clone.Namespace+"/"+cloneSet, fixture.Chart("cloneset", map[string]any{"name": cloneSet, "namespace": workloadsNS})),
 		env.Watch(clone),
 		assert.That("CloneSet "+cloneSet+": 2 Pods ready", assert.Intervals.Rollout, check.JSONPathIs(clone, "{.status.readyReplicas}", "2"))).
-		Add(deletion(app, mode)...).Add(
+		Add(deletion(app, mode)...)
+	// what the guard did: read once the deletion went ahead or was held
+	guardRan := []step.Step{
 		env.Observe("the guard Job "+kruiseNS+"/"+guardJob+" failed (its events)", check.EventSeen(jobs, "BackoffLimitExceeded", guardJob)),
-		env.Observe("the guard Job completed (its events)", check.EventSeen(jobs, "Completed", guardJob)))
+		env.Observe("the guard Job completed (its events)", check.EventSeen(jobs, "Completed", guardJob))}
 	if !c.Variant.Mitigation() {
-		return s.Add(verdict(app)).Add(held(app)...).Add(
+		return s.Add(verdict(app)).Add(held(app)...).Add(guardRan...).Add(
 			env.Observe("kruise's manager "+manager.String()+" gone", check.Missing(manager)),
 			env.Observe("CRD "+cloneCRD.Name+" kept", check.Exists(cloneCRD)),
 			env.Observe("CloneSet "+clone.String()+" kept", check.Exists(clone)),
@@ -93,7 +95,7 @@ func Feature(c matrix.Cell) step.Scenario {
 			env.ObserveWithin("the CloneSet still managed: scaled to 3, it counts 3 Pods", managed, stillManaged)).Scenario()
 	}
 	return s.Add(
-		env.ObserveWithin("the deletion went past the failing guard", Window, wentAhead(app)),
+		env.ObserveWithin("the deletion went past the failing guard", Window, wentAhead(app))).Add(guardRan...).Add(
 		env.Snapshot("at-window"),
 		env.Unless(wentAhead(app), "the guard holds: ArgoCD's pre-delete finalizers removed by hand",
 			env.RemoveFinalizer(appObject(app), preDelete), env.RemoveFinalizer(appObject(app), preDelete+"/cleanup")),
@@ -114,9 +116,8 @@ func minimal(c matrix.Cell) step.Scenario {
 		assert.That("application "+minimalApp+" synced and Healthy", assert.Intervals.Install,
 			assert.All(check.OperationPhaseIs(minimalApp, synccommon.OperationSucceeded), check.HealthIs(minimalApp, "Healthy"))),
 		env.WatchLog(controller), env.Watch(appObject(minimalApp))).
-		Add(deletion(minimalApp, argocd.Foreground)...).Add(
+		Add(deletion(minimalApp, argocd.Foreground)...).Add(verdict(minimalApp)).Add(held(minimalApp)...).Add(
 		env.Observe("the guard Job failed (its events)", check.EventSeen(env.Object{Kind: "Job", Namespace: minimalNS}, "BackoffLimitExceeded", minimalApp)),
-		verdict(minimalApp)).Add(held(minimalApp)...).Add(
 		env.Observe("the guarded "+guarded.String()+" gone", check.Missing(guarded))).Scenario()
 }
 
