@@ -145,7 +145,7 @@ CONFORM = -chart "$(CHART)" -chart-name "$(CHART_NAME)" -chart-version "$(CHART_
   -values "$(VALUES)" -namespace "$(NAMESPACE)" -namespace-labels "$(NAMESPACE_LABELS)" -release "$(RELEASE)" -extra "$(EXTRA)" \
   -checks "$(CHECKS)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" -sync-options "$(SYNC_OPTIONS)" -expect "$(EXPECT)"
 
-conform: $(E2E) ## the five bug classes checked on a chart, each a cell of the report: CHART=dir|.tgz|repo-url [CHART_VERSION=v] [CHART_NAME=n] [VALUES=file] [NAMESPACE=ns] [NAMESPACE_LABELS=k=v] [EXTRA=dir] [ARGOCD=tag] [KUBERNETES=v] [CHECKS=a,b] [IMAGES=img,img] (docs/conform.md)
+conform: $(E2E) ## the bug classes the scenarios reproduced, checked on a chart, each a cell of the report: CHART=dir|.tgz|repo-url [CHART_VERSION=v] [CHART_NAME=n] [VALUES=file] [NAMESPACE=ns] [NAMESPACE_LABELS=k=v] [EXTRA=dir] [ARGOCD=tag] [KUBERNETES=v] [CHECKS=a,b] [IMAGES=img,img] (docs/conform.md)
 	@test -n "$(CHART)" || { echo "make conform: CHART= names the chart to check (a chart directory, a .tgz, or a chart repository URL with CHART_NAME and CHART_VERSION)"; exit 2; }
 	$(RUN_E2E) -test.run TestConform $(CONFORM) -argocd "$(ARGOCD)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)

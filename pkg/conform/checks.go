@@ -8,6 +8,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
@@ -37,9 +38,11 @@ var checks = []Check{
 		Summary: "delete the Application with cascade (background): REPRODUCED when a webhook configuration of the chart is left calling a service that is gone (a fail-closed one is proven by a rejected dry run)"},
 	{Name: "namespace-kept", Seed: "kargo-argocd", steps: namespaceKept,
 		Summary: "the namespace made beforehand holds a ConfigMap and a Secret; delete the extra manifests, then the Application with cascade (foreground): REPRODUCED when the namespace or what it held is deleted"},
+	{Name: "deletion-hooks", Seed: "openkruise-guard-argocd", steps: deletionHooks,
+		Summary: "delete the Application with cascade (foreground): REPRODUCED unless it is gone within 3 minutes after each of the chart's deletion hook Jobs (Helm pre-delete and post-delete, ArgoCD PreDelete and PostDelete) completed; ArgoCD holding the deletion on an error of its own, or deleting past a hook that has not completed, is the class (the DeletionError and the hooks' events are recorded)"},
 }
 
-// Checks are the five checks.
+// Checks are the checks, one a bug class.
 func Checks() []Check { return append([]Check(nil), checks...) }
 
 // Names are the checks' names, in order.
@@ -148,6 +151,49 @@ func namespaceKept(k *cell) []step.Step {
 		env.ObserveWithin("application "+k.app+" deleted (its resources first)", assert.Intervals.Install, check.AppGone(k.app)),
 		env.Observe("what the cascade left of the chart, with ownerReferences", Remains(k.spec.Rendered.Refs)),
 		assert.Occurs("namespace "+k.spec.Namespace+" deleted, or its ConfigMap or Secret", assert.Intervals.Hold, assert.Not(kept)))
+}
+
+// deletionHooks is openkruise-guard-argocd's class: the chart's deletion
+// hooks, which ArgoCD runs from 3.3, do not decide the deletion. ArgoCD
+// holds it on an error of its own (3.3 creates a cluster-scoped hook again
+// at every pass and stops at "already exists"), or deletes past a hook that
+// has not completed (3.4 on, when the hook Job is not in its cache yet:
+// argo-cd#29100). A chart without deletion hooks is NOT_REPRODUCED once the
+// Application is gone.
+func deletionHooks(k *cell) []step.Step {
+	hooks := k.spec.Rendered.DeletionHooks()
+	var names []string
+	var completed, failed []assert.Check
+	for _, h := range hooks {
+		names = append(names, fmt.Sprintf("%s %s/%s (%s)", h.GetKind(), h.GetNamespace(), h.GetName(), h.Phase))
+		if h.GetKind() != "Job" {
+			continue
+		}
+		ns := h.GetNamespace()
+		if ns == "" {
+			ns = k.spec.Namespace
+		}
+		jobs := env.Object{Kind: "Job", Namespace: ns}
+		completed = append(completed, check.EventSeen(jobs, "Completed", h.GetName()))
+		failed = append(failed, check.EventSeen(jobs, "BackoffLimitExceeded", h.GetName()))
+	}
+	app := env.Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: k.app}
+	steps := append(k.synced(),
+		env.Observe("the chart's deletion hooks", assert.Constant(len(hooks) > 0, orNone(names))),
+		env.DeleteApp(k.app, env.Foreground))
+	// registered after the deletion, they run before its cleanup waits for
+	// the Application to go
+	for _, f := range []string{"pre-delete-finalizer.argocd.argoproj.io", "post-delete-finalizer.argocd.argoproj.io"} {
+		steps = append(steps, env.RemoveFinalizerAtEnd(app, f), env.RemoveFinalizerAtEnd(app, f+"/cleanup"))
+	}
+	steps = append(steps,
+		assert.Unsettled("application "+k.app+" deleted, after each of the chart's deletion hook Jobs completed", assert.Intervals.Sync, assert.Intervals.HoldShort,
+			assert.All(append([]assert.Check{check.AppGone(k.app)}, completed...)...)),
+		env.Observe("application "+k.app+"'s DeletionError", check.JSONPathMatches(app, `{.status.conditions[?(@.type=="DeletionError")].message}`, ".")))
+	for i, c := range failed {
+		steps = append(steps, env.Observe(fmt.Sprintf("deletion hook Job %d failed (its events)", i+1), c))
+	}
+	return steps
 }
 
 func orNone(s []string) string {

@@ -1,4 +1,4 @@
-// Package conform is make conform: the five bug classes the scenarios
+// Package conform is make conform: the bug classes the scenarios
 // reproduced, asked of any Helm chart. The chart (a directory, a directory
 // or .tgz holding charts, or a chart repository online) is found, read and
 // rendered before anything starts (Options.Resolve: a user error is one
@@ -24,6 +24,10 @@
 //     gone; one failing closed is proven by a rejected dry run.
 //   - namespace-kept (kargo-argocd): the namespace made beforehand, with a
 //     ConfigMap and a Secret in it, deleted or emptied with the chart.
+//   - deletion-hooks (openkruise-guard-argocd): after a cascading deletion,
+//     the Application not gone after each of the chart's deletion hook Jobs
+//     completed: ArgoCD held it on an error of its own, or deleted past a
+//     hook that had not completed.
 //
 // REPRODUCED means the chart shows the class, NOT_REPRODUCED that it does
 // not, ERROR that the run could not tell (a read that failed is never "not

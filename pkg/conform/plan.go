@@ -32,7 +32,7 @@ func (s *Spec) Plan(cat *catalog.Catalog) (*matrix.Data, runner.Scenarios, error
 	}
 	newest := slices.MaxFunc(axis, catalog.Release.Compare)
 	sc := matrix.Scenario{Name: Scenario, Component: s.Chart.Name, ArgoCD: []string{newest.String()}, UserChart: true, ReplayCommand: s.Command,
-		Title:   "the five bug classes of the scenarios, checked on a chart",
+		Title:   "the bug classes of the scenarios, checked on a chart",
 		Summary: fmt.Sprintf("Chart %s %s (%s) installed through ArgoCD as release %s into namespace %s, made beforehand; each check a bug class one of the scenarios reproduced.", s.Chart.Name, s.Chart.Version, s.Chart.Source, s.Release, s.Namespace)}
 	d := &matrix.Data{}
 	for _, name := range s.Checks {

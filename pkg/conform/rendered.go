@@ -137,6 +137,39 @@ func (r *Rendered) Resources() []Object {
 	return out
 }
 
+// DeletionHook is an object ArgoCD runs when the Application is deleted.
+type DeletionHook struct {
+	Object
+	// Phase is PreDelete or PostDelete.
+	Phase string
+}
+
+// DeletionHooks are the objects ArgoCD runs as hooks at the Application's
+// deletion (from 3.3): argocd.argoproj.io/hook PreDelete or PostDelete, or
+// the Helm pre-delete or post-delete hook ArgoCD maps to one.
+func (r *Rendered) DeletionHooks() []DeletionHook {
+	var out []DeletionHook
+	for _, o := range r.Objects {
+		if phase := deletionPhase(o.GetAnnotations()); phase != "" {
+			out = append(out, DeletionHook{o, phase})
+		}
+	}
+	return out
+}
+
+func deletionPhase(annotations map[string]string) string {
+	key, phases := "helm.sh/hook", map[string]string{"pre-delete": "PreDelete", "post-delete": "PostDelete"}
+	if _, ok := annotations["argocd.argoproj.io/hook"]; ok {
+		key, phases = "argocd.argoproj.io/hook", map[string]string{"PreDelete": "PreDelete", "PostDelete": "PostDelete"}
+	}
+	for _, phase := range strings.Split(annotations[key], ",") {
+		if p := phases[strings.TrimSpace(phase)]; p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
 // Hooks are the objects ArgoCD runs as hooks at a sync.
 func (r *Rendered) Hooks() []Object {
 	var out []Object

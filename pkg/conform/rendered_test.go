@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/check"
 )
@@ -230,5 +232,31 @@ func TestTheCleanChart(t *testing.T) {
 	want := "registry.k8s.io/etcd:" + strings.TrimPrefix(cat.Kubernetes.DefaultVersion().Etcd, "v") + "-0"
 	if !slices.Contains(r.Images(), want) {
 		t.Errorf("the hook runs kubeadm's etcd image of the catalog's Kubernetes, %s: %v", want, r.Images())
+	}
+}
+
+// The hooks ArgoCD runs at an Application's deletion: its own annotation
+// first, else the Helm hook it maps (3.3 on); a sync hook is none.
+func TestDeletionHooks(t *testing.T) {
+	obj := func(name string, annotations map[string]string) Object {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "batch/v1", "kind": "Job"}}
+		u.SetName(name)
+		u.SetAnnotations(annotations)
+		return Object{Unstructured: u, Hook: hookOf(annotations)}
+	}
+	r := Rendered{Objects: []Object{
+		obj("guard", map[string]string{"helm.sh/hook": "pre-delete", "helm.sh/hook-weight": "4"}),
+		obj("after", map[string]string{"helm.sh/hook": "post-install,post-delete"}),
+		obj("argo", map[string]string{"argocd.argoproj.io/hook": "PostDelete"}),
+		obj("override", map[string]string{"argocd.argoproj.io/hook": "PostSync", "helm.sh/hook": "pre-delete"}),
+		obj("sync", map[string]string{"helm.sh/hook": "pre-install"}),
+		obj("plain", nil),
+	}}
+	var got []string
+	for _, h := range r.DeletionHooks() {
+		got = append(got, h.GetName()+" "+h.Phase)
+	}
+	if want := []string{"guard PreDelete", "after PostDelete", "argo PostDelete"}; !slices.Equal(got, want) {
+		t.Errorf("DeletionHooks = %q, want %q", got, want)
 	}
 }
