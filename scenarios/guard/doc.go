@@ -37,4 +37,9 @@
 // pass must), kruise's manager still runs the CloneSet. `minimal` does the
 // bug on the suite's own chart (fixtures/charts/failing-guard): a ConfigMap
 // guarded by a pre-delete Job that always fails, without kruise.
+// `workloads-removed` is what the guard asks for: no CloneSet, so the guard
+// passes; MITIGATED when the Application is gone after its guard Job
+// completed, NOT_MITIGATED when ArgoCD held it on an error of its own or
+// deleted before the guard ran to its end (make conform's deletion-hooks
+// class on the real chart).
 package guard

@@ -43,7 +43,13 @@ const (
 
 // Variants are the variants Feature handles (suites.Matrix checks that
 // matrix.yaml declares exactly these).
-var Variants = []string{matrix.Bug, "non-cascading", "delete-false", Minimal}
+var Variants = []string{matrix.Bug, "non-cascading", "delete-false", WorkloadsRemoved, Minimal}
+
+// WorkloadsRemoved is the mitigation the guard itself asks for: no CloneSet
+// left, so the guard passes, and the deletion must wait for it and then go.
+// NOT_MITIGATED is make conform's deletion-hooks class on the real chart:
+// the guard did not decide the deletion.
+const WorkloadsRemoved = "workloads-removed"
 
 var (
 	clone      = env.Object{Kind: "clonesets.apps.kruise.io", Namespace: workloadsNS, Name: cloneSet}
@@ -74,7 +80,16 @@ func Feature(c matrix.Cell) step.Scenario {
 		env.CreateApp(openkruise.ApplicationNamed(app, options...)), env.Sync(app),
 		assert.That("application "+app+" synced and Healthy", assert.Intervals.Install,
 			assert.All(check.OperationPhaseIs(app, synccommon.OperationSucceeded), check.HealthIs(app, "Healthy"))),
-		env.WatchLog(controller), env.Watch(appObject(app)), env.Watch(cloneCRD), env.Watch(manager),
+		env.WatchLog(controller), env.Watch(appObject(app)), env.Watch(cloneCRD), env.Watch(manager))
+	if c.Variant.Name == WorkloadsRemoved {
+		return s.Add(deletion(app, mode)...).Add(
+			assert.Resolved("application "+app+" deleted, after its guard Job completed", assert.Intervals.Sync, assert.Intervals.HoldShort,
+				assert.All(check.AppGone(app), check.EventSeen(jobs, "Completed", guardJob)))).Add(held(app)...).Add(
+			env.Observe("the guard Job "+kruiseNS+"/"+guardJob+" completed (its events)", check.EventSeen(jobs, "Completed", guardJob)),
+			env.Observe("the guard Job "+kruiseNS+"/"+guardJob+" created (its events)", check.EventSeen(jobs, "SuccessfulCreate", guardJob)),
+			env.Observe("kruise's manager "+manager.String()+" gone", check.Missing(manager))).Scenario()
+	}
+	s.Add(
 		// the user's workload, outside every Application
 		env.ApplyFiles("namespace "+workloadsNS, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": workloadsNS}})),
 		env.ApplyFiles("CloneSet "+clone.Namespace+"/"+cloneSet, fixture.Chart("cloneset", map[string]any{"name": cloneSet, "namespace": workloadsNS})),
