@@ -27,5 +27,7 @@
 // (NOT_REPRODUCED); `annotation-tracking` and `short-name` (63 characters)
 // must see it go (MITIGATED). `minimal` does the same on a ConfigMap and a
 // PostDelete hook Job of the suite's own (fixtures/charts/deletion-hook),
-// without kruise.
+// without kruise. `argocd-upgrade` leaves the bug's deletion stuck on the
+// last release before the fix, upgrades ArgoCD in place past it, and must
+// see the Application go (MITIGATED: the upgrade releases it).
 package longname

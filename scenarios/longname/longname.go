@@ -26,7 +26,11 @@ const (
 
 // Variants are the variants Feature handles (suites.Matrix checks that
 // matrix.yaml declares exactly these).
-var Variants = []string{matrix.Bug, "annotation-tracking", "short-name", Minimal}
+var Variants = []string{matrix.Bug, "annotation-tracking", "short-name", Upgrade, Minimal}
+
+// Upgrade is the mitigation by an in-place upgrade of ArgoCD past the fix,
+// with the Application already stuck: released or not.
+const Upgrade = "argocd-upgrade"
 
 // A variant: the Application's name, the tracking method in argocd-cm, and
 // whether it installs the kruise chart or the fixture.
@@ -39,6 +43,7 @@ var variants = map[string]variant{
 	matrix.Bug:            {Long, "annotation+label", true},
 	"annotation-tracking": {Long, "annotation", true},
 	"short-name":          {Short, "annotation+label", true},
+	Upgrade:               {Long, "annotation+label", true},
 	Minimal:               {Long, "annotation+label", false},
 }
 
@@ -67,6 +72,13 @@ func Feature(c matrix.Cell) step.Scenario {
 	stuck := assert.All(check.JSONPathMatches(app, "{.metadata.deletionTimestamp}", "."), deletionError)
 	if !c.Variant.Mitigation() {
 		return s.Add(assert.Symptom("application "+v.name+" stays Terminating: its deletion hook refused ("+limit+")", assert.Intervals.Hold, stuck)).Scenario()
+	}
+	if c.Variant.Name == Upgrade {
+		// stuck first, as the bug leaves it; then ArgoCD upgraded under it
+		s.Add(assert.Holds("application "+v.name+" stays Terminating: its deletion hook refused", assert.Intervals.HoldShort, stuck))
+		for _, to := range c.Upgrades {
+			s.Add(env.UpgradeArgoCD(to))
+		}
 	}
 	return s.Add(assert.Resolved("application "+v.name+" deleted", assert.Intervals.Sync, assert.Intervals.HoldShort, check.AppGone(v.name))).Scenario()
 }

@@ -30,7 +30,7 @@ func TestNamesAroundTheLimit(t *testing.T) {
 // the Application gone for the mitigations.
 func TestEveryVariantEndsInItsVerdict(t *testing.T) {
 	for _, name := range Variants {
-		mitigation := name == "annotation-tracking" || name == "short-name"
+		mitigation := name == "annotation-tracking" || name == "short-name" || name == Upgrade
 		c := matrix.Cell{Scenario: matrix.Scenario{Name: "longname-hooks-argocd"}, ArgoCD: catalog.MustRelease("v3.4.2"),
 			ComponentVersion: "v1.8.3", Variant: matrix.Variant{Name: name, Mitigates: mitigation}}
 		sc := Feature(c)
