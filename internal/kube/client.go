@@ -99,6 +99,20 @@ func (c *Client) Resource(kind string) (schema.GroupVersionResource, bool, error
 	return gvr, namespaced, err
 }
 
+// mapping is the REST mapping of a kind, discovery read again once when the
+// kind is unknown (a CRD installed since it was read: a CloneSet dry run
+// right after kruise's install, run 20261127-093410).
+func (c *Client) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, err := c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) && c.reset != nil {
+		c.reset()
+		m, err = c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	return m, err
+}
+
 func (c *Client) resolve(kind string) (schema.GroupVersionResource, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -180,7 +194,7 @@ func (c *Client) DryRunCreate(ctx context.Context, manifest string) error {
 	}
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()
-		mapping, err := c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		mapping, err := c.mapping(gvk)
 		if err != nil {
 			return fmt.Errorf("%s: %w", gvk.Kind, err)
 		}

@@ -100,3 +100,18 @@ func TestDecode(t *testing.T) {
 		t.Fatalf("Decode: %v %v", objs, err)
 	}
 }
+
+// A kind installed since discovery was read (a CRD the cell installed) is
+// found once discovery is read again, not taken for an unknown kind.
+func TestMappingReadsDiscoveryAgainForANewKind(t *testing.T) {
+	m := meta.NewDefaultRESTMapper(nil)
+	gvk := schema.GroupVersionKind{Group: "apps.kruise.io", Version: "v1alpha1", Kind: "CloneSet"}
+	c := &Client{Mapper: m, reset: func() { m.Add(gvk, meta.RESTScopeNamespace) }}
+	if _, err := c.mapping(gvk); err != nil {
+		t.Fatalf("mapping after a reset: %v", err)
+	}
+	c = &Client{Mapper: meta.NewDefaultRESTMapper(nil), reset: func() {}}
+	if _, err := c.mapping(gvk); !meta.IsNoMatchError(err) {
+		t.Errorf("a kind still unknown: %v, want a no-match error", err)
+	}
+}
