@@ -401,8 +401,8 @@ func finish(run0 context.Context) types.EnvFunc {
 // exec runs a feature on t with e2e-framework. t is the cell's, shared by
 // its repeats, and stays failed once a repeat failed: this feature failed
 // when it turned t failed (or skipped) now. A repeat after a failed one
-// still runs whole (it ended "reached no verdict" at its first stage, run
-// 20261127-092042: 1 ERROR made 8 of 10); its own failures stop it through
+// still runs whole (it ended "reached no verdict" at its first stage: one
+// ERROR in a REPEAT=10 cell made 8 of 10); its own failures stop it through
 // its record (assert.Record), which Exec.run reads too.
 func exec(t *testing.T) runner.Exec {
 	return func(ctx context.Context, f features.Feature) bool {

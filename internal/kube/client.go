@@ -101,7 +101,7 @@ func (c *Client) Resource(kind string) (schema.GroupVersionResource, bool, error
 
 // mapping is the REST mapping of a kind, discovery read again once when the
 // kind is unknown (a CRD installed since it was read: a CloneSet dry run
-// right after kruise's install, run 20261127-093410).
+// right after kruise's install answered "no matches for kind").
 func (c *Client) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

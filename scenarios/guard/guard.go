@@ -94,7 +94,7 @@ func Feature(c matrix.Cell) step.Scenario {
 		// the user's workload, outside every Application
 		env.ApplyFiles("namespace "+workloadsNS, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": workloadsNS}})),
 		// kruise's webhooks take CloneSets: ArgoCD's Healthy can come before
-		// they serve (refused under load, run 20261127-092042)
+		// they serve (refused under load: four clusters on two cores)
 		assert.That("kruise's webhooks admit the CloneSet (server-side dry run)", assert.Intervals.Rollout, check.Accepted(cloneSetFiles)),
 		env.ApplyFiles("CloneSet "+clone.Namespace+"/"+cloneSet, cloneSetFiles),
 		env.Watch(clone),
