@@ -34,7 +34,7 @@ func TestRouteOfTheMatrix(t *testing.T) {
 	}{
 		{from: "v3.4.2", to: "v3.4.3", want: "longname-hooks-argocd/bug v1.8.3 v1.33.13: REPRODUCED v3.4.2 -> NOT_REPRODUCED v3.4.3 exact"},
 		{from: "v2.14.3", to: "v2.14.4", want: "kyverno-argocd/bug v1.14.0 v1.33.13: REPRODUCED v2.14.3 -> NOT_REPRODUCED v2.14.4 exact"},
-		{from: "v3.3.14", to: "v3.4.7", want: "openkruise-guard-argocd/bug v1.8.3 v1.33.13: NOT_REPRODUCED v3.3.14 -> REPRODUCED v3.4.7"},
+		{from: "v3.3.14", to: "v3.4.7", want: "openkruise-guard-argocd/bug v1.8.3 v1.33.13: NOT_REPRODUCED v3.3.14 -> REPRODUCED v3.4.0 exact"},
 		{from: "v3.4.7", to: "v3.5.1", notWant: "longname-hooks-argocd/bug",
 			measured: "longname-hooks-argocd/bug openkruise v1.8.3, Kubernetes v1.33.13, offline: NOT_REPRODUCED on v3.5.1"},
 	} {
