@@ -9,8 +9,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"syscall"
 
+	"github.com/gitops-conformance/suite/internal/images"
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/runner"
@@ -65,18 +68,26 @@ func reproCommand(ctx context.Context, cat *catalog.Catalog, args []string, stdo
 			continue
 		}
 		var env []string
+		var manifests string
 		if *cluster != "" {
 			env = append(env, "CLUSTER="+*cluster)
 		}
 		if c.Offline {
 			// what the suite has instead of registries and downloads: its builds
 			// under the upstream names, its node image, kind and install.yaml
+			manifests, err = offlineManifests(ctx, cat, wd, cache, dir, c.ArgoCD)
+			if err != nil {
+				return err
+			}
 			env = append(env, "REPRO_LOAD_IMAGES=1", "KIND="+filepath.Join(cache, "bin", "kind-"+cat.Kind),
 				"KIND_NODE_IMAGE="+c.SuiteNodeImage, "REPRO_KIND_CONFIG="+filepath.Join(wd, "kind-config.yaml"),
-				"REPRO_INSTALL_YAML="+filepath.Join(cache, "manifests", "argocd-{tag}", "install-offline-dex-drop.yaml"))
+				"REPRO_INSTALL_YAML="+filepath.Join(manifests, "install-{tag}.yaml"))
 		}
 		fmt.Fprintf(stdout, "repro %s: running %s/repro.sh\n", c.ID, dir+"/"+repro.BundleDir)
 		v, err := repro.Verify(ctx, dir, *command, env, stdout)
+		if manifests != "" {
+			os.RemoveAll(manifests)
+		}
 		if err != nil {
 			return err
 		}
@@ -111,6 +122,44 @@ func bundles(root string) ([]string, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("repro run: %w", err)
+	}
+	return out, nil
+}
+
+// installCall is a release repro.sh installs or upgrades to by name.
+var installCall = regexp.MustCompile(`(?m)^install_argocd (v[0-9][0-9A-Za-z.+-]*)\s*$`)
+
+// offlineManifests is a directory holding install-<tag>.yaml for each ArgoCD
+// release a bundle installs (the cell's, and those its script upgrades to):
+// the suite's offline install.yaml of each, as a cell applies it, whose name
+// depends on where the release was built from (a source tree's has its own).
+func offlineManifests(ctx context.Context, cat *catalog.Catalog, repo, cache, dir, cell string) (string, error) {
+	tags := []string{cell}
+	if script, err := os.ReadFile(filepath.Join(dir, repro.BundleDir, "repro.sh")); err == nil {
+		for _, m := range installCall.FindAllStringSubmatch(string(script), -1) {
+			tags = append(tags, m[1])
+		}
+	}
+	out, err := os.MkdirTemp("", "repro-manifests-")
+	if err != nil {
+		return "", err
+	}
+	inst := &argocd.Installer{Repo: repo, CacheDir: cache, Mode: images.Offline, Catalog: cat, Out: io.Discard}
+	for _, tag := range tags {
+		rel, err := cat.Release(tag)
+		if err != nil {
+			os.RemoveAll(out)
+			return "", fmt.Errorf("repro run: the bundle installs ArgoCD %s: %w", tag, err)
+		}
+		path, err := inst.Manifest(ctx, rel)
+		if err != nil {
+			os.RemoveAll(out)
+			return "", fmt.Errorf("repro run: ArgoCD %s's install.yaml: %w", tag, err)
+		}
+		if err := os.Symlink(path, filepath.Join(out, "install-"+tag+".yaml")); err != nil && !os.IsExist(err) {
+			os.RemoveAll(out)
+			return "", err
+		}
 	}
 	return out, nil
 }
