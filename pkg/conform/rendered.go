@@ -85,29 +85,49 @@ func ParseRendered(manifest, namespace string) (*Rendered, error) {
 	return r, nil
 }
 
-// hookOf is the sync phase ArgoCD runs an object with these annotations in
-// (see Object.Hook): its own annotation first, else the Helm hook it maps
-// (pre-install, pre-upgrade: PreSync; post-install, post-upgrade: PostSync).
-func hookOf(annotations map[string]string) string {
-	if h := annotations["argocd.argoproj.io/hook"]; h != "" {
-		for _, phase := range strings.Split(h, ",") {
-			switch phase = strings.TrimSpace(phase); phase {
-			case "PreSync", "Sync", "PostSync", "SyncFail":
-				return phase
-			}
-		}
-		return Skipped
+// The phases ArgoCD runs hooks in, as its own annotation names them and as
+// it maps Helm's (pre-delete and post-delete from 3.3).
+var (
+	argoPhases = map[string]string{"PreSync": "PreSync", "Sync": "Sync", "PostSync": "PostSync", "SyncFail": "SyncFail",
+		"PreDelete": "PreDelete", "PostDelete": "PostDelete"}
+	helmPhases = map[string]string{"pre-install": "PreSync", "pre-upgrade": "PreSync", "post-install": "PostSync",
+		"post-upgrade": "PostSync", "pre-delete": "PreDelete", "post-delete": "PostDelete"}
+)
+
+// phasesOf is what an object's annotations make it: no hook (false), or a
+// hook in these phases, in the annotation's order: its own annotation
+// first, else the Helm hook ArgoCD maps. A hook in no phase ArgoCD knows (a
+// Helm test, Skip) has none.
+func phasesOf(annotations map[string]string) ([]string, bool) {
+	value, table := annotations["argocd.argoproj.io/hook"], argoPhases
+	if value == "" {
+		value, table = annotations["helm.sh/hook"], helmPhases
 	}
-	h := annotations["helm.sh/hook"]
-	if h == "" {
+	if value == "" {
+		return nil, false
+	}
+	var phases []string
+	for _, p := range strings.Split(value, ",") {
+		if phase := table[strings.TrimSpace(p)]; phase != "" {
+			phases = append(phases, phase)
+		}
+	}
+	return phases, true
+}
+
+func isDeletion(phase string) bool { return phase == "PreDelete" || phase == "PostDelete" }
+
+// hookOf is the sync phase ArgoCD runs an object with these annotations in
+// (see Object.Hook): the first of its phases that is not a deletion's, ""
+// for no hook, Skipped for a hook in none.
+func hookOf(annotations map[string]string) string {
+	phases, hook := phasesOf(annotations)
+	if !hook {
 		return ""
 	}
-	for _, phase := range strings.Split(h, ",") {
-		switch strings.TrimSpace(phase) {
-		case "pre-install", "pre-upgrade":
-			return "PreSync"
-		case "post-install", "post-upgrade":
-			return "PostSync"
+	for _, p := range phases {
+		if !isDeletion(p) {
+			return p
 		}
 	}
 	return Skipped
@@ -157,13 +177,11 @@ func (r *Rendered) DeletionHooks() []DeletionHook {
 	return out
 }
 
+// deletionPhase is the first deletion phase among an object's, or "".
 func deletionPhase(annotations map[string]string) string {
-	key, phases := "helm.sh/hook", map[string]string{"pre-delete": "PreDelete", "post-delete": "PostDelete"}
-	if _, ok := annotations["argocd.argoproj.io/hook"]; ok {
-		key, phases = "argocd.argoproj.io/hook", map[string]string{"PreDelete": "PreDelete", "PostDelete": "PostDelete"}
-	}
-	for _, phase := range strings.Split(annotations[key], ",") {
-		if p := phases[strings.TrimSpace(phase)]; p != "" {
+	phases, _ := phasesOf(annotations)
+	for _, p := range phases {
+		if isDeletion(p) {
 			return p
 		}
 	}

@@ -168,6 +168,8 @@ func TestHookOf(t *testing.T) {
 		{map[string]string{"helm.sh/hook": "pre-install,pre-upgrade"}, "PreSync"},
 		{map[string]string{"helm.sh/hook": "post-install"}, "PostSync"},
 		{map[string]string{"helm.sh/hook": "pre-delete"}, Skipped},
+		// a deletion phase beside a sync phase: the sync phase
+		{map[string]string{"helm.sh/hook": "pre-delete,post-install"}, "PostSync"},
 		{map[string]string{"helm.sh/hook": "test-success"}, Skipped},
 		{map[string]string{"argocd.argoproj.io/hook": "Sync"}, "Sync"},
 		{map[string]string{"argocd.argoproj.io/hook": "Skip"}, Skipped},
