@@ -86,31 +86,42 @@ func NewClient(cfg *rest.Config) (*Client, error) {
 // Resource resolves a kind as kubectl's command line names it to the
 // resource it reads and whether that resource is namespaced.
 func (c *Client) Resource(kind string) (schema.GroupVersionResource, bool, error) {
-	gvr, namespaced, err := c.resolve(kind)
-	if meta.IsNoMatchError(err) && c.reset != nil {
-		c.mu.Lock()
-		c.reset() // a CRD installed since discovery was read
-		c.mu.Unlock()
+	var gvr schema.GroupVersionResource
+	var namespaced bool
+	err := c.rediscovering(func() (err error) {
 		gvr, namespaced, err = c.resolve(kind)
-	}
+		return err
+	})
 	if meta.IsNoMatchError(err) {
 		return gvr, false, fmt.Errorf("%w %q", ErrNoResourceType, kind)
 	}
 	return gvr, namespaced, err
 }
 
-// mapping is the REST mapping of a kind, discovery read again once when the
-// kind is unknown (a CRD installed since it was read: a CloneSet dry run
-// right after kruise's install answered "no matches for kind").
+// mapping is the REST mapping of a kind (a dry run's: a CloneSet right after
+// kruise's install).
 func (c *Client) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	m, err := c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if meta.IsNoMatchError(err) && c.reset != nil {
-		c.reset()
+	var m *meta.RESTMapping
+	err := c.rediscovering(func() (err error) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
 		m, err = c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	}
+		return err
+	})
 	return m, err
+}
+
+// rediscovering runs look, and once more with discovery read again when it
+// answers that a kind is unknown: a CRD installed since discovery was read.
+func (c *Client) rediscovering(look func() error) error {
+	err := look()
+	if meta.IsNoMatchError(err) && c.reset != nil {
+		c.mu.Lock()
+		c.reset()
+		c.mu.Unlock()
+		err = look()
+	}
+	return err
 }
 
 func (c *Client) resolve(kind string) (schema.GroupVersionResource, bool, error) {
