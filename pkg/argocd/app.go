@@ -19,6 +19,14 @@ const (
 	CascadeBackground = "resources-finalizer.argocd.argoproj.io/background"
 )
 
+// Finalizers ArgoCD puts on an Application whose resources include
+// deletion hooks: held until they ran (and, /cleanup, until they were
+// cleaned up).
+const (
+	PreDeleteFinalizer  = "pre-delete-finalizer.argocd.argoproj.io"
+	PostDeleteFinalizer = "post-delete-finalizer.argocd.argoproj.io"
+)
+
 // Deletion is how an Application is deleted.
 type Deletion string
 

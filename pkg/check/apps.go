@@ -12,6 +12,12 @@ import (
 	"github.com/gitops-conformance/suite/pkg/repro"
 )
 
+// DeletionErrorMatches holds when the Application's DeletionError condition
+// (what ArgoCD says when it cannot go on deleting it) matches re.
+func DeletionErrorMatches(name, re string) assert.Check {
+	return JSONPathMatches(lifecycle.Application(name), `{.status.conditions[?(@.type=="DeletionError")].message}`, re)
+}
+
 // SyncStatusIs holds when the Application's sync status is s.
 func SyncStatusIs(name string, s v1alpha1.SyncStatusCode) assert.Check {
 	return assert.Scripted(func(ctx context.Context) (bool, string, error) {

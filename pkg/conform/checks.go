@@ -8,7 +8,6 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 
-	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
@@ -177,19 +176,13 @@ func deletionHooks(k *cell) []step.Step {
 		completed = append(completed, check.EventSeen(jobs, "Completed", h.GetName()))
 		failed = append(failed, check.EventSeen(jobs, "BackoffLimitExceeded", h.GetName()))
 	}
-	app := env.Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: k.app}
 	steps := append(k.synced(),
 		env.Observe("the chart's deletion hooks", assert.Constant(len(hooks) > 0, orNone(names))),
 		env.DeleteApp(k.app, env.Foreground))
-	// registered after the deletion, they run before its cleanup waits for
-	// the Application to go
-	for _, f := range []string{"pre-delete-finalizer.argocd.argoproj.io", "post-delete-finalizer.argocd.argoproj.io"} {
-		steps = append(steps, env.RemoveFinalizerAtEnd(app, f), env.RemoveFinalizerAtEnd(app, f+"/cleanup"))
-	}
-	steps = append(steps,
+	steps = append(append(steps, env.ReleaseDeletionHooksAtEnd(k.app)...),
 		assert.Unsettled("application "+k.app+" deleted, after each of the chart's deletion hook Jobs completed", assert.Intervals.Sync, assert.Intervals.HoldShort,
 			assert.All(append([]assert.Check{check.AppGone(k.app)}, completed...)...)),
-		env.Observe("application "+k.app+"'s DeletionError", check.JSONPathMatches(app, `{.status.conditions[?(@.type=="DeletionError")].message}`, ".")))
+		env.Observe("application "+k.app+"'s DeletionError", check.DeletionErrorMatches(k.app, ".")))
 	for i, c := range failed {
 		steps = append(steps, env.Observe(fmt.Sprintf("deletion hook Job %d failed (its events)", i+1), c))
 	}

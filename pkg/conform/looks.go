@@ -243,7 +243,7 @@ type applicationResource struct {
 }
 
 func applicationResources(ctx context.Context, app string) ([]applicationResource, error) {
-	o, err := check.Get(ctx, lifecycle.Object{Kind: "applications.argoproj.io", Namespace: "argocd", Name: app})
+	o, err := check.Get(ctx, lifecycle.Application(app))
 	if err != nil {
 		return nil, err
 	}

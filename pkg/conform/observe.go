@@ -263,7 +263,7 @@ func (r *Rendered) Refs() []Ref {
 // phase and message.
 func HookResults(app string) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		o, err := check.Get(ctx, lifecycle.Object{Kind: "applications.argoproj.io", Namespace: "argocd", Name: app})
+		o, err := check.Get(ctx, lifecycle.Application(app))
 		if err != nil {
 			return false, "", assert.Unknown(err)
 		}

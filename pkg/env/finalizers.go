@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/step"
@@ -23,6 +24,19 @@ func RemoveFinalizer(obj Object, finalizer string) step.Step {
 		}
 		return removeFinalizer(ctx, kind, namespace, name, finalizer)
 	})
+}
+
+// ReleaseDeletionHooksAtEnd removes, when the cell ends, ArgoCD's
+// deletion-hook finalizers from the Application that are still on it (a
+// deletion its hooks hold): registered after its deletion, they run before
+// the cell's cleanup waits for it to go.
+func ReleaseDeletionHooksAtEnd(name string) []step.Step {
+	app := lifecycle.Application(name)
+	var steps []step.Step
+	for _, f := range []string{argocd.PreDeleteFinalizer, argocd.PostDeleteFinalizer} {
+		steps = append(steps, RemoveFinalizerAtEnd(app, f), RemoveFinalizerAtEnd(app, f+"/cleanup"))
+	}
+	return steps
 }
 
 // RemoveFinalizerAtEnd removes finalizer from the object, if it is there, when

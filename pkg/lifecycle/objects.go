@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gitops-conformance/suite/internal/kube"
+	"github.com/gitops-conformance/suite/pkg/argocd"
 )
 
 // Get reads an object through the run's client. Any failure is an error, a
@@ -22,6 +23,11 @@ func Get(ctx context.Context, kind, namespace, name string) (*unstructured.Unstr
 // cluster-scoped one) and its name. Every verb and check takes one instead
 // of the three strings.
 type Object struct{ Kind, Namespace, Name string }
+
+// Application is the ArgoCD Application of that name as an Object.
+func Application(name string) Object {
+	return Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: name}
+}
 
 // String names the object as the logs and the evidence do: kind ns/name.
 func (o Object) String() string { return Ref(o.Kind, o.Namespace, o.Name) }

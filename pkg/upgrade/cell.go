@@ -159,7 +159,7 @@ func (k *cell) release(d *Deletion, on string) step.Step {
 	what := "release what the cascading deletion on " + on + " left held (finalizers off)"
 	return step.Act(what, func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 		var steps []step.Step
-		app := env.Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: name}
+		app := lifecycle.Application(name)
 		for _, o := range append(slices.Clone(d.Terminating), app) {
 			live, err := check.Get(ctx, o)
 			if err != nil {

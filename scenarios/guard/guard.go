@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"regexp"
 	"time"
 
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
@@ -10,6 +11,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/step"
 	"github.com/gitops-conformance/suite/scenarios/openkruise"
@@ -29,7 +31,7 @@ const (
 	minimalApp = "failing-guard"
 	minimalNS  = "gitops-conformance-guarded"
 
-	preDelete = "pre-delete-finalizer.argocd.argoproj.io"
+	preDelete = argocd.PreDeleteFinalizer
 
 	// Window is how long a deletion is watched for going past the guard.
 	// The guard fails within seconds and ArgoCD deletes it and creates it
@@ -81,7 +83,7 @@ func Feature(c matrix.Cell) step.Scenario {
 		env.CreateApp(openkruise.ApplicationNamed(app, options...)), env.Sync(app),
 		assert.That("application "+app+" synced and Healthy", assert.Intervals.Install,
 			assert.All(check.OperationPhaseIs(app, synccommon.OperationSucceeded), check.HealthIs(app, "Healthy"))),
-		env.WatchLog(controller), env.Watch(appObject(app)), env.Watch(cloneCRD), env.Watch(manager))
+		env.WatchLog(controller), env.Watch(lifecycle.Application(app)), env.Watch(cloneCRD), env.Watch(manager))
 	if c.Variant.Name == WorkloadsRemoved {
 		return s.Add(deletion(app, mode)...).Add(
 			assert.Resolved("application "+app+" deleted, after its guard Job completed", assert.Intervals.Sync, assert.Intervals.HoldShort,
@@ -117,7 +119,7 @@ func Feature(c matrix.Cell) step.Scenario {
 		env.ObserveWithin("the deletion went past the failing guard", Window, wentAhead(app))).Add(guardRan...).Add(
 		env.Snapshot("at-window"),
 		env.Unless(wentAhead(app), "the guard holds: ArgoCD's pre-delete finalizers removed by hand",
-			env.RemoveFinalizer(appObject(app), preDelete), env.RemoveFinalizer(appObject(app), preDelete+"/cleanup")),
+			env.RemoveFinalizer(lifecycle.Application(app), preDelete), env.RemoveFinalizer(lifecycle.Application(app), preDelete+"/cleanup")),
 		assert.That("application "+app+" gone", assert.Intervals.Install, check.AppGone(app)),
 		env.Scale(clone, 3),
 		assert.Resolved("application "+app+" gone and OpenKruise still at work: CloneSet "+cloneSet+", scaled to 3, counts 3 Pods",
@@ -134,14 +136,10 @@ func minimal(c matrix.Cell) step.Scenario {
 		env.CreateApp(fixture.Application(map[string]any{"name": minimalApp, "namespace": minimalNS})), env.Sync(minimalApp),
 		assert.That("application "+minimalApp+" synced and Healthy", assert.Intervals.Install,
 			assert.All(check.OperationPhaseIs(minimalApp, synccommon.OperationSucceeded), check.HealthIs(minimalApp, "Healthy"))),
-		env.WatchLog(controller), env.Watch(appObject(minimalApp))).
+		env.WatchLog(controller), env.Watch(lifecycle.Application(minimalApp))).
 		Add(deletion(minimalApp, argocd.Foreground)...).Add(verdict(minimalApp)).Add(held(minimalApp)...).Add(
 		env.Observe("the guard Job failed (its events)", check.EventSeen(env.Object{Kind: "Job", Namespace: minimalNS}, "BackoffLimitExceeded", minimalApp)),
 		env.Observe("the guarded "+guarded.String()+" gone", check.Missing(guarded))).Scenario()
-}
-
-func appObject(name string) env.Object {
-	return env.Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: name}
 }
 
 // deletion checks that ArgoCD took the chart's pre-delete hook as a PreDelete
@@ -150,22 +148,18 @@ func appObject(name string) env.Object {
 // makes sure the cell's end can remove ArgoCD's deletion finalizers, as a
 // user whose guard cannot pass must.
 func deletion(name string, mode argocd.Deletion) []step.Step {
-	return []step.Step{
+	return append([]step.Step{
 		assert.That("application "+name+" holds ArgoCD's "+preDelete+" (the chart's pre-delete hook taken as a PreDelete hook)",
-			assert.Intervals.Sync, check.JSONPathMatches(appObject(name), "{.metadata.finalizers}", `pre-delete-finalizer\.argocd\.argoproj\.io"`)),
+			assert.Intervals.Sync, check.JSONPathMatches(lifecycle.Application(name), "{.metadata.finalizers}", regexp.QuoteMeta(preDelete)+`"`)),
 		env.DeleteApp(name, mode),
-		// registered after the deletion, they run before its cleanup waits for
-		// the Application to go
-		env.RemoveFinalizerAtEnd(appObject(name), preDelete),
-		env.RemoveFinalizerAtEnd(appObject(name), preDelete+"/cleanup"),
-	}
+	}, env.ReleaseDeletionHooksAtEnd(name)...)
 }
 
 // wentAhead holds once ArgoCD declared the pre-delete phase done (its
 // finalizer gone from the Application being deleted) or the Application is
 // gone: the deletion went past the guard, which never succeeds here.
 func wentAhead(name string) assert.Check {
-	return assert.Any(check.AppGone(name), assert.Not(check.FinalizerPending(appObject(name), preDelete)))
+	return assert.Any(check.AppGone(name), assert.Not(check.FinalizerPending(lifecycle.Application(name), preDelete)))
 }
 
 // verdict is the bug's: the deletion went past the failing guard within the
@@ -180,8 +174,8 @@ func verdict(name string) step.Step {
 // it took.
 func held(name string) []step.Step {
 	return []step.Step{
-		env.Observe("application "+name+"'s DeletionError", check.JSONPathMatches(appObject(name), `{.status.conditions[?(@.type=="DeletionError")].message}`, ".")),
-		env.Observe("application "+name+"'s finalizers", check.JSONPathMatches(appObject(name), "{.metadata.finalizers}", ".")),
+		env.Observe("application "+name+"'s DeletionError", check.DeletionErrorMatches(name, ".")),
+		env.Observe("application "+name+"'s finalizers", check.JSONPathMatches(lifecycle.Application(name), "{.metadata.finalizers}", ".")),
 		env.Snapshot("at-verdict"),
 		// at once where the guard holds
 		env.ObserveWithin("application "+name+" gone, or still held by the guard", assert.Intervals.Install,

@@ -101,7 +101,6 @@ func deletion() []step.Step {
 			check.Exists(env.Object{Kind: "validatingwebhookconfiguration", Name: "validation.webhook.serving.knative.dev"}),
 			check.Exists(env.Object{Kind: "mutatingwebhookconfiguration", Name: "webhook.serving.knative.dev"}))),
 		env.ObserveWithin("application deleted", assert.Intervals.Hold, check.AppGone(app)),
-		env.Observe("application deletion error", check.JSONPathMatches(env.Object{Kind: "applications.argoproj.io", Namespace: "argocd", Name: app},
-			"{.status.conditions[?(@.type==\"DeletionError\")].message}", ".")),
+		env.Observe("application deletion error", check.DeletionErrorMatches(app, ".")),
 		assert.That("unguarded ConfigMap admitted", assert.Intervals.Sync, check.Accepted(Unguarded))}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/step"
 )
@@ -101,6 +102,6 @@ func install(c matrix.Cell) []step.Step {
 // hookPhase holds when the hook's phase in the last sync's result is want
 // ("": it had none).
 func hookPhase(want string) assert.Check {
-	return check.JSONPathIs(env.Object{Kind: "applications.argoproj.io", Namespace: "argocd", Name: app},
+	return check.JSONPathIs(lifecycle.Application(app),
 		`{.status.operationState.syncResult.resources[?(@.name=="`+job+`")].hookPhase}`, want)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/step"
 	"github.com/gitops-conformance/suite/scenarios/openkruise"
@@ -50,21 +51,16 @@ var variants = map[string]variant{
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) step.Scenario {
 	v := variants[c.Variant.Name]
-	app := env.Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: v.name}
-	deletionError := check.JSONPathMatches(app, `{.status.conditions[?(@.type=="DeletionError")].message}`, limit)
+	app := lifecycle.Application(v.name)
+	deletionError := check.DeletionErrorMatches(v.name, limit)
 	s := step.New(c.Report().ID()).Add(install(c, v)...).Add(
 		env.SetArgoCDConfig(map[string]string{"application.resourceTrackingMethod": v.tracking}),
 		env.CreateApp(application(c, v)), env.Sync(v.name),
 		assert.That("application "+v.name+" synced and Healthy", assert.Intervals.Install,
 			assert.All(check.OperationPhaseIs(v.name, synccommon.OperationSucceeded), check.HealthIs(v.name, "Healthy"))),
 		env.Observe("the Application's finalizers (ArgoCD's for its deletion hooks)", check.JSONPathMatches(app, "{.metadata.finalizers}", "delete-finalizer")),
-		env.DeleteApp(v.name, argocd.Foreground),
-		// registered after the deletion, they run before its cleanup waits for
-		// the Application to go
-		env.RemoveFinalizerAtEnd(app, "pre-delete-finalizer.argocd.argoproj.io"),
-		env.RemoveFinalizerAtEnd(app, "pre-delete-finalizer.argocd.argoproj.io/cleanup"),
-		env.RemoveFinalizerAtEnd(app, "post-delete-finalizer.argocd.argoproj.io"),
-		env.RemoveFinalizerAtEnd(app, "post-delete-finalizer.argocd.argoproj.io/cleanup"),
+		env.DeleteApp(v.name, argocd.Foreground)).Add(
+		env.ReleaseDeletionHooksAtEnd(v.name)...).Add(
 		assert.That("the deletion settled: application "+v.name+" gone, or a DeletionError naming the 63-character limit",
 			assert.Intervals.Install, assert.Any(check.AppGone(v.name), deletionError)),
 		env.Observe("the deletion hook's events", check.EventMatches(env.Object{Kind: "Application", Namespace: argocd.Namespace, Name: v.name}, "StatusRefreshed", "delete")),

@@ -12,6 +12,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/step"
 )
@@ -89,7 +90,7 @@ var variants = map[string]func() []step.Step{
 			assert.Holds(deployment+" stuck in ReplicaFailure under ArgoCD", assert.Intervals.HoldShort, stuck),
 			env.Observe("application "+app+" health Healthy", check.HealthIs(app, "Healthy")),
 			env.Observe("application "+app+" sync operation Succeeded", check.OperationPhaseIs(app, synccommon.OperationSucceeded)),
-			env.Observe("the Deployment's health as ArgoCD shows it", check.JSONPathMatches(env.Object{Kind: "applications.argoproj.io", Namespace: "argocd", Name: app},
+			env.Observe("the Deployment's health as ArgoCD shows it", check.JSONPathMatches(lifecycle.Application(app),
 				`{.status.resources[?(@.kind=="Deployment")].health}`, "Healthy")),
 			env.Snapshot("at-stuck"),
 			env.UpdateApp(app, "managedNamespaceMetadata labels "+label+", CreateNamespace=true", ManagedNamespace),
@@ -134,7 +135,7 @@ const hookJob = "kruise-finalizer"
 // (hook-delete-policy hook-succeeded), its events stay.
 func deletion() step.Step {
 	gone := check.AppGone(app)
-	application := env.Object{Kind: "applications.argoproj.io", Namespace: "argocd", Name: app}
+	application := lifecycle.Application(app)
 	jobs := env.Object{Kind: "Job", Namespace: namespace}
 	return env.InOrder("delete the application and see it go",
 		env.DeleteApp(app, argocd.Foreground),
@@ -145,8 +146,8 @@ func deletion() step.Step {
 		env.Observe("its Pod failed to get its image (the Pod's events)", check.EventSeen(env.Object{Kind: "Pod", Namespace: namespace}, "Failed", "kruise-helm-hook")),
 		env.If(assert.Not(gone), "the deletion held: evidence, then ArgoCD's pre-delete finalizers removed by hand",
 			env.Snapshot("at-deletion-held"),
-			env.RemoveFinalizer(application, "pre-delete-finalizer.argocd.argoproj.io"),
-			env.RemoveFinalizer(application, "pre-delete-finalizer.argocd.argoproj.io/cleanup"),
+			env.RemoveFinalizer(application, argocd.PreDeleteFinalizer),
+			env.RemoveFinalizer(application, argocd.PreDeleteFinalizer+"/cleanup"),
 			env.ObserveWithin("application "+app+" gone once they are removed", assert.Intervals.Sync, gone)))
 }
 
