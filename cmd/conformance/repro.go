@@ -133,7 +133,7 @@ var installCall = regexp.MustCompile(`(?m)^install_argocd (v[0-9][0-9A-Za-z.+-]*
 // release a bundle installs (the cell's, and those its script upgrades to):
 // the suite's offline install.yaml of each, as a cell applies it, whose name
 // depends on where the release was built from (a source tree's has its own).
-func offlineManifests(ctx context.Context, cat *catalog.Catalog, repo, cache, dir, cell string) (string, error) {
+func offlineManifests(ctx context.Context, cat *catalog.Catalog, repo, cache, dir, cell string) (_ string, err error) {
 	tags := []string{cell}
 	if script, err := os.ReadFile(filepath.Join(dir, repro.BundleDir, "repro.sh")); err == nil {
 		for _, m := range installCall.FindAllStringSubmatch(string(script), -1) {
@@ -144,20 +144,22 @@ func offlineManifests(ctx context.Context, cat *catalog.Catalog, repo, cache, di
 	if err != nil {
 		return "", err
 	}
+	defer func() { // the directory goes with a failure
+		if err != nil {
+			os.RemoveAll(out)
+		}
+	}()
 	inst := &argocd.Installer{Repo: repo, CacheDir: cache, Mode: images.Offline, Catalog: cat, Out: io.Discard}
 	for _, tag := range tags {
 		rel, err := cat.Release(tag)
 		if err != nil {
-			os.RemoveAll(out)
 			return "", fmt.Errorf("repro run: the bundle installs ArgoCD %s: %w", tag, err)
 		}
 		path, err := inst.Manifest(ctx, rel)
 		if err != nil {
-			os.RemoveAll(out)
 			return "", fmt.Errorf("repro run: ArgoCD %s's install.yaml: %w", tag, err)
 		}
 		if err := os.Symlink(path, filepath.Join(out, "install-"+tag+".yaml")); err != nil && !os.IsExist(err) {
-			os.RemoveAll(out)
 			return "", err
 		}
 	}
