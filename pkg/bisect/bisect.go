@@ -397,9 +397,10 @@ func (s *Search) Write(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "bisect.json"), append(out, '\n'), 0o644)
 }
 
-// gitopsEngine is the module ArgoCD's sync, hooks and diffing live in; from
-// v3.3 it is a module of ArgoCD's own repository (nestedEngine), which
-// go.mod replaces with the tree's directory.
+// gitopsEngine is the module ArgoCD's sync, hooks and diffing live in. From
+// v3.3 its code is in ArgoCD's own tree: 3.3.x keeps the path and replaces it
+// with ./gitops-engine (v3.3.14 go.mod:500, the same pin in every patch), and
+// from 3.4 the path is nestedEngine, replaced likewise (v3.4.7 go.mod:369).
 const (
 	gitopsEngine = "github.com/argoproj/gitops-engine"
 	nestedEngine = "github.com/argoproj/argo-cd/gitops-engine"
@@ -411,7 +412,7 @@ const (
 // nothing the proxy can tell apart: it is a group of its own.
 func EngineGrouping(ctx context.Context, byTag map[string]catalog.Release) *Grouping {
 	return &Grouping{
-		By: "the " + gitopsEngine + " version their go.mod pins (from v3.3 the engine is the tree's own, " + nestedEngine + ": each release a group of its own)",
+		By: "the " + gitopsEngine + " version their go.mod pins (from v3.3 the engine is the tree's own directory, whatever the pin: each release a group of its own)",
 		Key: func(tag string) (string, error) {
 			rel := byTag[tag]
 			if rel.FromSources() {

@@ -243,6 +243,13 @@ func TestReleasesAcrossAMajorVersion(t *testing.T) {
 func TestEngineKey(t *testing.T) {
 	gomods := map[string]string{
 		"v2.14.11": "require github.com/argoproj/gitops-engine v0.7.1-0.20250328191959-6d3cf122b03f\n",
+		// 3.3.x pins one pseudo-version in every patch (v3.3.10 and v3.3.14
+		// go.mod), under a replace with the tree's directory: the pin says
+		// nothing, the code is in the tree
+		"v3.3.10": "require github.com/argoproj/gitops-engine v0.7.1-0.20250908182407-97ad5b59a627\n" +
+			"replace github.com/argoproj/gitops-engine => ./gitops-engine\n",
+		"v3.3.14": "require github.com/argoproj/gitops-engine v0.7.1-0.20250908182407-97ad5b59a627\n" +
+			"replace github.com/argoproj/gitops-engine => ./gitops-engine\n",
 		"v3.4.7": "require github.com/argoproj/argo-cd/gitops-engine v0.7.1-0.20250908182407-97ad5b59a627\n" +
 			"replace github.com/argoproj/argo-cd/gitops-engine => ./gitops-engine\n",
 		"v3.5.1": "require github.com/argoproj/argo-cd/gitops-engine v0.7.1-0.20250908182407-97ad5b59a627\n" +
@@ -260,6 +267,9 @@ func TestEngineKey(t *testing.T) {
 	}
 	if a, b := key("v3.4.7"), key("v3.5.1"); a == b || !strings.Contains(a, "./gitops-engine") {
 		t.Errorf("nested engines must be groups of their own: %q %q", a, b)
+	}
+	if a, b := key("v3.3.10"), key("v3.3.14"); a == b || !strings.Contains(a, "./gitops-engine") {
+		t.Errorf("3.3.x's identical pin under a replace must not make one group: %q %q", a, b)
 	}
 	if _, err := EngineKey(func(string) (string, error) { return "", errors.New("go.mod does not require it") }, "v9.0.0"); err == nil {
 		t.Error("no engine at all must be an error")
