@@ -79,7 +79,7 @@ RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_LIMIT
 RUN_FILE = bin/e2e.run.$(CLUSTER)
 
 .PHONY: docs help test unit unit-online e2e conform conform-smoke conform-validate upgrade-check-apps argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
-.PHONY: bench-quick report-merge report-render report-diff report-history releases lint-workflows merge-check mirror-check bench-delivery bench-infra repro
+.PHONY: bench-quick report-merge report-render report-diff report-history releases tested-ranges lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -221,6 +221,9 @@ RELEASES_JSON ?=
 releases: $(CLI) ## the releases a run can test now: the supported ArgoCD lines' patches, the seed pins, each component's newest release, what this mode cannot build or pull and why, the nightly's shards [MODE=online] [RELEASES_JSON=file]
 	@$(CLI) releases -mode $(MODE) $(if $(RELEASES_JSON),-o "$(RELEASES_JSON)")
 
+tested-ranges: $(CLI) ## record the Kubernetes versions each ArgoCD release suites/matrix.yaml names was tested on, read from its own docs/operator-manual/tested-kubernetes-versions.md (module zip), into pkg/argocd/tested.yaml, for the pages make docs writes
+	@$(CLI) tested-ranges
+
 plan: $(CLI) ## what make e2e with the same selection runs and costs (cells, SKIPPED and why, clusters, installs, builds still needed, warm and cold estimate), on 1..8 clusters, and estimate against actual of the newest runs in reports/ [SCENARIO=.. VARIANT=.. ARGOCD=.. TIER=.. REPEAT=N PARALLEL=N|auto]
 	@$(CLI) plan $(SELECTION) -repeat $(REPEAT) -cells "$(CELLS)" -parallel $(PARALLEL)
 
@@ -271,12 +274,12 @@ bench-delivery: $(CLI) ## offline images to a node, per ArgoCD release per clust
 REPORT ?=
 GENERATED_DOCS := vocabulary.md results.md writing-scenarios.md design.md
 
-docs: ## docs/vocabulary.md, docs/results.md, the example in docs/writing-scenarios.md, docs/design.md's table of packages and README.md's table of scenarios, from the code and suites/matrix.yaml [REPORT=dir: a merged run's results into results.md]
+docs: ## docs/vocabulary.md, docs/results.md, each scenario README's tested-range section, the example in docs/writing-scenarios.md, docs/design.md's table of packages and README.md's table of scenarios, from the code and suites/matrix.yaml [REPORT=dir: a merged run's results into results.md]
 	$(GO) run ./hack/docgen -out docs $(if $(REPORT),-report "$(REPORT)")
 
 verify: ## generated docs current, gofmt, go vet, golangci-lint (.golangci.yml), shellcheck, actionlint, go mod tidy check; installs the linters it lacks (what .ci/run calls before make test)
-	@out=$$(mktemp -d -t docs-verify.XXXXXX) && trap 'rm -rf "$$out"' EXIT && $(GO) run ./hack/docgen -out "$$out" -readme "$$out/README.md" && \
-	  for f in $(GENERATED_DOCS:%=docs/%) README.md; do cmp -s "$$out/$${f#docs/}" "$$f" || { diff -u "$$f" "$$out/$${f#docs/}" | head -20; \
+	@out=$$(mktemp -d -t docs-verify.XXXXXX) && trap 'rm -rf "$$out"' EXIT && $(GO) run ./hack/docgen -out "$$out" -readme "$$out/README.md" -findings "$$out" && \
+	  for f in $(GENERATED_DOCS:%=docs/%) README.md $(wildcard scenarios/*/README.md); do cmp -s "$$out/$${f#docs/}" "$$f" || { diff -u "$$f" "$$out/$${f#docs/}" | head -20; \
 	    echo "$$f is stale: run make docs and commit it"; exit 1; }; done
 	@test -z "$$(gofmt -l cmd pkg internal fixtures suites scenarios hack docs)" || { gofmt -l cmd pkg internal fixtures suites scenarios hack docs; echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./... && $(GO) vet -tags e2e ./suites

@@ -36,6 +36,7 @@ commands:
   ` + reproUsage + `
   ` + conformUsage + `
   ` + upgradeCheckUsage + `
+  ` + testedRangesUsage + `
 
 The cells themselves, bisect and sweep run in the e2e test binary
 (make e2e, make bisect, make sweep), which takes the same flags.
@@ -70,6 +71,8 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 		return conformCommand(ctx, args, os.Stdout)
 	case "upgrade-check":
 		return upgradeCheckCommand(ctx, args, os.Stdout)
+	case "tested-ranges":
+		return testedRangesCommand(ctx, cat, data, args, os.Stdout)
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	var o runner.Options
@@ -117,7 +120,7 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 	case "repro":
 		return reproCommand(ctx, cat, fs.Args(), os.Stdout)
 	}
-	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, plan, releases, report, registry, repro, conform, upgrade-check)", cmd)}
+	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, plan, releases, report, registry, repro, conform, upgrade-check, tested-ranges)", cmd)}
 }
 
 func reportsDir(o runner.Options) string {

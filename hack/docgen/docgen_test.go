@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/suites"
 )
@@ -128,5 +130,26 @@ func TestCheckNewest(t *testing.T) {
 	bad := CheckNewest(pages)
 	if len(bad) != 1 || !strings.Contains(bad[0], "a.md:3") || !strings.Contains(bad[0], "v1.11.2") {
 		t.Errorf("want one stale sentence, a.md:3's, got %q", bad)
+	}
+}
+
+// An expectation's Kubernetes versions are marked where one of its ArgoCD
+// releases was not tested on them; a range not read is "could not tell".
+func TestMarkOutside(t *testing.T) {
+	ranges := map[string]argocd.Tested{
+		"v3.4.7":  {Minors: []string{"v1.35", "v1.34", "v1.33", "v1.32"}},
+		"v3.5.1":  {Minors: []string{"v1.36", "v1.35", "v1.34", "v1.33"}},
+		"v3.3.11": {Unread: "refused"},
+	}
+	for _, c := range []struct{ argo, kube, want string }{
+		{"v3.4.7,v3.5.1", "v1.30.4,v1.33.13", "v1.30.4 (outside the tested range of v3.4.7, v3.5.1), v1.33.13"},
+		{"v3.5.1", "v1.37.2", "v1.37.2 (outside the tested range of v3.5.1)"},
+		{"v3.4.7,v3.3.11", "v1.33.13", "v1.33.13 (tested range of v3.3.11 could not tell)"},
+		{"*", "v1.30.4", "v1.30.4"},
+		{"v3.4.7", "", "all"},
+	} {
+		if got := markOutside(ranges, matrix.Expectation{ArgoCD: c.argo, Kubernetes: c.kube}); got != c.want {
+			t.Errorf("%s on %s: %q, want %q", c.argo, c.kube, got, c.want)
+		}
 	}
 }

@@ -17,12 +17,13 @@ func main() {
 	reportDir := flag.String("report", "", "a report directory (a merged run) whose results go into results.md; without it, results.md keeps the report section of -previous")
 	previous := flag.String("previous", "docs/results.md", "the committed results.md, whose report section is kept when no -report is given")
 	readme := flag.String("readme", "README.md", "where to write README.md with its table of scenarios (make verify writes it elsewhere and compares)")
+	findingsRoot := flag.String("findings", ".", "where to write scenarios/*/README.md with their tested-range section (make verify writes them elsewhere and compares)")
 	flag.Parse()
 	if flag.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "docgen: unexpected arguments %q (flags: -out, -readme, -report, -previous)\n", flag.Args())
+		fmt.Fprintf(os.Stderr, "docgen: unexpected arguments %q (flags: -out, -readme, -findings, -report, -previous)\n", flag.Args())
 		os.Exit(2)
 	}
-	if err := run(*out, *readme, *reportDir, *previous); err != nil {
+	if err := run(*out, *readme, *findingsRoot, *reportDir, *previous); err != nil {
 		fmt.Fprintln(os.Stderr, "docgen:", err)
 		os.Exit(1)
 	}
@@ -31,7 +32,7 @@ func main() {
 // generated are the pages of docs/ make docs writes whole.
 var generatedPages = map[string]bool{"vocabulary.md": true, "results.md": true}
 
-func run(out, readme, reportDir, previous string) error {
+func run(out, readme, findingsRoot, reportDir, previous string) error {
 	vocabulary, names, err := Vocabulary(".", vocabularyPackages)
 	if err != nil {
 		return err
@@ -106,6 +107,10 @@ func run(out, readme, reportDir, previous string) error {
 	if bad := CheckMentions(pages, names); len(bad) > 0 {
 		return fmt.Errorf("pages name what the code does not have: %s", strings.Join(bad, "; "))
 	}
+	findingsPages, err := FindingsPages(cat, data, suites.Scenarios())
+	if err != nil {
+		return err
+	}
 	handWritten := map[string]string{"README.md": withTable}
 	more, _ := filepath.Glob("docs/*.md")
 	findings, _ := filepath.Glob("scenarios/*/README.md")
@@ -133,6 +138,16 @@ func run(out, readme, reportDir, previous string) error {
 	}
 	if err := os.WriteFile(readme, []byte(withTable), 0o644); err != nil {
 		errs = append(errs, fmt.Errorf("write %s: %w", readme, err))
+	}
+	for name, content := range findingsPages {
+		path := filepath.Join(findingsRoot, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			errs = append(errs, fmt.Errorf("write %s: %w", path, err))
+		}
 	}
 	return errors.Join(errs...)
 }

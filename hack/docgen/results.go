@@ -60,6 +60,10 @@ func ResultsPage(cat *catalog.Catalog, data *matrix.Data, code runner.Scenarios,
 		fmt.Fprintf(&b, "- [`%s`](#%s)\n", s.Name, s.Name)
 	}
 	b.WriteString("- [The newest merged report](#the-newest-merged-report)\n")
+	ranges, err := testedRanges(cat, data)
+	if err != nil {
+		return "", err
+	}
 	for _, s := range data.Scenarios {
 		dir, err := scenarioDir(code, s.Name)
 		if err != nil {
@@ -91,6 +95,11 @@ func ResultsPage(cat *catalog.Catalog, data *matrix.Data, code runner.Scenarios,
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", v.Name, kind(v), orDash(strings.Join(v.Versions(), ", ")), strings.Join(kubes, ", "), cell(what))
 		}
+		tested, err := TestedSection(cat, data, s, ranges)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString("\n" + tested)
 		b.WriteString("\n| variant | ArgoCD | component | Kubernetes | mode | expected | runs | measured |\n|---|---|---|---|---|---|---|---|\n")
 		n := 0
 		for _, e := range data.Expectations {
@@ -99,7 +108,7 @@ func ResultsPage(cat *catalog.Catalog, data *matrix.Data, code runner.Scenarios,
 			}
 			n++
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", orAll(commas(e.Variant)), orAll(commas(e.ArgoCD)), orAll(commas(e.ComponentVersion)),
-				orAll(commas(e.Kubernetes)), mode(e.Offline), e.Expected, orDash(strings.Join(e.Runs, ", ")), cell(e.Why))
+				markOutside(ranges, e), mode(e.Offline), e.Expected, orDash(strings.Join(e.Runs, ", ")), cell(e.Why))
 		}
 		if n == 0 {
 			b.WriteString("| | | | | | no expectation yet: every cell is unmeasured | | |\n")

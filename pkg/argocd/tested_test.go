@@ -28,3 +28,26 @@ func TestParseTested(t *testing.T) {
 		t.Error("3.4 in 2.14's file: want no row")
 	}
 }
+
+// What make tested-ranges writes reads back as it was, a release it could
+// not read included, and the committed file parses.
+func TestRecordReadsBack(t *testing.T) {
+	ranges := map[string]Tested{
+		"v3.4.7":  {Minors: []string{"v1.35", "v1.34", "v1.33", "v1.32"}, Source: "github.com/argoproj/argo-cd/v3@v3.4.7:" + TestedFile},
+		"v3.3.11": {Unread: "the module proxy would not serve it (403 Forbidden)"},
+	}
+	b, err := Record(ranges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := parseRecorded(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got["v3.4.7"].String() != "v1.32-v1.35" || got["v3.3.11"].Unread == "" || got["v3.3.11"].Has("v1.33.13") {
+		t.Errorf("read back %+v", got)
+	}
+	if _, err := Recorded(); err != nil {
+		t.Errorf("%s: %v", RecordedFile, err)
+	}
+}

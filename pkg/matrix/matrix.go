@@ -708,3 +708,34 @@ func ParseList(s string) []string {
 	}
 	return out
 }
+
+// ArgoCDReleases is every ArgoCD release the data names, oldest first: its
+// scenarios' cells on either tier (upgrade targets too) and its
+// expectations' releases.
+func (d *Data) ArgoCDReleases(cat *catalog.Catalog) ([]string, error) {
+	var tags []string
+	add := func(t string) {
+		if t != "" && t != "*" && !slices.Contains(tags, t) {
+			tags = append(tags, t)
+		}
+	}
+	for _, tier := range []string{TierFull, TierQuick} {
+		cells, err := d.Plan(cat, Selection{Tier: tier})
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cells {
+			add(c.ArgoCD.String())
+			for _, u := range c.Upgrades {
+				add(u.String())
+			}
+		}
+	}
+	for _, e := range d.Expectations {
+		for _, t := range ParseList(e.ArgoCD) {
+			add(t)
+		}
+	}
+	slices.SortFunc(tags, catalog.CompareTags)
+	return tags, nil
+}

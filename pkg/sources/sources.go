@@ -95,6 +95,13 @@ func NotPublished(err error) bool {
 	return false
 }
 
+// Refused reports whether a failed module lookup is the proxy's refusal
+// (403: this machine's proxy answers so for a release it lacks) or says the
+// version was never published: no answer a retry would change.
+func Refused(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "403 Forbidden") || NotPublished(err))
+}
+
 // ProxyLister lists a module's published versions through the Go module
 // proxy (`go list -m -versions`): the catalog.Lister the suite uses.
 type ProxyLister struct{}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/runner"
+	"github.com/gitops-conformance/suite/pkg/sources"
+)
+
+const testedRangesUsage = `tested-ranges [-o FILE]     read the Kubernetes versions each ArgoCD release suites/matrix.yaml
+                               names was tested on, from the release's own
+                               ` + argocd.TestedFile + ` (its module zip),
+                               and write them to FILE (default ` + argocd.RecordedFile + `)`
+
+// testedRangesCommand records every named release's tested range for the
+// pages make docs writes; a run reads the range afresh for its report.
+func testedRangesCommand(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("tested-ranges", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("o", argocd.RecordedFile, "the file to write")
+	if err := fs.Parse(args); err != nil {
+		return &runner.BadInput{Err: fmt.Errorf("tested-ranges: %w", err)}
+	}
+	if fs.NArg() > 0 {
+		return &runner.BadInput{Err: fmt.Errorf("tested-ranges: unexpected argument %q", fs.Arg(0))}
+	}
+	tags, err := data.ArgoCDReleases(cat)
+	if err != nil {
+		return err
+	}
+	ranges := map[string]argocd.Tested{}
+	for i, tag := range tags {
+		rel, err := cat.Release(tag)
+		if err != nil {
+			return err
+		}
+		t, err := argocd.ReadTested(ctx, rel)
+		if sources.Refused(err) {
+			// the proxy refuses the release (v3.3.11), and the source
+			// trees leave docs/ out: its cells could not tell
+			t = argocd.Tested{Unread: fmt.Sprintf("%s@%s: the module proxy would not serve it (%s), and its source tree here leaves docs/ out", rel.Module(), rel, refusal(err))}
+			fmt.Fprintf(stdout, "[%d/%d] %s could not tell: %s\n", i+1, len(tags), tag, t.Unread)
+			ranges[tag] = t
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("tested-ranges: %s left as it was: %s: %w", *out, tag, err)
+		}
+		ranges[tag] = t
+		fmt.Fprintf(stdout, "[%d/%d] %s tested on %s (%s)\n", i+1, len(tags), tag, t, t.Source)
+	}
+	b, err := argocd.Record(ranges)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(*out, b, 0o644)
+}
+
+// refusal is the proxy's status line in err ("403 Forbidden").
+func refusal(err error) string {
+	for _, s := range []string{"403 Forbidden", "404 Not Found", "410 Gone"} {
+		if strings.Contains(err.Error(), s) {
+			return s
+		}
+	}
+	return "not published"
+}
