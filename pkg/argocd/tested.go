@@ -9,9 +9,10 @@ import (
 	"regexp"
 	"strings"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/sources"
-	"sigs.k8s.io/yaml"
 )
 
 // TestedFile is where an ArgoCD release lists the Kubernetes versions it
