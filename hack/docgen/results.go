@@ -93,7 +93,14 @@ func ResultsPage(cat *catalog.Catalog, data *matrix.Data, code runner.Scenarios,
 			if len(v.ArgoCD) > 0 {
 				what += " (ArgoCD " + strings.Join(v.ArgoCD, ", ") + ": " + v.ArgoCDWhy + ")"
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", v.Name, kind(v), orDash(strings.Join(v.Versions(), ", ")), strings.Join(kubes, ", "), cell(what))
+			var shown []string
+			for _, k := range kubes {
+				if only, ok := v.KubernetesOnlyFor[k]; ok {
+					k += " (only " + strings.Join(only, ", ") + ")"
+				}
+				shown = append(shown, k)
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", v.Name, kind(v), orDash(strings.Join(v.Versions(), ", ")), strings.Join(shown, ", "), cell(what))
 		}
 		tested, err := TestedSection(cat, data, s, ranges)
 		if err != nil {

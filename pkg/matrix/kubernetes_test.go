@@ -162,3 +162,47 @@ scenarios:
 		t.Errorf("an unknown release on a variant's axis: %v; want the variant named", err)
 	}
 }
+
+// kubernetesOnlyFor keeps a version of the axis to some component versions
+// (a release on its own minimum), unless the user names the version; Parse
+// refuses a version off the axis or a component version the variant lacks.
+func TestKubernetesOnlyFor(t *testing.T) {
+	const m = `
+scenarios:
+  - name: s
+    component: c
+    argocd: [v2.14.11]
+    variants:
+      - name: bug
+        componentVersions: [v1.0.0, v2.0.0]
+        kubernetes: [v1.30.4, v1.33.13]
+        kubernetesOnlyFor: {v1.33.13: [v2.0.0]}
+`
+	d, err := Parse([]byte(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := &catalog.Catalog{ArgoCD: argocdV2, Kubernetes: kubeAxis, Components: map[string]catalog.Component{"c": {Versions: []string{"v1.0.0", "v2.0.0"}}}}
+	ids := func(sel Selection) string {
+		cells, err := d.Plan(cat, sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range cells {
+			out = append(out, strings.TrimPrefix(c.Report().ID(), "s_bug_v2.14.11_"))
+		}
+		return strings.Join(out, " ")
+	}
+	if got, want := ids(Selection{}), "v1.0.0_k8s-v1.30.4 v2.0.0_k8s-v1.30.4 v2.0.0_k8s-v1.33.13"; got != want {
+		t.Errorf("plan %q, want %q", got, want)
+	}
+	if got, want := ids(Selection{Kubernetes: []string{"v1.33.13"}}), "v1.0.0_k8s-v1.33.13 v2.0.0_k8s-v1.33.13"; got != want {
+		t.Errorf("named: plan %q, want %q", got, want)
+	}
+	for _, bad := range []string{"{v1.35.4: [v2.0.0]}", "{v1.33.13: [v3.0.0]}"} {
+		if _, err := Parse([]byte(strings.Replace(m, "{v1.33.13: [v2.0.0]}", bad, 1))); err == nil {
+			t.Errorf("kubernetesOnlyFor %s: parsed", bad)
+		}
+	}
+}

@@ -78,6 +78,11 @@ type Variant struct {
 	// version run on more of them; KubernetesWhy says why.
 	Kubernetes    []string `json:"kubernetes,omitempty"`
 	KubernetesWhy string   `json:"kubernetesWhy,omitempty"`
+	// KubernetesOnlyFor narrows a version of that axis to some component
+	// versions: there only they run (Knative 1.23 on its own minimum,
+	// v1.34.4, where the older releases have nothing to add), unless the
+	// user names the Kubernetes version.
+	KubernetesOnlyFor map[string][]string `json:"kubernetesOnlyFor,omitempty"`
 	// ArgoCD, when set, is the variant's own default ArgoCD axis (the
 	// scenario's otherwise): a scenario whose other variants do not involve
 	// ArgoCD runs those on one release, and the variants where ArgoCD acts on
@@ -255,6 +260,20 @@ func checkVariants(s Scenario) error {
 			return fmt.Errorf("variant %q: %s reproduces the bug, it is not a mitigation (drop mitigation: true)", v.Name, v.Name)
 		case v.Name != Bug && v.Name != Minimal && !v.Mitigates:
 			return fmt.Errorf("variant %q: neither %s nor %s, so a mitigation: say mitigation: true", v.Name, Bug, Minimal)
+		}
+		for kube, versions := range v.KubernetesOnlyFor {
+			axis := v.Kubernetes
+			if len(axis) == 0 {
+				axis = s.Kubernetes
+			}
+			if !slices.Contains(axis, kube) {
+				return fmt.Errorf("variant %q: kubernetesOnlyFor names %s, not on its Kubernetes axis %v", v.Name, kube, axis)
+			}
+			for _, cv := range versions {
+				if !slices.Contains(v.Versions(), cv) {
+					return fmt.Errorf("variant %q: kubernetesOnlyFor %s names %s, not one of its component versions %v", v.Name, kube, cv, v.Versions())
+				}
+			}
 		}
 		seen[v.Name] = true
 	}
@@ -514,10 +533,13 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 				}
 				for _, kv := range kubeAxis {
 					g := group{kv.Version, tag}
-					if !slices.Contains(groups, g) {
-						groups = append(groups, g)
-					}
 					for _, cv := range componentVersions {
+						if only, ok := v.KubernetesOnlyFor[kv.Version]; ok && len(kubes) == 0 && !slices.Contains(only, cv) {
+							continue
+						}
+						if !slices.Contains(groups, g) {
+							groups = append(groups, g)
+						}
 						byGroup[g] = append(byGroup[g], Cell{Scenario: s, Variant: v, ArgoCD: tag, ComponentVersion: cv, Upgrades: newer, Kubernetes: kv})
 					}
 				}
