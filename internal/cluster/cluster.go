@@ -32,21 +32,31 @@ type Cluster struct {
 }
 
 // KindBinary builds the pinned kind CLI into dir once and returns its path.
+// Clusters set up side by side on a new machine each build it into a
+// directory of their own and rename it into place (run 20261127-123742: two
+// of three shards failed when they shared one): the rename is atomic, the
+// last one replaces an identical binary.
 func KindBinary(ctx context.Context, dir, version string) (string, error) {
 	path := filepath.Join(dir, "kind-"+version)
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
 	}
-	tmp := filepath.Join(dir, "tmp-kind")
-	_, err := shell.Run(ctx, shell.Cmd{Name: "go", Args: []string{"install", "sigs.k8s.io/kind@" + version},
-		Env: []string{"GOBIN=" + tmp, "CGO_ENABLED=0", "GOFLAGS=-mod=mod", "GOSUMDB=off", "GOTOOLCHAIN=local"}})
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("build kind %s: %w", version, err)
+	}
+	tmp, err := os.MkdirTemp(dir, "tmp-kind-")
 	if err != nil {
+		return "", fmt.Errorf("build kind %s: %w", version, err)
+	}
+	defer os.RemoveAll(tmp)
+	if _, err := shell.Run(ctx, shell.Cmd{Name: "go", Args: []string{"install", "sigs.k8s.io/kind@" + version},
+		Env: []string{"GOBIN=" + tmp, "CGO_ENABLED=0", "GOFLAGS=-mod=mod", "GOSUMDB=off", "GOTOOLCHAIN=local"}}); err != nil {
 		return "", fmt.Errorf("build kind %s: %w", version, err)
 	}
 	if err := os.Rename(filepath.Join(tmp, "kind"), path); err != nil {
 		return "", fmt.Errorf("build kind %s: %w", version, err)
 	}
-	return path, os.RemoveAll(tmp)
+	return path, nil
 }
 
 // NodeContainer is the control-plane container of a kind cluster.
