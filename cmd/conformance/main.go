@@ -99,6 +99,9 @@ func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd strin
 			return err
 		}
 		fmt.Print(f)
+		if err := checkDisk(ctx, f); err != nil {
+			return &runner.BadInput{Err: err}
+		}
 		return checkLimit(f, *limit, *runFile)
 	case "plan":
 		cells, err := runner.Validate(ctx, cat, data, o)
@@ -168,6 +171,24 @@ func forecast(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, o 
 // checkLimit gives the run its time limit: with "auto", one derived from
 // the forecast; with a duration, the forecast must fit in it (else bad
 // input naming the fixes). The limit and the clusters go to file for make.
+// checkDisk refuses a run whose builds still needed would fill the disk
+// Docker keeps its images on (read where the engine says, else at its
+// default data root: a new machine, before the suite starts one).
+func checkDisk(ctx context.Context, f runner.Forecast) error {
+	if f.Disk() == 0 {
+		return nil
+	}
+	cache, err := runner.CacheDir()
+	if err != nil {
+		return nil
+	}
+	disks := host.Gather(ctx, cache).Disks
+	if len(disks) == 0 {
+		return nil // could not tell: the run's own preflight and each build ask again
+	}
+	return f.FitsDisk(disks[0].Free, disks[0].Path)
+}
+
 func checkLimit(f runner.Forecast, limit, file string) error {
 	d := f.Limit()
 	if limit != "auto" {

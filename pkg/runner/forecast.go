@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gitops-conformance/suite/internal/host"
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
@@ -29,9 +30,28 @@ var coldCost = map[string]time.Duration{
 	"kargo":           12 * time.Minute, // not timed alone
 }
 
+// coldDisk is the disk a build takes the first time on a machine, in GiB:
+// its images in Docker and what it leaves in Go's module and build caches.
+// Measured together on a new machine (run 20261127-123742, knative's quick
+// tier: node image, ArgoCD v2.14.11 from its zip, v3.5.1 from its tree,
+// Knative v0.47.1): 27.6 GB at the peak, a cluster running, of which Go's
+// caches 18 GiB and Docker 8.1 GiB; split by what each build compiles. The
+// others were not measured alone: the size of their Go builds, rounded up.
+var coldDisk = map[string]float64{
+	images.NodeRecipe: 9,
+	"argocd":          5,
+	"argocd-tree":     6,
+	"knative":         3,
+	"openkruise":      3, // not measured alone
+	"kyverno":         4, // not measured alone
+	"kargo":           5, // not measured alone
+}
+
 // Build is one image build a plan needs.
 type Build struct {
 	What string // "argocd v3.5.1 (source tree)", "node image v1.33.13"
+	// Disk is what it takes on disk, in GiB (coldDisk).
+	Disk float64
 	Cost time.Duration
 	// Measured: Cost is this machine's last build of it (the ledger), not
 	// the default of coldCost.
@@ -66,6 +86,31 @@ func (f Forecast) Cold() time.Duration {
 		}
 	}
 	return d
+}
+
+// Disk is what the builds still needed take on disk, in GiB.
+func (f Forecast) Disk() float64 {
+	var gib float64
+	for _, b := range f.Builds {
+		if !b.Present {
+			gib += b.Disk
+		}
+	}
+	return gib
+}
+
+// FitsDisk refuses a run whose builds still needed do not fit in free
+// bytes (Docker's data root, where the images go; Go's caches are usually
+// beside it) with the DiskMin a run needs besides, in one line naming the
+// fixes, before anything is built: a run that fills the disk half-way
+// ends its cells ERROR after minutes of building.
+func (f Forecast) FitsDisk(free uint64, where string) error {
+	need := f.Disk() + float64(host.DiskMin)/(1<<30)
+	if f.Disk() == 0 || float64(free)/(1<<30) >= need {
+		return nil
+	}
+	return fmt.Errorf("the builds still needed take about %.0f GiB and a run %.0f GiB more, but %.1f GiB is free on %s: free space (docker system prune, go clean -cache, make cluster-delete), or run fewer builds (TIER=quick, fewer ARGOCD= or KUBERNETES= versions)",
+		f.Disk(), float64(host.DiskMin)/(1<<30), float64(free)/(1<<30), where)
 }
 
 // Limit is the time limit a run of this forecast gets when the user sets
@@ -129,7 +174,7 @@ func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip
 		}
 		seen[recipe+"@"+version] = true
 		entry, ok := present()
-		b := Build{What: what, Cost: coldCost[recipe], Present: ok}
+		b := Build{What: what, Cost: coldCost[recipe], Disk: coldDisk[recipe], Present: ok}
 		if entry.Seconds > 0 {
 			b.Cost, b.Measured = time.Duration(entry.Seconds)*time.Second, true
 		}
@@ -227,6 +272,7 @@ func (f Forecast) String() string {
 		fmt.Fprintf(&b, "  builds: none needed (%d cached)\n", built)
 	default:
 		fmt.Fprintf(&b, "  builds still needed (%d cached): %s\n", built, strings.Join(need, "; "))
+		fmt.Fprintf(&b, "  disk: the builds still needed take about %.0f GiB (images, Go's module and build caches, as on a new machine), besides the %d GiB a run needs\n", f.Disk(), host.DiskMin>>30)
 	}
 	fmt.Fprintf(&b, "  estimate: warm %s, cold %s (%d of %d cell(s) priced from their measured runs in reports/, the others from their scenario's seconds:)\n",
 		f.Warm().Round(time.Minute), f.Cold().Round(time.Minute), e.Measured, e.Cells)

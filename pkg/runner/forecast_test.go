@@ -1,0 +1,25 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+)
+
+// The builds still needed must fit on the disk with a run's DiskMin beside
+// them; a cached build takes nothing.
+func TestFitsDisk(t *testing.T) {
+	f := Forecast{Builds: []Build{{What: "node image v1.33.13", Disk: 10}, {What: "argocd v2.14.11", Disk: 5, Present: true}}}
+	if f.Disk() != 10 {
+		t.Fatalf("Disk = %v, want 10 (the cached build takes nothing)", f.Disk())
+	}
+	if err := f.FitsDisk(15<<30, "/var/lib/docker"); err != nil {
+		t.Errorf("15 GiB free for 10 + 4: %v", err)
+	}
+	err := f.FitsDisk(12<<30, "/var/lib/docker")
+	if err == nil || !strings.Contains(err.Error(), "about 10 GiB") || !strings.Contains(err.Error(), "12.0 GiB is free on /var/lib/docker") {
+		t.Errorf("12 GiB free for 10 + 4: %v", err)
+	}
+	if err := (Forecast{}).FitsDisk(0, "/"); err != nil {
+		t.Errorf("nothing to build: %v", err)
+	}
+}
