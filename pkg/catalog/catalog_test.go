@@ -88,10 +88,10 @@ func TestKubernetesAxisTakesVersionsAndMinorsAndRefusesTheRest(t *testing.T) {
 			t.Errorf("Get(%q) = %q, %v; want %s", in, got.Version, err, want)
 		}
 	}
-	_, err = c.Kubernetes.Get("v1.34.4")
+	_, err = c.Kubernetes.Get("v1.36.2")
 	var unknown *UnknownKube
 	if !errors.As(err, &unknown) || !strings.Contains(err.Error(), "v1.33.13") {
-		t.Errorf("v1.34.4: %v; want UnknownKube naming the axis", err)
+		t.Errorf("v1.36.2: %v; want UnknownKube naming the axis", err)
 	}
 	if _, err := c.Kubernetes.Get("latest"); err == nil || errors.As(err, &unknown) {
 		t.Errorf("latest: %v; want not a version", err)
