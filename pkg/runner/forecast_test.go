@@ -3,6 +3,9 @@ package runner
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gitops-conformance/suite/internal/images"
 )
 
 // The builds still needed must fit on the disk with a run's DiskMin beside
@@ -21,5 +24,20 @@ func TestFitsDisk(t *testing.T) {
 	}
 	if err := (Forecast{}).FitsDisk(0, "/"); err != nil {
 		t.Errorf("nothing to build: %v", err)
+	}
+}
+
+// The node images and the ArgoCD releases build side by side, the
+// components after them; a cached build costs nothing.
+func TestColdBuildsSideBySide(t *testing.T) {
+	f := Forecast{Builds: []Build{
+		{Recipe: images.NodeRecipe, Cost: 15 * time.Minute},
+		{Recipe: "argocd", Cost: 10 * time.Minute},
+		{Recipe: "argocd-tree", Cost: 17 * time.Minute},
+		{Recipe: "knative", Cost: 13 * time.Minute},
+		{Recipe: "argocd", Cost: 10 * time.Minute, Present: true},
+	}}
+	if got, want := f.Cold()-f.Warm(), 40*time.Minute; got != want {
+		t.Errorf("cold - warm = %s, want %s (max(15, 10+17) + 13)", got, want)
 	}
 }
