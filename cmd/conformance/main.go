@@ -168,9 +168,6 @@ func forecast(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, o 
 	return at(n), nil
 }
 
-// checkLimit gives the run its time limit: with "auto", one derived from
-// the forecast; with a duration, the forecast must fit in it (else bad
-// input naming the fixes). The limit and the clusters go to file for make.
 // checkDisk refuses a run whose builds still needed would fill the disk
 // Docker keeps its images on (read where the engine says, else at its
 // default data root: a new machine, before the suite starts one).
@@ -189,6 +186,9 @@ func checkDisk(ctx context.Context, f runner.Forecast) error {
 	return f.FitsDisk(disks[0].Free, disks[0].Path)
 }
 
+// checkLimit gives the run its time limit: with "auto", one derived from
+// the forecast; with a duration, the forecast must fit in it (else bad
+// input naming the fixes). The limit and the clusters go to file for make.
 func checkLimit(f runner.Forecast, limit, file string) error {
 	d := f.Limit()
 	if limit != "auto" {

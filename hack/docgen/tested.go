@@ -36,8 +36,8 @@ func testedRanges(cat *catalog.Catalog, data *matrix.Data) (map[string]argocd.Te
 	return ranges, nil
 }
 
-// outsideOf says which of kubes are outside tag's tested range ("" when
-// none), or that it could not tell.
+// outsideOf says which of kubes are outside tag's tested range (none when
+// all are in it), or that it could not tell.
 func outsideOf(ranges map[string]argocd.Tested, tag string, kubes []string) (outside []string, couldNotTell bool) {
 	t := ranges[tag]
 	if t.Unread != "" || len(t.Minors) == 0 {
