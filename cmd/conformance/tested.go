@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
@@ -43,10 +42,10 @@ func testedRangesCommand(ctx context.Context, cat *catalog.Catalog, data *matrix
 			return err
 		}
 		t, err := argocd.ReadTested(ctx, rel)
-		if sources.Refused(err) {
+		if refusal := sources.Refusal(err); refusal != "" {
 			// the proxy refuses the release (v3.3.11), and the source
 			// trees leave docs/ out: its cells could not tell
-			t = argocd.Tested{Unread: fmt.Sprintf("%s@%s: the module proxy would not serve it (%s), and its source tree here leaves docs/ out", rel.Module(), rel, refusal(err))}
+			t = argocd.Tested{Unread: fmt.Sprintf("%s@%s: the module proxy would not serve it (%s), and its source tree here leaves docs/ out", rel.Module(), rel, refusal)}
 			fmt.Fprintf(stdout, "[%d/%d] %s could not tell: %s\n", i+1, len(tags), tag, t.Unread)
 			ranges[tag] = t
 			continue
@@ -62,14 +61,4 @@ func testedRangesCommand(ctx context.Context, cat *catalog.Catalog, data *matrix
 		return err
 	}
 	return os.WriteFile(*out, b, 0o644)
-}
-
-// refusal is the proxy's status line in err ("403 Forbidden").
-func refusal(err error) string {
-	for _, s := range []string{"403 Forbidden", "404 Not Found", "410 Gone"} {
-		if strings.Contains(err.Error(), s) {
-			return s
-		}
-	}
-	return "not published"
 }

@@ -79,27 +79,36 @@ func Document(manifest []byte, name string) (string, error) {
 	return "", fmt.Errorf("no document named %q in the manifest", name)
 }
 
+// notPublished are how a failed module lookup says the version was never
+// published: the proxy's 404 or 410, an unknown revision.
+var notPublished = []string{"404 Not Found", "410 Gone", "unknown revision", "invalid version"}
+
 // NotPublished reports whether a failed module lookup says the version was
 // never published (the proxy's 404 or 410, an unknown revision), as opposed
 // to one the proxy refuses (403) or a lookup that got no answer.
-func NotPublished(err error) bool {
+func NotPublished(err error) bool { return err != nil && answer(err.Error(), notPublished) != "" }
+
+// forbidden is how this machine's proxy refuses a release it lacks.
+const forbidden = "403 Forbidden"
+
+// Refusal is the answer of a failed module lookup that a retry would not
+// change, "403 Forbidden" (the proxy's refusal) or one of notPublished, as
+// the lookup said it; "" for any other failure (no answer, a network error).
+func Refusal(err error) string {
 	if err == nil {
-		return false
+		return ""
 	}
-	msg := err.Error()
-	for _, s := range []string{"404 Not Found", "410 Gone", "unknown revision", "invalid version"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
+	return answer(err.Error(), append([]string{forbidden}, notPublished...))
 }
 
-// Refused reports whether a failed module lookup is the proxy's refusal
-// (403: this machine's proxy answers so for a release it lacks) or says the
-// version was never published: no answer a retry would change.
-func Refused(err error) bool {
-	return err != nil && (strings.Contains(err.Error(), "403 Forbidden") || NotPublished(err))
+// answer is the first of answers msg holds, or "".
+func answer(msg string, answers []string) string {
+	for _, a := range answers {
+		if strings.Contains(msg, a) {
+			return a
+		}
+	}
+	return ""
 }
 
 // ProxyLister lists a module's published versions through the Go module

@@ -1,6 +1,9 @@
 package sources
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 func TestDocument(t *testing.T) {
 	m := []byte("apiVersion: v1\nkind: A\nmetadata:\n  name: one\n---\napiVersion: v1\nkind: B\nmetadata:\n  name: two\nspec: {}\n")
@@ -31,5 +34,23 @@ replace github.com/golang/protobuf => github.com/golang/protobuf v1.5.4
 	}
 	if _, err := RequiredVersion(gomod, "k8s.io/api"); err == nil {
 		t.Error("a module go.mod does not require must be an error")
+	}
+}
+
+// The proxy's refusal and a version never published are answers a retry
+// would not change; a lookup that got no answer is not.
+func TestRefusal(t *testing.T) {
+	for msg, want := range map[string]string{
+		"reading https://proxy.golang.org/github.com/argoproj/argo-cd/v3/@v/v3.3.11.mod: 403 Forbidden": "403 Forbidden",
+		"reading https://proxy.golang.org/x/@v/v9.9.9.info: 404 Not Found":                              "404 Not Found",
+		"github.com/x@v1.2.3: unknown revision v1.2.3":                                                  "unknown revision",
+		"dial tcp: lookup proxy.golang.org: no such host":                                               "",
+	} {
+		if got := Refusal(errors.New(msg)); got != want {
+			t.Errorf("Refusal(%q) = %q, want %q", msg, got, want)
+		}
+	}
+	if Refusal(nil) != "" || NotPublished(errors.New("403 Forbidden")) || !NotPublished(errors.New("410 Gone")) {
+		t.Error("nil, 403 or 410 misread")
 	}
 }
