@@ -48,20 +48,28 @@ expectations:
 
 func kubePlan(t *testing.T, sel Selection) ([]string, *Data, []Cell) {
 	t.Helper()
-	d, err := Parse([]byte(kubeMatrix))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := &catalog.Catalog{ArgoCD: argocdV2, Kubernetes: kubeAxis, Components: map[string]catalog.Component{"c": {Versions: []string{"v1.0.0"}}}}
-	cells, err := d.Plan(cat, sel)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, cells := kubePlanOf(t, kubeMatrix, []string{"v1.0.0"}, sel)
 	var ids []string
 	for _, c := range cells {
 		ids = append(ids, strings.TrimPrefix(c.Report().ID(), "s_"))
 	}
 	return ids, d, cells
+}
+
+// kubePlanOf plans sel on matrix data m, with kubeAxis and component c at
+// versions, failing the test on an error.
+func kubePlanOf(t *testing.T, m string, versions []string, sel Selection) (*Data, []Cell) {
+	t.Helper()
+	d, err := Parse([]byte(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := &catalog.Catalog{ArgoCD: argocdV2, Kubernetes: kubeAxis, Components: map[string]catalog.Component{"c": {Versions: versions}}}
+	cells, err := d.Plan(cat, sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, cells
 }
 
 // The variant's own axis, else the scenario's (here the catalog default);
@@ -178,16 +186,8 @@ scenarios:
         kubernetes: [v1.30.4, v1.33.13]
         kubernetesOnlyFor: {v1.33.13: [v2.0.0]}
 `
-	d, err := Parse([]byte(m))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := &catalog.Catalog{ArgoCD: argocdV2, Kubernetes: kubeAxis, Components: map[string]catalog.Component{"c": {Versions: []string{"v1.0.0", "v2.0.0"}}}}
 	ids := func(sel Selection) string {
-		cells, err := d.Plan(cat, sel)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, cells := kubePlanOf(t, m, []string{"v1.0.0", "v2.0.0"}, sel)
 		var out []string
 		for _, c := range cells {
 			out = append(out, strings.TrimPrefix(c.Report().ID(), "s_bug_v2.14.11_"))
