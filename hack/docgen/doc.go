@@ -15,5 +15,11 @@
 //   - docs/design.md: its table of packages, a row per package from the
 //     first sentence of its doc.go comment.
 //
+// Before it writes anything it checks the pages: every test a page of the
+// checkout cites is a Test function of some _test.go (CheckTests), every
+// verb of the vocabulary a page names exists (CheckMentions), and no
+// hand-written sentence states a newest version without a date or a source
+// (CheckNewest).
+//
 // Run it from the repository's root: go run ./hack/docgen -out docs [-readme README.md] [-report dir].
 package main

@@ -153,3 +153,32 @@ func TestMarkOutside(t *testing.T) {
 		}
 	}
 }
+
+// A page citing a test no _test.go defines is named, once per page; the
+// real checkout's pages cite only tests that exist.
+func TestCheckTests(t *testing.T) {
+	tests := map[string]bool{"TestMatrix": true}
+	bad := CheckTests(map[string]string{"a.md": "`TestMatrix` and TestGone, TestGone again", "b.md": "Tests, Testing and TestMatrix/cell"}, tests)
+	if strings.Join(bad, "; ") != "a.md: TestGone" {
+		t.Errorf("CheckTests = %q", bad)
+	}
+	tests, err := TestFuncs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"TestCheckTests", "TestMatrix", "TestConform"} { // TestMatrix, TestConform: behind the e2e tag
+		if !tests[want] {
+			t.Errorf("TestFuncs lacks %s", want)
+		}
+	}
+	pages, err := Pages("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := pages["docs/running.md"]; !ok {
+		t.Fatal("Pages lacks docs/running.md")
+	}
+	if bad := CheckTests(pages, tests); len(bad) > 0 {
+		t.Errorf("pages cite tests no _test.go defines: %s", strings.Join(bad, "; "))
+	}
+}

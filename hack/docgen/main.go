@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,6 +128,12 @@ func run(out, readme, findingsRoot, reportDir, previous string) error {
 	if bad := CheckNewest(handWritten); len(bad) > 0 {
 		return fmt.Errorf("%d sentence(s) go stale with the next release; date and source them, or generate them:\n  %s", len(bad), strings.Join(bad, "\n  "))
 	}
+	if bad, err := checkTests(map[string]string{"README.md": withTable, "docs/writing-scenarios.md": withExample, "docs/design.md": withPackages,
+		"docs/vocabulary.md": vocabulary, "docs/results.md": results}); err != nil {
+		return err
+	} else if len(bad) > 0 {
+		return fmt.Errorf("pages cite tests no _test.go defines (rename the citation, or the guard it promises is gone): %s", strings.Join(bad, "; "))
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", out, err)
 	}
@@ -150,4 +157,19 @@ func run(out, readme, findingsRoot, reportDir, previous string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkTests checks the tests every page of the checkout cites, the pages
+// this run makes as it makes them.
+func checkTests(made map[string]string) ([]string, error) {
+	tests, err := TestFuncs(".")
+	if err != nil {
+		return nil, err
+	}
+	pages, err := Pages(".")
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(pages, made)
+	return CheckTests(pages, tests), nil
 }
