@@ -14,6 +14,9 @@
 //     scenario's title and upstream issue) and the scenarios' directories;
 //   - docs/design.md: its table of packages, a row per package from the
 //     first sentence of its doc.go comment.
+//   - docs/running.md: its table of what the main commands run and cost,
+//     from the plan of each scenario's quick and full tier and of make
+//     matrix, offline, at the scenarios' seconds: and the default build costs.
 //
 // Before it writes anything it checks the pages: every test a page of the
 // checkout cites is a Test function of some _test.go (CheckTests), every

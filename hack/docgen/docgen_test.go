@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -180,5 +181,33 @@ func TestCheckTests(t *testing.T) {
 	}
 	if bad := CheckTests(pages, tests); len(bad) > 0 {
 		t.Errorf("pages cite tests no _test.go defines: %s", strings.Join(bad, "; "))
+	}
+}
+
+// The README introduces before it details: what the suite is, the two
+// commands and the concepts come first, and its own prose stays short (the
+// generated tables aside); the details live in docs/ (running.md: the host,
+// cold builds, costs).
+func TestReadmeIntroducesBeforeItDetails(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	const most = 6 << 10
+	if prose := len(stripGenerated(page)); prose > most {
+		t.Errorf("README.md has %d bytes of its own prose, over %d: move the details to docs/ and link them", prose, most)
+	}
+	var sections []string
+	for _, line := range strings.Split(page, "\n") {
+		if strings.HasPrefix(line, "## ") {
+			sections = append(sections, strings.TrimPrefix(line, "## "))
+		}
+	}
+	if len(sections) < 2 || sections[0] != "Two commands" || sections[1] != "Concepts" {
+		t.Errorf("README.md's sections are %q: the two commands and the concepts come first", sections)
+	}
+	if !strings.Contains(page, "\n    make test ") {
+		t.Error("README.md does not name make test as the suite's test command (.ci/run and readers take it from there)")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
@@ -42,33 +43,17 @@ func run(out, readme, findingsRoot, reportDir, previous string) error {
 	if err != nil {
 		return err
 	}
-	writing, err := os.ReadFile("docs/writing-scenarios.md")
-	if err != nil {
-		return fmt.Errorf("read the worked example's page: %w", err)
-	}
 	example, err := os.ReadFile(exampleFile)
 	if err != nil {
 		return fmt.Errorf("read the worked example: %w", err)
-	}
-	withExample, err := Splice(string(writing), "example", "```go\n"+string(example)+"```\n")
-	if err != nil {
-		return fmt.Errorf("docs/writing-scenarios.md: %w", err)
 	}
 	data, err := suites.Matrix()
 	if err != nil {
 		return err
 	}
-	table, err := ScenarioTable(data, suites.Scenarios())
+	scenarios, err := ScenarioTable(data, suites.Scenarios())
 	if err != nil {
 		return err
-	}
-	readmePage, err := os.ReadFile("README.md")
-	if err != nil {
-		return fmt.Errorf("read README.md: %w", err)
-	}
-	withTable, err := Splice(string(readmePage), "scenarios", table)
-	if err != nil {
-		return fmt.Errorf("README.md: %w", err)
 	}
 	cat, err := catalog.Load()
 	if err != nil {
@@ -82,23 +67,28 @@ func run(out, readme, findingsRoot, reportDir, previous string) error {
 	if err != nil {
 		return err
 	}
-	if withTable, err = Splice(withTable, "costs", costs); err != nil {
-		return fmt.Errorf("README.md: %w", err)
-	}
 	packages, err := PackageTable(".")
 	if err != nil {
 		return err
 	}
-	design, err := os.ReadFile("docs/design.md")
-	if err != nil {
-		return fmt.Errorf("read docs/design.md: %w", err)
+	// made are the pages this run writes, by their path in the checkout: the
+	// generated ones whole, the hand-written ones with their generated sections
+	made := map[string]string{"docs/vocabulary.md": vocabulary, "docs/results.md": results}
+	for path, sections := range map[string]map[string]string{
+		"README.md":                 {"scenarios": scenarios},
+		"docs/writing-scenarios.md": {"example": "```go\n" + string(example) + "```\n"},
+		"docs/design.md":            {"packages": packages},
+		"docs/running.md":           {"costs": costs},
+	} {
+		if made[path], err = splicePage(path, sections); err != nil {
+			return err
+		}
 	}
-	withPackages, err := Splice(string(design), "packages", packages)
-	if err != nil {
-		return fmt.Errorf("docs/design.md: %w", err)
-	}
-	pages := map[string]string{"docs/writing-scenarios.md": withExample, "README.md": withTable, "docs/design.md": withPackages}
-	for _, name := range []string{"docs/running.md", "docs/offline-online.md", "docs/reports.md"} {
+	pages := map[string]string{}
+	for _, name := range []string{"README.md", "docs/writing-scenarios.md", "docs/design.md", "docs/running.md", "docs/offline-online.md", "docs/reports.md"} {
+		if pages[name] = made[name]; pages[name] != "" {
+			continue
+		}
 		b, err := os.ReadFile(name)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", name, err)
@@ -112,11 +102,15 @@ func run(out, readme, findingsRoot, reportDir, previous string) error {
 	if err != nil {
 		return err
 	}
-	handWritten := map[string]string{"README.md": withTable}
+	handWritten := map[string]string{}
 	more, _ := filepath.Glob("docs/*.md")
 	findings, _ := filepath.Glob("scenarios/*/README.md")
-	for _, name := range append(more, findings...) {
+	for _, name := range append(append(more, findings...), "README.md") {
 		if generatedPages[filepath.Base(name)] && filepath.Dir(name) == "docs" {
+			continue
+		}
+		if page, ok := made[name]; ok {
+			handWritten[name] = page
 			continue
 		}
 		b, err := os.ReadFile(name)
@@ -128,8 +122,7 @@ func run(out, readme, findingsRoot, reportDir, previous string) error {
 	if bad := CheckNewest(handWritten); len(bad) > 0 {
 		return fmt.Errorf("%d sentence(s) go stale with the next release; date and source them, or generate them:\n  %s", len(bad), strings.Join(bad, "\n  "))
 	}
-	if bad, err := checkTests(map[string]string{"README.md": withTable, "docs/writing-scenarios.md": withExample, "docs/design.md": withPackages,
-		"docs/vocabulary.md": vocabulary, "docs/results.md": results}); err != nil {
+	if bad, err := checkTests(made); err != nil {
 		return err
 	} else if len(bad) > 0 {
 		return fmt.Errorf("pages cite tests no _test.go defines (rename the citation, or the guard it promises is gone): %s", strings.Join(bad, "; "))
@@ -138,13 +131,14 @@ func run(out, readme, findingsRoot, reportDir, previous string) error {
 		return fmt.Errorf("create %s: %w", out, err)
 	}
 	var errs []error
-	for name, content := range map[string]string{"vocabulary.md": vocabulary, "results.md": results, "writing-scenarios.md": withExample, "design.md": withPackages} {
-		if err := os.WriteFile(filepath.Join(out, name), []byte(content), 0o644); err != nil {
-			errs = append(errs, fmt.Errorf("write %s: %w", name, err))
+	for path, content := range made {
+		to := filepath.Join(out, strings.TrimPrefix(path, "docs/"))
+		if path == "README.md" {
+			to = readme
 		}
-	}
-	if err := os.WriteFile(readme, []byte(withTable), 0o644); err != nil {
-		errs = append(errs, fmt.Errorf("write %s: %w", readme, err))
+		if err := os.WriteFile(to, []byte(content), 0o644); err != nil {
+			errs = append(errs, fmt.Errorf("write %s: %w", to, err))
+		}
 	}
 	for name, content := range findingsPages {
 		path := filepath.Join(findingsRoot, name)
@@ -157,6 +151,22 @@ func run(out, readme, findingsRoot, reportDir, previous string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// splicePage reads a hand-written page and fills each of its generated
+// sections, by marker name.
+func splicePage(path string, sections map[string]string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	page := string(b)
+	for _, name := range slices.Sorted(maps.Keys(sections)) {
+		if page, err = Splice(page, name, sections[name]); err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return page, nil
 }
 
 // checkTests checks the tests every page of the checkout cites, the pages

@@ -50,8 +50,8 @@ func issueRef(u string) (string, error) {
 	return parts[0] + "/" + parts[1] + "#" + parts[3], nil
 }
 
-// CostTable renders the README's table of what the main commands run and
-// cost, from the plan: each scenario's quick tier (make e2e's default) and
+// CostTable renders docs/running.md's table of what the main commands run
+// and cost, from the plan: each scenario's quick tier (make e2e's default) and
 // full tier, and make matrix; offline with the sources beside the checkout,
 // each cell priced at its scenario's seconds: (no report read), and the
 // builds a new machine needs at their default cold costs.
@@ -89,7 +89,7 @@ func CostTable(cat *catalog.Catalog, data *matrix.Data, repo string) (string, er
 	return b.String(), nil
 }
 
-// minutes is d as the README says it: whole minutes, or hours and minutes.
+// minutes is d as the table says it: whole minutes, or hours and minutes.
 func minutes(d time.Duration) string {
 	m := int(d.Round(time.Minute).Minutes())
 	if m < 60 {
