@@ -17,12 +17,16 @@
 //   - docs/running.md: its table of what the main commands run and cost,
 //     from the plan of each scenario's quick and full tier and of make
 //     matrix, offline, at the scenarios' seconds: and the default build costs.
+//   - docs/conform.md: its table of make conform's checks, and README.md
+//     its line of them (how many, each with its seed scenario), from the
+//     check registry (conform.Checks) and each class in a few words (classOf).
 //
 // Before it writes anything it checks the pages: every test a page of the
 // checkout cites is a Test function of some _test.go (CheckTests), every
-// verb of the vocabulary a page names exists (CheckMentions), and no
+// verb of the vocabulary a page names exists (CheckMentions), no
 // hand-written sentence states a newest version without a date or a source
-// (CheckNewest).
+// (CheckNewest), and no page counts make conform's classes by hand
+// (CheckCounts).
 //
 // Run it from the repository's root: go run ./hack/docgen -out docs [-readme README.md] [-report dir].
 package main

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -209,5 +210,40 @@ func TestReadmeIntroducesBeforeItDetails(t *testing.T) {
 	}
 	if !strings.Contains(page, "\n    make test ") {
 		t.Error("README.md does not name make test as the suite's test command (.ci/run and readers take it from there)")
+	}
+}
+
+// The checks' table and line come from make conform's registry: a row per
+// check in its order, each with its class and seed; a check classOf lacks,
+// or a class for no check, is refused; a count typed into a page is caught.
+func TestChecksTableAndLine(t *testing.T) {
+	checks := conformChecks()
+	if len(checks) == 0 {
+		t.Fatal("no conform checks")
+	}
+	table, err := ChecksTable(checks, suites.Scenarios())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := strings.Count(table, "\n") - 2; rows != len(checks) {
+		t.Errorf("%d rows for %d checks:\n%s", rows, len(checks), table)
+	}
+	if !strings.Contains(table, "| `crd-diff` | a resource ArgoCD can never bring in sync ([kubeovn-argocd](../scenarios/kubeovn/README.md)) | sync, hard refresh: REPRODUCED unless") {
+		t.Errorf("the crd-diff row is not as expected:\n%s", table)
+	}
+	line := ChecksLine(checks)
+	if want := fmt.Sprintf("%d checks, each a bug class one of the scenarios reproduced: `crd-diff` (kubeovn-argocd), ", len(checks)); !strings.HasPrefix(line, want) {
+		t.Errorf("ChecksLine = %q, want it to start %q", line, want)
+	}
+	extra := append(checks[:len(checks):len(checks)], conformCheck{Name: "new-class", Seed: "kubeovn-argocd"})
+	if _, err := ChecksTable(extra, suites.Scenarios()); err == nil || !strings.Contains(err.Error(), `no class for ["new-class"]`) {
+		t.Errorf("a check without a class: err = %v", err)
+	}
+	if _, err := ChecksTable(checks[1:], suites.Scenarios()); err == nil || !strings.Contains(err.Error(), `a class for no check ["crd-diff"]`) {
+		t.Errorf("a class for no check: err = %v", err)
+	}
+	bad := CheckCounts(map[string]string{"a.md": "intro\nruns the six bug classes\n" + markers("checks", "6 classes\n") + "7 classes of bugs; six checks\n"})
+	if strings.Join(bad, "; ") != `a.md:2: "six bug classes"; a.md:6: "7 classes"` {
+		t.Errorf("CheckCounts = %q", bad)
 	}
 }

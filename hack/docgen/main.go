@@ -71,11 +71,17 @@ func run(out, readme, findingsRoot, reportDir, previous string) error {
 	if err != nil {
 		return err
 	}
+	checks := conformChecks()
+	checksTable, err := ChecksTable(checks, suites.Scenarios())
+	if err != nil {
+		return err
+	}
 	// made are the pages this run writes, by their path in the checkout: the
 	// generated ones whole, the hand-written ones with their generated sections
 	made := map[string]string{"docs/vocabulary.md": vocabulary, "docs/results.md": results}
 	for path, sections := range map[string]map[string]string{
-		"README.md":                 {"scenarios": scenarios},
+		"README.md":                 {"scenarios": scenarios, "checks": ChecksLine(checks)},
+		"docs/conform.md":           {"checks": checksTable},
 		"docs/writing-scenarios.md": {"example": "```go\n" + string(example) + "```\n"},
 		"docs/design.md":            {"packages": packages},
 		"docs/running.md":           {"costs": costs},
@@ -121,6 +127,9 @@ func run(out, readme, findingsRoot, reportDir, previous string) error {
 	}
 	if bad := CheckNewest(handWritten); len(bad) > 0 {
 		return fmt.Errorf("%d sentence(s) go stale with the next release; date and source them, or generate them:\n  %s", len(bad), strings.Join(bad, "\n  "))
+	}
+	if bad := CheckCounts(handWritten); len(bad) > 0 {
+		return fmt.Errorf("pages count make conform's classes by hand (the count goes stale with the next check; say \"the bug classes\" and let the generated list count): %s", strings.Join(bad, "; "))
 	}
 	if bad, err := checkTests(made); err != nil {
 		return err
