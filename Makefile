@@ -272,9 +272,9 @@ bench-delivery: $(CLI) ## offline images to a node, per ArgoCD release per clust
 
 # make docs: the pages generated from the code and the data (hack/docgen)
 REPORT ?=
-GENERATED_DOCS := vocabulary.md results.md writing-scenarios.md design.md running.md conform.md
+GENERATED_DOCS := vocabulary.md results.md writing-scenarios.md design.md running.md conform.md reports.md
 
-docs: ## docs/vocabulary.md, docs/results.md, each scenario README's tested-range section, the example in docs/writing-scenarios.md, docs/design.md's table of packages, docs/running.md's table of costs, docs/conform.md's table of checks and README.md's tables of scenarios and checks, from the code and suites/matrix.yaml [REPORT=dir: a merged run's results into results.md]
+docs: ## docs/vocabulary.md, docs/results.md, each scenario README's tested-range section, the example in docs/writing-scenarios.md, docs/design.md's table of packages, docs/running.md's table of costs, docs/conform.md's table of checks, docs/reports.md's tables of report.json's fields and README.md's tables of scenarios and checks, from the code and suites/matrix.yaml [REPORT=dir: a merged run's results into results.md]
 	$(GO) run ./hack/docgen -out docs $(if $(REPORT),-report "$(REPORT)")
 
 verify: ## generated docs current, gofmt, go vet, golangci-lint (.golangci.yml), shellcheck, actionlint, go mod tidy check; installs the linters it lacks (what .ci/run calls before make test)

@@ -19,7 +19,10 @@
 //     matrix, offline, at the scenarios' seconds: and the default build costs.
 //   - docs/conform.md: its table of make conform's checks, and README.md
 //     its line of them (how many, each with its seed scenario), from the
-//     check registry (conform.Checks) and each class in a few words (classOf).
+//     check registry (conform.Checks) and each class in a few words (classOf);
+//   - docs/reports.md: its tables of report.json, a row per JSON field of
+//     report.Report and the types it reaches (read by reflection), each
+//     described in reportFields.
 //
 // Before it writes anything it checks the pages: every test a page of the
 // checkout cites is a Test function of some _test.go (CheckTests), every

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -245,5 +246,39 @@ func TestChecksTableAndLine(t *testing.T) {
 	bad := CheckCounts(map[string]string{"a.md": "intro\nruns the six bug classes\n" + markers("checks", "6 classes\n") + "7 classes of bugs; six checks\n"})
 	if strings.Join(bad, "; ") != `a.md:2: "six bug classes"; a.md:6: "7 classes"` {
 		t.Errorf("CheckCounts = %q", bad)
+	}
+}
+
+// docs/reports.md's tables have a row per JSON field of report.Report and
+// the types it reaches, each described; a field nobody described, or a
+// description of no field, is refused.
+func TestReportFields(t *testing.T) {
+	page, err := ReportFields()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"`report.Report`, one per run", "| `estimate` | Estimate, optional |", "| `phases` | object of numbers, optional |",
+		"`report.Run`, ", "| `started` | RFC 3339 time |", "| `cells` | number | how many cells it held |"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the tables lack %q", want)
+		}
+	}
+	fields := 0
+	for _, ty := range reachedTypes(reflect.TypeFor[report.Report]()) {
+		for i := range ty.NumField() {
+			if _, _, ok := jsonName(ty.Field(i)); ok {
+				fields++
+			}
+		}
+	}
+	if rows := strings.Count(page, "\n| `"); rows != fields || fields != len(reportFields) {
+		t.Errorf("%d rows, %d JSON fields, %d described", rows, fields, len(reportFields))
+	}
+	reason := reportFields["Cell.reason"]
+	reportFields["Report.gone"] = "a field the code lost"
+	delete(reportFields, "Cell.reason")
+	defer func() { delete(reportFields, "Report.gone"); reportFields["Cell.reason"] = reason }()
+	if _, err := ReportFields(); err == nil || !strings.Contains(err.Error(), `not described ["Cell.reason"]`) || !strings.Contains(err.Error(), `"Report.gone"`) {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -71,6 +71,10 @@ func run(out, readme, findingsRoot, reportDir, previous string) error {
 	if err != nil {
 		return err
 	}
+	fields, err := ReportFields()
+	if err != nil {
+		return err
+	}
 	checks := conformChecks()
 	checksTable, err := ChecksTable(checks, suites.Scenarios())
 	if err != nil {
@@ -82,6 +86,7 @@ func run(out, readme, findingsRoot, reportDir, previous string) error {
 	for path, sections := range map[string]map[string]string{
 		"README.md":                 {"scenarios": scenarios, "checks": ChecksLine(checks)},
 		"docs/conform.md":           {"checks": checksTable},
+		"docs/reports.md":           {"fields": fields},
 		"docs/writing-scenarios.md": {"example": "```go\n" + string(example) + "```\n"},
 		"docs/design.md":            {"packages": packages},
 		"docs/running.md":           {"costs": costs},

@@ -55,7 +55,8 @@ func (e Outcome) Allows(o Outcome) bool {
 	return false
 }
 
-// Cell is one scenario x variant x ArgoCD version x component version.
+// Cell is one scenario x variant x ArgoCD version x component version x
+// Kubernetes version.
 type Cell struct {
 	Scenario         string `json:"scenario"`
 	Variant          string `json:"variant"`
