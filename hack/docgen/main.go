@@ -18,7 +18,7 @@ func main() {
 	out := flag.String("out", "docs", "directory to write the pages into")
 	reportDir := flag.String("report", "", "a report directory (a merged run) whose results go into results.md; without it, results.md keeps the report section of -previous")
 	previous := flag.String("previous", "docs/results.md", "the committed results.md, whose report section is kept when no -report is given")
-	readme := flag.String("readme", "README.md", "where to write README.md with its table of scenarios (make verify writes it elsewhere and compares)")
+	readme := flag.String("readme", "README.md", "where to write README.md with its generated sections (make verify writes it elsewhere and compares)")
 	findingsRoot := flag.String("findings", ".", "where to write scenarios/*/README.md with their tested-range section (make verify writes them elsewhere and compares)")
 	flag.Parse()
 	if flag.NArg() > 0 {
