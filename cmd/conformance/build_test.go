@@ -79,8 +79,8 @@ func moduleInputs(t *testing.T, root string, args ...string) []string {
 	var inputs []string
 	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
 		var p struct {
-			Dir        string
-			Module     *struct{ Main bool }
+			Dir                                string
+			Module                             *struct{ Main bool }
 			GoFiles, TestGoFiles, XTestGoFiles []string
 			EmbedFiles                         []string
 		}
