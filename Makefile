@@ -279,13 +279,15 @@ bench-delivery: $(CLI) ## offline images to a node, per ArgoCD release per clust
 REPORT ?=
 GENERATED_DOCS := vocabulary.md results.md writing-scenarios.md design.md
 
-docs: ## docs/vocabulary.md, docs/results.md, each scenario README's tested-range section, the example in docs/writing-scenarios.md, docs/design.md's table of packages and README.md's table of scenarios, from the code and suites/matrix.yaml [REPORT=dir: a merged run's results into results.md]
+docs: $(CLI) ## docs/vocabulary.md, docs/results.md, each scenario README's tested-range section, the example in docs/writing-scenarios.md, docs/design.md's table of packages and README.md's table of scenarios, from the code and suites/matrix.yaml; docs/cli.md from the CLI's command table [REPORT=dir: a merged run's results into results.md]
 	$(GO) run ./hack/docgen -out docs $(if $(REPORT),-report "$(REPORT)")
+	$(CLI) help -markdown > docs/cli.md
 
-verify: ## generated docs current, gofmt, go vet, golangci-lint (.golangci.yml), shellcheck, actionlint, go mod tidy check; installs the linters it lacks (what .ci/run calls before make test)
+verify: $(CLI) ## generated docs current (docs/cli.md too), gofmt, go vet, golangci-lint (.golangci.yml), shellcheck, actionlint, go mod tidy check; installs the linters it lacks (what .ci/run calls before make test)
 	@out=$$(mktemp -d -t docs-verify.XXXXXX) && trap 'rm -rf "$$out"' EXIT && $(GO) run ./hack/docgen -out "$$out" -readme "$$out/README.md" -findings "$$out" && \
 	  for f in $(GENERATED_DOCS:%=docs/%) README.md $(wildcard scenarios/*/README.md); do cmp -s "$$out/$${f#docs/}" "$$f" || { diff -u "$$f" "$$out/$${f#docs/}" | head -20; \
 	    echo "$$f is stale: run make docs and commit it"; exit 1; }; done
+	@$(CLI) help -markdown | cmp -s - docs/cli.md || { echo "docs/cli.md is stale: run make docs and commit it"; exit 1; }
 	@test -z "$$(gofmt -l cmd pkg internal fixtures suites scenarios hack docs)" || { gofmt -l cmd pkg internal fixtures suites scenarios hack docs; echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./... && $(GO) vet -tags e2e ./suites
 	./hack/golangci-lint.sh
