@@ -9,12 +9,23 @@ export GOSUMDB := off
 # the build cache serves a run whose GOMODCACHE is new (CI starts each run on
 # an empty one) instead of recompiling every dependency.
 export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
+# What the Makefile takes from pkg/catalog/catalog.yaml, read by the CLI
+# (bin/conformance catalog defaults, catalog.MakeDefaults) into $(CATALOG_MK),
+# which make remakes when the catalog or its reader changes and then reads
+# again: SOURCE_DEFAULTS, CATALOG_SMOKE_ARGOCD, CATALOG_KUBERNETES. make help
+# and make clean alone do without it.
+CATALOG_MK ?= bin/catalog.mk
+ifneq ($(filter-out help clean,$(or $(MAKECMDGOALS),help)),)
+include $(CATALOG_MK)
+endif
+$(CATALOG_MK): pkg/catalog/catalog.yaml $(wildcard pkg/catalog/*.go) cmd/conformance/catalog.go
+	@mkdir -p $(@D) && $(GO) build -o bin/conformance ./cmd/conformance && bin/conformance catalog defaults > $@.tmp && mv $@.tmp $@
+
 # Offline sources the user provides (docs/offline-online.md): each
-# `sources: {env: VAR, ..., default: PATH}` of pkg/catalog/catalog.yaml exports
-# VAR, when unset, as PATH from the checkout if it exists (OPENKRUISE_CHARTS,
+# `sources: {env: VAR, ..., default: PATH}` of the catalog exports VAR, when
+# unset, as PATH from the checkout if it exists (OPENKRUISE_CHARTS,
 # KARGO_SOURCES, ARGOCD_SOURCES; catalog.Sources.Default). A new source needs
 # its catalog entry only; TestMakefileSourceDefaults checks this reading.
-SOURCE_DEFAULTS := $(shell sed -n 's/^ *sources: {env: \([A-Z][A-Z0-9_]*\),.*default: \([^,} ]*\).*/\1=\2/p' pkg/catalog/catalog.yaml)
 source_default = export $(1) ?= $(if $(wildcard $(2)),$(abspath $(2)))
 $(foreach d,$(SOURCE_DEFAULTS),$(eval $(call source_default,$(firstword $(subst =, ,$(d))),$(lastword $(subst =, ,$(d))))))
 
@@ -56,9 +67,9 @@ E2E_LIMIT = $(if $(filter auto,$(E2E_TIMEOUT)),170m,$(E2E_TIMEOUT))
 # make test's end-to-end smoke: the quickest real scenario, the bug and one mitigation.
 SMOKE_SCENARIO ?= kubeovn-argocd
 SMOKE_VARIANT ?= bug,ignore-differences
-SMOKE_ARGOCD ?= $(shell sed -n 's/^  smoke: //p' pkg/catalog/catalog.yaml)
+SMOKE_ARGOCD ?= $(CATALOG_SMOKE_ARGOCD)
 # the smoke and the tests built on it run on the catalog's default Kubernetes
-SMOKE_KUBERNETES ?= $(shell sed -n 's/^  default: \(v[0-9.]*\)$$/\1/p' pkg/catalog/catalog.yaml)
+SMOKE_KUBERNETES ?= $(CATALOG_KUBERNETES)
 export SMOKE_KUBERNETES
 
 CLI := bin/conformance
@@ -297,12 +308,8 @@ verify: $(CLI) ## generated docs current (docs/cli.md too), gofmt, go vet, golan
 	  if ! diff -q go.mod /tmp/go.mod.verify >/dev/null || ! diff -q go.sum /tmp/go.sum.verify >/dev/null; then \
 	    echo "go mod tidy changed go.mod/go.sum: commit the result"; exit 1; fi
 
-cluster-delete: ## delete the suite's kind cluster (and a parallel run's CLUSTER-<n>) and its registry, if any (CLUSTER=name)
-	@kind=$$(ls -1 $${XDG_CACHE_HOME:-$$HOME/.cache}/gitops-conformance/bin/kind-* 2>/dev/null | head -1); \
-	  if [ -z "$$kind" ]; then echo "no kind binary in the suite's cache: the suite never made a cluster here"; \
-	  else for c in $(CLUSTER) $$("$$kind" get clusters 2>/dev/null | grep -E '^$(CLUSTER)-[0-9]+$$'); do "$$kind" delete cluster --name $$c; done; fi; \
-	  for r in $(CLUSTER)-registry $$(docker ps -a --format '{{.Names}}' 2>/dev/null | grep -E '^$(CLUSTER)-[0-9]+-registry$$'); do \
-	    if docker inspect $$r >/dev/null 2>&1; then docker rm -f $$r >/dev/null && echo "removed the registry $$r"; fi; done
+cluster-delete: $(CLI) ## delete the suite's kind cluster (and a parallel run's CLUSTER-<n>) and its registry, if any (CLUSTER=name)
+	@$(CLI) cluster delete -cluster $(CLUSTER)
 
 clean: cluster-delete ## delete the cluster and local build outputs (image caches stay)
 	rm -rf bin

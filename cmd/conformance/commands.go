@@ -102,6 +102,10 @@ func commands() []command {
 				fs.String("out", "", "write the Applications and their charts into this directory")
 				fs.String("only", "", "only these Applications, comma-separated")
 			}},
+		{name: "cluster delete", synopsis: "delete the suite's kind cluster, a parallel run's NAME-<n> and their registries, with the kind binary the suite built (make cluster-delete)",
+			run: clusterDelete},
+		{name: "catalog defaults", synopsis: "what the Makefile takes from pkg/catalog/catalog.yaml (each source's default path, the smoke's ArgoCD release, the default Kubernetes version), as make assignments: make writes them to bin/catalog.mk and includes it",
+			run: catalogDefaults},
 		{name: "help", args: "[COMMAND...]", synopsis: "the commands, or one command's usage and flags; -markdown: the CLI reference (docs/cli.md)",
 			run: helpCommand},
 	}
