@@ -18,7 +18,8 @@ CATALOG_MK ?= bin/catalog.mk
 ifneq ($(filter-out help clean,$(or $(MAKECMDGOALS),help)),)
 include $(CATALOG_MK)
 endif
-$(CATALOG_MK): pkg/catalog/catalog.yaml $(wildcard pkg/catalog/*.go) cmd/conformance/catalog.go
+CATALOG_INPUTS ?= pkg/catalog/catalog.yaml $(wildcard pkg/catalog/*.go) cmd/conformance/catalog.go
+$(CATALOG_MK): $(CATALOG_INPUTS)
 	@mkdir -p $(@D) && $(GO) build -o bin/conformance ./cmd/conformance && bin/conformance catalog defaults > $@.tmp && mv $@.tmp $@
 
 # Offline sources the user provides (docs/offline-online.md): each
