@@ -211,7 +211,7 @@ ONLY ?=
 UPGRADE_APPS ?= bin/upgrade-check-apps
 
 conform-validate: $(CLI) $(E2E) ## make conform on the charts the scenarios measured (suites/conform.yaml), each against its known answers, one run each on one cluster; writes docs/conform-validation.md, fails when an answer differs [ONLY=name,name] [KEEP=1]
-	CONFORMANCE=$(CLI) E2E=$(E2E) CLUSTER=$(CLUSTER) KEEP=$(KEEP) ONLY="$(ONLY)" ./hack/conform-validate.sh -mode $(MODE) $(PULL)
+	$(CLI) conform validate -e2e $(E2E) -cluster $(CLUSTER) $(KEEP_FLAG) -only "$(ONLY)" -- -mode $(MODE) $(PULL)
 
 upgrade-check-apps: $(CLI) ## write make upgrade-check's default APPS, the seeds' charts as their scenarios install them on ArgoCD 3.4/3.5 (suites/upgrade-check.yaml): an Application (NAME.yaml) and its chart (NAME/) each, into UPGRADE_APPS (default bin/upgrade-check-apps) [ONLY=name,name]
 	@$(CLI) upgrade-check apps -out "$(UPGRADE_APPS)" -only "$(ONLY)"

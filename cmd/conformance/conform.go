@@ -5,54 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/gitops-conformance/suite/pkg/report"
-	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/suites"
 )
-
-// conformRuns is conform runs: make conform-validate's runs, as the e2e
-// test binary's flags.
-func conformRuns(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
-	only := fs.String("only", "", "only these validations, comma-separated")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	vs, err := suites.Validations()
-	if err != nil {
-		return err
-	}
-	cache, err := runner.CacheDir()
-	if err != nil {
-		return err
-	}
-	names := strings.Split(*only, ",")
-	for _, n := range names {
-		if n != "" && !slices.ContainsFunc(vs, func(v suites.Validation) bool { return v.Name == n }) {
-			return &runner.BadInput{Err: fmt.Errorf("conform runs: no validation %q in suites/conform.yaml", n)}
-		}
-	}
-	for _, v := range vs {
-		if *only != "" && !slices.Contains(names, v.Name) {
-			continue
-		}
-		flags, err := v.Args(ctx, filepath.Join(cache, "conform-validate"))
-		if err != nil {
-			return err
-		}
-		q := make([]string, len(flags))
-		for i, f := range flags {
-			q[i] = repro.Quote(f)
-		}
-		fmt.Fprintf(c.stdout, "%s\t%s\n", v.Name, strings.Join(q, " "))
-	}
-	return nil
-}
 
 // conformTable is conform table: the validations' known answers against
 // their runs.

@@ -1,7 +1,7 @@
 // Command conformance is the CLI for what needs no cluster: list, check and
 // plan (listing the matrix, validating a selection before anything starts,
 // pricing it), releases, report merge|render|summary|phases|compare|diff|history,
-// registry start|push|stop|nodes, repro run and conform runs|table. Its
+// registry start|push|stop|nodes, repro run and conform validate|table. Its
 // commands are one table (commands.go): each one's -h and docs/cli.md come
 // from it. Its check is the validation the e2e test binary runs too
 // (pkg/runner.Validate). `make e2e`, `make bisect` and `make sweep` run cells

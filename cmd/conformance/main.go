@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -37,6 +38,9 @@ func main() {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		if status := (*exitStatus)(nil); errors.As(err, &status) {
+			os.Exit(status.code)
+		}
 		if runner.IsBadInput(err) {
 			os.Exit(2)
 		}
