@@ -341,9 +341,9 @@ report-history: $(CLI) ## SITE=dir: render SITE/index.html (per scenario, ArgoCD
 lint-workflows: ## actionlint and shellcheck (installed when missing) on .github/workflows
 	./hack/actionlint.sh
 
-merge-check: $(CLI) ## the nightly's merge and job-summary step (hack/nightly-merge.sh) on the newest report under reports/
+merge-check: $(CLI) ## the nightly's merge and job-summary step (conformance report nightly-merge) on the newest report under reports/
 	@test -e reports/latest || { echo "merge-check: no reports/latest: run make smoke first"; exit 2; }
 	@out=$$(mktemp -d -t merge-check.XXXXXX) && trap 'rm -rf "$$out"' EXIT && mkdir -p "$$out/shards/latest" && \
 	  cp -r "reports/$$(readlink reports/latest)" "$$out/shards/latest/" && \
-	  CONFORMANCE=$(CLI) GITHUB_STEP_SUMMARY=$$out/summary.md ./hack/nightly-merge.sh "$$out" && \
+	  $(CLI) report nightly-merge -summary "$$out/summary.md" "$$out" && \
 	  test -s "$$out/report.html" && echo "merge-check: merged $$(readlink reports/latest) into report.json/md/html/junit.xml; summary: $$(head -1 "$$out/summary.md")"

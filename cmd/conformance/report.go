@@ -233,7 +233,11 @@ func historyCommand(_ context.Context, c cli, fs *flag.FlagSet, args []string) e
 	if *marks < 1 {
 		return &runner.BadInput{Err: fmt.Errorf("report history: -marks %d: want 1 or more", *marks)}
 	}
-	site := fs.Arg(0)
+	return renderSite(fs.Arg(0), *marks, c.stdout)
+}
+
+// renderSite renders a published site: each night's page and the index.
+func renderSite(site string, marks int, stdout io.Writer) error {
 	nights, err := nightly.LoadNights(site)
 	if err != nil {
 		return &runner.BadInput{Err: fmt.Errorf("report history: %w", err)}
@@ -242,13 +246,13 @@ func historyCommand(_ context.Context, c cli, fs *flag.FlagSet, args []string) e
 		return &runner.BadInput{Err: fmt.Errorf("report history: no night in %q (want %s/nights/<night>/report.json)", site, site)}
 	}
 	for _, n := range nights {
-		if err := render.WriteRenderings(n.Page(), filepath.Join(site, "nights", n.ID)); err != nil {
+		if err := render.WriteRenderings(n.Page(), nightly.NightDir(site, n.ID)); err != nil {
 			return err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(site, "index.html"), []byte(nightly.History(nights, *marks)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(site, nightly.IndexFile), []byte(nightly.History(nights, marks)), 0o644); err != nil {
 		return fmt.Errorf("report history: %w", err)
 	}
-	fmt.Fprintf(c.stdout, "rendered %s/index.html and %d night page(s)\n", site, len(nights))
+	fmt.Fprintf(stdout, "rendered %s/index.html and %d night page(s)\n", site, len(nights))
 	return nil
 }
