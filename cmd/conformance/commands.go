@@ -338,3 +338,8 @@ func Reference() string {
 	}
 	return b.String()
 }
+
+// upgradeCheckUsage (upgradecheck.go) is the usage text the table replaces;
+// it goes with the next change to that file (its flags are being renamed
+// there).
+var _ = upgradeCheckUsage
