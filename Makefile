@@ -12,8 +12,9 @@ export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 # What the Makefile takes from pkg/catalog/catalog.yaml, read by the CLI
 # (bin/conformance catalog defaults, catalog.MakeDefaults) into $(CATALOG_MK),
 # which make remakes when the catalog or its reader changes and then reads
-# again: SOURCE_DEFAULTS, CATALOG_SMOKE_ARGOCD, CATALOG_KUBERNETES. make help
-# and make clean alone do without it.
+# again: SOURCE_DEFAULTS, CATALOG_SMOKE_ARGOCD, CATALOG_KUBERNETES, CATALOG_KIND,
+# CATALOG_ARGOCD (exported for the hack/ scripts). make help and make clean
+# alone do without it.
 CATALOG_MK ?= bin/catalog.mk
 ifneq ($(filter-out help clean,$(or $(MAKECMDGOALS),help)),)
 include $(CATALOG_MK)
@@ -71,7 +72,7 @@ SMOKE_VARIANT ?= bug,ignore-differences
 SMOKE_ARGOCD ?= $(CATALOG_SMOKE_ARGOCD)
 # the smoke and the tests built on it run on the catalog's default Kubernetes
 SMOKE_KUBERNETES ?= $(CATALOG_KUBERNETES)
-export SMOKE_KUBERNETES
+export SMOKE_KUBERNETES SMOKE_ARGOCD CATALOG_KUBERNETES CATALOG_KIND CATALOG_ARGOCD
 
 CLI := bin/conformance
 # The e2e test binary (go test -c -tags e2e ./suites): make runs it directly so
