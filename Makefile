@@ -9,12 +9,25 @@ export GOSUMDB := off
 # the build cache serves a run whose GOMODCACHE is new (CI starts each run on
 # an empty one) instead of recompiling every dependency.
 export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
+# What the Makefile takes from pkg/catalog/catalog.yaml, read by the CLI
+# (bin/conformance catalog defaults, catalog.MakeDefaults) into $(CATALOG_MK),
+# which make remakes when the catalog or its reader changes and then reads
+# again: SOURCE_DEFAULTS, CATALOG_SMOKE_ARGOCD, CATALOG_KUBERNETES, CATALOG_KIND,
+# CATALOG_ARGOCD (exported for the hack/ scripts). make help and make clean
+# alone do without it.
+CATALOG_MK ?= bin/catalog.mk
+ifneq ($(filter-out help clean,$(or $(MAKECMDGOALS),help)),)
+include $(CATALOG_MK)
+endif
+CATALOG_INPUTS ?= pkg/catalog/catalog.yaml $(wildcard pkg/catalog/*.go) cmd/conformance/catalog.go
+$(CATALOG_MK): $(CATALOG_INPUTS)
+	@mkdir -p $(@D) && $(GO) build -o bin/conformance ./cmd/conformance && bin/conformance catalog defaults > $@.tmp && mv $@.tmp $@
+
 # Offline sources the user provides (docs/offline-online.md): each
-# `sources: {env: VAR, ..., default: PATH}` of pkg/catalog/catalog.yaml exports
-# VAR, when unset, as PATH from the checkout if it exists (OPENKRUISE_CHARTS,
+# `sources: {env: VAR, ..., default: PATH}` of the catalog exports VAR, when
+# unset, as PATH from the checkout if it exists (OPENKRUISE_CHARTS,
 # KARGO_SOURCES, ARGOCD_SOURCES; catalog.Sources.Default). A new source needs
 # its catalog entry only; TestMakefileSourceDefaults checks this reading.
-SOURCE_DEFAULTS := $(shell sed -n 's/^ *sources: {env: \([A-Z][A-Z0-9_]*\),.*default: \([^,} ]*\).*/\1=\2/p' pkg/catalog/catalog.yaml)
 source_default = export $(1) ?= $(if $(wildcard $(2)),$(abspath $(2)))
 $(foreach d,$(SOURCE_DEFAULTS),$(eval $(call source_default,$(firstword $(subst =, ,$(d))),$(lastword $(subst =, ,$(d))))))
 
@@ -56,10 +69,10 @@ E2E_LIMIT = $(if $(filter auto,$(E2E_TIMEOUT)),170m,$(E2E_TIMEOUT))
 # make test's end-to-end smoke: the quickest real scenario, the bug and one mitigation.
 SMOKE_SCENARIO ?= kubeovn-argocd
 SMOKE_VARIANT ?= bug,ignore-differences
-SMOKE_ARGOCD ?= $(shell sed -n 's/^  smoke: //p' pkg/catalog/catalog.yaml)
+SMOKE_ARGOCD ?= $(CATALOG_SMOKE_ARGOCD)
 # the smoke and the tests built on it run on the catalog's default Kubernetes
-SMOKE_KUBERNETES ?= $(shell sed -n 's/^  default: \(v[0-9.]*\)$$/\1/p' pkg/catalog/catalog.yaml)
-export SMOKE_KUBERNETES
+SMOKE_KUBERNETES ?= $(CATALOG_KUBERNETES)
+export SMOKE_KUBERNETES SMOKE_ARGOCD CATALOG_KUBERNETES CATALOG_KIND CATALOG_ARGOCD
 
 CLI := bin/conformance
 # The e2e test binary (go test -c -tags e2e ./suites): make runs it directly so
@@ -68,7 +81,6 @@ CLI := bin/conformance
 # unexpected, 2 bad input (nothing started), 130 interrupted. make itself turns
 # any failure into 2: run $(E2E) directly (same flags) where the status matters.
 E2E := bin/e2e.test
-GO_SOURCES := $(shell find cmd pkg suites scenarios -name '*.go' -o -name '*.yaml' 2>/dev/null) go.mod
 KEEP_FLAG := $(if $(filter 1 true yes,$(KEEP)),-keep,)
 PULL = -registry-mirror "$(REGISTRY_MIRROR)" -node-image "$(NODE_IMAGE)" -deliver "$(DELIVER)"
 SELECTION = -scenario "$(SCENARIO)" -variant "$(VARIANT)" -argocd "$(ARGOCD)" -version "$(COMPONENT_VERSION)" -kubernetes "$(KUBERNETES)" -tier "$(TIER)" -mode "$(MODE)" -unmeasured "$(UNMEASURED)" $(PULL)
@@ -79,17 +91,23 @@ RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_LIMIT
 RUN_FILE = bin/e2e.run.$(CLUSTER)
 
 .PHONY: docs help test unit unit-online e2e conform conform-smoke conform-validate upgrade-check-apps argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
-.PHONY: bench-quick report-merge report-render report-diff report-history releases tested-ranges lint-workflows merge-check mirror-check bench-delivery bench-infra repro
+.PHONY: FORCE bench-quick report-merge report-render report-diff report-history releases tested-ranges lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-$(CLI): $(GO_SOURCES)
+# The two binaries: make asks the go command every time, and it decides what is stale (every
+# package, embedded file, go.mod and go.sum they compile from; a list of sources here left out
+# internal/ and fixtures/, and make ran the old binary). With nothing new, a build takes about 2s.
+# TestMakeRebuildsOnEveryInput (cmd/conformance) checks an edit to any input rebuilds them.
+$(CLI): FORCE
 	@$(GO) build -o $(CLI) ./cmd/conformance
 
-$(E2E): $(GO_SOURCES)
-	@echo "building the e2e test binary (a few minutes on a cold machine)"
+$(E2E): FORCE
+	@test -e $(E2E) || echo "building the e2e test binary (a few minutes on a cold machine)"
 	@$(GO) test -c -tags e2e -o $(E2E) ./suites
+
+FORCE:
 
 test: unit unit-online lint-workflows smoke merge-check conform-smoke upgrade-check-smoke mirror-check fault-test interrupt-test ## unit tests (the online ones too), workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, make conform on the clean chart, make upgrade-check on it, the online pull path through a registry mirror, the API-fault and interrupt tests (what .ci/run calls)
 
@@ -194,7 +212,7 @@ ONLY ?=
 UPGRADE_APPS ?= bin/upgrade-check-apps
 
 conform-validate: $(CLI) $(E2E) ## make conform on the charts the scenarios measured (suites/conform.yaml), each against its known answers, one run each on one cluster; writes docs/conform-validation.md, fails when an answer differs [ONLY=name,name] [KEEP=1]
-	CONFORMANCE=$(CLI) E2E=$(E2E) CLUSTER=$(CLUSTER) KEEP=$(KEEP) ONLY="$(ONLY)" ./hack/conform-validate.sh -mode $(MODE) $(PULL)
+	$(CLI) conform validate -e2e $(E2E) -cluster $(CLUSTER) $(KEEP_FLAG) -only "$(ONLY)" -- -mode $(MODE) $(PULL)
 
 upgrade-check-apps: $(CLI) ## write make upgrade-check's default APPS, the seeds' charts as their scenarios install them on ArgoCD 3.4/3.5 (suites/upgrade-check.yaml): an Application (NAME.yaml) and its chart (NAME/) each, into UPGRADE_APPS (default bin/upgrade-check-apps) [ONLY=name,name]
 	@$(CLI) upgrade-check apps -out "$(UPGRADE_APPS)" -only "$(ONLY)"
@@ -274,13 +292,15 @@ bench-delivery: $(CLI) ## offline images to a node, per ArgoCD release per clust
 REPORT ?=
 GENERATED_DOCS := vocabulary.md results.md writing-scenarios.md design.md running.md conform.md reports.md
 
-docs: ## docs/vocabulary.md, docs/results.md, each scenario README's tested-range section, the example in docs/writing-scenarios.md, docs/design.md's table of packages, docs/running.md's table of costs, docs/conform.md's table of checks, docs/reports.md's tables of report.json's fields and README.md's tables of scenarios and checks, from the code and suites/matrix.yaml [REPORT=dir: a merged run's results into results.md]
+docs: $(CLI) ## docs/vocabulary.md, docs/results.md, each scenario README's tested-range section, the example in docs/writing-scenarios.md, docs/design.md's table of packages, docs/running.md's table of costs, docs/conform.md's table of checks, docs/reports.md's tables of report.json's fields and README.md's tables of scenarios and checks, from the code and suites/matrix.yaml; docs/cli.md from the CLI's command table [REPORT=dir: a merged run's results into results.md]
 	$(GO) run ./hack/docgen -out docs $(if $(REPORT),-report "$(REPORT)")
+	$(CLI) help -markdown > docs/cli.md
 
-verify: ## generated docs current, gofmt, go vet, golangci-lint (.golangci.yml), shellcheck, actionlint, go mod tidy check; installs the linters it lacks (what .ci/run calls before make test)
+verify: $(CLI) ## generated docs current (docs/cli.md too), gofmt, go vet, golangci-lint (.golangci.yml), shellcheck, actionlint, go mod tidy check; installs the linters it lacks (what .ci/run calls before make test)
 	@out=$$(mktemp -d -t docs-verify.XXXXXX) && trap 'rm -rf "$$out"' EXIT && $(GO) run ./hack/docgen -out "$$out" -readme "$$out/README.md" -findings "$$out" && \
 	  for f in $(GENERATED_DOCS:%=docs/%) README.md $(wildcard scenarios/*/README.md); do cmp -s "$$out/$${f#docs/}" "$$f" || { diff -u "$$f" "$$out/$${f#docs/}" | head -20; \
 	    echo "$$f is stale: run make docs and commit it"; exit 1; }; done
+	@$(CLI) help -markdown | cmp -s - docs/cli.md || { echo "docs/cli.md is stale: run make docs and commit it"; exit 1; }
 	@test -z "$$(gofmt -l cmd pkg internal fixtures suites scenarios hack docs)" || { gofmt -l cmd pkg internal fixtures suites scenarios hack docs; echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./... && $(GO) vet -tags e2e ./suites
 	./hack/golangci-lint.sh
@@ -290,12 +310,8 @@ verify: ## generated docs current, gofmt, go vet, golangci-lint (.golangci.yml),
 	  if ! diff -q go.mod /tmp/go.mod.verify >/dev/null || ! diff -q go.sum /tmp/go.sum.verify >/dev/null; then \
 	    echo "go mod tidy changed go.mod/go.sum: commit the result"; exit 1; fi
 
-cluster-delete: ## delete the suite's kind cluster (and a parallel run's CLUSTER-<n>) and its registry, if any (CLUSTER=name)
-	@kind=$$(ls -1 $${XDG_CACHE_HOME:-$$HOME/.cache}/gitops-conformance/bin/kind-* 2>/dev/null | head -1); \
-	  if [ -z "$$kind" ]; then echo "no kind binary in the suite's cache: the suite never made a cluster here"; \
-	  else for c in $(CLUSTER) $$("$$kind" get clusters 2>/dev/null | grep -E '^$(CLUSTER)-[0-9]+$$'); do "$$kind" delete cluster --name $$c; done; fi; \
-	  for r in $(CLUSTER)-registry $$(docker ps -a --format '{{.Names}}' 2>/dev/null | grep -E '^$(CLUSTER)-[0-9]+-registry$$'); do \
-	    if docker inspect $$r >/dev/null 2>&1; then docker rm -f $$r >/dev/null && echo "removed the registry $$r"; fi; done
+cluster-delete: $(CLI) ## delete the suite's kind cluster (and a parallel run's CLUSTER-<n>) and its registry, if any (CLUSTER=name)
+	@$(CLI) cluster delete -cluster $(CLUSTER)
 
 clean: cluster-delete ## delete the cluster and local build outputs (image caches stay)
 	rm -rf bin
@@ -326,9 +342,9 @@ report-history: $(CLI) ## SITE=dir: render SITE/index.html (per scenario, ArgoCD
 lint-workflows: ## actionlint and shellcheck (installed when missing) on .github/workflows
 	./hack/actionlint.sh
 
-merge-check: $(CLI) ## the nightly's merge and job-summary step (hack/nightly-merge.sh) on the newest report under reports/
+merge-check: $(CLI) ## the nightly's merge and job-summary step (conformance report nightly-merge) on the newest report under reports/
 	@test -e reports/latest || { echo "merge-check: no reports/latest: run make smoke first"; exit 2; }
 	@out=$$(mktemp -d -t merge-check.XXXXXX) && trap 'rm -rf "$$out"' EXIT && mkdir -p "$$out/shards/latest" && \
 	  cp -r "reports/$$(readlink reports/latest)" "$$out/shards/latest/" && \
-	  CONFORMANCE=$(CLI) GITHUB_STEP_SUMMARY=$$out/summary.md ./hack/nightly-merge.sh "$$out" && \
+	  $(CLI) report nightly-merge -summary "$$out/summary.md" "$$out" && \
 	  test -s "$$out/report.html" && echo "merge-check: merged $$(readlink reports/latest) into report.json/md/html/junit.xml; summary: $$(head -1 "$$out/summary.md")"

@@ -23,7 +23,7 @@ CLI=${CLI:-bin/conformance}
 cache=${GITOPS_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance}
 export CACHE_DIR=$cache
 kind=$(find "$cache/bin" -maxdepth 1 -name 'kind-*' -type f | head -1)
-default_axis=$(sed -n 's/^  default: \[\(.*\)\]/\1/p' pkg/catalog/catalog.yaml | tr -d ' ')
+default_axis=${CATALOG_ARGOCD:?run it through make bench-delivery (the Makefile reads the catalog)}
 tags=${BENCH_ARGOCD:-$default_axis}
 prefix=${BENCH_CLUSTER:-bench-delivery}
 load_cluster=$prefix-load pull_cluster=$prefix-pull reg=$prefix-registry

@@ -8,12 +8,13 @@
 # themselves on a cold cache; BENCH_COLD=1 removes the cached binaries first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SMOKE_KUBERNETES=${SMOKE_KUBERNETES:-$(sed -n 's/^  default: \(v[0-9.]*\)$/\1/p' pkg/catalog/catalog.yaml)}
+# the catalog's values, as the Makefile exports them (bin/conformance catalog defaults)
+SMOKE_KUBERNETES=${SMOKE_KUBERNETES:?run it through make bench-infra (the Makefile reads the catalog)}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance
-kind=$cache/bin/kind-$(sed -n 's/^kind: //p' pkg/catalog/catalog.yaml)
+kind=$cache/bin/kind-${CATALOG_KIND:?run it through make bench-infra}
 # the default Kubernetes version's kubectl (kubernetes.default)
-kubectl=$cache/bin/kubernetes-$(sed -n '/^kubernetes:/,/^[a-z]/s/^  default: //p' pkg/catalog/catalog.yaml)/kubectl
-tags=${BENCH_ARGOCD:-$(sed -n 's/^  smoke: //p' pkg/catalog/catalog.yaml)}
+kubectl=$cache/bin/kubernetes-${CATALOG_KUBERNETES:?run it through make bench-infra}/kubectl
+tags=${BENCH_ARGOCD:-${SMOKE_ARGOCD:?run it through make bench-infra}}
 out=reports/benchmarks/$(date -u +%Y%m%d-%H%M%S).md
 mkdir -p reports/benchmarks
 results=()

@@ -13,8 +13,8 @@ cd "$(dirname "$0")/.." || exit 2
 
 E2E=${E2E:-bin/e2e.test}
 CLUSTER=${FAULT_CLUSTER:-fault-test}
-TAG=${SMOKE_ARGOCD:-$(sed -n 's/^  smoke: //p' pkg/catalog/catalog.yaml)}
-SMOKE_KUBERNETES=${SMOKE_KUBERNETES:-$(sed -n 's/^  default: \(v[0-9.]*\)$/\1/p' pkg/catalog/catalog.yaml)}
+TAG=${SMOKE_ARGOCD:?run it through make fault-test (the Makefile reads the catalog)}
+SMOKE_KUBERNETES=${SMOKE_KUBERNETES:?run it through make fault-test (the Makefile reads the catalog)}
 PAUSE=${FAULT_PAUSE:-20}
 FAULT=${FAULT:-kill}
 REPORTS=$(mktemp -d -t fault-test.XXXXXX)

@@ -20,8 +20,8 @@ cd "$(dirname "$0")/.." || exit 2
 E2E=${E2E:-bin/e2e.test}
 CLUSTER=${INTERRUPT_CLUSTER:-interrupt-test}
 BUILD_TAG=${INTERRUPT_BUILD_TAG:-v2.14.5}
-SMOKE_TAG=${SMOKE_ARGOCD:-$(sed -n 's/^  smoke: //p' pkg/catalog/catalog.yaml)}
-SMOKE_KUBERNETES=${SMOKE_KUBERNETES:-$(sed -n 's/^  default: \(v[0-9.]*\)$/\1/p' pkg/catalog/catalog.yaml)}
+SMOKE_TAG=${SMOKE_ARGOCD:?run it through make interrupt-test (the Makefile reads the catalog)}
+SMOKE_KUBERNETES=${SMOKE_KUBERNETES:?run it through make interrupt-test (the Makefile reads the catalog)}
 LIMIT=${INTERRUPT_EXIT_LIMIT:-60}
 REPORTS=$(mktemp -d -t interrupt-test.XXXXXX)
 FAILS=0 PASSES=0

@@ -25,8 +25,8 @@ CLI=${CLI:-bin/conformance}
 E2E=${E2E:-bin/e2e.test}
 CLUSTER=${MIRROR_CLUSTER:-mirror-check}
 NAME=${REGISTRY_NAME:-gitops-conformance-mirror-check}
-TAG=${SMOKE_ARGOCD:-$(sed -n 's/^  smoke: //p' pkg/catalog/catalog.yaml)}
-SMOKE_KUBERNETES=${SMOKE_KUBERNETES:-$(sed -n 's/^  default: \(v[0-9.]*\)$/\1/p' pkg/catalog/catalog.yaml)}
+TAG=${SMOKE_ARGOCD:?run it through make mirror-check (the Makefile reads the catalog)}
+SMOKE_KUBERNETES=${SMOKE_KUBERNETES:?run it through make mirror-check (the Makefile reads the catalog)}
 CACHE_DIR=${GITOPS_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance}
 export CACHE_DIR
 

@@ -2,100 +2,51 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/gitops-conformance/suite/pkg/report"
-	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/suites"
 )
 
-const conformUsage = `conform runs [-only NAME,...]
-                               make conform-validate's runs (suites/conform.yaml): a line per validation,
-                               its name, a tab, the e2e test binary's flags (charts from modules made first)
-  conform table [-o FILE] NAME=REPORT_DIR...
-                               the validations' known answers against the runs' outcomes, as Markdown;
-                               exit 1 when one differs or has no run`
-
-// conformCommand is make conform-validate's side that needs no cluster.
-func conformCommand(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return &runner.BadInput{Err: errors.New("conform: want runs or table")}
+// conformTable is conform table: the validations' known answers against
+// their runs.
+func conformTable(_ context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	out := fs.String("o", "", "write the table to this file (default: stdout)")
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	vs, err := suites.Validations()
 	if err != nil {
 		return err
 	}
-	fs := flag.NewFlagSet("conform "+args[0], flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	switch args[0] {
-	case "runs":
-		only := fs.String("only", "", "only these validations, comma-separated")
-		if err := fs.Parse(args[1:]); err != nil {
-			return &runner.BadInput{Err: fmt.Errorf("conform runs: %w", err)}
+	runs := map[string]*report.Report{}
+	for _, a := range fs.Args() {
+		name, dir, ok := strings.Cut(a, "=")
+		if !ok {
+			return &runner.BadInput{Err: fmt.Errorf("conform table: %q is not NAME=REPORT_DIR", a)}
 		}
-		cache, err := runner.CacheDir()
+		r, err := report.LoadDir(dir)
 		if err != nil {
 			return err
 		}
-		names := strings.Split(*only, ",")
-		for _, n := range names {
-			if n != "" && !slices.ContainsFunc(vs, func(v suites.Validation) bool { return v.Name == n }) {
-				return &runner.BadInput{Err: fmt.Errorf("conform runs: no validation %q in suites/conform.yaml", n)}
-			}
-		}
-		for _, v := range vs {
-			if *only != "" && !slices.Contains(names, v.Name) {
-				continue
-			}
-			flags, err := v.Args(ctx, filepath.Join(cache, "conform-validate"))
-			if err != nil {
-				return err
-			}
-			q := make([]string, len(flags))
-			for i, f := range flags {
-				q[i] = repro.Quote(f)
-			}
-			fmt.Fprintf(stdout, "%s\t%s\n", v.Name, strings.Join(q, " "))
-		}
-		return nil
-	case "table":
-		out := fs.String("o", "", "write the table to this file (default: stdout)")
-		if err := fs.Parse(args[1:]); err != nil {
-			return &runner.BadInput{Err: fmt.Errorf("conform table: %w", err)}
-		}
-		runs := map[string]*report.Report{}
-		for _, a := range fs.Args() {
-			name, dir, ok := strings.Cut(a, "=")
-			if !ok {
-				return &runner.BadInput{Err: fmt.Errorf("conform table: %q is not NAME=REPORT_DIR", a)}
-			}
-			r, err := report.LoadDir(dir)
-			if err != nil {
-				return err
-			}
-			runs[name] = r
-		}
-		table, failed := ValidationTable(vs, runs)
-		if *out == "" {
-			fmt.Fprint(stdout, table)
-		} else if err := os.WriteFile(*out, []byte(table), 0o644); err != nil {
-			return err
-		}
-		if failed > 0 {
-			return fmt.Errorf("conform table: %d known answer(s) not matched", failed)
-		}
-		return nil
+		runs[name] = r
 	}
-	return &runner.BadInput{Err: fmt.Errorf("conform: unknown command %q (valid: runs, table)", args[0])}
+	table, failed := ValidationTable(vs, runs)
+	if *out == "" {
+		fmt.Fprint(c.stdout, table)
+	} else if err := os.WriteFile(*out, []byte(table), 0o644); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("conform table: %d known answer(s) not matched", failed)
+	}
+	return nil
 }
 
 // ValidationTable is docs/conform-validation.md: for each validation and

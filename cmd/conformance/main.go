@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -23,39 +24,23 @@ import (
 	"github.com/gitops-conformance/suite/suites"
 )
 
-const usage = `usage: conformance <command> [flags]
-
-commands:
-  list                         scenarios, variants, ArgoCD and component versions
-  check  [selection flags]     validate a selection; exit 2 with one line if invalid
-  plan   [selection flags]     a selection's cells and how long they take on 1..8 clusters,
-                               from the times measured in the reports (-reports, default reports/)
-  ` + releasesUsage + `
-  ` + reportUsage + `
-  ` + registryUsage + `
-  ` + reproUsage + `
-  ` + conformUsage + `
-  ` + upgradeCheckUsage + `
-  ` + testedRangesUsage + `
-
-The cells themselves, bisect and sweep run in the e2e test binary
-(make e2e, make bisect, make sweep), which takes the same flags.
-`
-
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
+		fmt.Fprint(os.Stderr, commandListing(commands()))
 		os.Exit(2)
 	}
 	cat, err := catalog.Load()
 	if err == nil {
 		var data *matrix.Data
 		if data, err = suites.Matrix(); err == nil {
-			err = run(context.Background(), cat, data, os.Args[1], os.Args[2:])
+			err = execute(context.Background(), cli{cat: cat, data: data, stdout: os.Stdout}, os.Args[1:])
 		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		if status := (*exitStatus)(nil); errors.As(err, &status) {
+			os.Exit(status.code)
+		}
 		if runner.IsBadInput(err) {
 			os.Exit(2)
 		}
@@ -63,67 +48,61 @@ func main() {
 	}
 }
 
+// run runs the command cmd with args, its output on stdout.
 func run(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, cmd string, args []string) error {
-	switch cmd {
-	case "releases":
-		return releasesCommand(ctx, cat, data, args, os.Stdout, releases.GoCommand{})
-	case "conform":
-		return conformCommand(ctx, args, os.Stdout)
-	case "upgrade-check":
-		return upgradeCheckCommand(ctx, args, os.Stdout)
-	case "tested-ranges":
-		return testedRangesCommand(ctx, cat, data, args, os.Stdout)
-	}
-	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	var o runner.Options
-	o.Register(fs)
-	limit := fs.String("limit", "", "check: the run's time limit (a duration, or auto: one derived from the estimate); a run whose cold estimate exceeds a set limit is refused")
-	parallel := fs.String("parallel", "", "check, plan: clusters at once (N, or auto: as many as the machine runs side by side where that shortens the run)")
-	runFile := fs.String("run-file", "", "check: write the run's settings (E2E_LIMIT=, E2E_CLUSTERS=) into this file, for make")
-	if err := fs.Parse(args); err != nil {
-		return &runner.BadInput{Err: err}
-	}
-	o.Repo, _ = os.Getwd() // make runs it from the checkout
-	switch cmd {
-	case "list":
-		out, err := List(cat, data, cat.Support(ctx, sources.ProxyLister{}), o.Repo)
-		fmt.Print(out)
-		return err
-	case "check":
+	return execute(ctx, cli{cat: cat, data: data, stdout: os.Stdout}, append([]string{cmd}, args...))
+}
+
+// selectionCommand is list, check or plan: a selection of cells, as make
+// e2e names it.
+func selectionCommand(cmd string) func(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	return func(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+		var o runner.Options
+		o.Register(fs)
+		limit := fs.String("limit", "", "check: the run's time limit (a duration, or auto: one derived from the estimate); a run whose cold estimate exceeds a set limit is refused")
+		parallel := fs.String("parallel", "", "check, plan: clusters at once (N, or auto: as many as the machine runs side by side where that shortens the run)")
+		runFile := fs.String("run-file", "", "check: write the run's settings (E2E_LIMIT=, E2E_CLUSTERS=) into this file, for make")
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() > 0 {
+			return &runner.BadInput{Err: fmt.Errorf("%s: unexpected argument %q", cmd, fs.Arg(0))}
+		}
+		cat, data := c.cat, c.data
+		o.Repo, _ = os.Getwd() // make runs it from the checkout
+		switch cmd {
+		case "list":
+			out, err := List(cat, data, cat.Support(ctx, sources.ProxyLister{}), o.Repo)
+			fmt.Fprint(c.stdout, out)
+			return err
+		case "check":
+			cells, err := runner.Validate(ctx, cat, data, o)
+			if err != nil || *limit == "" {
+				return err
+			}
+			f, err := forecast(ctx, cat, cells, o, *parallel)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(c.stdout, f)
+			if err := checkDisk(ctx, f); err != nil {
+				return &runner.BadInput{Err: err}
+			}
+			return checkLimit(f, *limit, *runFile)
+		}
 		cells, err := runner.Validate(ctx, cat, data, o)
-		if err != nil || *limit == "" {
+		if err != nil {
 			return err
 		}
 		f, err := forecast(ctx, cat, cells, o, *parallel)
 		if err != nil {
 			return err
 		}
-		fmt.Print(f)
-		if err := checkDisk(ctx, f); err != nil {
-			return &runner.BadInput{Err: err}
-		}
-		return checkLimit(f, *limit, *runFile)
-	case "plan":
-		cells, err := runner.Validate(ctx, cat, data, o)
-		if err != nil {
-			return err
-		}
-		f, err := forecast(ctx, cat, cells, o, *parallel)
-		if err != nil {
-			return err
-		}
-		fmt.Print(f)
-		fmt.Print(Plan(f.Estimate, reportsDir(o)))
-		fmt.Print(History(reportsDir(o), 10))
+		fmt.Fprint(c.stdout, f)
+		fmt.Fprint(c.stdout, Plan(f.Estimate, reportsDir(o)))
+		fmt.Fprint(c.stdout, History(reportsDir(o), 10))
 		return nil
-	case "report":
-		return reportCommand(fs.Args(), os.Stdout)
-	case "registry":
-		return registryCommand(ctx, cat, fs.Args(), os.Stdout)
-	case "repro":
-		return reproCommand(ctx, cat, fs.Args(), os.Stdout)
 	}
-	return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: list, check, plan, releases, report, registry, repro, conform, upgrade-check, tested-ranges)", cmd)}
 }
 
 func reportsDir(o runner.Options) string {

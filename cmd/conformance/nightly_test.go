@@ -187,9 +187,9 @@ func TestNightlyMergeAndPublishSteps(t *testing.T) {
 		first := filepath.Join(out, "shards", "report-shard-0", filepath.Base(tc.shards[0]))
 		shifted(t, tc.shards[0], filepath.Join(first, "shards", "1", filepath.Base(tc.shards[0])), 24*(i+1))
 		summary := filepath.Join(t.TempDir(), "summary.md")
-		status, output := script(t, []string{"GITHUB_STEP_SUMMARY=" + summary, "SUPPORTED=2.14"}, "hack/nightly-merge.sh", out, site)
+		status, output := conformance(t, []string{"GITHUB_STEP_SUMMARY=" + summary}, "report", "nightly-merge", "-site", site, "-supported", "2.14", out)
 		if status != tc.status {
-			t.Fatalf("night %d: hack/nightly-merge.sh exit %d, want %d\n%s", i+1, status, tc.status, output)
+			t.Fatalf("night %d: report nightly-merge exit %d, want %d\n%s", i+1, status, tc.status, output)
 		}
 		s, err := os.ReadFile(summary)
 		if err != nil {
@@ -202,8 +202,11 @@ func TestNightlyMergeAndPublishSteps(t *testing.T) {
 		if !strings.Contains(output, "runs merged: 2,") {
 			t.Errorf("night %d: the merge took other than the two shards' runs:\n%s", i+1, output)
 		}
-		if status, output := script(t, []string{"RUN_URL=https://example.com/runs/" + fmt.Sprint(i+1), "RELEASES=" + rel}, "hack/nightly-publish.sh", out, site); status != 0 {
-			t.Fatalf("night %d: hack/nightly-publish.sh exit %d\n%s", i+1, status, output)
+		if status, output := conformance(t, nil, "report", "publish", "-run-url", "https://example.com/runs/"+fmt.Sprint(i+1), "-releases", rel, out, site); status != 0 {
+			t.Fatalf("night %d: report publish exit %d\n%s", i+1, status, output)
+		}
+		if status, output := conformance(t, nil, "report", "night", out); status != 0 || !strings.HasPrefix(output, fmt.Sprintf("2026112%d-", 3+i)) {
+			t.Errorf("night %d: report night: exit %d, %q", i+1, status, output)
 		}
 	}
 	nights, err := filepath.Glob(filepath.Join(site, "nights", "*", "report.html"))
@@ -257,20 +260,20 @@ func shifted(t *testing.T, src, dst string, hours int) {
 	}
 }
 
-// script runs a hack/ script from the repository root with the test binary
-// as the CLI, and returns its exit status and output.
-func script(t *testing.T, env []string, name string, args ...string) (int, string) {
+// conformance runs the CLI (the test binary as it) from the repository
+// root, and returns its exit status and output.
+func conformance(t *testing.T, env []string, args ...string) (int, string) {
 	t.Helper()
-	cmd := exec.Command("bash", append([]string{name}, args...)...)
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = "../.."
-	cmd.Env = append(append(os.Environ(), "CONFORMANCE="+os.Args[0], "CONFORMANCE_TEST_AS_CLI=1"), env...)
+	cmd.Env = append(append(os.Environ(), "CONFORMANCE_TEST_AS_CLI=1"), env...)
 	output, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return exit.ExitCode(), string(output)
 	}
 	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+		t.Fatalf("conformance %v: %v", args, err)
 	}
 	return 0, string(output)
 }

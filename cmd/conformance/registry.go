@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,31 +17,23 @@ import (
 	"github.com/gitops-conformance/suite/pkg/runner"
 )
 
-const registryUsage = `registry start [-name N]     start the suite's local registry (built by images/registry)
-                               on the kind network; prints REGISTRY_MIRROR=<address> last
-  registry push [-name N] IMAGE...
-                               push local images into it under their upstream paths
-  registry stop [-name N]      remove its container (its data stays in the cache directory)
-  registry nodes [-name N] NODE...
-                               make kind nodes (containers) pull the upstream names through it
-  registry containerd-patch    print the kind containerdConfigPatches entry that enables hosts.toml`
-
 // defaultRegistry is the local registry's container name when none is given.
 const defaultRegistry = "gitops-conformance-registry"
 
 // registryCommand drives the suite's local registry from scripts
 // (hack/mirror-check.sh): the registry a MODE=online run with
 // REGISTRY_MIRROR is tested against here.
-func registryCommand(ctx context.Context, cat *catalog.Catalog, args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return &runner.BadInput{Err: errors.New("registry: want start, push or stop")}
+func registryCommand(sub string) func(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	return func(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+		return registryRun(ctx, c.cat, sub, fs, args, c.stdout)
 	}
-	sub := args[0]
-	fs := flag.NewFlagSet("registry "+sub, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+}
+
+// registryRun runs registry sub with fs, args.
+func registryRun(ctx context.Context, cat *catalog.Catalog, sub string, fs *flag.FlagSet, args []string, stdout io.Writer) error {
 	name := fs.String("name", defaultRegistry, "the registry's container name")
-	if err := fs.Parse(args[1:]); err != nil {
-		return &runner.BadInput{Err: fmt.Errorf("registry %s: %w", sub, err)}
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	cache, err := runner.CacheDir()
 	if err != nil {

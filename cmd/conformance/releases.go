@@ -16,24 +16,21 @@ import (
 	"github.com/gitops-conformance/suite/pkg/schedule"
 )
 
-const releasesUsage = `releases [-mode M] [-json] [-o FILE] [-reports DIR]
-                               the releases a run can test now, read from the module proxy (online
-                               also the modules' repositories): the supported ArgoCD lines' patches,
-                               the seed pins, each component's newest release, what this mode cannot
-                               build or pull and why, and the nightly's shards; a table, or JSON`
-
 // releasesCommand finds the releases (pkg/releases) and plans the nightly
 // from them: the table for people on stdout, the JSON for the workflow with
 // -json (on stdout instead) or -o FILE (besides the table).
-func releasesCommand(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, args []string, stdout io.Writer, src releases.Source) error {
-	fs := flag.NewFlagSet("releases", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+func releasesCommand(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	return findReleases(ctx, c.cat, c.data, fs, args, c.stdout, releases.GoCommand{})
+}
+
+// findReleases is releases, its releases read from src.
+func findReleases(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, fs *flag.FlagSet, args []string, stdout io.Writer, src releases.Source) error {
 	modeFlag := fs.String("mode", "auto", "auto, online or offline: what this mode can build or pull")
 	asJSON := fs.Bool("json", false, "print the JSON instead of the table")
 	out := fs.String("o", "", "also write the JSON to this file")
 	reports := fs.String("reports", "reports", "the reports whose measured cell times estimate the shards (as make plan)")
-	if err := fs.Parse(args); err != nil {
-		return &runner.BadInput{Err: fmt.Errorf("releases: %w", err)}
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return &runner.BadInput{Err: fmt.Errorf("releases: unexpected argument %q", fs.Arg(0))}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -17,100 +18,91 @@ import (
 	"github.com/gitops-conformance/suite/pkg/runner"
 )
 
-const reportUsage = `report merge -o OUTDIR DIR...
-                               merge the reports in DIR... (each holds report.json) into OUTDIR
-  report render DIR            render report.md, report.html and junit.xml again from DIR/report.json
-  report summary DIR           print DIR's report as a Markdown job summary (for $GITHUB_STEP_SUMMARY)
-  report phases DIR            where DIR's run spent its time: per cell and in all, by phase (build, cluster,
-                               install, steps, waits, holds, evidence, teardown), the run's setup and wall (make bench-quick)
-  report compare [-names A,B] BASE OTHER
-                               two runs of the same cells side by side (make bench): wall times, their
-                               ratio, per-scenario times, every cell's outcome; exit 1 when an outcome differs
-  report diff [-supported 3.4,3.5,3.6] [-history SITE] [-json FILE] OLD NEW
-                               what changed from one night's report to the next: every cell whose outcome
-                               changed, every new release that ran, every cell that stopped running (Markdown);
-                               exit 1 when a change fails the nightly: on a supported ArgoCD line (every line
-                               without -supported), not reported before in SITE's nights (-history)
-  report history [-marks N] SITE
-                               render SITE's index.html (per scenario, ArgoCD release x component version, the
-                               outcome's history as a mark per night) and each night's page from
-                               SITE/nights/<night>/report.json`
-
-// reportCommand works on report directories: reports/<run-id>/ of any run,
-// or a merged report. Nothing here needs a cluster or the catalog.
+// reportCommand runs report's subcommands (report merge, ...) with args.
+// They work on report directories: reports/<run-id>/ of any run, or a
+// merged report. Nothing here needs a cluster or the catalog.
 func reportCommand(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return &runner.BadInput{Err: errors.New("report: want merge, render, summary, phases, compare, diff or history")}
-	}
-	switch sub, rest := args[0], args[1:]; sub {
-	case "merge":
-		fs := flag.NewFlagSet("report merge", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		out := fs.String("o", "", "output directory")
-		if err := fs.Parse(rest); err != nil {
-			return &runner.BadInput{Err: fmt.Errorf("report merge: %w", err)}
-		}
-		return mergeReports(*out, fs.Args(), stdout)
-	case "phases":
-		if len(rest) != 1 {
-			return &runner.BadInput{Err: fmt.Errorf("report phases: want one report directory, got %d arguments", len(rest))}
-		}
-		r, err := loadReportDir(rest[0])
-		if err != nil {
-			return err
-		}
-		_, err = io.WriteString(stdout, Phases(r))
+	return execute(context.Background(), cli{stdout: stdout}, append([]string{"report"}, args...))
+}
+
+func reportMerge(_ context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	out := fs.String("o", "", "output directory")
+	if err := parse(fs, args); err != nil {
 		return err
-	case "render", "summary":
-		if len(rest) != 1 {
-			return &runner.BadInput{Err: fmt.Errorf("report %s: want one report directory, got %d arguments", sub, len(rest))}
-		}
-		r, err := loadReportDir(rest[0])
-		if err != nil {
-			return err
-		}
-		if sub == "summary" {
-			_, err = io.WriteString(stdout, render.Summary(r))
-			return err
-		}
-		if err := render.WriteRenderings(r, r.Dir); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "rendered %s/report.{md,html} and junit.xml\n", rest[0])
-		return nil
-	case "compare":
-		fs := flag.NewFlagSet("report compare", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		names := fs.String("names", "base,other", "what to call the two runs, comma-separated")
-		if err := fs.Parse(rest); err != nil || fs.NArg() != 2 {
-			return &runner.BadInput{Err: fmt.Errorf("report compare: want [-names A,B] BASE OTHER (%v)", err)}
-		}
-		a, b, ok := strings.Cut(*names, ",")
-		if !ok {
-			return &runner.BadInput{Err: fmt.Errorf("report compare: -names %q: want two names, comma-separated", *names)}
-		}
-		base, err := loadReportDir(fs.Arg(0))
-		if err != nil {
-			return err
-		}
-		other, err := loadReportDir(fs.Arg(1))
-		if err != nil {
-			return err
-		}
-		c := nightly.Compare(base, other)
-		if _, err := io.WriteString(stdout, c.Markdown(a, b)); err != nil {
-			return err
-		}
-		if !c.Same() {
-			return errors.New("report compare: the runs' outcomes differ")
-		}
-		return nil
-	case "diff":
-		return diffCommand(rest, stdout)
-	case "history":
-		return historyCommand(rest, stdout)
 	}
-	return &runner.BadInput{Err: fmt.Errorf("report: unknown subcommand %q (valid: merge, render, summary, compare, diff, history)", args[0])}
+	return mergeReports(*out, fs.Args(), c.stdout)
+}
+
+// oneReport parses the flags of a command that takes one report directory
+// and loads it.
+func oneReport(fs *flag.FlagSet, args []string) (*report.Report, error) {
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() != 1 {
+		return nil, &runner.BadInput{Err: fmt.Errorf("%s: want one report directory, got %d arguments", strings.TrimPrefix(fs.Name(), "conformance "), fs.NArg())}
+	}
+	return loadReportDir(fs.Arg(0))
+}
+
+func reportPhases(_ context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	r, err := oneReport(fs, args)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(c.stdout, Phases(r))
+	return err
+}
+
+func reportSummary(_ context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	r, err := oneReport(fs, args)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(c.stdout, render.Summary(r))
+	return err
+}
+
+func reportRender(_ context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	r, err := oneReport(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := render.WriteRenderings(r, r.Dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "rendered %s/report.{md,html} and junit.xml\n", fs.Arg(0))
+	return nil
+}
+
+func reportCompare(_ context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	names := fs.String("names", "base,other", "what to call the two runs, comma-separated")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return &runner.BadInput{Err: fmt.Errorf("report compare: want [-names A,B] BASE OTHER, got %d arguments", fs.NArg())}
+	}
+	a, b, ok := strings.Cut(*names, ",")
+	if !ok {
+		return &runner.BadInput{Err: fmt.Errorf("report compare: -names %q: want two names, comma-separated", *names)}
+	}
+	base, err := loadReportDir(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	other, err := loadReportDir(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	cmp := nightly.Compare(base, other)
+	if _, err := io.WriteString(c.stdout, cmp.Markdown(a, b)); err != nil {
+		return err
+	}
+	if !cmp.Same() {
+		return errors.New("report compare: the runs' outcomes differ")
+	}
+	return nil
 }
 
 // mergeReports writes the merge of dirs' reports into out, its evidence links
@@ -169,14 +161,15 @@ func loadReportDir(dir string) (*report.Report, error) {
 // diffCommand compares two nights' reports (report diff): the Markdown on
 // stdout, the diff as JSON with -json; an error (exit 1) when a change
 // fails the nightly.
-func diffCommand(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("report diff", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+func diffCommand(_ context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	supported := fs.String("supported", "", "the supported ArgoCD minor lines, comma-separated (3.4,3.5,3.6): a change fails only there; empty: everywhere")
 	history := fs.String("history", "", "the published site: a change its nights' diff.json already reported does not fail again")
 	out := fs.String("json", "", "also write the diff as JSON to this file")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 2 {
-		return &runner.BadInput{Err: fmt.Errorf("report diff: want [-supported LINES] [-history SITE] [-json FILE] OLD NEW (%v)", orArgs(err, fs.NArg()))}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return &runner.BadInput{Err: fmt.Errorf("report diff: want [-supported LINES] [-history SITE] [-json FILE] OLD NEW, got %d arguments", fs.NArg())}
 	}
 	lines := matrix.ParseList(*supported)
 	for _, l := range lines {
@@ -218,7 +211,7 @@ func diffCommand(args []string, stdout io.Writer) error {
 			return fmt.Errorf("report diff: %w", err)
 		}
 	}
-	if _, err := io.WriteString(stdout, d.Markdown()); err != nil {
+	if _, err := io.WriteString(c.stdout, d.Markdown()); err != nil {
 		return err
 	}
 	if n := len(d.Failing()); n > 0 {
@@ -227,26 +220,24 @@ func diffCommand(args []string, stdout io.Writer) error {
 	return nil
 }
 
-func orArgs(err error, n int) string {
-	if err != nil {
-		return err.Error()
-	}
-	return fmt.Sprintf("got %d arguments", n)
-}
-
 // historyCommand renders a published site (report history): each night's
 // page from its report.json, and the index.
-func historyCommand(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("report history", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+func historyCommand(_ context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	marks := fs.Int("marks", 14, "how many of the newest nights the grids show a mark for")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
-		return &runner.BadInput{Err: fmt.Errorf("report history: want [-marks N] SITE (%v)", orArgs(err, fs.NArg()))}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return &runner.BadInput{Err: fmt.Errorf("report history: want [-marks N] SITE, got %d arguments", fs.NArg())}
 	}
 	if *marks < 1 {
 		return &runner.BadInput{Err: fmt.Errorf("report history: -marks %d: want 1 or more", *marks)}
 	}
-	site := fs.Arg(0)
+	return renderSite(fs.Arg(0), *marks, c.stdout)
+}
+
+// renderSite renders a published site: each night's page and the index.
+func renderSite(site string, marks int, stdout io.Writer) error {
 	nights, err := nightly.LoadNights(site)
 	if err != nil {
 		return &runner.BadInput{Err: fmt.Errorf("report history: %w", err)}
@@ -255,11 +246,11 @@ func historyCommand(args []string, stdout io.Writer) error {
 		return &runner.BadInput{Err: fmt.Errorf("report history: no night in %q (want %s/nights/<night>/report.json)", site, site)}
 	}
 	for _, n := range nights {
-		if err := render.WriteRenderings(n.Page(), filepath.Join(site, "nights", n.ID)); err != nil {
+		if err := render.WriteRenderings(n.Page(), nightly.NightDir(site, n.ID)); err != nil {
 			return err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(site, "index.html"), []byte(nightly.History(nights, *marks)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(site, nightly.IndexFile), []byte(nightly.History(nights, marks)), 0o644); err != nil {
 		return fmt.Errorf("report history: %w", err)
 	}
 	fmt.Fprintf(stdout, "rendered %s/index.html and %d night page(s)\n", site, len(nights))

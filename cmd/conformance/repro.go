@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,24 +18,19 @@ import (
 	"github.com/gitops-conformance/suite/pkg/runner"
 )
 
-const reproUsage = `repro run [-cluster NAME] DIR...
-                               run the reproduction bundle of each cell under DIR... (a report or a cell's
-                               evidence directory) on a new kind cluster, one at a time; write whether it
-                               reached the cell's verdict into its README (offline: the suite's images,
-                               node image, kind and install.yaml)`
-
 // reproCommand runs cells' bundles: repro.sh, as a maintainer would, with
 // what an offline machine needs instead of registries and downloads.
 func reproCommand(ctx context.Context, cat *catalog.Catalog, args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] != "run" {
-		return &runner.BadInput{Err: errors.New("repro: want run")}
-	}
-	fs := flag.NewFlagSet("repro run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	return execute(ctx, cli{cat: cat, stdout: stdout}, append([]string{"repro"}, args...))
+}
+
+// reproRun is repro run.
+func reproRun(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	cat, stdout := c.cat, c.stdout
 	cluster := fs.String("cluster", "", "kind cluster to create for each bundle (default: the bundle's own name)")
 	command := fs.String("command", "", "how the run was asked for, for the README")
-	if err := fs.Parse(args[1:]); err != nil {
-		return &runner.BadInput{Err: fmt.Errorf("repro run: %w", err)}
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	var dirs []string
 	for _, d := range fs.Args() {

@@ -4,29 +4,20 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
-	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
-const testedRangesUsage = `tested-ranges [-o FILE]     read the Kubernetes versions each ArgoCD release suites/matrix.yaml
-                               names was tested on, from the release's own
-                               ` + argocd.TestedFile + ` (its module zip),
-                               and write them to FILE (default ` + argocd.RecordedFile + `)`
-
 // testedRangesCommand records every named release's tested range for the
 // pages make docs writes; a run reads the range afresh for its report.
-func testedRangesCommand(ctx context.Context, cat *catalog.Catalog, data *matrix.Data, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("tested-ranges", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+func testedRangesCommand(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	cat, data, stdout := c.cat, c.data, c.stdout
 	out := fs.String("o", argocd.RecordedFile, "the file to write")
-	if err := fs.Parse(args); err != nil {
-		return &runner.BadInput{Err: fmt.Errorf("tested-ranges: %w", err)}
+	if err := parse(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return &runner.BadInput{Err: fmt.Errorf("tested-ranges: unexpected argument %q", fs.Arg(0))}

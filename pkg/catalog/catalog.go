@@ -240,8 +240,8 @@ type Sources struct {
 	From string `json:"from,omitempty"`
 	// Default is where Env points when the user sets nothing: a path
 	// relative to the suite's checkout, used only when it exists. The
-	// Makefile reads it from the catalog's one-line `sources: {...}` entries
-	// (SOURCE_DEFAULTS), so a new source needs no line of its own there.
+	// Makefile reads it through the CLI (MakeDefaults: SOURCE_DEFAULTS), so a
+	// new source needs no line of its own there.
 	Default string `json:"default,omitempty"`
 }
 

@@ -9,10 +9,11 @@ import (
 	"testing"
 )
 
-// TestMakefileSourceDefaults runs the Makefile's reading of the catalog
-// (SOURCE_DEFAULTS) and checks it finds every source with a default, and that
-// each variable left unset is exported as that path made absolute when it
-// exists, else empty, and a variable the user sets is kept.
+// TestMakefileSourceDefaults runs the Makefile on the catalog's defaults
+// as the CLI writes them for it (MakeDefaults, in CATALOG_MK) and checks it
+// finds every source with a default, and that each variable left unset is
+// exported as that path made absolute when it exists, else empty, and a
+// variable the user sets is kept.
 func TestMakefileSourceDefaults(t *testing.T) {
 	makeBin, err := exec.LookPath("make")
 	if err != nil {
@@ -45,7 +46,11 @@ func TestMakefileSourceDefaults(t *testing.T) {
 		show += "; echo \"" + v + "=$$" + v + "\""
 	}
 	kept := vars[0]
-	cmd := exec.Command(makeBin, "-s", "--no-print-directory", "-C", root, "--eval", show, "show-sources")
+	mk := filepath.Join(t.TempDir(), "catalog.mk")
+	if err := os.WriteFile(mk, []byte(c.MakeDefaults()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(makeBin, "-s", "--no-print-directory", "-C", root, "--eval", show, "CATALOG_MK="+mk, "show-sources")
 	for _, e := range os.Environ() {
 		name, _, _ := strings.Cut(e, "=")
 		if !slices.Contains(vars, name) && !strings.HasPrefix(name, "MAKE") {
@@ -59,7 +64,7 @@ func TestMakefileSourceDefaults(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if got := strings.Fields(lines[0]); !slices.Equal(sorted(got), sorted(want)) {
-		t.Errorf("the Makefile reads the catalog's sources as %q, want %q (keep each `sources: {env: ..., default: ...}` on one line)", got, want)
+		t.Errorf("the Makefile reads the catalog's sources as %q, want %q", got, want)
 	}
 	for i, v := range vars {
 		d := strings.TrimPrefix(want[i], v+"=")

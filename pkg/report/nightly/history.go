@@ -35,11 +35,11 @@ type NightInfo struct {
 	RunURL string `json:"run_url,omitempty"`
 }
 
-// LoadNights reads the nights under site/nights/, oldest first (by their
+// LoadNights reads the nights under site/nights/ (site.go), oldest first (by their
 // directory names, which start with the date): each directory's
 // report.json, and its diff.json, releases.json and night.json when present.
 func LoadNights(site string) ([]Night, error) {
-	dirs, err := filepath.Glob(filepath.Join(site, "nights", "*", "report.json"))
+	dirs, err := filepath.Glob(filepath.Join(site, nightsDir, "*", "report.json"))
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func LoadNights(site string) ([]Night, error) {
 			return nil, err
 		}
 		n := Night{ID: filepath.Base(dir), Report: r}
-		if d, err := LoadDiff(filepath.Join(dir, "diff.json")); err == nil {
+		if d, err := LoadDiff(filepath.Join(dir, DiffJSON)); err == nil {
 			n.Diff = d
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return nil, err
@@ -60,19 +60,19 @@ func LoadNights(site string) ([]Night, error) {
 		if n.Diff != nil {
 			n.Supported = n.Diff.Supported
 		}
-		if data, err := os.ReadFile(filepath.Join(dir, "releases.json")); err == nil {
+		if data, err := os.ReadFile(filepath.Join(dir, releasesFile)); err == nil {
 			var rel struct {
 				ArgoCD struct{ Supported []string } `json:"argocd"`
 			}
 			if err := json.Unmarshal(data, &rel); err != nil {
-				return nil, fmt.Errorf("load %q: %w", filepath.Join(dir, "releases.json"), err)
+				return nil, fmt.Errorf("load %q: %w", filepath.Join(dir, releasesFile), err)
 			}
 			n.Supported = rel.ArgoCD.Supported
 		}
-		if data, err := os.ReadFile(filepath.Join(dir, "night.json")); err == nil {
+		if data, err := os.ReadFile(filepath.Join(dir, nightFile)); err == nil {
 			var info NightInfo
 			if err := json.Unmarshal(data, &info); err != nil {
-				return nil, fmt.Errorf("load %q: %w", filepath.Join(dir, "night.json"), err)
+				return nil, fmt.Errorf("load %q: %w", filepath.Join(dir, nightFile), err)
 			}
 			n.RunURL = info.RunURL
 		}

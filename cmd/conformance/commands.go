@@ -1,0 +1,345 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/runner"
+	"github.com/gitops-conformance/suite/pkg/upgrade"
+)
+
+// cli is what a command runs with: the catalog and the matrix main loaded,
+// and where its output goes.
+type cli struct {
+	cat    *catalog.Catalog
+	data   *matrix.Data
+	stdout io.Writer
+}
+
+// command is one subcommand: its words after `conformance`, its usage and
+// what runs it. Its help (-h) and docs/cli.md come from this table and its
+// flag set, so a new command is listed, documented and tested by being here.
+type command struct {
+	name     string // "report diff"
+	args     string // what follows the flags in its usage line: "OLD NEW"
+	synopsis string
+	// run declares the command's flags on fs, parses args with them
+	// (parse) and runs. With -h, parse returns flag.ErrHelp before anything
+	// is done, and the command's help is printed from fs.
+	run func(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
+	// flags declares the flags of a command whose run makes its own flag
+	// set (upgrade-check's), for its help; nil for the others.
+	flags func(fs *flag.FlagSet)
+}
+
+// commands is the CLI: every subcommand, in the order help lists them.
+func commands() []command {
+	return []command{
+		{name: "list", synopsis: "scenarios, variants, ArgoCD and component versions, each cell's measured expectation (make list)",
+			run: selectionCommand("list")},
+		{name: "check", synopsis: "validate a selection (make e2e's flags); exit 2 with one line if invalid; with -limit, the plan and its estimate, and the run's settings for make (-run-file)",
+			run: selectionCommand("check")},
+		{name: "plan", synopsis: "a selection's cells and how long they take on 1..8 clusters, from the times measured in the reports (-reports, default reports/) (make plan)",
+			run: selectionCommand("plan")},
+		{name: "releases", synopsis: "the releases a run can test now, read from the module proxy (online also the modules' repositories): the supported ArgoCD lines' patches, the seed pins, each component's newest release, what this mode cannot build or pull and why, and the nightly's shards; a table, or JSON (make releases)",
+			run: releasesCommand},
+		{name: "tested-ranges", synopsis: "read the Kubernetes versions each ArgoCD release suites/matrix.yaml names was tested on, from the release's own " + argocd.TestedFile + " (its module zip), and write them to -o (make tested-ranges)",
+			run: testedRangesCommand},
+		{name: "report merge", args: "DIR...", synopsis: "merge the reports in DIR... (each holds report.json) into -o OUTDIR (make report-merge)",
+			run: reportMerge},
+		{name: "report render", args: "DIR", synopsis: "render report.md, report.html and junit.xml again from DIR/report.json (make report-render)",
+			run: reportRender},
+		{name: "report summary", args: "DIR", synopsis: "print DIR's report as a Markdown job summary (for $GITHUB_STEP_SUMMARY)",
+			run: reportSummary},
+		{name: "report phases", args: "DIR", synopsis: "where DIR's run spent its time: per cell and in all, by phase (build, cluster, install, steps, waits, holds, evidence, teardown), the run's setup and wall (make bench-quick)",
+			run: reportPhases},
+		{name: "report compare", args: "BASE OTHER", synopsis: "two runs of the same cells side by side (make bench): wall times, their ratio, per-scenario times, every cell's outcome; exit 1 when an outcome differs",
+			run: reportCompare},
+		{name: "report diff", args: "OLD NEW", synopsis: "what changed from one night's report to the next: every cell whose outcome changed, every new release that ran, every cell that stopped running (Markdown); exit 1 when a change fails the nightly: on a supported ArgoCD line (every line without -supported), not reported before in the site's nights (-history) (make report-diff)",
+			run: diffCommand},
+		{name: "report history", args: "SITE", synopsis: "render SITE's index.html (per scenario, ArgoCD release x component version, the outcome's history as a mark per night) and each night's page from SITE/nights/<night>/report.json (make report-history)",
+			run: historyCommand},
+		{name: "report nightly-merge", args: "OUT", synopsis: "the nightly's merge step: the reports the shards left under OUT/shards/<shard>/ merged into OUT; with -site, compared with the newest night there (OUT/diff.json, OUT/diff.md); the job summary (the comparison, the merged report's summary, the shards without a report); exit 1 when no shard left a report or a change fails the nightly (as report diff) (make merge-check)",
+			run: nightlyMerge},
+		{name: "report publish", args: "OUT SITE", synopsis: "the nightly's publish step: the merged report in OUT (with its diff) added to the published history SITE as a night, named by when it started (a re-run replaces it), nights beyond -keep-nights removed, and the site rendered again (report history); commits nothing",
+			run: reportPublish},
+		{name: "report night", args: "DIR", synopsis: "the name DIR's merged report has as a night of the published history (when it started, UTC)",
+			run: reportNight},
+		{name: "registry start", synopsis: "start the suite's local registry (built by images/registry) on the kind network; prints REGISTRY_MIRROR=<address> last",
+			run: registryCommand("start")},
+		{name: "registry push", args: "IMAGE...", synopsis: "push local images into the registry under their upstream paths",
+			run: registryCommand("push")},
+		{name: "registry stop", synopsis: "remove the registry's container (its data stays in the cache directory)",
+			run: registryCommand("stop")},
+		{name: "registry nodes", args: "NODE...", synopsis: "make kind nodes (containers) pull the upstream names through the registry",
+			run: registryCommand("nodes")},
+		{name: "registry containerd-patch", synopsis: "print the kind containerdConfigPatches entry that enables hosts.toml",
+			run: registryCommand("containerd-patch")},
+		{name: "repro run", args: "DIR...", synopsis: "run the reproduction bundle of each cell under DIR... (a report or a cell's evidence directory) on a new kind cluster, one at a time; write whether it reached the cell's verdict into its README (offline: the suite's images, node image, kind and install.yaml) (make repro)",
+			run: reproRun},
+		{name: "conform validate", args: "[-- TEST_BINARY_FLAGS...]", synopsis: "make conform-validate: each validation of suites/conform.yaml one make conform run (the e2e test binary's TestConform) against its known answers, one after the other on one kind cluster, each run's report in a directory of its own under reports/conform-validate-<time>/; writes -table; exit 1 when an answer differs or a run wrote no report; the arguments go to the test binary (-mode, -registry-mirror ...)",
+			run: conformValidate},
+		{name: "conform table", args: "NAME=REPORT_DIR...", synopsis: "the validations' known answers against the runs' outcomes, as Markdown; exit 1 when one differs or has no run",
+			run: conformTable},
+		{name: "upgrade-check check", synopsis: "make upgrade-check's input checked before anything is built: the releases, the Applications and their sources; exit 2 with one line",
+			run: func(ctx context.Context, c cli, _ *flag.FlagSet, args []string) error {
+				return upgradeCheckCommand(ctx, append([]string{"check"}, args...), c.stdout)
+			},
+			flags: func(fs *flag.FlagSet) {
+				var u upgrade.Options
+				var o runner.Options
+				u.Register(fs)
+				o.Register(fs)
+			}},
+		{name: "upgrade-check apps", synopsis: "make upgrade-check's default APPS (suites/upgrade-check.yaml): each seed's chart made as DIR/NAME/ and its Application written as DIR/NAME.yaml; a line per Application (its name, file and chart); exit 2 when one cannot be made (a variable unset, a module the proxy refuses)",
+			run: func(ctx context.Context, c cli, _ *flag.FlagSet, args []string) error {
+				return upgradeCheckCommand(ctx, append([]string{"apps"}, args...), c.stdout)
+			},
+			// as upgradeCheckCommand declares them
+			flags: func(fs *flag.FlagSet) {
+				fs.String("out", "", "write the Applications and their charts into this directory")
+				fs.String("only", "", "only these Applications, comma-separated")
+			}},
+		{name: "cluster delete", synopsis: "delete the suite's kind cluster, a parallel run's NAME-<n> and their registries, with the kind binary the suite built (make cluster-delete)",
+			run: clusterDelete},
+		{name: "catalog defaults", synopsis: "what the Makefile takes from pkg/catalog/catalog.yaml (each source's default path, the smoke's ArgoCD release, the default Kubernetes version), as make assignments: make writes them to bin/catalog.mk and includes it",
+			run: catalogDefaults},
+		{name: "help", args: "[COMMAND...]", synopsis: "the commands, or one command's usage and flags; -markdown: the CLI reference (docs/cli.md)",
+			run: helpCommand},
+	}
+}
+
+// execute runs the command args name (conformance's arguments).
+func execute(ctx context.Context, c cli, args []string) error {
+	if len(args) == 0 || isHelp(args[0]) && args[0] != "help" {
+		return helpCommand(ctx, c, flag.NewFlagSet("conformance help", flag.ContinueOnError), nil)
+	}
+	cmd, rest, ok := lookup(args)
+	if !ok {
+		subs := subcommands(args[0])
+		if len(subs) == 0 {
+			return &runner.BadInput{Err: fmt.Errorf("unknown command %q (valid: %s)", args[0], strings.Join(groups(), ", "))}
+		}
+		if len(args) > 1 && isHelp(args[1]) {
+			_, err := io.WriteString(c.stdout, commandListing(subs))
+			return err
+		}
+		if len(args) == 1 {
+			return &runner.BadInput{Err: fmt.Errorf("%s: want %s", args[0], strings.Join(subs.last(), ", "))}
+		}
+		return &runner.BadInput{Err: fmt.Errorf("%s: unknown subcommand %q (valid: %s)", args[0], args[1], strings.Join(subs.last(), ", "))}
+	}
+	fs := flag.NewFlagSet("conformance "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	err := cmd.run(ctx, c, fs, rest)
+	if !errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	if cmd.flags != nil {
+		cmd.flags(fs)
+	}
+	_, err = io.WriteString(c.stdout, usage(cmd, fs))
+	return err
+}
+
+// parse parses a command's flags: -h is flag.ErrHelp (execute prints the
+// help), any other error bad input.
+func parse(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return &runner.BadInput{Err: fmt.Errorf("%s: %w", strings.TrimPrefix(fs.Name(), "conformance "), err)}
+}
+
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
+}
+
+// lookup finds the command args name and the arguments after its name.
+func lookup(args []string) (command, []string, bool) {
+	for _, cmd := range commands() {
+		words := strings.Fields(cmd.name)
+		if len(args) >= len(words) && slices.Equal(args[:len(words)], words) {
+			return cmd, args[len(words):], true
+		}
+	}
+	return command{}, nil, false
+}
+
+type commandList []command
+
+// last is each command's last word: a group's subcommands.
+func (l commandList) last() []string {
+	var s []string
+	for _, c := range l {
+		s = append(s, c.name[strings.LastIndex(c.name, " ")+1:])
+	}
+	return s
+}
+
+// subcommands are the commands under group (report: report merge, ...).
+func subcommands(group string) commandList {
+	var l commandList
+	for _, c := range commands() {
+		if strings.HasPrefix(c.name, group+" ") {
+			l = append(l, c)
+		}
+	}
+	return l
+}
+
+// groups are the first words of the commands.
+func groups() []string {
+	var g []string
+	for _, c := range commands() {
+		if first, _, _ := strings.Cut(c.name, " "); !slices.Contains(g, first) {
+			g = append(g, first)
+		}
+	}
+	return g
+}
+
+// flagsOf is a command's flag set with its flags declared: its run with -h.
+func flagsOf(cmd command) *flag.FlagSet {
+	fs := flag.NewFlagSet("conformance "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if cmd.flags != nil {
+		cmd.flags(fs)
+	} else {
+		_ = cmd.run(context.Background(), cli{stdout: io.Discard}, fs, []string{"-h"})
+	}
+	return fs
+}
+
+// usageLine is how a command is called.
+func usageLine(cmd command, fs *flag.FlagSet) string {
+	line := "conformance " + cmd.name
+	fs.VisitAll(func(*flag.Flag) {
+		if !strings.Contains(line, "[flags]") {
+			line += " [flags]"
+		}
+	})
+	if cmd.args != "" {
+		line += " " + cmd.args
+	}
+	return line
+}
+
+// usage is a command's help: how it is called, what it does, its flags.
+func usage(cmd command, fs *flag.FlagSet) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: %s\n\n%s\n", usageLine(cmd, fs), wrap(cmd.synopsis, "", 100))
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		b.WriteString("\nno flags\n")
+		return b.String()
+	}
+	b.WriteString("\nflags:\n")
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	return b.String()
+}
+
+// commandListing is the commands, each with its synopsis.
+func commandListing(cmds []command) string {
+	var b strings.Builder
+	b.WriteString("usage: conformance <command> [flags] [arguments]\n\ncommands (conformance <command> -h: its flags):\n")
+	for _, cmd := range cmds {
+		line := cmd.name
+		if cmd.args != "" {
+			line += " " + cmd.args
+		}
+		fmt.Fprintf(&b, "  %s\n%s\n", line, wrap(cmd.synopsis, "        ", 100))
+	}
+	b.WriteString("\nThe cells themselves, bisect and sweep run in the e2e test binary\n(make e2e, make bisect, make sweep), which takes the same flags as check.\n")
+	return b.String()
+}
+
+// wrap breaks s into lines of at most width, each after indent.
+func wrap(s, indent string, width int) string {
+	var lines []string
+	line := indent
+	for _, w := range strings.Fields(s) {
+		if line != indent && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += w
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+// helpCommand prints the commands, or the help of the command its
+// arguments name; -markdown, the CLI reference.
+func helpCommand(_ context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	markdown := fs.Bool("markdown", false, "print the CLI reference as Markdown (docs/cli.md)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *markdown {
+		_, err := io.WriteString(c.stdout, Reference())
+		return err
+	}
+	if fs.NArg() == 0 {
+		_, err := io.WriteString(c.stdout, commandListing(commands()))
+		return err
+	}
+	if cmd, rest, ok := lookup(fs.Args()); ok && len(rest) == 0 {
+		_, err := io.WriteString(c.stdout, usage(cmd, flagsOf(cmd)))
+		return err
+	}
+	if subs := subcommands(fs.Arg(0)); len(subs) > 0 && fs.NArg() == 1 {
+		_, err := io.WriteString(c.stdout, commandListing(subs))
+		return err
+	}
+	return &runner.BadInput{Err: fmt.Errorf("help: no command %q (valid: %s)", strings.Join(fs.Args(), " "), strings.Join(groups(), ", "))}
+}
+
+// Reference is docs/cli.md: every command, how it is called, what it does
+// and its flags, from the table.
+func Reference() string {
+	var b strings.Builder
+	b.WriteString("# The conformance CLI\n\n" +
+		"Generated by `bin/conformance help -markdown` (make docs) from the CLI's command table\n" +
+		"(cmd/conformance/commands.go); make verify and TestCLIReference check it is current. The make\n" +
+		"targets call these commands; `conformance <command> -h` prints the same.\n\n")
+	for _, cmd := range commands() {
+		fmt.Fprintf(&b, "- [`%s`](#%s)\n", cmd.name, strings.ReplaceAll(cmd.name, " ", "-"))
+	}
+	for _, cmd := range commands() {
+		fs := flagsOf(cmd)
+		fmt.Fprintf(&b, "\n## %s\n\n    %s\n\n%s\n", cmd.name, usageLine(cmd, fs), cmd.synopsis)
+		n := 0
+		fs.VisitAll(func(f *flag.Flag) {
+			if n == 0 {
+				b.WriteString("\n| flag | default | meaning |\n|---|---|---|\n")
+			}
+			n++
+			def := ""
+			if f.DefValue != "" && f.DefValue != "false" {
+				def = "`" + f.DefValue + "`"
+			}
+			fmt.Fprintf(&b, "| `-%s` | %s | %s |\n", f.Name, def, strings.NewReplacer("|", `\|`, "<", `\<`).Replace(f.Usage))
+		})
+	}
+	return b.String()
+}
+
+// upgradeCheckUsage (upgradecheck.go) is the usage text the table replaces;
+// it goes with the next change to that file (its flags are being renamed
+// there).
+var _ = upgradeCheckUsage
