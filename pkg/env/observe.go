@@ -27,6 +27,27 @@ func Observe(what string, check assert.Check) step.Step {
 	})
 }
 
+// See is Observe named by the check's description (assert.NameOf): a look
+// whose words would only repeat what the check says.
+func See(check assert.Check) step.Step {
+	return Observe(describe("See", check), check)
+}
+
+// SeeWithin is ObserveWithin named by the check's description.
+func SeeWithin(timeout time.Duration, check assert.Check) step.Step {
+	return ObserveWithin(describe("SeeWithin", check), timeout, check)
+}
+
+// describe is check's description, for a step's name; a check without one
+// is a mistake of the scenario, caught when its steps are built.
+func describe(verb string, check assert.Check) string {
+	d, ok := assert.NameOf(check)
+	if !ok || d.String() == "" {
+		panic("env." + verb + ": a check without a description: give it one with assert.Named")
+	}
+	return d.String()
+}
+
 // ObserveWithin waits up to timeout for check and records the outcome as an
 // observation either way: evidence for the report, never a verdict or an error.
 func ObserveWithin(what string, timeout time.Duration, check assert.Check) step.Step {
