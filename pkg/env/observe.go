@@ -71,10 +71,7 @@ func ObserveWithin(what string, timeout time.Duration, check assert.Check) step.
 // replaces the controller and its log; an unblock deletes the held object)
 // stays on record as it was at the verdict.
 func Snapshot(name string) step.Step {
-	return look("snapshot evidence "+name, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
+	return lookInRun("snapshot evidence "+name, func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		r.DumpEvidence(ctx, c, name)
 		lifecycle.Note(ctx, "evidence as of this step (objects, events, controller logs): %s/", name)
@@ -87,10 +84,7 @@ func Snapshot(name string) step.Step {
 // timeline-<name>.txt: their fate with timestamps, finalizers,
 // ownerReferences and how they were deleted.
 func Timeline(name string, objs ...lifecycle.Object) step.Step {
-	return look("timeline "+name, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
+	return lookInRun("timeline "+name, func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		var refs []string
 		for _, o := range objs {
@@ -105,10 +99,7 @@ func Timeline(name string, objs ...lifecycle.Object) step.Step {
 // takes it) to the cell's evidence.
 func WatchLog(workload Object) step.Step {
 	namespace, name := workload.Namespace, workload.Name
-	return look("log of "+namespace+"/"+name, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
+	return lookInRun("log of "+namespace+"/"+name, func(ctx context.Context) error {
 		lifecycle.CellFrom(ctx).WatchLog(namespace, name)
 		return nil
 	})
