@@ -2,6 +2,8 @@ package env
 
 import (
 	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/helm"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
@@ -91,3 +93,16 @@ const PreDeleteFinalizer = argocd.PreDeleteFinalizer
 // Deletion is how DeleteApp deletes an Application (Foreground, Background,
 // NonCascade).
 type Deletion = argocd.Deletion
+
+// Release is a Helm release as HelmInstall and HelmInstallChart take it.
+type Release = helm.Release
+
+// Catalog is the suite's catalog of versions, images and sources
+// (catalog.yaml), as a scenario reads an input of its own from it.
+type Catalog = catalog.Catalog
+
+// LoadCatalog reads the catalog.
+func LoadCatalog() (*Catalog, error) { return catalog.Load() }
+
+// CompareTags orders release tags by version number (v2.14.3 before v2.14.21).
+func CompareTags(a, b string) int { return catalog.CompareTags(a, b) }

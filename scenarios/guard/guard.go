@@ -14,7 +14,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/step"
-	"github.com/gitops-conformance/suite/scenarios/openkruise"
+	"github.com/gitops-conformance/suite/scenarios/internal/kruise"
 )
 
 const (
@@ -79,8 +79,8 @@ func Feature(c matrix.Cell) step.Scenario {
 	case "non-cascading":
 		mode = argocd.NonCascade
 	}
-	s := step.New(c.Report().ID()).Add(openkruise.ThroughArgoCD(c.ComponentVersion, app)...).Add(
-		env.CreateApp(openkruise.ApplicationNamed(app, options...)), env.Sync(app),
+	s := step.New(c.Report().ID()).Add(kruise.ThroughArgoCD(c.ComponentVersion, app)...).Add(
+		env.CreateApp(kruise.Application(app, options...)), env.Sync(app),
 		assert.That("application "+app+" synced and Healthy", assert.Intervals.Install,
 			assert.All(check.OperationPhaseIs(app, synccommon.OperationSucceeded), check.HealthIs(app, "Healthy"))),
 		env.WatchLog(controller), env.Watch(lifecycle.Application(app)), env.Watch(cloneCRD), env.Watch(manager))

@@ -11,7 +11,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/step"
-	"github.com/gitops-conformance/suite/scenarios/openkruise"
+	"github.com/gitops-conformance/suite/scenarios/internal/kruise"
 )
 
 // The Application names: Long as an ApplicationSet generates them (66
@@ -87,7 +87,7 @@ func install(c matrix.Cell, v variant) []step.Step {
 		return []step.Step{env.ApplyFiles("namespace gitops-conformance-hooks", fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": "gitops-conformance-hooks"}})),
 			env.PushRepo(v.name, fixture.Chart("deletion-hook", map[string]any{"image": c.ArgoCD.Image()}))}
 	}
-	return openkruise.ThroughArgoCD(c.ComponentVersion, v.name)
+	return kruise.ThroughArgoCD(c.ComponentVersion, v.name)
 }
 
 // application is the Application of the variant's name: the kruise chart as
@@ -96,5 +96,5 @@ func application(c matrix.Cell, v variant) fixture.App {
 	if !v.kruise {
 		return fixture.Application(map[string]any{"name": v.name, "namespace": "gitops-conformance-hooks"})
 	}
-	return openkruise.ApplicationNamed(v.name)
+	return kruise.Application(v.name)
 }

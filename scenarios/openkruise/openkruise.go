@@ -15,6 +15,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/step"
+	"github.com/gitops-conformance/suite/scenarios/internal/kruise"
 )
 
 // probed are the namespaces whose Pod creation the bug's blast radius measures.
@@ -42,9 +43,9 @@ var (
 func Feature(c matrix.Cell) step.Scenario {
 	v, variant := c.ComponentVersion, c.Variant.Name
 	chartVersion := strings.TrimPrefix(v, "v")
-	chart := fixture.OfflinePullPolicy(fixture.UserChart(ChartsEnv, "openkruise", "kruise", chartVersion))
+	chart := fixture.OfflinePullPolicy(fixture.UserChart(kruise.ChartsEnv, "openkruise", "kruise", chartVersion))
 	labelled := variant == "namespace-label"
-	rendered := fixture.HelmRender(chart, Release())
+	rendered := fixture.HelmRender(chart, kruise.Release())
 	s := step.New(c.Report().ID()).Add(
 		env.Provided("chart kruise "+chartVersion, chart),
 		env.Observe("chart kruise "+chartVersion+": "+podHook+" lets "+namespace+" through", LetsThrough(rendered, NamespaceLabels(labelled))),
@@ -52,12 +53,12 @@ func Feature(c matrix.Cell) step.Scenario {
 		// which the next helm install refuses to adopt: clear them at the start
 		// and, registered first, last at the end
 		env.RemoveRendered("chart kruise "+chartVersion, rendered), env.RemoveRenderedAtEnd("chart kruise "+chartVersion, rendered),
-		env.ApplyFiles("namespace "+namespace, Namespace(labelled)), env.ComponentImagesWith("openkruise", v, HookImage(chart)),
+		env.ApplyFiles("namespace "+namespace, Namespace(labelled)), env.ComponentImagesWith("openkruise", v, kruise.HookImage(chart)),
 		env.Watch(env.Object{Kind: "namespace", Name: namespace}), env.Watch(webhooks), env.Watch(managerDeployment))
 	if variant == "argocd-managed-namespace" {
-		s.Add(env.PushRepo(app, chart), env.CreateApp(Application()), env.Sync(app))
+		s.Add(env.PushRepo(app, chart), env.CreateApp(kruise.Application(app)), env.Sync(app))
 	} else {
-		s.Add(env.HelmInstallChart(Release(), chart))
+		s.Add(env.HelmInstallChart(kruise.Release(), chart))
 	}
 	// At natural timing the first manager Pod may be created before the
 	// webhook configurations take effect (it then runs, and serves them): the
