@@ -111,4 +111,3 @@ func ThroughArgoCD(componentVersion, repo string) []step.Step {
 		env.ComponentImagesWith("openkruise", componentVersion, HookImage(chart)),
 		env.PushRepo(repo, chart)}
 }
-
