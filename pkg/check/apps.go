@@ -17,7 +17,11 @@ import (
 // DeletionErrorMatches holds when the Application's DeletionError condition
 // (what ArgoCD says when it cannot go on deleting it) matches re.
 func DeletionErrorMatches(name, re string) assert.Check {
-	return describe(lifecycle.Application(name), "DeletionError matches "+strconv.Quote(re),
+	is := "DeletionError matches " + strconv.Quote(re)
+	if re == "." {
+		is = "has a DeletionError"
+	}
+	return describe(lifecycle.Application(name), is,
 		JSONPathMatches(lifecycle.Application(name), `{.status.conditions[?(@.type=="DeletionError")].message}`, re))
 }
 

@@ -80,7 +80,11 @@ func JSONPathIs(obj lifecycle.Object, jsonpath, want string) assert.Check {
 // regular expression re (e.g. "." for non-empty).
 func JSONPathMatches(obj lifecycle.Object, jsonpath, re string) assert.Check {
 	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
-	return describe(obj, jsonpath+" matches "+strconv.Quote(re), assert.Scripted(jsonPath(obj, jsonpath, regexp.MustCompile(re).MatchString),
+	is := jsonpath + " matches " + strconv.Quote(re)
+	if re == "." {
+		is = jsonpath + " set"
+	}
+	return describe(obj, is, assert.Scripted(jsonPath(obj, jsonpath, regexp.MustCompile(re).MatchString),
 		static(repro.JSONPathMatches(kind, namespace, name, jsonpath, re))))
 }
 

@@ -66,8 +66,12 @@ func EventSeen(about lifecycle.Object, reason string, containing ...string) asse
 	if substr != "" {
 		is += " containing " + strconv.Quote(substr)
 	}
+	script := substr // repro.sh's event_seen reads no name: an event about the object names it
+	if script == "" {
+		script = about.Name
+	}
 	return describe(about, is, assert.Scripted(events(about, reason, "containing "+strconv.Quote(substr), func(l string) bool { return strings.Contains(l, substr) }),
-		static(repro.EventSeen(about.Namespace, eventKind(about), reason, substr))))
+		static(repro.EventSeen(about.Namespace, eventKind(about), reason, script))))
 }
 
 // EventMatches is EventSeen with its "object: message" line matching the
