@@ -49,16 +49,7 @@ func ApplyFiles(what string, files fixture.Files) step.Step {
 // given, as a user does beforehand (the probes fixture chart's Namespace);
 // the cell deletes it at its end.
 func ApplyNamespace(name string, labels ...string) step.Step {
-	ns := map[string]any{"name": name}
-	if len(labels) > 0 {
-		l := map[string]string{}
-		for _, kv := range labels {
-			k, v, _ := strings.Cut(kv, "=")
-			l[k] = v
-		}
-		ns["labels"] = l
-	}
-	return ApplyFiles("namespace "+name, fixture.Chart("probes", map[string]any{"namespace": ns}))
+	return ApplyFiles("namespace "+name, fixture.Namespace(name, labels...))
 }
 
 // deleteManifest deletes what a cell applied, waiting for it to go. An object
@@ -205,7 +196,7 @@ func Label(obj Object, labels ...string) step.Step {
 // Namespace as the owner). A kubectl patch, as the evidence quotes it.
 func OwnedBy(obj Object, ownerAPIVersion string, owner Object) step.Step {
 	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
-	ownerKind, ownerName := owner.Kind, owner.Name
+	ownerKind, ownerName := owner.KindOf(), owner.Name
 	what := fmt.Sprintf("%s owned by %s %s", lifecycle.Ref(kind, namespace, name), ownerKind, ownerName)
 	return act(what, func(ctx context.Context) error {
 		if !call(ctx, what, "owned_by", kind, namespace, name, ownerAPIVersion, ownerKind, ownerName) {

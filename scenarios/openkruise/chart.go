@@ -39,18 +39,8 @@ func ManagedNamespace(a *v1alpha1.Application) {
 	a.Spec.SyncPolicy.ManagedNamespaceMetadata = &v1alpha1.ManagedNamespaceMetadata{Labels: map[string]string{k: v}}
 }
 
-// Namespace is kruise-system as the user creates it beforehand (the probes
-// fixture chart's namespace).
-func Namespace(labelled bool) fixture.Files {
-	ns := map[string]any{"name": namespace}
-	if labelled {
-		k, v, _ := strings.Cut(label, "=")
-		ns["labels"] = map[string]string{k: v}
-	}
-	return fixture.Chart("probes", map[string]any{"namespace": ns})
-}
-
-// NamespaceLabels are the labels the API server gives Namespace(labelled).
+// NamespaceLabels are the labels the API server gives kruise-system made
+// beforehand (env.ApplyNamespace), labelled with label or not.
 func NamespaceLabels(labelled bool) map[string]string {
 	l := map[string]string{"kubernetes.io/metadata.name": namespace}
 	if labelled {

@@ -47,11 +47,11 @@ func TestWriteUpValuesAndApplication(t *testing.T) {
 }
 
 func TestNamespaceAndProbe(t *testing.T) {
-	plain, err := fixture.Manifest(context.Background(), Namespace(false))
+	plain, err := fixture.Manifest(context.Background(), fixture.Namespace(namespace))
 	if err != nil {
 		t.Fatal(err)
 	}
-	labelled, err := fixture.Manifest(context.Background(), Namespace(true))
+	labelled, err := fixture.Manifest(context.Background(), fixture.Namespace(namespace, label))
 	if err != nil {
 		t.Fatal(err)
 	}
