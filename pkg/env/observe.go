@@ -105,8 +105,9 @@ func WatchLog(workload Object) step.Step {
 	})
 }
 
-// Object refers to one object (kind as kubectl takes it, namespace "" for
-// a cluster-scoped one): what every verb and check takes.
+// Object refers to one object: what every verb and check takes. A scenario
+// makes it with its constructor (Job, Deployment, Namespace, CRD, Custom,
+// ...), which knows the kind as kubectl takes it and as the API names it.
 type Object = lifecycle.Object
 
 // Selection is the objects of some kinds matching a label selector.
