@@ -1,7 +1,3 @@
-// Package kruise is the kruise chart as the openkruise write-up installs it,
-// shared by the scenarios that install it (openkruise-webhook directly,
-// deletion-guard and long-app-name through ArgoCD). Under scenarios/, it is
-// held to the same vocabulary as they are.
 package kruise
 
 import (
