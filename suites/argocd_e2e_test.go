@@ -33,7 +33,7 @@ func syncs(message string) []step.Step {
 		assert.That("application fixture Synced and Healthy ("+message+")", assert.Intervals.Sync,
 			assert.All(check.SyncStatusIs(fixtureApp, v1alpha1.SyncStatusCodeSynced), check.HealthIs(fixtureApp, "Healthy"))),
 		assert.That("configmap default/fixture has "+message, assert.Intervals.Sync,
-			check.JSONPathIs(env.Object{Kind: "configmap", Namespace: "default", Name: "fixture"}, "{.data.message}", message))}
+			check.JSONPathIs(env.ConfigMap("default", "fixture"), "{.data.message}", message))}
 }
 
 // TestArgoCD installs each release of the ArgoCD axis (ARGOCD=..., default

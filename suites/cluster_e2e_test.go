@@ -32,11 +32,9 @@ func probe(etcd string) fixture.Files {
 func TestCluster(t *testing.T) {
 	etcd := "registry.k8s.io/etcd:" + run.Run.Kubernetes.Etcd[1:] + "-0"
 	runCheck(t, "cluster", step.New("cluster").Add(
-		env.ApplyFiles("probe namespace", fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": probeNS}})),
-		assert.That("serviceaccount "+probeNS+"/default", assert.Intervals.Rollout, check.Exists(env.Object{Kind: "serviceaccount", Namespace: probeNS, Name: "default"})),
+		env.ApplyNamespace(probeNS),
+		assert.Await(assert.Intervals.Rollout, check.Exists(env.ServiceAccount(probeNS, "default"))),
 		env.ApplyFiles("probe pod and service", probe(etcd)),
-		assert.That("pod "+probeNS+"/probe Running", assert.Intervals.Rollout,
-			check.JSONPathIs(env.Object{Kind: "pod", Namespace: probeNS, Name: "probe"}, "{.status.phase}", "Running")),
-		assert.That("service "+probeNS+"/probe answers", assert.Intervals.Rollout,
-			check.ServiceAnswers(env.Object{Kind: "service", Namespace: probeNS, Name: "probe"}, "2379", "/health", `"health":"true"`))).Scenario())
+		assert.Await(assert.Intervals.Rollout, check.JSONPathIs(env.Pod(probeNS, "probe"), "{.status.phase}", "Running")),
+		assert.Await(assert.Intervals.Rollout, check.ServiceAnswers(env.Service(probeNS, "probe"), "2379", "/health", `"health":"true"`))).Scenario())
 }

@@ -46,9 +46,9 @@ func Feature(c matrix.Cell) step.Scenario {
 		env.PushRepo(app, fixture.Chart("patch-keys-crd", nil)),
 		env.CreateApp(fixture.Application(values)),
 		env.Sync(app),
-		// a precondition: not holding is ERROR (the run failed), not a verdict
-		assert.That("application "+app+" sync Succeeded", assert.Intervals.Sync,
-			check.OperationPhaseIs(app, synccommon.OperationSucceeded)),
+		// a precondition: not holding is ERROR (the run failed), not a verdict;
+		// the step is named by its check: "application argocd/example operation Succeeded"
+		assert.Await(assert.Intervals.Sync, check.OperationPhaseIs(app, synccommon.OperationSucceeded)),
 		env.Refresh(app, true))
 	if !c.Variant.Mitigation() {
 		return s.Add(assert.Symptom("application "+app+" stays OutOfSync", assert.Intervals.HoldShort,

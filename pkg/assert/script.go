@@ -13,6 +13,9 @@ import (
 // that uses check is recorded.
 func Scripted(check Check, script func(ctx context.Context) (*repro.Check, error)) Check {
 	return func(ctx context.Context) (bool, string, error) {
+		if _, ok := ctx.Value(nameKey{}).(*naming); ok {
+			return false, "", errNamed // no description of its own (NamedOf gives one)
+		}
 		if d, ok := ctx.Value(describeKey{}).(*describing); ok {
 			d.check, d.err = script(ctx)
 			return false, "", errDescribed
@@ -84,12 +87,13 @@ func Later(build func(ctx context.Context) (Check, error)) Check {
 }
 
 // Constant is a look whose answer is known without looking (a chart with
-// no workload, no webhook): ok, with why as what it saw.
+// no workload, no webhook): ok, with why as what it saw and as its
+// description.
 func Constant(ok bool, why string) Check {
 	shell := "false"
 	if ok {
 		shell = "true"
 	}
-	return Scripted(func(context.Context) (bool, string, error) { return ok, why, nil },
-		func(context.Context) (*repro.Check, error) { return &repro.Check{Shell: shell}, nil })
+	return Named(why, Scripted(func(context.Context) (bool, string, error) { return ok, why, nil },
+		func(context.Context) (*repro.Check, error) { return &repro.Check{Shell: shell}, nil }))
 }

@@ -3,6 +3,7 @@ package assert
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/gitops-conformance/suite/pkg/repro"
 )
@@ -46,4 +47,43 @@ func TestVerdictsInAPlannedBranchOnlyRecord(t *testing.T) {
 	if got, _ := rec.Outcome(); got != "ERROR" {
 		t.Errorf("a planned verdict must not judge: %s", got)
 	}
+}
+
+// A check says what it holds for; All and Any name a run of looks at one
+// object once; a bare func has no description, and a step made of it says so
+// when it is built.
+func TestChecksNameThemselves(t *testing.T) {
+	yes := func(context.Context) (bool, string, error) { return true, "", nil }
+	app := func(is string) Check { return NamedOf(Description{Of: "application argocd/x", Is: is}, yes) }
+	job := NamedOf(Description{Of: "job ns/j", Is: "gone"}, yes)
+	for _, c := range []struct {
+		check Check
+		want  string
+	}{
+		{app("health Healthy"), "application argocd/x health Healthy"},
+		{All(app("operation Succeeded"), app("health Healthy")), "application argocd/x operation Succeeded and health Healthy"},
+		{Any(app("gone"), job), "application argocd/x gone, or job ns/j gone"},
+		{Not(job), "job ns/j not gone"},
+		{Named("the guard passed", All(job, app("gone"))), "the guard passed"},
+		{Constant(true, "no workload"), "no workload"},
+	} {
+		if d, ok := NameOf(c.check); !ok || d.String() != c.want {
+			t.Errorf("NameOf = %q, %v; want %q", d, ok, c.want)
+		}
+	}
+	if _, ok := NameOf(All(job, yes)); ok {
+		t.Error("All of a bare func has a description")
+	}
+	if _, ok := NameOf(func(ctx context.Context) (bool, string, error) { panic("looked") }); ok {
+		t.Error("a bare func that panics has a description")
+	}
+	if got := Await(time.Second, job).Name(); got != "job ns/j gone" {
+		t.Errorf("Await named %q", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Await took a check without a description")
+		}
+	}()
+	Await(time.Second, yes)
 }

@@ -170,6 +170,14 @@ func That(what string, timeout time.Duration, check Check) step.Step {
 	}))
 }
 
+// Await waits for check within timeout, as That does, in a step named by
+// the check's description (NameOf): "application argocd/x operation
+// Succeeded and health Healthy". Where the words would say why (a webhook
+// that must serve before what follows), That takes a label of its own.
+func Await(timeout time.Duration, check Check) step.Step {
+	return That(nameOf("Await", check), timeout, check)
+}
+
 // Holds requires check to hold for hold; breaking is an ERROR of the run.
 func Holds(what string, hold time.Duration, check Check) step.Step {
 	return step.Look(what, Step(what, func(ctx context.Context) error {

@@ -90,7 +90,10 @@ func withClock(ctx context.Context, c clock) context.Context {
 	return context.WithValue(ctx, paceKey{}, p)
 }
 
-// Check looks once: ok when the condition holds; seen describes what it saw.
+// Check looks once: ok when the condition holds; seen describes what it saw
+// ("is Progressing", "2 Completed event(s), none containing ..."). A check
+// made by pkg/check, or given one with Named, also carries a description of
+// what it holds for (NameOf): the name of the step that waits for it.
 // A look has three answers: yes, no, or could not tell (an error). A check
 // whose read failed (an API error, a timeout) returns Unknown(err): Eventually
 // keeps looking, and a wait that ends on it, or a hold it breaks, is an error
@@ -222,29 +225,51 @@ func Consistently(ctx context.Context, what string, hold time.Duration, check Ch
 	}
 }
 
-// All holds when every check holds; seen joins what each saw.
+// All holds when every check holds; seen joins what each saw. Its
+// description joins theirs with "and" (see compose).
 func All(checks ...Check) Check {
-	return Scripted(combine(true, checks), func(ctx context.Context) (*repro.Check, error) {
+	return composed("and", checks, Scripted(combine(true, checks), func(ctx context.Context) (*repro.Check, error) {
 		return repro.All(scripts(ctx, checks)...), nil
-	})
+	}))
 }
 
-// Any holds when at least one check holds; seen joins what each saw.
+// Any holds when at least one check holds; seen joins what each saw. Its
+// description joins theirs with "or".
 func Any(checks ...Check) Check {
-	return Scripted(combine(false, checks), func(ctx context.Context) (*repro.Check, error) {
+	return composed("or", checks, Scripted(combine(false, checks), func(ctx context.Context) (*repro.Check, error) {
 		return repro.Any(scripts(ctx, checks)...), nil
-	})
+	}))
+}
+
+// composed is check described by its parts, when each has a description.
+func composed(conj string, parts []Check, check Check) Check {
+	return func(ctx context.Context) (bool, string, error) {
+		if n, ok := ctx.Value(nameKey{}).(*naming); ok {
+			n.d, n.ok = compose(conj, parts)
+			return false, "", errNamed
+		}
+		return check(ctx)
+	}
 }
 
 // Not holds when check does not (a look that could not tell still could
-// not); seen is check's.
+// not); seen is check's, its description "not" before check's.
 func Not(check Check) Check {
-	return Scripted(func(ctx context.Context) (bool, string, error) {
+	not := Scripted(func(ctx context.Context) (bool, string, error) {
 		ok, seen, err := check(ctx)
 		return !ok && err == nil, seen, err
 	}, func(ctx context.Context) (*repro.Check, error) {
 		return repro.Not(ScriptOf(ctx, check)), nil
 	})
+	return func(ctx context.Context) (bool, string, error) {
+		if n, ok := ctx.Value(nameKey{}).(*naming); ok {
+			if d, has := NameOf(check); has {
+				n.d, n.ok = Description{Of: d.Of, Is: "not " + d.Is}, true
+			}
+			return false, "", errNamed
+		}
+		return not(ctx)
+	}
 }
 
 func scripts(ctx context.Context, checks []Check) []*repro.Check {

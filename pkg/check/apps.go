@@ -2,6 +2,8 @@ package check
 
 import (
 	"context"
+	"strconv"
+	"strings"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
@@ -15,40 +17,62 @@ import (
 // DeletionErrorMatches holds when the Application's DeletionError condition
 // (what ArgoCD says when it cannot go on deleting it) matches re.
 func DeletionErrorMatches(name, re string) assert.Check {
-	return JSONPathMatches(lifecycle.Application(name), `{.status.conditions[?(@.type=="DeletionError")].message}`, re)
+	is := "DeletionError matches " + strconv.Quote(re)
+	if re == "." {
+		is = "has a DeletionError"
+	}
+	return describe(lifecycle.Application(name), is,
+		JSONPathMatches(lifecycle.Application(name), `{.status.conditions[?(@.type=="DeletionError")].message}`, re))
 }
 
 // SyncStatusIs holds when the Application's sync status is s.
 func SyncStatusIs(name string, s v1alpha1.SyncStatusCode) assert.Check {
-	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+	return describe(lifecycle.Application(name), "sync status "+string(s), assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		return lifecycle.From(ctx).Apps.SyncStatusIs(name, s)(ctx)
-	}, static(repro.ApplicationField(name, "{.status.sync.status}", string(s))))
+	}, static(repro.ApplicationField(name, "{.status.sync.status}", string(s)))))
 }
 
 // HealthIs holds when the Application's health is h.
 func HealthIs(name, h string) assert.Check {
-	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+	return describe(lifecycle.Application(name), "health "+h, assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		return lifecycle.From(ctx).Apps.HealthIs(name, h)(ctx)
-	}, static(repro.ApplicationField(name, "{.status.health.status}", h)))
+	}, static(repro.ApplicationField(name, "{.status.health.status}", h))))
 }
 
 // OperationPhaseIs holds when the Application's last operation is in phase p.
 func OperationPhaseIs(name string, p synccommon.OperationPhase) assert.Check {
-	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+	return describe(lifecycle.Application(name), "operation "+string(p), assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		return lifecycle.From(ctx).Apps.OperationPhaseIs(name, p)(ctx)
-	}, static(repro.OperationPhaseIs(name, string(p))))
+	}, static(repro.OperationPhaseIs(name, string(p)))))
 }
 
 // OperationMessageContains holds when the operation's message contains s.
 func OperationMessageContains(name, s string) assert.Check {
-	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+	return describe(lifecycle.Application(name), "operation message contains "+strconv.Quote(s), assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		return lifecycle.From(ctx).Apps.OperationMessageContains(name, s)(ctx)
-	}, static(repro.OperationMessageContains(name, s)))
+	}, static(repro.OperationMessageContains(name, s))))
 }
 
 // AppGone holds when the Application no longer exists.
 func AppGone(name string) assert.Check {
-	return assert.Scripted(func(ctx context.Context) (bool, string, error) { return lifecycle.From(ctx).Apps.Gone(name)(ctx) }, static(repro.Missing("applications.argoproj.io", "argocd", name)))
+	return describe(lifecycle.Application(name), "gone", assert.Scripted(func(ctx context.Context) (bool, string, error) { return lifecycle.From(ctx).Apps.Gone(name)(ctx) },
+		static(repro.Missing("applications.argoproj.io", "argocd", name))))
+}
+
+// describe gives check its description: a look at obj, what is says about it.
+func describe(obj lifecycle.Object, is string, check assert.Check) assert.Check {
+	return assert.NamedOf(assert.Description{Of: refOf(obj), Is: is}, check)
+}
+
+// refOf names obj in a description: its kind as the API names it, in lower
+// case, and ns/name ("application argocd/x", "cloneset ns/x"); a ref without
+// a name is every object of its kind in its namespace.
+func refOf(obj lifecycle.Object) string {
+	kind := strings.ToLower(obj.KindOf())
+	if obj.Name == "" {
+		return kind + "s in " + obj.Namespace
+	}
+	return lifecycle.Ref(kind, obj.Namespace, obj.Name)
 }
 
 // static is a check's bash form that needs nothing from the run.

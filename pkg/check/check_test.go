@@ -140,3 +140,25 @@ func TestDryRunsTellARejectionFromNoAnswer(t *testing.T) {
 		{"Rejected: admitted", Rejected(cm, "denied"), cluster(t, nil), false, false},
 	})
 }
+
+// Every look names what it holds for, from the ref it was given: the step
+// that waits for it is named by it (assert.Await, env.See).
+func TestLooksNameThemselves(t *testing.T) {
+	job := lifecycle.Object{Kind: "job", APIKind: "Job", Namespace: "ns", Name: "j"}
+	for _, c := range []struct {
+		check assert.Check
+		want  string
+	}{
+		{HealthIs("x", "Healthy"), "application argocd/x health Healthy"},
+		{assert.All(OperationPhaseIs("x", "Succeeded"), HealthIs("x", "Healthy")), "application argocd/x operation Succeeded and health Healthy"},
+		{EventSeen(job, "Completed"), "job ns/j event Completed"},
+		{EventSeen(lifecycle.Object{Kind: "replicaset", APIKind: "ReplicaSet", Namespace: "ns"}, "FailedCreate", "hook"), `replicasets in ns event FailedCreate containing "hook"`},
+		{Missing(job), "job ns/j gone"},
+		{JSONPathIs(job, "{.status.succeeded}", "1"), `job ns/j {.status.succeeded} = "1"`},
+		{NoneLeft(lifecycle.Selection{Kinds: "pods", Namespace: "ns", Labels: "app=a"}), "pods -n ns -l app=a none left"},
+	} {
+		if d, ok := assert.NameOf(c.check); !ok || d.String() != c.want {
+			t.Errorf("NameOf = %q, %v; want %q", d, ok, c.want)
+		}
+	}
+}

@@ -14,7 +14,7 @@ import (
 // A timeline the cell never started could not tell.
 func TimelineShows(name string, obj lifecycle.Object, re string) assert.Check {
 	pattern := regexp.MustCompile(`^\S+ \S+ +` + regexp.QuoteMeta(lifecycle.Ref(obj.Kind, obj.Namespace, obj.Name)) + ` .*` + re)
-	return func(ctx context.Context) (bool, string, error) {
+	return describe(obj, fmt.Sprintf("in timeline %s matches %q", name, re), func(ctx context.Context) (bool, string, error) {
 		lines, ok := lifecycle.CellFrom(ctx).TimelineLines(name)
 		if !ok {
 			return false, "", assert.Unknown(fmt.Errorf("no timeline %q in this cell", name))
@@ -25,5 +25,5 @@ func TimelineShows(name string, obj lifecycle.Object, re string) assert.Check {
 			}
 		}
 		return false, fmt.Sprintf("no line of %d matches %q", len(lines), re), nil
-	}
+	})
 }

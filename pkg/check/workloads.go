@@ -17,7 +17,7 @@ import (
 
 // RolledOut holds when every Deployment in namespace is Available.
 func RolledOut(namespace string) assert.Check {
-	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+	return assert.Named("every Deployment in "+namespace+" Available", assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		list, err := lifecycle.From(ctx).Kube.List(ctx, "deployments.apps", namespace, "")
 		if err != nil {
 			return false, "", assert.Unknown(err)
@@ -36,7 +36,7 @@ func RolledOut(namespace string) assert.Check {
 			seen = append(seen, fmt.Sprintf("%s=%d/%d%s", d.GetName(), have, want, replicaFailure(d)))
 		}
 		return ready, "deployments " + strings.Join(seen, " "), nil
-	}, static(repro.RolledOut(namespace)))
+	}, static(repro.RolledOut(namespace))))
 }
 
 // replicaFailure is a Deployment's ReplicaFailure condition, quoted, when
@@ -53,26 +53,40 @@ func replicaFailure(d unstructured.Unstructured) string {
 	return ""
 }
 
-// EventSeen holds when an event about an object of about's kind in its
-// namespace (and of its name, when it has one) has the reason and an
-// "object: message" line containing substr.
-func EventSeen(about lifecycle.Object, reason, substr string) assert.Check {
-	namespace, kind := about.Namespace, about.Kind
-	return assert.Scripted(events(about, reason, "containing "+strconv.Quote(substr), func(l string) bool { return strings.Contains(l, substr) }),
-		static(repro.EventSeen(namespace, kind, reason, substr)))
+// EventSeen holds when an event about the object has the reason (and, given
+// a substring, an "object: message" line containing it: at most one). A ref
+// without a name (env.Job(ns, "")) takes an event about any object of its
+// kind in its namespace. The kind is the API's (about.KindOf: Job, ReplicaSet).
+func EventSeen(about lifecycle.Object, reason string, containing ...string) assert.Check {
+	if len(containing) > 1 {
+		panic("check.EventSeen: one substring at most")
+	}
+	substr := strings.Join(containing, "")
+	is := "event " + reason
+	if substr != "" {
+		is += " containing " + strconv.Quote(substr)
+	}
+	script := substr // repro.sh's event_seen reads no name: an event about the object names it
+	if script == "" {
+		script = about.Name
+	}
+	return describe(about, is, assert.Scripted(events(about, reason, "containing "+strconv.Quote(substr), func(l string) bool { return strings.Contains(l, substr) }),
+		static(repro.EventSeen(about.Namespace, eventKind(about), reason, script))))
 }
 
 // EventMatches is EventSeen with its "object: message" line matching the
 // regular expression re.
 func EventMatches(about lifecycle.Object, reason, re string) assert.Check {
-	namespace, kind := about.Namespace, about.Kind
-	return assert.Scripted(events(about, reason, "matching "+strconv.Quote(re), regexp.MustCompile(re).MatchString),
-		static(repro.EventMatches(namespace, kind, reason, re)))
+	return describe(about, "event "+reason+" matching "+strconv.Quote(re), assert.Scripted(events(about, reason, "matching "+strconv.Quote(re), regexp.MustCompile(re).MatchString),
+		static(repro.EventMatches(about.Namespace, eventKind(about), reason, re))))
 }
+
+// eventKind is the kind an event's involvedObject names: the API's.
+func eventKind(about lifecycle.Object) string { return about.KindOf() }
 
 // events holds when one event's "object: message" line is ok.
 func events(about lifecycle.Object, reason, what string, ok func(string) bool) assert.Check {
-	namespace, kind := about.Namespace, about.Kind
+	namespace, kind := about.Namespace, eventKind(about)
 	fields := "involvedObject.kind=" + kind + ",reason=" + reason
 	if about.Name != "" {
 		fields += ",involvedObject.name=" + about.Name
@@ -95,7 +109,7 @@ func events(about lifecycle.Object, reason, what string, ok func(string) bool) a
 
 // ReadyEndpoints holds when the Service has n ready endpoints (EndpointSlices).
 func ReadyEndpoints(svc lifecycle.Object, n int) assert.Check {
-	return endpoints(svc.Namespace, svc.Name, "ready", n)
+	return describe(svc, fmt.Sprintf("%d ready endpoint(s)", n), endpoints(svc.Namespace, svc.Name, "ready", n))
 }
 
 // ServingEndpoints holds when the Service has n serving endpoints
@@ -103,7 +117,7 @@ func ReadyEndpoints(svc lifecycle.Object, n int) assert.Check {
 // kube-proxy sends traffic to when no ready one is left. Zero means nothing
 // answers behind the Service any more.
 func ServingEndpoints(svc lifecycle.Object, n int) assert.Check {
-	return endpoints(svc.Namespace, svc.Name, "serving", n)
+	return describe(svc, fmt.Sprintf("%d serving endpoint(s)", n), endpoints(svc.Namespace, svc.Name, "serving", n))
 }
 
 // endpoints counts the Service's endpoints whose condition cond is true.
@@ -135,7 +149,7 @@ func asMap(v any) map[string]any {
 // deletionTimestamp) and still carries finalizer: a deletion held up by it.
 func FinalizerPending(obj lifecycle.Object, finalizer string) assert.Check {
 	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
-	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+	return describe(obj, "deleting, held by "+finalizer, assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		m, err := lifecycle.GetMeta(ctx, kind, namespace, name)
 		if lifecycle.NotFound(err) {
 			return false, lifecycle.Ref(kind, namespace, name) + " not found", nil
@@ -145,5 +159,5 @@ func FinalizerPending(obj lifecycle.Object, finalizer string) assert.Check {
 		}
 		ok := m.DeletionTimestamp != "" && slices.Contains(m.Finalizers, finalizer)
 		return ok, lifecycle.Ref(kind, namespace, name) + " " + m.Describe(), nil
-	}, static(repro.FinalizerPending(kind, namespace, name, finalizer)))
+	}, static(repro.FinalizerPending(kind, namespace, name, finalizer))))
 }

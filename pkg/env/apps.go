@@ -150,12 +150,16 @@ func patchConfig(ctx context.Context, r *lifecycle.Run, data map[string]*string)
 }
 
 // CountInLive records how often needle occurs in the desired files and in the
-// live object: evidence of what the API server kept.
+// live object (in its namespace): evidence of what the API server kept.
 func CountInLive(files fixture.Files, obj Object, needle string) step.Step {
-	kind, name := obj.Kind, obj.Name
-	return look("count "+needle+" in "+kind+" "+name, func(ctx context.Context) error {
-		if !do(ctx, "count "+needle+" in the live "+kind+" "+name, fmt.Sprintf(`echo "    %s: $(kubectl get %s %s -o jsonpath='{.spec}' | grep -o %s | wc -l) %s in the live object's spec"`,
-			name, repro.Quote(kind), repro.Quote(name), repro.Quote(needle), needle), nil) {
+	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
+	get := repro.Quote(kind) + " " + repro.Quote(name)
+	if namespace != "" {
+		get += " -n " + repro.Quote(namespace)
+	}
+	return look("count "+needle+" in "+lifecycle.Ref(kind, namespace, name), func(ctx context.Context) error {
+		if !do(ctx, "count "+needle+" in the live "+lifecycle.Ref(kind, namespace, name), fmt.Sprintf(`echo "    %s: $(kubectl get %s -o jsonpath='{.spec}' | grep -o %s | wc -l) %s in the live object's spec"`,
+			name, get, repro.Quote(needle), needle), nil) {
 			return nil
 		}
 		r := lifecycle.From(ctx)
@@ -168,7 +172,7 @@ func CountInLive(files fixture.Files, obj Object, needle string) step.Step {
 			desired += strings.Count(content, needle)
 		}
 		// .spec only: the last-applied-configuration annotation holds a copy of the desired manifest
-		o, err := r.Kube.Get(ctx, kind, "", name)
+		o, err := r.Kube.Get(ctx, kind, namespace, name)
 		if err != nil {
 			return err
 		}
@@ -176,7 +180,7 @@ func CountInLive(files fixture.Files, obj Object, needle string) step.Step {
 		if err != nil {
 			return err
 		}
-		lifecycle.CellFrom(ctx).Watch(kind, "", name)
+		lifecycle.CellFrom(ctx).Watch(kind, namespace, name)
 		lifecycle.Note(ctx, "%s: the desired manifest has %d %q, the live object's spec %d", name, desired, needle, strings.Count(live, needle))
 		return nil
 	})

@@ -142,10 +142,7 @@ func UpdateApp(name, what string, mutate func(*v1alpha1.Application)) step.Step 
 // objects they guard). At the start of a cell it clears what an earlier run
 // left; RemoveRenderedAtEnd does it when the cell ends.
 func RemoveRendered(what string, rendered fixture.Files) step.Step {
-	return act("delete what is left of "+what, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
+	return actInRun("delete what is left of "+what, func(ctx context.Context) error {
 		lifecycle.CellFrom(ctx).Step("delete what is left of %s", what)
 		return removeRendered(ctx, what, rendered)
 	})
@@ -155,10 +152,7 @@ func RemoveRendered(what string, rendered fixture.Files) step.Step {
 // first, it runs last, after the release or Application that installed the
 // chart is gone, for what they leave behind.
 func RemoveRenderedAtEnd(what string, rendered fixture.Files) step.Step {
-	return act("at the end, delete what is left of "+what, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
+	return actInRun("at the end, delete what is left of "+what, func(ctx context.Context) error {
 		lifecycle.CellFrom(ctx).Step("at the end, delete what is left of %s", what)
 		lifecycle.CellFrom(ctx).Defer("delete what is left of "+what, func(ctx context.Context) error {
 			return removeRendered(ctx, what, rendered)

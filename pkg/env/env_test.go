@@ -13,6 +13,7 @@ import (
 	"github.com/gitops-conformance/suite/internal/kube/kubetest"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/repro"
 )
 
 // cell is a cell on a fake API server (client) whose kubectl is a stand-in:
@@ -89,5 +90,44 @@ ensure CRDs are installed first`
 		if got := onlyUnservedKinds(out); got != want {
 			t.Errorf("onlyUnservedKinds(%q) = %v, want %v", out, got, want)
 		}
+	}
+}
+
+// A constructed ref knows its kind twice: as kubectl takes it (the verbs,
+// the checks, repro.sh) and as the API names it (an event's involvedObject).
+func TestRefsKnowTheirKinds(t *testing.T) {
+	for _, c := range []struct {
+		ref                      Object
+		kubectl, api, logsAndRef string
+	}{
+		{Job("ns", "j"), "job", "Job", "job ns/j"},
+		{Deployment("ns", "d"), "deployment", "Deployment", "deployment ns/d"},
+		{Namespace("ns"), "namespace", "Namespace", "namespace ns"},
+		{CRD("widgets.example.io"), "customresourcedefinition", "CustomResourceDefinition", "customresourcedefinition widgets.example.io"},
+		{Application("a"), "applications.argoproj.io", "Application", "applications.argoproj.io argocd/a"},
+		{Custom("clonesets.apps.kruise.io", "CloneSet", "ns", "c"), "clonesets.apps.kruise.io", "CloneSet", "clonesets.apps.kruise.io ns/c"},
+	} {
+		if c.ref.Kind != c.kubectl || c.ref.KindOf() != c.api || c.ref.String() != c.logsAndRef {
+			t.Errorf("%+v: kind %q, API kind %q, %q; want %q, %q, %q", c.ref, c.ref.Kind, c.ref.KindOf(), c.ref.String(), c.kubectl, c.api, c.logsAndRef)
+		}
+	}
+	if hand := (Object{Kind: "Job", Namespace: "ns"}); hand.KindOf() != "Job" {
+		t.Errorf("a ref spelled by hand: API kind %q, want its Kind", hand.KindOf())
+	}
+}
+
+// InRun carries an action out in a run, and not inside a branch the cell
+// did not take (only written down there).
+func TestInRunSkipsWhilePlanning(t *testing.T) {
+	ran := 0
+	action := InRun(func(context.Context) error { ran++; return nil })
+	ctx, _ := repro.WithLog(context.Background())
+	if err := action(ctx); err != nil || ran != 1 {
+		t.Fatalf("in a run: ran %d, %v", ran, err)
+	}
+	branch, done := repro.InBranch(ctx, "not taken", nil, true, false)
+	defer done()
+	if err := action(branch); err != nil || ran != 1 {
+		t.Errorf("in a branch not taken: ran %d, %v", ran, err)
 	}
 }

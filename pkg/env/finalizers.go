@@ -8,7 +8,6 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
-	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/step"
 )
 
@@ -45,10 +44,7 @@ func ReleaseDeletionHooksAtEnd(name string) []step.Step {
 func RemoveFinalizerAtEnd(obj Object, finalizer string) step.Step {
 	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
 	what := "finalizer " + finalizer + " of " + lifecycle.Ref(kind, namespace, name)
-	return act("at the end, remove "+what, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
+	return actInRun("at the end, remove "+what, func(ctx context.Context) error {
 		c := lifecycle.CellFrom(ctx)
 		c.Step("at the end, remove %s", what)
 		c.Defer("remove "+what, func(ctx context.Context) error {

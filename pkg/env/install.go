@@ -97,9 +97,9 @@ func ComponentImages(component, version string) step.Step {
 // environment that only the cell knows (buildEnv may be nil): what the
 // release's chart names, say.
 func ComponentImagesWith(component, version string, buildEnv func(ctx context.Context) ([]string, error)) step.Step {
-	return act("images for "+component+" "+version, func(ctx context.Context) error {
+	return actInRun("images for "+component+" "+version, func(ctx context.Context) error {
 		r := lifecycle.From(ctx)
-		if r.Mode != images.Offline || repro.Planning(ctx) {
+		if r.Mode != images.Offline {
 			return nil
 		}
 		if comp, err := r.Catalog.Component(component); err == nil && comp.Sources != nil && comp.Sources.Tree != "" {
@@ -128,8 +128,8 @@ func ComponentImagesWith(component, version string, buildEnv func(ctx context.Co
 // user provides offline for a chart whose images no registry serves here.
 // what names where the list came from (IMAGES).
 func LocalImages(what string, imgs []string) step.Step {
-	return act("images from the local Docker ("+what+")", func(ctx context.Context) error {
-		if len(imgs) == 0 || repro.Planning(ctx) {
+	return actInRun("images from the local Docker ("+what+")", func(ctx context.Context) error {
+		if len(imgs) == 0 {
 			return nil
 		}
 		imagesStep(ctx, what, imgs)
@@ -145,8 +145,8 @@ func LocalImages(what string, imgs []string) step.Step {
 // version string needs it). Online, the cluster pulls the upstream
 // images itself.
 func TreeImages(component, version string, tree fixture.Tree) step.Step {
-	return act("images for "+component+" "+version+" from its source tree", func(ctx context.Context) error {
-		if lifecycle.From(ctx).Mode != images.Offline || repro.Planning(ctx) {
+	return actInRun("images for "+component+" "+version+" from its source tree", func(ctx context.Context) error {
+		if lifecycle.From(ctx).Mode != images.Offline {
 			return nil
 		}
 		return treeImages(ctx, component, version, tree)

@@ -9,7 +9,6 @@ import (
 	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
-	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/step"
 )
 
@@ -44,6 +43,13 @@ func ApplyFiles(what string, files fixture.Files) step.Step {
 		c.Defer("delete "+what, func(ctx context.Context) error { return deleteManifest(ctx, manifest) })
 		return r.Kubectl.Apply(ctx, manifest)
 	})
+}
+
+// ApplyNamespace makes the namespace name, with labels (key=value) if
+// given, as a user does beforehand (the probes fixture chart's Namespace);
+// the cell deletes it at its end.
+func ApplyNamespace(name string, labels ...string) step.Step {
+	return ApplyFiles("namespace "+name, fixture.Namespace(name, labels...))
 }
 
 // deleteManifest deletes what a cell applied, waiting for it to go. An object
@@ -126,10 +132,7 @@ func Delete(obj Object, args ...string) step.Step {
 // Watch adds an object to the cell's evidence.
 func Watch(obj Object) step.Step {
 	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
-	return look("watch "+lifecycle.Ref(kind, namespace, name), func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
+	return lookInRun("watch "+lifecycle.Ref(kind, namespace, name), func(ctx context.Context) error {
 		lifecycle.CellFrom(ctx).Watch(kind, namespace, name)
 		return nil
 	})
@@ -157,10 +160,7 @@ func Scale(obj Object, replicas int) step.Step {
 func ScaleAtEnd(obj Object, replicas int) step.Step {
 	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
 	ref := lifecycle.Ref(kind, namespace, name)
-	return act(fmt.Sprintf("at the end, scale %s to %d", ref, replicas), func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
+	return actInRun(fmt.Sprintf("at the end, scale %s to %d", ref, replicas), func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Step("at the end, scale %s to %d", ref, replicas)
 		c.Defer(fmt.Sprintf("scale %s to %d", ref, replicas), func(ctx context.Context) error {
@@ -196,7 +196,7 @@ func Label(obj Object, labels ...string) step.Step {
 // Namespace as the owner). A kubectl patch, as the evidence quotes it.
 func OwnedBy(obj Object, ownerAPIVersion string, owner Object) step.Step {
 	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
-	ownerKind, ownerName := owner.Kind, owner.Name
+	ownerKind, ownerName := owner.KindOf(), owner.Name
 	what := fmt.Sprintf("%s owned by %s %s", lifecycle.Ref(kind, namespace, name), ownerKind, ownerName)
 	return act(what, func(ctx context.Context) error {
 		if !call(ctx, what, "owned_by", kind, namespace, name, ownerAPIVersion, ownerKind, ownerName) {
@@ -227,10 +227,7 @@ func OwnedBy(obj Object, ownerAPIVersion string, owner Object) step.Step {
 // first runs last, after the Application and the namespaces are gone.
 func DeleteAtEnd(what string, sel Selection) step.Step {
 	kinds, selector := sel.Kinds, sel.Labels
-	return act("at the end, delete "+what, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
+	return actInRun("at the end, delete "+what, func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Step("at the end, delete %s (%s -l %s)", what, kinds, selector)
 		c.Defer("delete "+what, func(ctx context.Context) error {
@@ -270,10 +267,7 @@ func ReleaseCRDsAtEnd(what string, crds func() []string, namespace string) step.
 }
 
 func releaseAtEnd(what, which, namespace string, crds func(context.Context, *lifecycle.Run) ([]string, error)) step.Step {
-	return act("at the end, release "+what, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
+	return actInRun("at the end, release "+what, func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Step("at the end, remove finalizers from %s in %s (%s)", what, namespace, which)
 		c.Defer("release "+what, func(ctx context.Context) error {
@@ -312,10 +306,7 @@ func releaseAtEnd(what, which, namespace string, crds func(context.Context, *lif
 func DeleteObjectAtEnd(obj Object, why string) step.Step {
 	kind, namespace, name := obj.Kind, obj.Namespace, obj.Name
 	ref := lifecycle.Ref(kind, namespace, name)
-	return act("at the end, delete "+ref, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
+	return actInRun("at the end, delete "+ref, func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Step("at the end, delete %s (%s)", ref, why)
 		c.Defer("delete "+ref, func(ctx context.Context) error {
@@ -335,10 +326,7 @@ func DeleteObjectAtEnd(obj Object, why string) step.Step {
 // is known only at the end (configurations a controller registered at run
 // time). Taken again, the cleanup moves to run first of those registered.
 func DeleteListedAtEnd(what string, names func(ctx context.Context) ([]string, error)) step.Step {
-	return act("at the end, delete "+what, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
+	return actInRun("at the end, delete "+what, func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Step("at the end, delete %s", what)
 		c.Drop("delete " + what)

@@ -27,6 +27,27 @@ func Observe(what string, check assert.Check) step.Step {
 	})
 }
 
+// See is Observe named by the check's description (assert.NameOf): a look
+// whose words would only repeat what the check says.
+func See(check assert.Check) step.Step {
+	return Observe(describe("See", check), check)
+}
+
+// SeeWithin is ObserveWithin named by the check's description.
+func SeeWithin(timeout time.Duration, check assert.Check) step.Step {
+	return ObserveWithin(describe("SeeWithin", check), timeout, check)
+}
+
+// describe is check's description, for a step's name; a check without one
+// is a mistake of the scenario, caught when its steps are built.
+func describe(verb string, check assert.Check) string {
+	d, ok := assert.NameOf(check)
+	if !ok || d.String() == "" {
+		panic("env." + verb + ": a check without a description: give it one with assert.Named")
+	}
+	return d.String()
+}
+
 // ObserveWithin waits up to timeout for check and records the outcome as an
 // observation either way: evidence for the report, never a verdict or an error.
 func ObserveWithin(what string, timeout time.Duration, check assert.Check) step.Step {
@@ -50,10 +71,7 @@ func ObserveWithin(what string, timeout time.Duration, check assert.Check) step.
 // replaces the controller and its log; an unblock deletes the held object)
 // stays on record as it was at the verdict.
 func Snapshot(name string) step.Step {
-	return look("snapshot evidence "+name, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
+	return lookInRun("snapshot evidence "+name, func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		r.DumpEvidence(ctx, c, name)
 		lifecycle.Note(ctx, "evidence as of this step (objects, events, controller logs): %s/", name)
@@ -66,10 +84,7 @@ func Snapshot(name string) step.Step {
 // timeline-<name>.txt: their fate with timestamps, finalizers,
 // ownerReferences and how they were deleted.
 func Timeline(name string, objs ...lifecycle.Object) step.Step {
-	return look("timeline "+name, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
+	return lookInRun("timeline "+name, func(ctx context.Context) error {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		var refs []string
 		for _, o := range objs {
@@ -84,17 +99,15 @@ func Timeline(name string, objs ...lifecycle.Object) step.Step {
 // takes it) to the cell's evidence.
 func WatchLog(workload Object) step.Step {
 	namespace, name := workload.Namespace, workload.Name
-	return look("log of "+namespace+"/"+name, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
+	return lookInRun("log of "+namespace+"/"+name, func(ctx context.Context) error {
 		lifecycle.CellFrom(ctx).WatchLog(namespace, name)
 		return nil
 	})
 }
 
-// Object refers to one object (kind as kubectl takes it, namespace "" for
-// a cluster-scoped one): what every verb and check takes.
+// Object refers to one object: what every verb and check takes. A scenario
+// makes it with its constructor (Job, Deployment, Namespace, CRD, Custom,
+// ...), which knows the kind as kubectl takes it and as the API names it.
 type Object = lifecycle.Object
 
 // Selection is the objects of some kinds matching a label selector.

@@ -21,12 +21,28 @@ func Get(ctx context.Context, kind, namespace, name string) (*unstructured.Unstr
 // Object refers to one object: its kind (as kubectl takes it: a resource,
 // plural or singular, or resource.group), its namespace ("" for a
 // cluster-scoped one) and its name. Every verb and check takes one instead
-// of the three strings.
-type Object struct{ Kind, Namespace, Name string }
+// of the three strings; a scenario makes it with pkg/env's constructors
+// (env.Job, env.Deployment, ...), which also set APIKind.
+type Object struct {
+	Kind, Namespace, Name string
+	// APIKind is the kind as the API names it (Job, Deployment): what an
+	// event's involvedObject.kind says. "" for an Object spelled by hand,
+	// whose Kind is then taken as it is.
+	APIKind string
+}
 
 // Application is the ArgoCD Application of that name as an Object.
 func Application(name string) Object {
-	return Object{Kind: "applications.argoproj.io", Namespace: argocd.Namespace, Name: name}
+	return Object{Kind: "applications.argoproj.io", APIKind: "Application", Namespace: argocd.Namespace, Name: name}
+}
+
+// KindOf is the object's kind as the API names it: APIKind, or Kind for
+// an Object spelled by hand.
+func (o Object) KindOf() string {
+	if o.APIKind != "" {
+		return o.APIKind
+	}
+	return o.Kind
 }
 
 // String names the object as the logs and the evidence do: kind ns/name.

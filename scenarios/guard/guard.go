@@ -6,15 +6,13 @@ import (
 
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 
-	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
-	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/step"
-	"github.com/gitops-conformance/suite/scenarios/openkruise"
+	"github.com/gitops-conformance/suite/scenarios/internal/kruise"
 )
 
 const (
@@ -25,13 +23,11 @@ const (
 	kruiseNS    = "kruise-system"
 	workloadsNS = "gitops-conformance-workloads"
 	cloneSet    = "guarded"
-	// guardJob is the chart's Helm pre-delete hook Job (release kruise).
-	guardJob = "kruise-finalizer"
 
 	minimalApp = "failing-guard"
 	minimalNS  = "gitops-conformance-guarded"
 
-	preDelete = argocd.PreDeleteFinalizer
+	preDelete = env.PreDeleteFinalizer
 
 	// Window is how long a deletion is watched for going past the guard.
 	// The guard fails within seconds and ArgoCD deletes it and creates it
@@ -54,92 +50,106 @@ var Variants = []string{matrix.Bug, "non-cascading", "delete-false", WorkloadsRe
 const WorkloadsRemoved = "workloads-removed"
 
 var (
-	clone         = env.Object{Kind: "clonesets.apps.kruise.io", Namespace: workloadsNS, Name: cloneSet}
-	clonePods     = env.Selection{Kinds: "pods", Namespace: workloadsNS, Labels: "app=" + cloneSet}
-	cloneCRD      = env.Object{Kind: "customresourcedefinition", Name: "clonesets.apps.kruise.io"}
-	manager       = env.Object{Kind: "deployment", Namespace: kruiseNS, Name: "kruise-controller-manager"}
-	controller    = env.Object{Kind: "statefulset", Namespace: argocd.Namespace, Name: "argocd-application-controller"}
-	jobs          = env.Object{Kind: "Job", Namespace: kruiseNS}
+	clone     = env.Custom("clonesets.apps.kruise.io", "CloneSet", workloadsNS, cloneSet)
+	clonePods = env.Selection{Kinds: "pods", Namespace: workloadsNS, Labels: "app=" + cloneSet}
+	cloneCRD  = env.CRD("clonesets.apps.kruise.io")
+	manager   = env.Deployment(kruiseNS, "kruise-controller-manager")
+	// guardJob is the chart's Helm pre-delete hook Job (release kruise).
+	guardJob      = env.Job(kruiseNS, "kruise-finalizer")
+	controller    = env.StatefulSet(env.ArgoCDNamespace, "argocd-application-controller")
 	cloneSetFiles = fixture.Chart("cloneset", map[string]any{"name": cloneSet, "namespace": workloadsNS})
 	// stillManaged: the CloneSet, scaled to 3, counts 3 Pods: only its
 	// controller (kruise's manager) writes its status.
 	stillManaged = check.JSONPathIs(clone, "{.status.replicas}", "3")
+	// what the guard did: read once the deletion went ahead or was held
+	guardRan = []step.Step{env.See(check.EventSeen(guardJob, "BackoffLimitExceeded")), env.See(check.EventSeen(guardJob, "Completed"))}
 )
+
+// variant is how a variant deletes the Application and what it judges.
+type variant struct {
+	mode      env.Deletion
+	options   []string // the Application's sync options
+	workloads bool     // the user's CloneSet there when the deletion starts
+	verdict   func() []step.Step
+}
+
+// variants are the variants of the real chart (Minimal: minimal).
+var variants = map[string]variant{
+	matrix.Bug:       {mode: env.Foreground, workloads: true, verdict: wentPastTheGuard},
+	"non-cascading":  {mode: env.NonCascade, workloads: true, verdict: stillManagedOnceReleased},
+	"delete-false":   {mode: env.Foreground, options: []string{"Delete=false"}, workloads: true, verdict: stillManagedOnceReleased},
+	WorkloadsRemoved: {mode: env.Foreground, verdict: waitedForTheGuard},
+}
 
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) step.Scenario {
 	if c.Variant.Name == Minimal {
 		return minimal(c)
 	}
-	var options []string
-	mode := argocd.Foreground
-	switch c.Variant.Name {
-	case "delete-false":
-		options = []string{"Delete=false"}
-	case "non-cascading":
-		mode = argocd.NonCascade
+	v := variants[c.Variant.Name]
+	s := step.New(c.Report().ID()).Add(kruise.ThroughArgoCD(c.ComponentVersion, app)...).Add(
+		env.CreateApp(kruise.Application(app, v.options...)), env.Sync(app),
+		assert.Await(assert.Intervals.Install, assert.All(check.OperationPhaseIs(app, synccommon.OperationSucceeded), check.HealthIs(app, "Healthy"))),
+		env.WatchLog(controller), env.Watch(env.Application(app)), env.Watch(cloneCRD), env.Watch(manager))
+	if v.workloads {
+		s.Add(
+			// the user's workload, outside every Application
+			env.ApplyNamespace(workloadsNS),
+			// kruise's webhooks take CloneSets: ArgoCD's Healthy can come before
+			// they serve (refused under load: four clusters on two cores)
+			assert.That("kruise's webhooks admit the CloneSet (server-side dry run)", assert.Intervals.Rollout, check.Accepted(cloneSetFiles)),
+			env.ApplyFiles("CloneSet "+clone.Namespace+"/"+cloneSet, cloneSetFiles),
+			env.Watch(clone),
+			assert.Await(assert.Intervals.Rollout, check.JSONPathIs(clone, "{.status.readyReplicas}", "2")))
 	}
-	s := step.New(c.Report().ID()).Add(openkruise.ThroughArgoCD(c.ComponentVersion, app)...).Add(
-		env.CreateApp(openkruise.ApplicationNamed(app, options...)), env.Sync(app),
-		assert.That("application "+app+" synced and Healthy", assert.Intervals.Install,
-			assert.All(check.OperationPhaseIs(app, synccommon.OperationSucceeded), check.HealthIs(app, "Healthy"))),
-		env.WatchLog(controller), env.Watch(lifecycle.Application(app)), env.Watch(cloneCRD), env.Watch(manager))
-	if c.Variant.Name == WorkloadsRemoved {
-		return s.Add(deletion(app, mode)...).Add(
-			assert.Resolved("application "+app+" deleted, after its guard Job completed", assert.Intervals.Sync, assert.Intervals.HoldShort,
-				assert.All(check.AppGone(app), check.EventSeen(jobs, "Completed", guardJob)))).Add(held(app)...).Add(
-			env.Observe("the guard Job "+kruiseNS+"/"+guardJob+" completed (its events)", check.EventSeen(jobs, "Completed", guardJob)),
-			env.Observe("the guard Job "+kruiseNS+"/"+guardJob+" created (its events)", check.EventSeen(jobs, "SuccessfulCreate", guardJob)),
-			env.Observe("kruise's manager "+manager.String()+" gone", check.Missing(manager))).Scenario()
-	}
-	s.Add(
-		// the user's workload, outside every Application
-		env.ApplyFiles("namespace "+workloadsNS, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": workloadsNS}})),
-		// kruise's webhooks take CloneSets: ArgoCD's Healthy can come before
-		// they serve (refused under load: four clusters on two cores)
-		assert.That("kruise's webhooks admit the CloneSet (server-side dry run)", assert.Intervals.Rollout, check.Accepted(cloneSetFiles)),
-		env.ApplyFiles("CloneSet "+clone.Namespace+"/"+cloneSet, cloneSetFiles),
-		env.Watch(clone),
-		assert.That("CloneSet "+cloneSet+": 2 Pods ready", assert.Intervals.Rollout, check.JSONPathIs(clone, "{.status.readyReplicas}", "2"))).
-		Add(deletion(app, mode)...)
-	// what the guard did: read once the deletion went ahead or was held
-	guardRan := []step.Step{
-		env.Observe("the guard Job "+kruiseNS+"/"+guardJob+" failed (its events)", check.EventSeen(jobs, "BackoffLimitExceeded", guardJob)),
-		env.Observe("the guard Job completed (its events)", check.EventSeen(jobs, "Completed", guardJob))}
-	if !c.Variant.Mitigation() {
-		return s.Add(verdict(app)).Add(held(app)...).Add(guardRan...).Add(
-			env.Observe("kruise's manager "+manager.String()+" gone", check.Missing(manager)),
-			env.Observe("CRD "+cloneCRD.Name+" kept", check.Exists(cloneCRD)),
-			env.Observe("CloneSet "+clone.String()+" kept", check.Exists(clone)),
-			env.Observe("its Pods kept", assert.Not(check.NoneLeft(clonePods))),
-			env.Scale(clone, 3),
-			env.ObserveWithin("the CloneSet still managed: scaled to 3, it counts 3 Pods", managed, stillManaged)).Scenario()
-	}
-	return s.Add(
-		env.ObserveWithin("the deletion went past the failing guard", Window, wentAhead(app))).Add(guardRan...).Add(
+	return s.Add(deletion(app, v.mode)...).Add(v.verdict()...).Scenario()
+}
+
+// waitedForTheGuard: with no CloneSet left the guard passes, and the
+// deletion waits for it and then goes.
+func waitedForTheGuard() []step.Step {
+	return append(append([]step.Step{
+		assert.Resolved("application "+app+" deleted, after its guard Job completed", assert.Intervals.Sync, assert.Intervals.HoldShort,
+			assert.All(check.AppGone(app), check.EventSeen(guardJob, "Completed")))},
+		held(app)...),
+		env.See(check.EventSeen(guardJob, "Completed")), env.See(check.EventSeen(guardJob, "SuccessfulCreate")), env.See(check.Missing(manager)))
+}
+
+// wentPastTheGuard is the bug's verdict, and what the deletion took.
+func wentPastTheGuard() []step.Step {
+	steps := append(append([]step.Step{verdict(app)}, held(app)...), guardRan...)
+	return append(steps,
+		env.See(check.Missing(manager)), env.See(check.Exists(cloneCRD)), env.See(check.Exists(clone)),
+		env.Observe("the CloneSet's Pods kept", assert.Not(check.NoneLeft(clonePods))),
+		env.Scale(clone, 3),
+		env.ObserveWithin("the CloneSet still managed: scaled to 3, it counts 3 Pods", managed, stillManaged))
+}
+
+// stillManagedOnceReleased: the deletion held by the guard is released by
+// hand, as a user must, and OpenKruise is still at work once it went.
+func stillManagedOnceReleased() []step.Step {
+	return append(append([]step.Step{env.ObserveWithin("the deletion went past the failing guard", Window, wentAhead(app))}, guardRan...),
 		env.Snapshot("at-window"),
 		env.Unless(wentAhead(app), "the guard holds: ArgoCD's pre-delete finalizers removed by hand",
-			env.RemoveFinalizer(lifecycle.Application(app), preDelete), env.RemoveFinalizer(lifecycle.Application(app), preDelete+"/cleanup")),
-		assert.That("application "+app+" gone", assert.Intervals.Install, check.AppGone(app)),
+			env.RemoveFinalizer(env.Application(app), preDelete), env.RemoveFinalizer(env.Application(app), preDelete+"/cleanup")),
+		assert.Await(assert.Intervals.Install, check.AppGone(app)),
 		env.Scale(clone, 3),
 		assert.Resolved("application "+app+" gone and OpenKruise still at work: CloneSet "+cloneSet+", scaled to 3, counts 3 Pods",
-			managed, assert.Intervals.HoldShort, assert.All(check.AppGone(app), check.Exists(manager), stillManaged))).Scenario()
+			managed, assert.Intervals.HoldShort, assert.All(check.AppGone(app), check.Exists(manager), stillManaged)))
 }
 
 // minimal is the bug on the suite's own chart: a ConfigMap guarded by a
 // pre-delete hook Job that always fails (fixtures/charts/failing-guard).
 func minimal(c matrix.Cell) step.Scenario {
-	guarded := env.Object{Kind: "configmap", Namespace: minimalNS, Name: minimalApp + "-guarded"}
 	return step.New(c.Report().ID()).Add(
-		env.ApplyFiles("namespace "+minimalNS, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": minimalNS}})),
+		env.ApplyNamespace(minimalNS),
 		env.PushRepo(minimalApp, fixture.Chart("failing-guard", map[string]any{"name": minimalApp, "namespace": minimalNS, "image": c.ArgoCD.Image()})),
 		env.CreateApp(fixture.Application(map[string]any{"name": minimalApp, "namespace": minimalNS})), env.Sync(minimalApp),
-		assert.That("application "+minimalApp+" synced and Healthy", assert.Intervals.Install,
-			assert.All(check.OperationPhaseIs(minimalApp, synccommon.OperationSucceeded), check.HealthIs(minimalApp, "Healthy"))),
-		env.WatchLog(controller), env.Watch(lifecycle.Application(minimalApp))).
-		Add(deletion(minimalApp, argocd.Foreground)...).Add(verdict(minimalApp)).Add(held(minimalApp)...).Add(
-		env.Observe("the guard Job failed (its events)", check.EventSeen(env.Object{Kind: "Job", Namespace: minimalNS}, "BackoffLimitExceeded", minimalApp)),
-		env.Observe("the guarded "+guarded.String()+" gone", check.Missing(guarded))).Scenario()
+		assert.Await(assert.Intervals.Install, assert.All(check.OperationPhaseIs(minimalApp, synccommon.OperationSucceeded), check.HealthIs(minimalApp, "Healthy"))),
+		env.WatchLog(controller), env.Watch(env.Application(minimalApp))).
+		Add(deletion(minimalApp, env.Foreground)...).Add(verdict(minimalApp)).Add(held(minimalApp)...).Add(
+		env.See(check.EventSeen(env.Job(minimalNS, minimalApp), "BackoffLimitExceeded")),
+		env.See(check.Missing(env.ConfigMap(minimalNS, minimalApp+"-guarded")))).Scenario()
 }
 
 // deletion checks that ArgoCD took the chart's pre-delete hook as a PreDelete
@@ -147,10 +157,10 @@ func minimal(c matrix.Cell) step.Scenario {
 // user does (`argocd app delete`: cascading in the foreground, or not), and
 // makes sure the cell's end can remove ArgoCD's deletion finalizers, as a
 // user whose guard cannot pass must.
-func deletion(name string, mode argocd.Deletion) []step.Step {
+func deletion(name string, mode env.Deletion) []step.Step {
 	return append([]step.Step{
 		assert.That("application "+name+" holds ArgoCD's "+preDelete+" (the chart's pre-delete hook taken as a PreDelete hook)",
-			assert.Intervals.Sync, check.JSONPathMatches(lifecycle.Application(name), "{.metadata.finalizers}", regexp.QuoteMeta(preDelete)+`"`)),
+			assert.Intervals.Sync, check.JSONPathMatches(env.Application(name), "{.metadata.finalizers}", regexp.QuoteMeta(preDelete)+`"`)),
 		env.DeleteApp(name, mode),
 	}, env.ReleaseDeletionHooksAtEnd(name)...)
 }
@@ -159,7 +169,7 @@ func deletion(name string, mode argocd.Deletion) []step.Step {
 // finalizer gone from the Application being deleted) or the Application is
 // gone: the deletion went past the guard, which never succeeds here.
 func wentAhead(name string) assert.Check {
-	return assert.Any(check.AppGone(name), assert.Not(check.FinalizerPending(lifecycle.Application(name), preDelete)))
+	return assert.Any(check.AppGone(name), assert.Not(check.FinalizerPending(env.Application(name), preDelete)))
 }
 
 // verdict is the bug's: the deletion went past the failing guard within the
@@ -174,8 +184,8 @@ func verdict(name string) step.Step {
 // it took.
 func held(name string) []step.Step {
 	return []step.Step{
-		env.Observe("application "+name+"'s DeletionError", check.DeletionErrorMatches(name, ".")),
-		env.Observe("application "+name+"'s finalizers", check.JSONPathMatches(lifecycle.Application(name), "{.metadata.finalizers}", ".")),
+		env.See(check.DeletionErrorMatches(name, ".")),
+		env.See(check.JSONPathMatches(env.Application(name), "{.metadata.finalizers}", ".")),
 		env.Snapshot("at-verdict"),
 		// at once where the guard holds
 		env.ObserveWithin("application "+name+" gone, or still held by the guard", assert.Intervals.Install,

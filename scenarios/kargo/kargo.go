@@ -8,7 +8,6 @@ import (
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
-	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
@@ -19,10 +18,10 @@ import (
 const projects = "projects.kargo.akuity.io"
 
 var (
-	project    = env.Object{Kind: projects, Name: Team}
-	team       = env.Object{Kind: "namespace", Name: Team}
-	settings   = env.Object{Kind: "configmap", Namespace: Team, Name: "team-settings"}
-	credential = env.Object{Kind: "secret", Namespace: Team, Name: "team-credentials"}
+	project    = env.Custom(projects, "Project", "", Team)
+	team       = env.Namespace(Team)
+	settings   = env.ConfigMap(Team, "team-settings")
+	credential = env.Secret(Team, "team-credentials")
 	finalizers = check.Field{Of: project, Path: "{.metadata.finalizers}"}
 	deleting   = check.JSONPathMatches(project, "{.metadata.deletionTimestamp}", ".")
 	// the deletion's two ends: the namespace gone, or kept with its contents
@@ -41,18 +40,17 @@ func Feature(c matrix.Cell) step.Scenario {
 	if err != nil { // the cell ends ERROR saying so; no panic at package init
 		return s.Add(env.Fail("read the catalog", err)).Scenario()
 	}
-	s.Add(install(c.ComponentVersion, src), env.WatchLog(env.Object{Kind: "deployment", Namespace: Namespace, Name: Controller}),
+	s.Add(install(c.ComponentVersion, src), env.WatchLog(env.Deployment(Namespace, Controller)),
 		env.Timeline("team", team, project, settings, credential), env.Watch(team), env.Watch(project),
 		env.ApplyFiles("team namespace and its contents", TeamNamespace(v)))
 	if v.ViaArgoCD() {
 		s.Add(env.PushRepo(Team, Repository(v, true)), env.CreateApp(Application()), env.Sync(Team),
-			assert.That("application "+Team+" synced the project", assert.Intervals.Sync,
-				assert.All(check.OperationPhaseIs(Team, synccommon.OperationSucceeded), check.SyncStatusIs(Team, v1alpha1.SyncStatusCodeSynced))))
+			assert.Await(assert.Intervals.Sync, assert.All(check.OperationPhaseIs(Team, synccommon.OperationSucceeded), check.SyncStatusIs(Team, v1alpha1.SyncStatusCodeSynced))))
 	} else {
 		s.Add(env.ApplyFiles("project", Project(v)))
 	}
 	s.Add(assert.That("namespace "+Team+" adopted (Kargo's finalizer)", assert.Intervals.Sync, check.JSONPathMatches(team, "{.metadata.finalizers}", Finalizer)),
-		env.Observe("namespace "+Team+" has an ownerReference to the Project", check.JSONPathMatches(team, "{.metadata.ownerReferences}", "Project")),
+		env.See(check.JSONPathMatches(team, "{.metadata.ownerReferences}", "Project")),
 		env.Snapshot("before-deletion"))
 	s.Add(deletion(v)...)
 	// the deletion settles one way or the other before the verdict looks
@@ -66,7 +64,7 @@ func Feature(c matrix.Cell) step.Scenario {
 	return s.Add(env.Observe("the project's deletion in the timeline", check.TimelineShows("team", project, `deletionTimestamp=`)),
 		env.Observe("the project was deleted in the foreground (the API server's foregroundDeletion finalizer on it)",
 			check.TimelineShows("team", project, `deletionTimestamp=.*finalizers=\[[^\]]*foregroundDeletion`)),
-		env.Observe("project "+Team+" gone", check.Missing(project))).Scenario()
+		env.See(check.Missing(project))).Scenario()
 }
 
 // install installs Kargo at tag: offline from the source tree the user
@@ -79,19 +77,19 @@ func install(tag string, src Sources) step.Step {
 	// Kargo finalizes its controller's ServiceAccount, and helm uninstall takes
 	// the management controller that would release it with it (the uninstall
 	// then waits on it): at the end it goes first, while Kargo runs
-	releaseControllerSA := env.DeleteObjectAtEnd(env.Object{Kind: "serviceaccount", Namespace: Namespace, Name: "kargo-controller"},
+	releaseControllerSA := env.DeleteObjectAtEnd(env.ServiceAccount(Namespace, "kargo-controller"),
 		"Kargo's finalizer on it is released by the management controller, which helm uninstall takes with it")
 	return env.ByMode(env.InOrder("install Kargo "+tag+" from its source tree",
 		env.Provided("Kargo "+tag+" source tree", chart),
 		env.TreeImages("kargo", tag, tree),
-		env.ApplyFiles("namespace "+Namespace, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": Namespace}})),
+		env.ApplyNamespace(Namespace),
 		env.ApplySecret("the webhook server's certificate "+Namespace+"/"+webhookSecret, tls.Secret()),
 		env.HelmInstallChartWith(OfflineRelease(), chart, OfflineValues(tag, tls)),
 		releaseControllerSA,
 		env.InjectCABundle(Namespace, tls.CABundle)),
 		env.InOrder("install Kargo "+tag+" from its chart",
 			env.ApplyURL("cert-manager", src.CertManagerURL),
-			assert.That("cert-manager rolled out", assert.Intervals.Install, check.RolledOut("cert-manager")),
+			assert.Await(assert.Intervals.Install, check.RolledOut("cert-manager")),
 			env.HelmInstall(Release(src.Chart, tag), AdminValues),
 			releaseControllerSA))
 }
@@ -111,11 +109,11 @@ func deletion(v Variant) []step.Step {
 	del := env.Delete(project, v.DeleteArgs...)
 	switch v.Held {
 	case HeldKargo:
-		return []step.Step{env.StopWorkload(env.Object{Kind: "deployment", Namespace: Namespace, Name: controller}, env.Selection{Kinds: "pods", Namespace: Namespace, Labels: ControllerPods}), del,
+		return []step.Step{env.StopWorkload(env.Deployment(Namespace, controller), env.Selection{Kinds: "pods", Namespace: Namespace, Labels: ControllerPods}), del,
 			assert.That("the garbage collector finished with project "+Team+" (only Kargo's finalizer left on it)", assert.Intervals.Sync,
 				assert.All(deleting, finalizers.Is(`["`+Finalizer+`"]`))),
 			env.Observe("namespace "+Team+" being deleted before Kargo came back", check.JSONPathMatches(team, "{.metadata.deletionTimestamp}", ".")),
-			env.StartWorkload(env.Object{Kind: "deployment", Namespace: Namespace, Name: controller})}
+			env.StartWorkload(env.Deployment(Namespace, controller))}
 	case HeldGC:
 		return []step.Step{env.StopControlPlane(GarbageCollector), del,
 			assert.That("Kargo finished with project "+Team+" (only foregroundDeletion left on it)", assert.Intervals.Sync,
@@ -127,7 +125,7 @@ func deletion(v Variant) []step.Step {
 }
 
 func sources() (Sources, error) {
-	cat, err := catalog.Load()
+	cat, err := env.LoadCatalog()
 	if err != nil {
 		return Sources{}, err
 	}

@@ -12,9 +12,8 @@ import (
 	"golang.org/x/crypto/bcrypt"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
-	"github.com/gitops-conformance/suite/pkg/helm"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 )
 
@@ -56,7 +55,7 @@ type Sources struct {
 }
 
 // SourcesOf reads the sources from the catalog.
-func SourcesOf(cat *catalog.Catalog) (Sources, error) {
+func SourcesOf(cat *env.Catalog) (Sources, error) {
 	kargo, err := cat.Component("kargo")
 	if err != nil {
 		return Sources{}, err
@@ -166,14 +165,14 @@ func Application() fixture.App {
 }
 
 // Release is the online Kargo chart release (OCI, the tag's chart version).
-func Release(chart, version string) helm.Release {
-	return helm.Release{Name: "kargo", Namespace: Namespace, Chart: chart, Version: version[1:]}
+func Release(chart, version string) env.Release {
+	return env.Release{Name: "kargo", Namespace: Namespace, Chart: chart, Version: version[1:]}
 }
 
 // OfflineRelease is the chart from the tree, into the namespace made
 // beforehand (it holds the webhook certificate's Secret).
-func OfflineRelease() helm.Release {
-	return helm.Release{Name: "kargo", Namespace: Namespace, ExistingNamespace: true}
+func OfflineRelease() env.Release {
+	return env.Release{Name: "kargo", Namespace: Namespace, ExistingNamespace: true}
 }
 
 // WebhookTLS is the webhook server's certificate the suite makes instead of
@@ -218,7 +217,7 @@ func OfflineValues(tag string, tls *fixture.ServingTLS) func(ctx context.Context
 // caBundle itself. Both from v1.7's chart on; older charts have neither (the
 // scenario injects the CA bundle after the install).
 func ApplicationValues(ctx context.Context, tag string) (map[string]any, error) {
-	if catalog.CompareTags(tag, "v1.7.0") < 0 {
+	if env.CompareTags(tag, "v1.7.0") < 0 {
 		return nil, fmt.Errorf("kargo %s: its chart takes no caBundle or extraObjects (from v1.7.0 on): the webhook certificate cannot ride in an Application", tag)
 	}
 	tls := WebhookTLS()

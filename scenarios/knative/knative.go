@@ -20,8 +20,8 @@ const (
 )
 
 var (
-	configuration = env.Object{Kind: "validatingwebhookconfiguration", Name: config}
-	webhook       = env.Object{Kind: "deployment", Namespace: ns, Name: "webhook"}
+	configuration = env.ValidatingWebhooks(config)
+	webhook       = env.Deployment(ns, "webhook")
 	webhookPods   = env.Selection{Kinds: "pods", Namespace: ns, Labels: "app=webhook"}
 	configs       = "validatingwebhookconfigurations,mutatingwebhookconfigurations"
 )
@@ -86,8 +86,7 @@ func deletion() []step.Step {
 		// runs before the Application's own cleanup: configurations left behind
 		// can block its deletion (Knative's DELETE rules on its own resources)
 		env.DeleteAtEnd("orphaned Knative webhook configurations", env.Selection{Kinds: configs, Labels: labels}),
-		assert.That("webhook Deployment and Service gone", assert.Intervals.Sync,
-			assert.All(check.Missing(webhook), check.Missing(env.Object{Kind: "service", Namespace: ns, Name: "webhook"}))),
+		assert.Await(assert.Intervals.Sync, assert.All(check.Missing(webhook), check.Missing(env.Service(ns, "webhook")))),
 		// The webhook Pod terminates (~45 s measured; grace period 300 s, and
 		// delete --grace-period=1 does not end it sooner). Meanwhile the API
 		// server may still reach it over a connection it holds (1.20 on
@@ -95,12 +94,12 @@ func deletion() []step.Step {
 		// the knative README), so the configurations bite only once the Pod is gone: record
 		// what a user sees meanwhile and how long it takes.
 		env.Observe("guarded ConfigMap while the webhook Pod terminates", check.Accepted(Guarded)),
-		env.ObserveWithin("webhook Pods gone", assert.Intervals.Install, check.NoneLeft(webhookPods)),
-		assert.That("webhook Pods gone", assert.Intervals.Poll, check.NoneLeft(webhookPods)),
+		env.SeeWithin(assert.Intervals.Install, check.NoneLeft(webhookPods)),
+		assert.Await(assert.Intervals.Poll, check.NoneLeft(webhookPods)),
 		env.Observe("configurations after the deletion", assert.All(check.Exists(configuration),
-			check.Exists(env.Object{Kind: "validatingwebhookconfiguration", Name: "validation.webhook.serving.knative.dev"}),
-			check.Exists(env.Object{Kind: "mutatingwebhookconfiguration", Name: "webhook.serving.knative.dev"}))),
-		env.ObserveWithin("application deleted", assert.Intervals.Hold, check.AppGone(app)),
-		env.Observe("application deletion error", check.DeletionErrorMatches(app, ".")),
+			check.Exists(env.ValidatingWebhooks("validation.webhook.serving.knative.dev")),
+			check.Exists(env.MutatingWebhooks("webhook.serving.knative.dev")))),
+		env.SeeWithin(assert.Intervals.Hold, check.AppGone(app)),
+		env.See(check.DeletionErrorMatches(app, ".")),
 		assert.That("unguarded ConfigMap admitted", assert.Intervals.Sync, check.Accepted(Unguarded))}
 }

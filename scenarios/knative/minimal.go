@@ -42,29 +42,28 @@ func minimalFeature(c matrix.Cell) step.Scenario {
 			"name": name, "namespace": minimalNS, "labels": labels, "data": map[string]string{"probe": "true"}}})
 	}
 	guarded, unguarded := configMap("guarded", map[string]string{guardLabel: "true"}), configMap("unguarded", nil)
-	configuration := env.Object{Kind: "validatingwebhookconfiguration", Name: minimalConfig}
+	configuration := env.ValidatingWebhooks(minimalConfig)
+	deployment, service := env.Deployment(minimalNS, minimalApp), env.Service(minimalNS, minimalApp)
 	return step.New(c.Report().ID()).Add(
 		env.DeleteAtEnd("the minimal webhook configuration", env.Selection{Kinds: "validatingwebhookconfigurations", Labels: "app.kubernetes.io/part-of=gitops-conformance-minimal"}),
-		env.ApplyFiles("namespace "+minimalNS, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": minimalNS}})),
+		env.ApplyNamespace(minimalNS),
 		env.PushRepo(minimalApp, fixture.Chart("owned-webhook", map[string]any{
 			"name": minimalApp, "namespace": minimalNS, "image": c.ArgoCD.Image(), "guardLabel": guardLabel})),
 		env.CreateApp(fixture.Application(map[string]any{"name": minimalApp})),
 		env.Sync(minimalApp),
-		assert.That("synced, webhook Deployment available", assert.Intervals.Install, assert.All(
+		assert.Await(assert.Intervals.Install, assert.All(
 			check.OperationPhaseIs(minimalApp, synccommon.OperationSucceeded),
-			check.JSONPathIs(env.Object{Kind: "deployment", Namespace: minimalNS, Name: minimalApp}, "{.status.availableReplicas}", "1"))),
-		env.OwnedBy(configuration, "v1", env.Object{Kind: "Namespace", Name: minimalNS}),
-		env.Observe("ownerReferences of "+minimalConfig, check.JSONPathMatches(configuration, "{.metadata.ownerReferences}", "Namespace")),
+			check.JSONPathIs(deployment, "{.status.availableReplicas}", "1"))),
+		env.OwnedBy(configuration, "v1", env.Namespace(minimalNS)),
+		env.See(check.JSONPathMatches(configuration, "{.metadata.ownerReferences}", "Namespace")),
 		// ArgoCD decides what its cascade deletes from its cache: let it see the
 		// owner first, as it has long seen Knative's (a deletion in the same
 		// second as the patch deleted the configuration on v3.1.4: a race of the
 		// fixture, not ArgoCD's behaviour)
 		env.Refresh(minimalApp, true),
 		env.DeleteApp(minimalApp, env.Background),
-		assert.That("webhook Deployment and Service gone", assert.Intervals.Sync, assert.All(
-			check.Missing(env.Object{Kind: "deployment", Namespace: minimalNS, Name: minimalApp}),
-			check.Missing(env.Object{Kind: "service", Namespace: minimalNS, Name: minimalApp}))),
-		env.ObserveWithin("application deleted", assert.Intervals.Hold, check.AppGone(minimalApp)),
+		assert.Await(assert.Intervals.Sync, assert.All(check.Missing(deployment), check.Missing(service))),
+		env.SeeWithin(assert.Intervals.Hold, check.AppGone(minimalApp)),
 		assert.That("unguarded ConfigMap admitted", assert.Intervals.Sync, check.Accepted(unguarded)),
 		assert.Symptom("configuration left and the guarded ConfigMap rejected", assert.Intervals.Hold,
 			assert.All(check.Exists(configuration), check.Rejected(guarded, `failed calling webhook "`+minimalConfig+`"`))),

@@ -39,8 +39,8 @@ func Feature(c matrix.Cell) step.Scenario {
 			"resource.customizations.ignoreDifferences.apiextensions.k8s.io_CustomResourceDefinition": IgnoreYAML}))
 	}
 	s.Add(env.CreateApp(Application(c.Variant.Name)), env.Sync(app),
-		assert.That("application "+app+" sync Succeeded", assert.Intervals.Sync, check.OperationPhaseIs(app, synccommon.OperationSucceeded)),
-		env.CountInLive(files, env.Object{Kind: "customresourcedefinition", Name: name}, "x-kubernetes-patch-"))
+		assert.Await(assert.Intervals.Sync, check.OperationPhaseIs(app, synccommon.OperationSucceeded)),
+		env.CountInLive(files, env.CRD(name), "x-kubernetes-patch-"))
 	for _, hard := range []bool{false, true} {
 		s.Add(env.Refresh(app, hard), verdict(c.Variant.Mitigation(), map[bool]string{false: "after a refresh", true: "after a hard refresh"}[hard]))
 	}

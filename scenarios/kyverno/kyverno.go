@@ -7,7 +7,6 @@ import (
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
-	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/step"
 )
@@ -28,12 +27,12 @@ const Minimal = matrix.Minimal
 var Variants = []string{matrix.Bug, "argocd-upgrade", "hook-disabled", Minimal}
 
 var (
-	hookJob    = env.Object{Kind: "job", Namespace: namespace, Name: job}
+	hookJob    = env.Job(namespace, job)
 	synced     = check.OperationPhaseIs(app, synccommon.OperationSucceeded)
 	held       = assert.All(check.FinalizerPending(hookJob, finalizer), check.OperationPhaseIs(app, synccommon.OperationRunning), check.OperationMessageContains(app, job))
 	done       = assert.Any(synced, check.OperationPhaseIs(app, synccommon.OperationFailed), held)
 	stuck      = assert.Symptom("sync stuck on hook "+job, assert.Intervals.Hold, held)
-	hookResult = env.Observe("hook "+job+" Succeeded in the sync result", hookPhase("Succeeded"))
+	hookResult = env.See(hookPhase("Succeeded"))
 	unblock    = env.If(held, "remove the finalizer by hand", env.RemoveFinalizer(hookJob, finalizer))
 )
 
@@ -49,8 +48,8 @@ func Feature(c matrix.Cell) step.Scenario {
 		env.Observe("install sync held on hook "+job+" (deleting, finalizer kept, operation Running)", held),
 		// ArgoCD starts no sync while one runs: a user whose install is held cannot sync again
 		env.Unless(held, "sync again (the upgrade)", env.Sync(app, SyncOptions...)),
-		env.ObserveWithin("hook Job "+job+" created (or the sync done first)", assert.Intervals.Sync, assert.Any(check.Exists(hookJob), synced)),
-		env.Observe("hook Job carries "+finalizer, check.JSONPathMatches(hookJob, "{.metadata.finalizers}", finalizer)),
+		env.SeeWithin(assert.Intervals.Sync, assert.Any(check.Exists(hookJob), synced)),
+		env.See(check.JSONPathMatches(hookJob, "{.metadata.finalizers}", finalizer)),
 		assert.That("sync completed or hook held", assert.Intervals.Sync, done),
 	).Add(verdicts[c.Variant.Name](c)...).Scenario()
 }
@@ -81,7 +80,7 @@ var verdicts = map[string]func(matrix.Cell) []step.Step{
 // install puts Kyverno's chart (or, for Minimal, the hook Job alone, as
 // Kyverno's chart declares it) in git and creates its Application.
 func install(c matrix.Cell) []step.Step {
-	ns := env.ApplyFiles("namespace "+namespace, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": namespace}}))
+	ns := env.ApplyNamespace(namespace)
 	if c.Variant.Name == Minimal {
 		return []step.Step{ns,
 			env.PushRepo(app, fixture.Chart("hook-finalizer", map[string]any{"name": job, "namespace": namespace, "image": c.ArgoCD.Image()})),
@@ -102,6 +101,10 @@ func install(c matrix.Cell) []step.Step {
 // hookPhase holds when the hook's phase in the last sync's result is want
 // ("": it had none).
 func hookPhase(want string) assert.Check {
-	return check.JSONPathIs(lifecycle.Application(app),
-		`{.status.operationState.syncResult.resources[?(@.name=="`+job+`")].hookPhase}`, want)
+	phase := want
+	if phase == "" {
+		phase = "no phase"
+	}
+	return assert.Named("hook "+job+" "+phase+" in the sync result", check.JSONPathIs(env.Application(app),
+		`{.status.operationState.syncResult.resources[?(@.name=="`+job+`")].hookPhase}`, want))
 }

@@ -3,15 +3,13 @@ package longname
 import (
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 
-	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
-	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/step"
-	"github.com/gitops-conformance/suite/scenarios/openkruise"
+	"github.com/gitops-conformance/suite/scenarios/internal/kruise"
 )
 
 // The Application names: Long as an ApplicationSet generates them (66
@@ -51,19 +49,18 @@ var variants = map[string]variant{
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) step.Scenario {
 	v := variants[c.Variant.Name]
-	app := lifecycle.Application(v.name)
+	app := env.Application(v.name)
 	deletionError := check.DeletionErrorMatches(v.name, limit)
 	s := step.New(c.Report().ID()).Add(install(c, v)...).Add(
 		env.SetArgoCDConfig(map[string]string{"application.resourceTrackingMethod": v.tracking}),
 		env.CreateApp(application(c, v)), env.Sync(v.name),
-		assert.That("application "+v.name+" synced and Healthy", assert.Intervals.Install,
-			assert.All(check.OperationPhaseIs(v.name, synccommon.OperationSucceeded), check.HealthIs(v.name, "Healthy"))),
+		assert.Await(assert.Intervals.Install, assert.All(check.OperationPhaseIs(v.name, synccommon.OperationSucceeded), check.HealthIs(v.name, "Healthy"))),
 		env.Observe("the Application's finalizers (ArgoCD's for its deletion hooks)", check.JSONPathMatches(app, "{.metadata.finalizers}", "delete-finalizer")),
-		env.DeleteApp(v.name, argocd.Foreground)).Add(
+		env.DeleteApp(v.name, env.Foreground)).Add(
 		env.ReleaseDeletionHooksAtEnd(v.name)...).Add(
 		assert.That("the deletion settled: application "+v.name+" gone, or a DeletionError naming the 63-character limit",
 			assert.Intervals.Install, assert.Any(check.AppGone(v.name), deletionError)),
-		env.Observe("the deletion hook's events", check.EventMatches(env.Object{Kind: "Application", Namespace: argocd.Namespace, Name: v.name}, "StatusRefreshed", "delete")),
+		env.See(check.EventMatches(app, "StatusRefreshed", "delete")),
 		env.Snapshot("at-verdict"))
 	stuck := assert.All(check.JSONPathMatches(app, "{.metadata.deletionTimestamp}", "."), deletionError)
 	if !c.Variant.Mitigation() {
@@ -84,10 +81,10 @@ func Feature(c matrix.Cell) step.Scenario {
 // them; the namespace labelled as its webhooks need), or the fixture chart.
 func install(c matrix.Cell, v variant) []step.Step {
 	if !v.kruise {
-		return []step.Step{env.ApplyFiles("namespace gitops-conformance-hooks", fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": "gitops-conformance-hooks"}})),
+		return []step.Step{env.ApplyNamespace("gitops-conformance-hooks"),
 			env.PushRepo(v.name, fixture.Chart("deletion-hook", map[string]any{"image": c.ArgoCD.Image()}))}
 	}
-	return openkruise.ThroughArgoCD(c.ComponentVersion, v.name)
+	return kruise.ThroughArgoCD(c.ComponentVersion, v.name)
 }
 
 // application is the Application of the variant's name: the kruise chart as
@@ -96,5 +93,5 @@ func application(c matrix.Cell, v variant) fixture.App {
 	if !v.kruise {
 		return fixture.Application(map[string]any{"name": v.name, "namespace": "gitops-conformance-hooks"})
 	}
-	return openkruise.ApplicationNamed(v.name)
+	return kruise.Application(v.name)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/scenarios/internal/kruise"
 )
 
 func TestWriteUpValuesAndApplication(t *testing.T) {
@@ -20,11 +21,11 @@ func TestWriteUpValuesAndApplication(t *testing.T) {
 	if v["installation"].(map[string]any)["createNamespace"] != false || v["manager"].(map[string]any)["replicas"] != float64(1) {
 		t.Fatalf("the write-up's values: %v", v)
 	}
-	r := Release()
+	r := kruise.Release()
 	if !r.NoWait || !r.ExistingNamespace || r.Namespace != namespace || r.Name != "kruise" {
 		t.Fatalf("release: %+v (the write-up: helm install kruise --namespace=kruise-system, no --wait, no --create-namespace)", r)
 	}
-	a, err := Application().Render()
+	a, err := kruise.Application(app).Render()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,11 +47,11 @@ func TestWriteUpValuesAndApplication(t *testing.T) {
 }
 
 func TestNamespaceAndProbe(t *testing.T) {
-	plain, err := fixture.Manifest(context.Background(), Namespace(false))
+	plain, err := fixture.Manifest(context.Background(), fixture.Namespace(namespace))
 	if err != nil {
 		t.Fatal(err)
 	}
-	labelled, err := fixture.Manifest(context.Background(), Namespace(true))
+	labelled, err := fixture.Manifest(context.Background(), fixture.Namespace(namespace, label))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestNamespaceAndProbe(t *testing.T) {
 // this test and lacks it fails.
 func TestRealChart(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: renders the kruise chart from its source (" + ChartsEnv + ")")
+		t.Skip("-short: renders the kruise chart from its source (" + kruise.ChartsEnv + ")")
 	}
 	cat, err := catalog.Load()
 	if err != nil {
@@ -87,16 +88,16 @@ func TestRealChart(t *testing.T) {
 	repo, _ := filepath.Abs("../..")
 	dir := comp.Sources.Path(repo)
 	if dir == "" {
-		t.Fatal(ChartsEnv + " is not set: set it to an openkruise/charts checkout holding versions/kruise/<chart version>/ for each release on the axis, " +
+		t.Fatal(kruise.ChartsEnv + " is not set: set it to an openkruise/charts checkout holding versions/kruise/<chart version>/ for each release on the axis, " +
 			"an archive of one or a directory of archives (the Makefile and this test use ../shared/upstream/openkruise when that exists), or run with -short")
 	}
-	t.Setenv(ChartsEnv, dir)
+	t.Setenv(kruise.ChartsEnv, dir)
 	for _, v := range comp.Versions {
 		t.Run(v, func(t *testing.T) {
 			ctx := lifecycle.WithRun(context.Background(), &lifecycle.Run{Repo: repo, CacheDir: t.TempDir(), Catalog: cat, Mode: images.Offline})
 			ctx, _ = lifecycle.WithCell(ctx, t.TempDir())
-			chart := fixture.OfflinePullPolicy(fixture.UserChart(ChartsEnv, "openkruise", "kruise", strings.TrimPrefix(v, "v")))
-			r := fixture.HelmRender(chart, Release())
+			chart := fixture.OfflinePullPolicy(fixture.UserChart(kruise.ChartsEnv, "openkruise", "kruise", strings.TrimPrefix(v, "v")))
+			r := fixture.HelmRender(chart, kruise.Release())
 			f, err := r(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -124,7 +125,7 @@ func TestRealChart(t *testing.T) {
 			// the recipe is asked for the hook image where the chart has a
 			// pre-delete hook Job running helmHooks.image (1.8.x), for none
 			// where it has no such hook (1.5.2)
-			vars, err := HookImage(chart)(ctx)
+			vars, err := kruise.HookImage(chart)(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +145,7 @@ func TestHookImage(t *testing.T) {
 		"manager:\n  replicas: 2\n": "",
 	} {
 		chart := func(context.Context) (map[string]string, error) { return map[string]string{"values.yaml": values}, nil }
-		got, err := HookImage(chart)(context.Background())
+		got, err := kruise.HookImage(chart)(context.Background())
 		if err != nil || strings.Join(got, " ") != want {
 			t.Errorf("HookImage(%q) = %v, %v; want %q", values, got, err, want)
 		}

@@ -7,14 +7,13 @@ import (
 
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 
-	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
-	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/step"
+	"github.com/gitops-conformance/suite/scenarios/internal/kruise"
 )
 
 // probed are the namespaces whose Pod creation the bug's blast radius measures.
@@ -25,13 +24,13 @@ var probed = []string{"default", "argocd", "gitops-conformance-git", "kube-syste
 var Variants = []string{matrix.Bug, "namespace-label", "label-after-stuck", "argocd-managed-namespace"}
 
 var (
-	managerDeployment = env.Object{Kind: "deployment", Namespace: namespace, Name: manager}
-	managerService    = env.Object{Kind: "service", Namespace: namespace, Name: service}
-	webhooks          = env.Object{Kind: "mutatingwebhookconfiguration", Name: mutating}
+	managerDeployment = env.Deployment(namespace, manager)
+	managerService    = env.Service(namespace, service)
+	webhooks          = env.MutatingWebhooks(mutating)
 	availableField    = check.Field{Of: managerDeployment, Path: `{.status.conditions[?(@.type=="Available")].status}`}
 	available         = availableField.Is("True")
 	caBundle          = check.JSONPathMatches(webhooks, `{.webhooks[?(@.name=="mpod.kb.io")].clientConfig.caBundle}`, ".")
-	replicaSets       = env.Object{Kind: "ReplicaSet", Namespace: namespace}
+	replicaSets       = env.ReplicaSet(namespace, "") // any of them
 	stuck             = assert.All(
 		check.JSONPathIs(managerDeployment, `{.status.conditions[?(@.type=="ReplicaFailure")].reason}`, "FailedCreate"),
 		availableField.Matches("^(False)?$"), check.EventSeen(replicaSets, "FailedCreate", podHook), check.ReadyEndpoints(managerService, 0))
@@ -42,22 +41,25 @@ var (
 func Feature(c matrix.Cell) step.Scenario {
 	v, variant := c.ComponentVersion, c.Variant.Name
 	chartVersion := strings.TrimPrefix(v, "v")
-	chart := fixture.OfflinePullPolicy(fixture.UserChart(ChartsEnv, "openkruise", "kruise", chartVersion))
-	labelled := variant == "namespace-label"
-	rendered := fixture.HelmRender(chart, Release())
+	chart := fixture.OfflinePullPolicy(fixture.UserChart(kruise.ChartsEnv, "openkruise", "kruise", chartVersion))
+	var labels []string // what the namespace carries beforehand
+	if variant == "namespace-label" {
+		labels = []string{label}
+	}
+	rendered := fixture.HelmRender(chart, kruise.Release())
 	s := step.New(c.Report().ID()).Add(
 		env.Provided("chart kruise "+chartVersion, chart),
-		env.Observe("chart kruise "+chartVersion+": "+podHook+" lets "+namespace+" through", LetsThrough(rendered, NamespaceLabels(labelled))),
+		env.Observe("chart kruise "+chartVersion+": "+podHook+" lets "+namespace+" through", LetsThrough(rendered, NamespaceLabels(len(labels) > 0))),
 		// an ArgoCD cell's cascade deletion was seen to leave the CRDs behind,
 		// which the next helm install refuses to adopt: clear them at the start
 		// and, registered first, last at the end
 		env.RemoveRendered("chart kruise "+chartVersion, rendered), env.RemoveRenderedAtEnd("chart kruise "+chartVersion, rendered),
-		env.ApplyFiles("namespace "+namespace, Namespace(labelled)), env.ComponentImagesWith("openkruise", v, HookImage(chart)),
-		env.Watch(env.Object{Kind: "namespace", Name: namespace}), env.Watch(webhooks), env.Watch(managerDeployment))
+		env.ApplyNamespace(namespace, labels...), env.ComponentImagesWith("openkruise", v, kruise.HookImage(chart)),
+		env.Watch(env.Namespace(namespace)), env.Watch(webhooks), env.Watch(managerDeployment))
 	if variant == "argocd-managed-namespace" {
-		s.Add(env.PushRepo(app, chart), env.CreateApp(Application()), env.Sync(app))
+		s.Add(env.PushRepo(app, chart), env.CreateApp(kruise.Application(app)), env.Sync(app))
 	} else {
-		s.Add(env.HelmInstallChart(Release(), chart))
+		s.Add(env.HelmInstallChart(kruise.Release(), chart))
 	}
 	// At natural timing the first manager Pod may be created before the
 	// webhook configurations take effect (it then runs, and serves them): the
@@ -70,7 +72,7 @@ func Feature(c matrix.Cell) step.Scenario {
 		// object may stay: vpod.kb.io (failurePolicy Fail) guards Pod deletion there
 		env.If(available, "replace the manager while none runs (scale to 0, no serving endpoint, scale to 1)",
 			env.Scale(managerDeployment, 0),
-			assert.That("no serving manager endpoint", assert.Intervals.Rollout, check.ServingEndpoints(managerService, 0)),
+			assert.Await(assert.Intervals.Rollout, check.ServingEndpoints(managerService, 0)),
 			env.Scale(managerDeployment, 1)))
 	return s.Add(variants[variant]()...).Scenario()
 }
@@ -88,9 +90,9 @@ var variants = map[string]func() []step.Step{
 	"argocd-managed-namespace": func() []step.Step {
 		return append(append(stuckInstall(assert.That), probe()...),
 			assert.Holds(deployment+" stuck in ReplicaFailure under ArgoCD", assert.Intervals.HoldShort, stuck),
-			env.Observe("application "+app+" health Healthy", check.HealthIs(app, "Healthy")),
-			env.Observe("application "+app+" sync operation Succeeded", check.OperationPhaseIs(app, synccommon.OperationSucceeded)),
-			env.Observe("the Deployment's health as ArgoCD shows it", check.JSONPathMatches(lifecycle.Application(app),
+			env.See(check.HealthIs(app, "Healthy")),
+			env.See(check.OperationPhaseIs(app, synccommon.OperationSucceeded)),
+			env.Observe("the Deployment's health as ArgoCD shows it", check.JSONPathMatches(env.Application(app),
 				`{.status.resources[?(@.kind=="Deployment")].health}`, "Healthy")),
 			env.Snapshot("at-stuck"),
 			env.UpdateApp(app, "managedNamespaceMetadata labels "+label+", CreateNamespace=true", ManagedNamespace),
@@ -99,14 +101,13 @@ var variants = map[string]func() []step.Step{
 			env.Sync(app, "CreateNamespace=true").As("sync the label"),
 			assert.Resolved(deployment+" Available and application "+app+" Healthy after managedNamespaceMetadata",
 				assert.Intervals.Install, assert.Intervals.HoldShort, assert.All(available, caBundle, check.HealthIs(app, "Healthy"))),
-			env.Observe(namespace+" labelled "+label, check.JSONPathIs(env.Object{Kind: "namespace", Name: namespace},
-				`{.metadata.labels.control-plane}`, strings.SplitN(label, "=", 2)[1])),
+			env.See(check.JSONPathIs(env.Namespace(namespace), `{.metadata.labels.control-plane}`, strings.SplitN(label, "=", 2)[1])),
 			deletion())
 	},
 	// the write-up's workaround on an install already stuck
 	"label-after-stuck": func() []step.Step {
 		return append(append(stuckInstall(assert.That), probe()...),
-			env.Label(env.Object{Kind: "namespace", Name: namespace}, label),
+			env.Label(env.Namespace(namespace), label),
 			assert.Resolved(deployment+" Available after labelling", assert.Intervals.Install, assert.Intervals.HoldShort, assert.All(available, caBundle)))
 	},
 }
@@ -115,7 +116,7 @@ var variants = map[string]func() []step.Step{
 // the verdict, assert.That where it is a precondition) and records the event.
 func stuckInstall(wait func(string, time.Duration, assert.Check) step.Step) []step.Step {
 	return []step.Step{wait(deployment+" ReplicaFailure FailedCreate by "+podHook, assert.Intervals.Rollout, stuck),
-		env.Observe("the ReplicaSet's FailedCreate event names "+podHook, check.EventSeen(replicaSets, "FailedCreate", podHook))}
+		env.See(check.EventSeen(replicaSets, "FailedCreate", podHook))}
 }
 
 // hookJob is the kruise chart's Helm pre-delete hook (1.8.x; 1.5.2 has
@@ -135,19 +136,19 @@ const hookJob = "kruise-finalizer"
 // (hook-delete-policy hook-succeeded), its events stay.
 func deletion() step.Step {
 	gone := check.AppGone(app)
-	application := lifecycle.Application(app)
-	jobs := env.Object{Kind: "Job", Namespace: namespace}
+	application := env.Application(app)
+	hook := env.Job(namespace, hookJob)
 	return env.InOrder("delete the application and see it go",
-		env.DeleteApp(app, argocd.Foreground),
+		env.DeleteApp(app, env.Foreground),
 		env.ObserveWithin("application "+app+" gone after its deletion (foreground cascade)", assert.Intervals.Sync, gone),
-		env.Observe("the chart's pre-delete hook Job "+namespace+"/"+hookJob+" created (its events)", check.EventSeen(jobs, "SuccessfulCreate", hookJob)),
-		env.Observe("the hook Job completed (its events)", check.EventSeen(jobs, "Completed", hookJob)),
-		env.Observe("the hook Job still exists", check.Exists(env.Object{Kind: "job", Namespace: namespace, Name: hookJob})),
-		env.Observe("its Pod failed to get its image (the Pod's events)", check.EventSeen(env.Object{Kind: "Pod", Namespace: namespace}, "Failed", "kruise-helm-hook")),
+		env.See(check.EventSeen(hook, "SuccessfulCreate")),
+		env.See(check.EventSeen(hook, "Completed")),
+		env.See(check.Exists(hook)),
+		env.Observe("its Pod failed to get its image (the Pod's events)", check.EventSeen(env.Pod(namespace, ""), "Failed", "kruise-helm-hook")),
 		env.If(assert.Not(gone), "the deletion held: evidence, then ArgoCD's pre-delete finalizers removed by hand",
 			env.Snapshot("at-deletion-held"),
-			env.RemoveFinalizer(application, argocd.PreDeleteFinalizer),
-			env.RemoveFinalizer(application, argocd.PreDeleteFinalizer+"/cleanup"),
+			env.RemoveFinalizer(application, env.PreDeleteFinalizer),
+			env.RemoveFinalizer(application, env.PreDeleteFinalizer+"/cleanup"),
 			env.ObserveWithin("application "+app+" gone once they are removed", assert.Intervals.Sync, gone)))
 }
 
@@ -159,7 +160,7 @@ func deletion() step.Step {
 // chart's own business (1.5.2 as published does not, the directory edited a
 // month later does: openkruise/charts#92), so the cell looks.
 func kubeSystem() []step.Step {
-	coredns := env.Object{Kind: "deployment", Namespace: "kube-system", Name: "coredns"}
+	coredns := env.Deployment("kube-system", "coredns")
 	rejected := check.JSONPathMatches(coredns, `{.status.conditions[?(@.type=="ReplicaFailure")].message}`, regexp.QuoteMeta(podHook))
 	ready := check.JSONPathIs(coredns, `{.status.readyReplicas}`, "3")
 	return []step.Step{env.ScaleAtEnd(coredns, 2), env.Scale(coredns, 3),
