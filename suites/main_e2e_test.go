@@ -21,6 +21,7 @@ import (
 
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/internal/shell"
+	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/conform"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
@@ -182,7 +183,7 @@ func conformRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 	if err != nil {
 		return nil, &runner.BadInput{Err: err}
 	}
-	if mode == images.Auto && conform.IsRepoURL(conf.Chart) {
+	if mode == images.Auto && appcell.IsRepoURL(conf.Chart) {
 		mode, _ = images.Detect(ctx, mode, images.HTTPProbe)
 	}
 	cache, err := runner.CacheDir()
@@ -200,7 +201,7 @@ func conformRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 		}
 		kube = kubes[0]
 	}
-	spec, err := conf.Resolve(ctx, conform.Where{Repo: repo, CacheDir: cache, Online: mode == images.Online || opts.RegistryMirror != "",
+	spec, err := conf.Resolve(ctx, appcell.Where{Repo: repo, CacheDir: cache, Online: mode == images.Online || opts.RegistryMirror != "",
 		Kubernetes: kube.Version})
 	if err != nil {
 		return nil, &runner.BadInput{Err: err}

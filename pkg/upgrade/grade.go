@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
@@ -43,7 +45,7 @@ func Grade(r Reading) (report.Outcome, string) {
 	case "", "Failed", "Error":
 		// no baseline: what the upgrade changes cannot be told
 		return report.Error, fmt.Sprintf("could not tell: on %s the Application did not sync (operation %s%s): the check needs it working on FROM",
-			r.From, orNone(r.OnFrom.Phase), messageOf(r.OnFrom.Message))
+			r.From, appcell.OrNone(r.OnFrom.Phase), messageOf(r.OnFrom.Message))
 	}
 	var before []string
 	for _, p := range problems(r.OnFrom) {
@@ -95,7 +97,7 @@ func Grade(r Reading) (report.Outcome, string) {
 	case !r.DelFrom.Gone && r.DelTo.Gone:
 		changed = append(changed, fmt.Sprintf("the cascading deletion, held on %s (%s), goes through on %s", r.From, r.DelFrom.Held, r.To))
 	case r.DelFrom.Gone && r.DelTo.Gone && r.DelFrom.LeftSummary() != r.DelTo.LeftSummary():
-		changed = append(changed, fmt.Sprintf("what the cascading deletion left: %s -> %s", orNone(r.DelFrom.LeftSummary()), orNone(r.DelTo.LeftSummary())))
+		changed = append(changed, fmt.Sprintf("what the cascading deletion left: %s -> %s", appcell.OrNone(r.DelFrom.LeftSummary()), appcell.OrNone(r.DelTo.LeftSummary())))
 	}
 	if len(changed) > 0 {
 		return report.Changed, fmt.Sprintf("%s -> %s: %s%s", r.From, r.To, strings.Join(changed, "; "), note)
@@ -121,7 +123,7 @@ func problems(s State) []problem {
 	}
 	switch {
 	case s.Sync != "Synced" && len(s.OutOfSync) == 0:
-		out = append(out, problem{orNone(s.Sync) + " after the sync", ""})
+		out = append(out, problem{appcell.OrNone(s.Sync) + " after the sync", ""})
 	case s.Sync != "Synced":
 		for _, r := range s.OutOfSync {
 			out = append(out, problem{"OutOfSync after the sync: " + r, ""})
@@ -131,13 +133,9 @@ func problems(s State) []problem {
 	case "Degraded", "Missing", "Unknown":
 		out = append(out, problem{"health " + s.Health, ""})
 	}
-	for _, r := range s.Unhealthy {
-		if !strings.Contains(r, ": Progressing") {
-			what, detail, _ := strings.Cut(r, " (")
-			if detail != "" {
-				detail = " (" + detail
-			}
-			out = append(out, problem{"not Healthy: " + what, detail})
+	for _, h := range s.Unhealthy {
+		if h.Status != "Progressing" {
+			out = append(out, problem{"not Healthy: " + h.Ref + ": " + h.Status, messageOf(h.Message)})
 		}
 	}
 	return out
@@ -169,6 +167,14 @@ func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 	if k.onFrom == nil || k.refreshed == nil || k.synced == nil || k.renderFrom == nil || k.renderTo == nil || !k.delFrom.Read || !k.delTo.Read {
 		return "", "", errors.New("could not tell: a state, a render or a deletion was not read")
 	}
+	for _, d := range []struct {
+		on  catalog.Release
+		del Deletion
+	}{{k.from, k.delFrom}, {k.to, k.delTo}} {
+		if len(d.del.Unread) > 0 {
+			return "", "", fmt.Errorf("could not tell what the cascading deletion on %s left: %s", d.on, strings.Join(d.del.Unread, "; "))
+		}
+	}
 	r := Reading{From: k.from.String(), To: k.to.String(), OnFrom: *k.onFrom, Refreshed: *k.refreshed, Synced: *k.synced,
 		Changes: k.changes, DelFrom: k.delFrom, DelTo: k.delTo}
 	if p := k.newest; p != nil {
@@ -189,7 +195,7 @@ func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 		on  string
 		del Deletion
 	}{{r.From, r.DelFrom}, {r.To, r.DelTo}} {
-		fmt.Fprintf(&b, "## the cascading deletion on %s\ngone: %v\nheld: %s\nleft: %s\n\n", d.on, d.del.Gone, orNone(d.del.Held), orNone(d.del.Left))
+		fmt.Fprintf(&b, "## the cascading deletion on %s\ngone: %v\nheld: %s\nleft: %s\n\n", d.on, d.del.Gone, appcell.OrNone(d.del.Held), appcell.OrNone(d.del.Left))
 	}
 	lifecycle.CellFrom(ctx).WriteEvidence("states.md", b.String())
 	o, why := Grade(r)

@@ -7,8 +7,9 @@ import (
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
+	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/argocd"
-	"github.com/gitops-conformance/suite/pkg/conform"
+	"github.com/gitops-conformance/suite/pkg/check"
 )
 
 // State is what an Application shows at one point of the check: the
@@ -21,8 +22,8 @@ type State struct {
 	Phase, Message string
 	// OutOfSync are the resources the Application shows OutOfSync.
 	OutOfSync []string
-	// Unhealthy are the resources whose health is not Healthy (with it).
-	Unhealthy []string
+	// Unhealthy are the resources whose health is not Healthy.
+	Unhealthy []Health
 	// Drift says, of each resource OutOfSync, the fields of its target the
 	// live object lacks or holds otherwise (as ArgoCD normalizes it).
 	Drift []string
@@ -35,6 +36,24 @@ type State struct {
 	Conditions []string
 }
 
+// Health is one resource's health: its status and message.
+type Health struct {
+	Ref     string // group/kind namespace/name
+	Status  string // Degraded, Progressing, Missing, Suspended, Unknown
+	Message string // clipped
+}
+
+func (h Health) String() string { return h.Ref + ": " + h.Status + messageOf(h.Message) }
+
+// healthLines are the resources' health, one a resource.
+func healthLines(hs []Health) []string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, h.String())
+	}
+	return out
+}
+
 // Hook is one hook of an operation's result.
 type Hook struct {
 	Ref, Type string // group/kind namespace/name; PreSync, Sync, PostSync, SyncFail, PreDelete, PostDelete
@@ -43,9 +62,9 @@ type Hook struct {
 }
 
 func (h Hook) String() string {
-	s := fmt.Sprintf("%s %s: %s", h.Type, h.Ref, orNone(h.Phase))
+	s := fmt.Sprintf("%s %s: %s", h.Type, h.Ref, appcell.OrNone(h.Phase))
 	if h.Message != "" {
-		s += " (" + clip(h.Message, 120) + ")"
+		s += " (" + appcell.Clip(h.Message, 120) + ")"
 	}
 	return s
 }
@@ -59,14 +78,14 @@ func StateOf(app *v1alpha1.Application, release string) State {
 			s.OutOfSync = append(s.OutOfSync, ref)
 		}
 		if h := r.Health; h != nil && h.Status != "" && h.Status != "Healthy" {
-			s.Unhealthy = append(s.Unhealthy, ref+": "+string(h.Status)+messageOf(clip(h.Message, 120)))
+			s.Unhealthy = append(s.Unhealthy, Health{Ref: ref, Status: string(h.Status), Message: appcell.Clip(h.Message, 120)})
 		}
 	}
 	for _, c := range app.Status.Conditions {
-		s.Conditions = append(s.Conditions, c.Type+": "+clip(c.Message, 200))
+		s.Conditions = append(s.Conditions, c.Type+": "+appcell.Clip(c.Message, 200))
 	}
 	if op := app.Status.OperationState; op != nil {
-		s.Phase, s.Message = string(op.Phase), clip(op.Message, 300)
+		s.Phase, s.Message = string(op.Phase), appcell.Clip(op.Message, 300)
 		if op.SyncResult != nil {
 			for _, r := range op.SyncResult.Resources {
 				if r.HookType == "" {
@@ -92,7 +111,7 @@ func (s *State) Explain(resources []argocd.Resource) {
 	for _, r := range resources {
 		ref := r.Ref()
 		if r.Health != "" && r.Health != "Healthy" {
-			s.Unhealthy = append(s.Unhealthy, ref+": "+r.Health+messageOf(clip(r.HealthMessage, 120)))
+			s.Unhealthy = append(s.Unhealthy, Health{Ref: ref, Status: r.Health, Message: appcell.Clip(r.HealthMessage, 120)})
 		}
 		if !slices.Contains(s.OutOfSync, ref) {
 			continue
@@ -103,8 +122,8 @@ func (s *State) Explain(resources []argocd.Resource) {
 		case r.Live == nil:
 			s.Drift = append(s.Drift, ref+": not in the cluster")
 		default:
-			dropped, differ := conform.Diff(r.Target, r.Live)
-			s.Drift = append(s.Drift, fmt.Sprintf("%s: differ %s; missing %s", ref, orNone(strings.Join(first(differ, 6), " ")), orNone(strings.Join(first(dropped, 6), " "))))
+			dropped, differ := check.Diff(r.Target, r.Live)
+			s.Drift = append(s.Drift, fmt.Sprintf("%s: differ %s; missing %s", ref, appcell.OrNone(strings.Join(first(differ, 6), " ")), appcell.OrNone(strings.Join(first(dropped, 6), " "))))
 		}
 	}
 }
@@ -121,22 +140,22 @@ func first(items []string, n int) []string {
 func (s State) Lines() []string {
 	out := []string{
 		"argocd " + s.Release,
-		"sync " + orNone(s.Sync) + ", health " + orNone(s.Health),
-		"operation " + orNone(s.Phase) + messageOf(s.Message),
-		"OutOfSync: " + orNone(strings.Join(s.OutOfSync, ", ")),
-		"not Healthy: " + orNone(strings.Join(s.Unhealthy, ", ")),
+		"sync " + appcell.OrNone(s.Sync) + ", health " + appcell.OrNone(s.Health),
+		"operation " + appcell.OrNone(s.Phase) + messageOf(s.Message),
+		"OutOfSync: " + appcell.OrNone(strings.Join(s.OutOfSync, ", ")),
+		"not Healthy: " + appcell.OrNone(strings.Join(healthLines(s.Unhealthy), ", ")),
 	}
 	if len(s.Drift) > 0 {
 		out = append(out, "OutOfSync fields: "+strings.Join(s.Drift, "; "))
 	}
 	if s.Unexplained != "" {
-		out = append(out, "resources' health and fields: could not tell: "+clip(s.Unexplained, 300))
+		out = append(out, "resources' health and fields: could not tell: "+appcell.Clip(s.Unexplained, 300))
 	}
 	var hooks []string
 	for _, h := range s.Hooks {
 		hooks = append(hooks, h.String())
 	}
-	out = append(out, "hooks: "+orNone(strings.Join(hooks, "; ")))
+	out = append(out, "hooks: "+appcell.OrNone(strings.Join(hooks, "; ")))
 	if len(s.Conditions) > 0 {
 		out = append(out, "conditions: "+strings.Join(s.Conditions, "; "))
 	}
@@ -152,32 +171,25 @@ func messageOf(m string) string {
 	return " (" + m + ")"
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
-
 // Differences are what ArgoCD acts on that differs between two states: the
 // sync and health status, the operation's phase, the resources OutOfSync,
 // and the hooks (each named with how it ended on both sides).
 func Differences(a, b State) []string {
 	var out []string
 	if a.Sync != b.Sync {
-		out = append(out, fmt.Sprintf("sync %s -> %s", orNone(a.Sync), orNone(b.Sync)))
+		out = append(out, fmt.Sprintf("sync %s -> %s", appcell.OrNone(a.Sync), appcell.OrNone(b.Sync)))
 	}
 	if a.Health != b.Health {
-		out = append(out, fmt.Sprintf("health %s -> %s", orNone(a.Health), orNone(b.Health)))
+		out = append(out, fmt.Sprintf("health %s -> %s", appcell.OrNone(a.Health), appcell.OrNone(b.Health)))
 	}
 	if a.Phase != b.Phase {
-		out = append(out, fmt.Sprintf("operation %s -> %s%s", orNone(a.Phase), orNone(b.Phase), messageOf(b.Message)))
+		out = append(out, fmt.Sprintf("operation %s -> %s%s", appcell.OrNone(a.Phase), appcell.OrNone(b.Phase), messageOf(b.Message)))
 	}
 	if x, y := strings.Join(a.OutOfSync, ", "), strings.Join(b.OutOfSync, ", "); x != y {
-		out = append(out, fmt.Sprintf("OutOfSync %s -> %s", orNone(x), orNone(y)))
+		out = append(out, fmt.Sprintf("OutOfSync %s -> %s", appcell.OrNone(x), appcell.OrNone(y)))
 	}
-	if x, y := strings.Join(a.Unhealthy, ", "), strings.Join(b.Unhealthy, ", "); x != y {
-		out = append(out, fmt.Sprintf("not Healthy %s -> %s", orNone(x), orNone(y)))
+	if x, y := strings.Join(healthLines(a.Unhealthy), ", "), strings.Join(healthLines(b.Unhealthy), ", "); x != y {
+		out = append(out, fmt.Sprintf("not Healthy %s -> %s", appcell.OrNone(x), appcell.OrNone(y)))
 	}
 	ha, hb := hookPhases(a.Hooks), hookPhases(b.Hooks)
 	for _, ref := range slices.Sorted(func(yield func(string) bool) {
@@ -202,7 +214,7 @@ func Differences(a, b State) []string {
 func hookPhases(hooks []Hook) map[string]string {
 	m := map[string]string{}
 	for _, h := range hooks {
-		m[h.Type+" "+h.Ref] = orNone(h.Phase)
+		m[h.Type+" "+h.Ref] = appcell.OrNone(h.Phase)
 	}
 	return m
 }

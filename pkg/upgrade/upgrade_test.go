@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
@@ -121,7 +122,7 @@ func TestReadAndResolveApps(t *testing.T) {
 	if len(apps) != 2 || apps[0].Name != "chart-dir" || apps[1].Name != "plain" {
 		t.Fatalf("ReadApps: %d apps, want chart-dir and plain (the ConfigMap passed over)", len(apps))
 	}
-	r := Resolver{CacheDir: t.TempDir()}
+	r := appcell.Resolver{CacheDir: t.TempDir()}
 	chart, err := r.Resolve(apps[0], files[0])
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +148,7 @@ func TestRemoteSourcesSayHowToPointAtACopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, want := range []string{"needs the online mode", "is a git repository; clone it"} {
-		_, err := Resolver{CacheDir: t.TempDir()}.Resolve(apps[i], files[i])
+		_, err := appcell.Resolver{CacheDir: t.TempDir()}.Resolve(apps[i], files[i])
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "spec.source.repoURL at a local copy") {
 			t.Errorf("%s: %v, want one line saying %q and how to point it at a local copy", apps[i].Name, err, want)
 		}
@@ -161,7 +162,7 @@ func TestCellSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := Resolver{CacheDir: t.TempDir()}.Resolve(apps[0], files[0])
+	src, err := appcell.Resolver{CacheDir: t.TempDir()}.Resolve(apps[0], files[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func TestExplain(t *testing.T) {
 			Live:   map[string]any{"webhooks": []any{map[string]any{"name": "w", "rules": []any{"b"}}}}},
 		{Group: "apps", Kind: "Deployment", Namespace: "ns", Name: "d", Health: "Degraded", HealthMessage: "progress deadline exceeded"},
 	})
-	if got, want := strings.Join(s.Unhealthy, "|"), "apps/Deployment ns/d: Degraded (progress deadline exceeded)"; got != want {
+	if got, want := strings.Join(healthLines(s.Unhealthy), "|"), "apps/Deployment ns/d: Degraded (progress deadline exceeded)"; got != want {
 		t.Errorf("Unhealthy %q, want %q", got, want)
 	}
 	if got, want := strings.Join(s.Drift, "|"), "admissionregistration.k8s.io/ValidatingWebhookConfiguration v: differ .webhooks[0].rules[0]; missing none"; got != want {
