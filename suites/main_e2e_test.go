@@ -26,6 +26,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/conform"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/route"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/pkg/schedule"
 	"github.com/gitops-conformance/suite/pkg/upgrade"
@@ -280,16 +281,16 @@ func upgradeRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 
 // measuredRoute is every behaviour change the suite measured on the path
 // from -> to, read from suites/matrix.yaml's expectations.
-func measuredRoute(cat *catalog.Catalog, from, to catalog.Release) (upgrade.Route, error) {
+func measuredRoute(cat *catalog.Catalog, from, to catalog.Release) (route.Route, error) {
 	data, err := Matrix()
 	if err != nil {
-		return upgrade.Route{}, err
+		return route.Route{}, err
 	}
-	known, err := upgrade.Patches(cat, data)
+	known, err := route.Patches(cat, data)
 	if err != nil {
-		return upgrade.Route{}, err
+		return route.Route{}, err
 	}
-	return upgrade.RouteOf(data, known, from, to)
+	return route.Of(data, known, from, to)
 }
 
 // interruptible is the run's context: cancelled by the first SIGINT or
