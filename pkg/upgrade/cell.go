@@ -16,6 +16,7 @@ import (
 
 	"github.com/gitops-conformance/suite/internal/gitserver"
 	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/catalog"
@@ -37,10 +38,10 @@ type cell struct {
 	files    fixture.Files // the source as pushed to the git server
 	// the states read: on FROM after its syncs, on TO after a hard
 	// refresh, on TO after a sync
-	onFrom, refreshed, synced *State
+	onFrom, refreshed, synced *appstate.State
 	// the renders of FROM's and TO's repo servers, and how they differ
 	renderFrom, renderTo *argocd.Render
-	changes              []ObjectChange
+	changes              []appstate.ObjectChange
 	// newest is the newest render as make conform reads a chart's, parsed
 	// once when read (heldByHook asks for its hooks at every look of a wait)
 	newest *appcell.Rendered
@@ -343,7 +344,7 @@ func (k *cell) finalizersAtEnd() step.Step {
 }
 
 // read records the Application's state into dst.
-func (k *cell) read(when string, dst **State) step.Step {
+func (k *cell) read(when string, dst **appstate.State) step.Step {
 	return appcell.Reads("application "+k.app.Name()+"'s state "+when, func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
@@ -352,7 +353,7 @@ func (k *cell) read(when string, dst **State) step.Step {
 		if err != nil {
 			return assert.Unknown(err)
 		}
-		s := StateOf(app, lifecycle.From(ctx).ArgoCD.String())
+		s := appstate.Of(app, lifecycle.From(ctx).ArgoCD.String())
 		// the resources' health (out of the Application's status from 3.0)
 		// and, for those OutOfSync, which fields differ: the explanation,
 		// not the verdict (the
@@ -402,7 +403,7 @@ func (k *cell) compare() step.Step {
 		if repro.Planning(ctx) {
 			return nil
 		}
-		k.changes = Compare(k.renderFrom.Objects, k.renderTo.Objects)
+		k.changes = appstate.Compare(k.renderFrom.Objects, k.renderTo.Objects)
 		var lines []string
 		for _, c := range k.changes {
 			lines = append(lines, c.String())
@@ -466,7 +467,7 @@ func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
 		case err != nil:
 			return assert.Unknown(err)
 		default:
-			d.Held = fmt.Sprintf("still there after %s, finalizers %s; %s", assert.Intervals.Rollout, appcell.OrNone(strings.Join(app.Finalizers, ", ")), StateOf(app, on))
+			d.Held = fmt.Sprintf("still there after %s, finalizers %s; %s", assert.Intervals.Rollout, appcell.OrNone(strings.Join(app.Finalizers, ", ")), appstate.Of(app, on))
 		}
 		if r := k.newest; r != nil {
 			refs := r.Refs()

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/report"
@@ -22,9 +23,9 @@ type Reading struct {
 	From, To string
 	// OnFrom, Refreshed and Synced are the states on FROM after its syncs,
 	// on TO after a hard refresh, on TO after a sync.
-	OnFrom, Refreshed, Synced State
+	OnFrom, Refreshed, Synced appstate.State
 	// Changes are how TO's render differs from FROM's.
-	Changes []ObjectChange
+	Changes []appstate.ObjectChange
 	// Hooks are the render's hooks with a fixed name (kind namespace/name):
 	// the ones a later sync must run again.
 	Hooks []string
@@ -45,7 +46,7 @@ func Grade(r Reading) (report.Outcome, string) {
 	case "", "Failed", "Error":
 		// no baseline: what the upgrade changes cannot be told
 		return report.Error, fmt.Sprintf("could not tell: on %s the Application did not sync (operation %s%s): the check needs it working on FROM",
-			r.From, appcell.OrNone(r.OnFrom.Phase), messageOf(r.OnFrom.Message))
+			r.From, appcell.OrNone(r.OnFrom.Phase), appstate.MessageOf(r.OnFrom.Message))
 	}
 	var before []string
 	for _, p := range problems(r.OnFrom) {
@@ -87,10 +88,10 @@ func Grade(r Reading) (report.Outcome, string) {
 		}
 		changed = append(changed, fmt.Sprintf("the render: %d object(s) differ: %s%s", n, strings.Join(refs, "; "), more))
 	}
-	if d := Differences(r.OnFrom, r.Refreshed); len(d) > 0 {
+	if d := appstate.Differences(r.OnFrom, r.Refreshed); len(d) > 0 {
 		changed = append(changed, "after a hard refresh: "+strings.Join(d, ", "))
 	}
-	if d := Differences(r.OnFrom, r.Synced); len(d) > 0 {
+	if d := appstate.Differences(r.OnFrom, r.Synced); len(d) > 0 {
 		changed = append(changed, "after a sync: "+strings.Join(d, ", "))
 	}
 	switch {
@@ -113,13 +114,13 @@ type problem struct{ what, detail string }
 // problems are what is wrong in a state after a sync, one a resource where
 // a resource is at fault (so that one more of them on TO tells from those
 // already so on FROM).
-func problems(s State) []problem {
+func problems(s appstate.State) []problem {
 	var out []problem
 	switch s.Phase {
 	case "Failed", "Error":
-		out = append(out, problem{"the sync ended " + s.Phase, messageOf(s.Message)})
+		out = append(out, problem{"the sync ended " + s.Phase, appstate.MessageOf(s.Message)})
 	case "Running", "Terminating":
-		out = append(out, problem{"the sync is still " + s.Phase + " (held)", messageOf(s.Message)})
+		out = append(out, problem{"the sync is still " + s.Phase + " (held)", appstate.MessageOf(s.Message)})
 	}
 	switch {
 	case s.Sync != "Synced" && len(s.OutOfSync) == 0:
@@ -135,7 +136,7 @@ func problems(s State) []problem {
 	}
 	for _, h := range s.Unhealthy {
 		if h.Status != "Progressing" {
-			out = append(out, problem{"not Healthy: " + h.Ref + ": " + h.Status, messageOf(h.Message)})
+			out = append(out, problem{"not Healthy: " + h.Ref + ": " + h.Status, appstate.MessageOf(h.Message)})
 		}
 	}
 	return out
@@ -144,13 +145,13 @@ func problems(s State) []problem {
 // hookRegressions are the hooks that ran and succeeded on FROM and, on TO,
 // did not run or did not succeed; only hooks of a fixed name (named) are
 // compared (a generated name differs at every sync).
-func hookRegressions(from, to State, named []string) []string {
+func hookRegressions(from, to appstate.State, named []string) []string {
 	var out []string
 	for _, h := range from.Hooks {
 		if h.Phase != "Succeeded" || !slices.Contains(named, h.Ref) {
 			continue
 		}
-		i := slices.IndexFunc(to.Hooks, func(t Hook) bool { return t.Type == h.Type && t.Ref == h.Ref })
+		i := slices.IndexFunc(to.Hooks, func(t appstate.Hook) bool { return t.Type == h.Type && t.Ref == h.Ref })
 		switch {
 		case i < 0:
 			out = append(out, fmt.Sprintf("hook %s %s, Succeeded on %s, did not run", h.Type, h.Ref, from.Release))
@@ -180,14 +181,14 @@ func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 	if p := k.newest; p != nil {
 		for _, h := range p.Hooks() {
 			if h.GetName() != "" {
-				r.Hooks = append(r.Hooks, resourceRef(h.GroupVersionKind().Group, h.GetKind(), h.GetNamespace(), h.GetName()))
+				r.Hooks = append(r.Hooks, appstate.ResourceRef(h.GroupVersionKind().Group, h.GetKind(), h.GetNamespace(), h.GetName()))
 			}
 		}
 	}
 	var b strings.Builder
 	for _, s := range []struct {
 		when  string
-		state State
+		state appstate.State
 	}{{"on " + r.From + " after its syncs", r.OnFrom}, {"on " + r.To + " after a hard refresh", r.Refreshed}, {"on " + r.To + " after a sync", r.Synced}} {
 		fmt.Fprintf(&b, "## %s\n%s\n\n", s.when, strings.Join(s.state.Lines(), "\n"))
 	}

@@ -1,4 +1,4 @@
-package upgrade
+package appstate
 
 import (
 	"encoding/json"

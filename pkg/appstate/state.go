@@ -1,4 +1,4 @@
-package upgrade
+package appstate
 
 import (
 	"fmt"
@@ -43,7 +43,7 @@ type Health struct {
 	Message string // clipped
 }
 
-func (h Health) String() string { return h.Ref + ": " + h.Status + messageOf(h.Message) }
+func (h Health) String() string { return h.Ref + ": " + h.Status + MessageOf(h.Message) }
 
 // healthLines are the resources' health, one a resource.
 func healthLines(hs []Health) []string {
@@ -69,11 +69,11 @@ func (h Hook) String() string {
 	return s
 }
 
-// StateOf reads an Application's state.
-func StateOf(app *v1alpha1.Application, release string) State {
+// Of reads an Application's state.
+func Of(app *v1alpha1.Application, release string) State {
 	s := State{Release: release, Sync: string(app.Status.Sync.Status), Health: string(app.Status.Health.Status)}
 	for _, r := range app.Status.Resources {
-		ref := resourceRef(r.Group, r.Kind, r.Namespace, r.Name)
+		ref := ResourceRef(r.Group, r.Kind, r.Namespace, r.Name)
 		if r.Status == v1alpha1.SyncStatusCodeOutOfSync {
 			s.OutOfSync = append(s.OutOfSync, ref)
 		}
@@ -91,7 +91,7 @@ func StateOf(app *v1alpha1.Application, release string) State {
 				if r.HookType == "" {
 					continue
 				}
-				s.Hooks = append(s.Hooks, Hook{Ref: resourceRef(r.Group, r.Kind, r.Namespace, r.Name), Type: string(r.HookType),
+				s.Hooks = append(s.Hooks, Hook{Ref: ResourceRef(r.Group, r.Kind, r.Namespace, r.Name), Type: string(r.HookType),
 					Phase: string(r.HookPhase), Message: r.Message})
 			}
 		}
@@ -99,7 +99,8 @@ func StateOf(app *v1alpha1.Application, release string) State {
 	return s
 }
 
-func resourceRef(group, kind, namespace, name string) string {
+// ResourceRef names a resource as ArgoCD does: group/kind namespace/name.
+func ResourceRef(group, kind, namespace, name string) string {
 	return argocd.Resource{Group: group, Kind: kind, Namespace: namespace, Name: name}.Ref()
 }
 
@@ -141,7 +142,7 @@ func (s State) Lines() []string {
 	out := []string{
 		"argocd " + s.Release,
 		"sync " + appcell.OrNone(s.Sync) + ", health " + appcell.OrNone(s.Health),
-		"operation " + appcell.OrNone(s.Phase) + messageOf(s.Message),
+		"operation " + appcell.OrNone(s.Phase) + MessageOf(s.Message),
 		"OutOfSync: " + appcell.OrNone(strings.Join(s.OutOfSync, ", ")),
 		"not Healthy: " + appcell.OrNone(strings.Join(healthLines(s.Unhealthy), ", ")),
 	}
@@ -164,7 +165,8 @@ func (s State) Lines() []string {
 
 func (s State) String() string { return strings.Join(s.Lines(), "; ") }
 
-func messageOf(m string) string {
+// MessageOf is a message as a state line shows it: " (message)", or "".
+func MessageOf(m string) string {
 	if m == "" {
 		return ""
 	}
@@ -183,7 +185,7 @@ func Differences(a, b State) []string {
 		out = append(out, fmt.Sprintf("health %s -> %s", appcell.OrNone(a.Health), appcell.OrNone(b.Health)))
 	}
 	if a.Phase != b.Phase {
-		out = append(out, fmt.Sprintf("operation %s -> %s%s", appcell.OrNone(a.Phase), appcell.OrNone(b.Phase), messageOf(b.Message)))
+		out = append(out, fmt.Sprintf("operation %s -> %s%s", appcell.OrNone(a.Phase), appcell.OrNone(b.Phase), MessageOf(b.Message)))
 	}
 	if x, y := strings.Join(a.OutOfSync, ", "), strings.Join(b.OutOfSync, ", "); x != y {
 		out = append(out, fmt.Sprintf("OutOfSync %s -> %s", appcell.OrNone(x), appcell.OrNone(y)))
