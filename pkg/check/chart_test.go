@@ -9,8 +9,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gitops-conformance/suite/internal/kube"
 	"github.com/gitops-conformance/suite/internal/kube/kubetest"
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
@@ -251,5 +253,47 @@ func TestFullImage(t *testing.T) {
 	}
 	if got := MissingImages([]string{"nginx", "quay.io/x:1", "registry.k8s.io/pause:3.10"}, []string{"docker.io/library/nginx:latest", "registry.k8s.io/pause:3.10"}); len(got) != 1 || got[0] != "quay.io/x:1" {
 		t.Errorf("MissingImages: %v", got)
+	}
+}
+
+func TestProbe(t *testing.T) {
+	hooks, err := Webhooks(`kind: ValidatingWebhookConfiguration
+metadata: {name: config.webhook.serving.knative.dev}
+webhooks:
+- name: config.webhook.serving.knative.dev
+  clientConfig: {service: {name: webhook, namespace: knative-serving}}
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps/*]}]
+  objectSelector:
+    matchExpressions: [{key: app.kubernetes.io/name, operator: In, values: [knative-serving]}, {key: app.kubernetes.io/component, operator: Exists}]
+- name: deployments.example.com
+  rules: [{apiGroups: [apps], operations: [CREATE], resources: [deployments]}]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := obj("v1", "Namespace", "", "knative-serving", nil)
+	ns.SetLabels(map[string]string{"kubernetes.io/metadata.name": "knative-serving"})
+	ctx := fake(nil, ns)
+	files, err := Probe(ctx, hooks[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := fixture.Manifest(ctx, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := kube.Decode(manifest)
+	if err != nil || len(objs) != 1 || objs[0].GetKind() != "ConfigMap" || objs[0].GetNamespace() != "knative-serving" ||
+		objs[0].GetLabels()["app.kubernetes.io/name"] != "knative-serving" || objs[0].GetLabels()["app.kubernetes.io/component"] != "true" {
+		t.Fatalf("probe: %v\n%s", err, manifest)
+	}
+	if _, err := Probe(ctx, hooks[1]); err == nil || !strings.Contains(err.Error(), "its rules take no CREATE of configmaps or pods") {
+		t.Errorf("a webhook on deployments: %v", err)
+	}
+	if _, err := Probe(fake(nil), hooks[0]); err == nil || !strings.Contains(err.Error(), "takes none of [knative-serving default]") {
+		t.Errorf("no namespace it takes: %v", err)
+	}
+	if _, err := Probe(fake(refused), hooks[0]); err == nil {
+		t.Errorf("no answer: %v", err)
 	}
 }

@@ -381,7 +381,7 @@ func (k *cell) rejectsProbe() assert.Check {
 				why = append(why, w.Name+": failurePolicy "+w.FailurePolicy)
 				continue
 			}
-			probe, err := Probe(ctx, w)
+			probe, err := check.Probe(ctx, w)
 			if err != nil {
 				why = append(why, w.Name+": "+err.Error())
 				continue

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/appcell"
@@ -100,7 +99,7 @@ func Selection(namespace string, r *appcell.Rendered, webhooks func() []check.We
 			if err != nil {
 				return false, "", err
 			}
-			own := takes && probeResource(w.Rules) != "" && slices.Contains(podResources(w.Rules), "pods")
+			own := takes && check.CreatesPods(w.Rules)
 			var pods []string
 			for _, wl := range r.Workloads() {
 				if in, _ := check.Selects(w.ObjectSelector, wl.PodLabels); own && in && wl.Namespace == namespace {
