@@ -51,17 +51,23 @@ var (
 	opts    runner.Options
 	conf    conform.Options // make conform's: a chart to check instead of the matrix
 	upg     upgrade.Options // make upgrade-check's: Applications through an upgrade instead of the matrix
+	shared  appcell.Shared  // the flags both take (-images, -image-recipes, -expect, -expect-why)
 	runCtx  context.Context // cancelled by an interrupt
 )
 
 func init() {
 	opts.Register(flag.CommandLine)
+	shared.Register(flag.CommandLine)
 	conf.Register(flag.CommandLine)
 	upg.Register(flag.CommandLine)
 }
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	// one flag a make variable across commands: -from and -to are
+	// bisect's and make upgrade-check's, the shared ones both runs'
+	conf.Shared, upg.Shared = shared, shared
+	upg.From, upg.To = opts.From, opts.To
 	if opts.Clusters > 1 {
 		os.Exit(parallel())
 	}
@@ -160,7 +166,7 @@ func newRunner(ctx context.Context) (*runner.Runner, error) {
 	}
 	switch {
 	case conf.Enabled() && upg.Enabled():
-		return nil, &runner.BadInput{Err: errors.New("make conform (CHART) and make upgrade-check (FROM, TO) are two runs: name one")}
+		return nil, &runner.BadInput{Err: errors.New("make conform (CHART) and make upgrade-check (APPS) are two runs: name one")}
 	case conf.Enabled():
 		return conformRunner(ctx, cat, repo)
 	case upg.Enabled():

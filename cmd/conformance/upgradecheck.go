@@ -19,7 +19,7 @@ import (
 	"github.com/gitops-conformance/suite/suites"
 )
 
-const upgradeCheckUsage = `upgrade-check check -upgrade-from TAG -upgrade-to TAG -upgrade-apps FILE|DIR [make upgrade-check's other flags, -mode ...]
+const upgradeCheckUsage = `upgrade-check check -from TAG -to TAG -apps FILE|DIR [make upgrade-check's other flags, -mode ...]
                                make upgrade-check's input checked before anything is built: the
                                releases, the Applications and their sources; exit 2 with one line
   upgrade-check apps -out DIR [-only NAME,...]
@@ -108,10 +108,12 @@ func upgradeCheckInput(ctx context.Context, args []string) error {
 	var u upgrade.Options
 	var o runner.Options
 	u.Register(fs)
+	u.Shared.Register(fs)
 	o.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		return &runner.BadInput{Err: fmt.Errorf("upgrade-check check: %w", err)}
 	}
+	u.From, u.To = o.From, o.To // -from and -to: runner.Options', bisect's too
 	cat, err := catalog.Load()
 	if err != nil {
 		return err

@@ -29,6 +29,26 @@ type Options interface {
 	Enabled() bool
 }
 
+// Shared are the make variables both runs take, one flag each, named as
+// for every command: IMAGES (-images), IMAGE_RECIPES (-image-recipes),
+// EXPECT (-expect) and EXPECT_WHY (-expect-why). The test binary registers
+// them once; conform.Options and upgrade.Options embed a copy.
+type Shared struct {
+	Images       string // IMAGES: local Docker images given to the node
+	ImageRecipes string // IMAGE_RECIPES: component@version built by the suite's offline recipes (images/<component>/build.sh)
+	// Expect (name=OUTCOME,...) and ExpectWhy replace a run's expectation
+	// that every cell comes through clean: known answers.
+	Expect, ExpectWhy string
+}
+
+// Register defines the shared flags on fs.
+func (s *Shared) Register(fs *flag.FlagSet) {
+	fs.StringVar(&s.Images, "images", "", "make conform, make upgrade-check: local Docker images given to the node, comma-separated (offline: what the chart's or Applications' workloads run) (IMAGES)")
+	fs.StringVar(&s.ImageRecipes, "image-recipes", "", "make conform, make upgrade-check: component@version, comma-separated: images the suite builds offline with images/<component>/build.sh and gives to the node (IMAGE_RECIPES)")
+	fs.StringVar(&s.Expect, "expect", "", "make conform: check=REPRODUCED|NOT_REPRODUCED,... in place of NOT_REPRODUCED; make upgrade-check: application=SAFE|CHANGED|BROKEN,... in place of SAFE (known answers) (EXPECT)")
+	fs.StringVar(&s.ExpectWhy, "expect-why", "", "make conform, make upgrade-check: where the -expect outcomes come from (EXPECT_WHY)")
+}
+
 // Where tells a run's Resolve where it runs: the suite's checkout (relative
 // paths are taken from it), where archives are extracted and charts pulled,
 // whether a chart repository can be reached (offline only a directory or

@@ -34,16 +34,15 @@ type Options struct {
 	Release         string // RELEASE: the Helm release and Application name (default: the chart's name)
 	Extra           string // EXTRA: a directory of manifests applied after the install
 	Checks          string // CHECKS: which checks (default: all)
-	Images          string // IMAGES: local Docker images given to the node
-	ImageRecipes    string // IMAGE_RECIPES: component@version built by the suite's offline recipes (images/<component>/build.sh)
 	SyncOptions     string // SYNC_OPTIONS: the Application's sync options (ServerSideApply=true ...)
-	// Expect (check=OUTCOME,...) and ExpectWhy replace the expectation that
-	// a chart passes every check: make conform-validate's known answers.
-	Expect    string
-	ExpectWhy string
+	// IMAGES, IMAGE_RECIPES, and EXPECT (check=OUTCOME,...) with EXPECT_WHY
+	// in place of the expectation that a chart passes every check (make
+	// conform-validate's known answers): registered by Shared.Register.
+	appcell.Shared
 }
 
-// Register defines the options' flags on fs.
+// Register defines the options' own flags on fs (the Shared ones are
+// registered once, by Shared.Register).
 func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Chart, "chart", "", "make conform: the chart (a chart directory, a directory or .tgz/.tar.gz holding charts, or a chart repository URL)")
 	fs.StringVar(&o.ChartName, "chart-name", "", "make conform: the chart's name (a repository URL needs it; else it chooses among the charts found)")
@@ -55,11 +54,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Release, "release", "", "make conform: the Helm release and ArgoCD Application name (default: the chart's name)")
 	fs.StringVar(&o.Extra, "extra", "", "make conform: a directory of manifests applied after the install (e.g. a custom resource that drives the chart's controllers)")
 	fs.StringVar(&o.Checks, "checks", "", "make conform: the checks, comma-separated (default: all: "+strings.Join(Names(), ", ")+")")
-	fs.StringVar(&o.Images, "images", "", "make conform: local Docker images given to the node, comma-separated (offline: what the chart's workloads run)")
-	fs.StringVar(&o.ImageRecipes, "image-recipes", "", "make conform: component@version, comma-separated: images the suite builds offline with images/<component>/build.sh and gives to the node")
 	fs.StringVar(&o.SyncOptions, "sync-options", "", "make conform: the Application's sync options, comma-separated (e.g. ServerSideApply=true)")
-	fs.StringVar(&o.Expect, "expect", "", "make conform: expected outcomes check=OUTCOME,... in place of NOT_REPRODUCED (make conform-validate's known answers)")
-	fs.StringVar(&o.ExpectWhy, "expect-why", "", "make conform: where the -expect outcomes come from")
 }
 
 // Enabled reports whether the run is make conform's.

@@ -43,7 +43,7 @@ func TestResolveRefusesBadInputBeforeAnythingStarts(t *testing.T) {
 	}
 	ctx := context.Background()
 	s, err := Options{Chart: "c", Values: "values.yaml", NamespaceLabels: "a=b,team=x", Checks: "namespace-kept,crd-diff",
-		Expect: "crd-diff=REPRODUCED", SyncOptions: "ServerSideApply=true"}.Resolve(ctx, appcell.Where{Repo: dir, CacheDir: cache, Kubernetes: "v1.33.13"})
+		SyncOptions: "ServerSideApply=true", Shared: appcell.Shared{Expect: "crd-diff=REPRODUCED"}}.Resolve(ctx, appcell.Where{Repo: dir, CacheDir: cache, Kubernetes: "v1.33.13"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,8 +62,8 @@ func TestResolveRefusesBadInputBeforeAnythingStarts(t *testing.T) {
 		want string
 	}{
 		{Options{Chart: "c", Checks: "crd-diff,nope"}, `unknown check "nope" (valid: crd-diff, hook-stuck, self-blocking-webhook, leftover-webhook, namespace-kept, deletion-hooks)`},
-		{Options{Chart: "c", Checks: "crd-diff", Expect: "hook-stuck=REPRODUCED"}, `"hook-stuck" is not a check of this run`},
-		{Options{Chart: "c", Expect: "crd-diff=MITIGATED"}, "not check=REPRODUCED or check=NOT_REPRODUCED"},
+		{Options{Chart: "c", Checks: "crd-diff", Shared: appcell.Shared{Expect: "hook-stuck=REPRODUCED"}}, `"hook-stuck" is not a check of this run`},
+		{Options{Chart: "c", Shared: appcell.Shared{Expect: "crd-diff=MITIGATED"}}, "not check=REPRODUCED or check=NOT_REPRODUCED"},
 		{Options{Chart: "https://charts.example.com", ChartName: "c", ChartVersion: "1.0.0"}, "a chart repository needs the online mode"},
 		{Options{Chart: "c", ChartDigest: "abc"}, "not CHART_DIGEST abc"},
 		{Options{Chart: "c", Namespace: "kube-system"}, `namespace "kube-system": the suite's cluster needs it`},
@@ -76,8 +76,8 @@ func TestResolveRefusesBadInputBeforeAnythingStarts(t *testing.T) {
 		{Options{Chart: "c", Extra: "nope"}, `extra "nope": no such file or directory`},
 		{Options{Chart: "c", Extra: "empty"}, `extra "empty": no manifests`},
 		{Options{Chart: "c", Extra: "."}, `extra ".": decode manifest`},
-		{Options{Chart: "c", ImageRecipes: "knative"}, `image recipe "knative": not component@version`},
-		{Options{Chart: "c", ImageRecipes: "nope@v1.0.0"}, `the suite has no recipe images/nope/build.sh`},
+		{Options{Chart: "c", Shared: appcell.Shared{ImageRecipes: "knative"}}, `image recipe "knative": not component@version`},
+		{Options{Chart: "c", Shared: appcell.Shared{ImageRecipes: "nope@v1.0.0"}}, `the suite has no recipe images/nope/build.sh`},
 	} {
 		if _, err := tt.o.Resolve(ctx, appcell.Where{Repo: dir, CacheDir: cache, Kubernetes: "v1.33.13"}); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: %v; want %q", tt.o, err, tt.want)

@@ -19,30 +19,27 @@ import (
 
 // Options are make upgrade-check's variables, as the e2e test binary's flags.
 type Options struct {
-	From, To     string // FROM, TO: the ArgoCD releases
+	// From, To (FROM, TO) are the ArgoCD releases: the flags -from and -to,
+	// which bisect takes too (runner.Options registers them; the caller
+	// copies them here).
+	From, To     string
 	Apps         string // APPS: a file or directory of Applications
-	Images       string // IMAGES: local Docker images given to the node
-	ImageRecipes string // IMAGE_RECIPES: component@version built by the suite's offline recipes
 	ArgoCDConfig string // ARGOCD_CM: a file: the argocd-cm ConfigMap, or a map of its data
-	// Expect (application=OUTCOME,...) and ExpectWhy replace the
-	// expectation that every Application comes through SAFE: known answers.
-	Expect, ExpectWhy string
+	// IMAGES, IMAGE_RECIPES, and EXPECT (application=OUTCOME,...) with
+	// EXPECT_WHY in place of the expectation that every Application comes
+	// through SAFE (known answers): registered by Shared.Register.
+	appcell.Shared
 }
 
-// Register defines the options' flags on fs.
+// Register defines the options' own flags on fs.
 func (o *Options) Register(fs *flag.FlagSet) {
-	fs.StringVar(&o.From, "upgrade-from", "", "make upgrade-check: the ArgoCD release the Applications start on (FROM)")
-	fs.StringVar(&o.To, "upgrade-to", "", "make upgrade-check: the ArgoCD release upgraded to in place (TO)")
-	fs.StringVar(&o.Apps, "upgrade-apps", "", "make upgrade-check: a YAML file or directory of ArgoCD Applications (APPS)")
-	fs.StringVar(&o.Images, "upgrade-images", "", "make upgrade-check: local Docker images given to the node, comma-separated (IMAGES)")
-	fs.StringVar(&o.ImageRecipes, "upgrade-image-recipes", "", "make upgrade-check: component@version, comma-separated: images the suite builds offline (IMAGE_RECIPES)")
-	fs.StringVar(&o.ArgoCDConfig, "upgrade-argocd-cm", "", "make upgrade-check: the argocd-cm settings the Applications run with: a ConfigMap manifest or a YAML map of its data (ARGOCD_CM)")
-	fs.StringVar(&o.Expect, "upgrade-expect", "", "make upgrade-check: expected verdicts application=SAFE|CHANGED|BROKEN,... in place of SAFE (known answers)")
-	fs.StringVar(&o.ExpectWhy, "upgrade-expect-why", "", "make upgrade-check: where the -upgrade-expect verdicts come from")
+	fs.StringVar(&o.Apps, "apps", "", "make upgrade-check: a YAML file or directory of ArgoCD Applications (APPS)")
+	fs.StringVar(&o.ArgoCDConfig, "argocd-cm", "", "make upgrade-check: the argocd-cm settings the Applications run with: a ConfigMap manifest or a YAML map of its data (ARGOCD_CM)")
 }
 
-// Enabled reports whether the run is make upgrade-check's.
-func (o *Options) Enabled() bool { return o.From != "" || o.To != "" }
+// Enabled reports whether the run is make upgrade-check's: APPS names the
+// Applications (-from and -to alone are a bisection's).
+func (o *Options) Enabled() bool { return o.Apps != "" }
 
 // Spec is what a make upgrade-check run checks, read before anything starts.
 type Spec struct {
@@ -174,7 +171,7 @@ const Unchanged = "an ArgoCD upgrade is expected to leave an Application as it w
 
 // Plan is the run's matrix data and code: the scenario upgrade-check with
 // one variant per Application on FROM, each upgraded to TO, expected SAFE
-// (or as -upgrade-expect says).
+// (or as -expect says).
 func (s *Spec) Plan() (*matrix.Data, runner.Scenarios) {
 	sc := matrix.Scenario{Name: Scenario, Component: "applications", ArgoCD: []string{s.From.String()}, UserChart: true, ReplayCommand: s.Command,
 		// a cell installs FROM, syncs, deletes, syncs again, upgrades, syncs
@@ -187,7 +184,7 @@ func (s *Spec) Plan() (*matrix.Data, runner.Scenarios) {
 		sc.Variants = append(sc.Variants, matrix.Variant{Name: a.Name(), Summary: fmt.Sprintf("%s from %s into %s", a.Source.Kind(), a.Source.From, appcell.OrNone(a.Namespace())),
 			ArgoCDUpgrades: []string{s.To.String()}})
 	}
-	return appcell.Plan(sc, appcell.Known{Want: report.Safe, Why: Unchanged, Expect: s.Expect, ExpectWhy: s.ExpectWhy, Flag: "make upgrade-check -upgrade-expect"}, s.Feature)
+	return appcell.Plan(sc, appcell.Known{Want: report.Safe, Why: Unchanged, Expect: s.Expect, ExpectWhy: s.ExpectWhy, Flag: "make upgrade-check -expect"}, s.Feature)
 }
 
 // Validate is make upgrade-check's whole check of its input, before
