@@ -167,14 +167,3 @@ func Plan(sc matrix.Scenario, known Known, feature func(matrix.Cell) step.Scenar
 	}
 	return d, runner.Scenarios{sc.Name: {Feature: feature, Variants: names}}
 }
-
-// OrNone is s, or "none" for "": a value in a line the report shows.
-func OrNone(s string) string { return cmp.Or(s, "none") }
-
-// Clip is s, at most n bytes of it and "..." when cut.
-func Clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}

@@ -9,7 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/internal/text"
 )
 
 // ObjectChange is how one object of a render differs between two releases'
@@ -49,7 +49,7 @@ func orAbsent(s string) string {
 	if s == "" {
 		return "(absent)"
 	}
-	return appcell.Clip(s, 80)
+	return text.Clip(s, 80)
 }
 
 // Ref names an object of a render: group/kind namespace/name (the group

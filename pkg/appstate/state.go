@@ -7,7 +7,7 @@ import (
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
-	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/check"
 )
@@ -62,9 +62,9 @@ type Hook struct {
 }
 
 func (h Hook) String() string {
-	s := fmt.Sprintf("%s %s: %s", h.Type, h.Ref, appcell.OrNone(h.Phase))
+	s := fmt.Sprintf("%s %s: %s", h.Type, h.Ref, text.OrNone(h.Phase))
 	if h.Message != "" {
-		s += " (" + appcell.Clip(h.Message, 120) + ")"
+		s += " (" + text.Clip(h.Message, 120) + ")"
 	}
 	return s
 }
@@ -78,14 +78,14 @@ func Of(app *v1alpha1.Application, release string) State {
 			s.OutOfSync = append(s.OutOfSync, ref)
 		}
 		if h := r.Health; h != nil && h.Status != "" && h.Status != "Healthy" {
-			s.Unhealthy = append(s.Unhealthy, Health{Ref: ref, Status: string(h.Status), Message: appcell.Clip(h.Message, 120)})
+			s.Unhealthy = append(s.Unhealthy, Health{Ref: ref, Status: string(h.Status), Message: text.Clip(h.Message, 120)})
 		}
 	}
 	for _, c := range app.Status.Conditions {
-		s.Conditions = append(s.Conditions, c.Type+": "+appcell.Clip(c.Message, 200))
+		s.Conditions = append(s.Conditions, c.Type+": "+text.Clip(c.Message, 200))
 	}
 	if op := app.Status.OperationState; op != nil {
-		s.Phase, s.Message = string(op.Phase), appcell.Clip(op.Message, 300)
+		s.Phase, s.Message = string(op.Phase), text.Clip(op.Message, 300)
 		if op.SyncResult != nil {
 			for _, r := range op.SyncResult.Resources {
 				if r.HookType == "" {
@@ -112,7 +112,7 @@ func (s *State) Explain(resources []argocd.Resource) {
 	for _, r := range resources {
 		ref := r.Ref()
 		if r.Health != "" && r.Health != "Healthy" {
-			s.Unhealthy = append(s.Unhealthy, Health{Ref: ref, Status: r.Health, Message: appcell.Clip(r.HealthMessage, 120)})
+			s.Unhealthy = append(s.Unhealthy, Health{Ref: ref, Status: r.Health, Message: text.Clip(r.HealthMessage, 120)})
 		}
 		if !slices.Contains(s.OutOfSync, ref) {
 			continue
@@ -124,7 +124,7 @@ func (s *State) Explain(resources []argocd.Resource) {
 			s.Drift = append(s.Drift, ref+": not in the cluster")
 		default:
 			dropped, differ := check.Diff(r.Target, r.Live)
-			s.Drift = append(s.Drift, fmt.Sprintf("%s: differ %s; missing %s", ref, appcell.OrNone(strings.Join(first(differ, 6), " ")), appcell.OrNone(strings.Join(first(dropped, 6), " "))))
+			s.Drift = append(s.Drift, fmt.Sprintf("%s: differ %s; missing %s", ref, text.OrNone(strings.Join(first(differ, 6), " ")), text.OrNone(strings.Join(first(dropped, 6), " "))))
 		}
 	}
 }
@@ -141,22 +141,22 @@ func first(items []string, n int) []string {
 func (s State) Lines() []string {
 	out := []string{
 		"argocd " + s.Release,
-		"sync " + appcell.OrNone(s.Sync) + ", health " + appcell.OrNone(s.Health),
-		"operation " + appcell.OrNone(s.Phase) + MessageOf(s.Message),
-		"OutOfSync: " + appcell.OrNone(strings.Join(s.OutOfSync, ", ")),
-		"not Healthy: " + appcell.OrNone(strings.Join(healthLines(s.Unhealthy), ", ")),
+		"sync " + text.OrNone(s.Sync) + ", health " + text.OrNone(s.Health),
+		"operation " + text.OrNone(s.Phase) + MessageOf(s.Message),
+		"OutOfSync: " + text.OrNone(strings.Join(s.OutOfSync, ", ")),
+		"not Healthy: " + text.OrNone(strings.Join(healthLines(s.Unhealthy), ", ")),
 	}
 	if len(s.Drift) > 0 {
 		out = append(out, "OutOfSync fields: "+strings.Join(s.Drift, "; "))
 	}
 	if s.Unexplained != "" {
-		out = append(out, "resources' health and fields: could not tell: "+appcell.Clip(s.Unexplained, 300))
+		out = append(out, "resources' health and fields: could not tell: "+text.Clip(s.Unexplained, 300))
 	}
 	var hooks []string
 	for _, h := range s.Hooks {
 		hooks = append(hooks, h.String())
 	}
-	out = append(out, "hooks: "+appcell.OrNone(strings.Join(hooks, "; ")))
+	out = append(out, "hooks: "+text.OrNone(strings.Join(hooks, "; ")))
 	if len(s.Conditions) > 0 {
 		out = append(out, "conditions: "+strings.Join(s.Conditions, "; "))
 	}
@@ -179,19 +179,19 @@ func MessageOf(m string) string {
 func Differences(a, b State) []string {
 	var out []string
 	if a.Sync != b.Sync {
-		out = append(out, fmt.Sprintf("sync %s -> %s", appcell.OrNone(a.Sync), appcell.OrNone(b.Sync)))
+		out = append(out, fmt.Sprintf("sync %s -> %s", text.OrNone(a.Sync), text.OrNone(b.Sync)))
 	}
 	if a.Health != b.Health {
-		out = append(out, fmt.Sprintf("health %s -> %s", appcell.OrNone(a.Health), appcell.OrNone(b.Health)))
+		out = append(out, fmt.Sprintf("health %s -> %s", text.OrNone(a.Health), text.OrNone(b.Health)))
 	}
 	if a.Phase != b.Phase {
-		out = append(out, fmt.Sprintf("operation %s -> %s%s", appcell.OrNone(a.Phase), appcell.OrNone(b.Phase), MessageOf(b.Message)))
+		out = append(out, fmt.Sprintf("operation %s -> %s%s", text.OrNone(a.Phase), text.OrNone(b.Phase), MessageOf(b.Message)))
 	}
 	if x, y := strings.Join(a.OutOfSync, ", "), strings.Join(b.OutOfSync, ", "); x != y {
-		out = append(out, fmt.Sprintf("OutOfSync %s -> %s", appcell.OrNone(x), appcell.OrNone(y)))
+		out = append(out, fmt.Sprintf("OutOfSync %s -> %s", text.OrNone(x), text.OrNone(y)))
 	}
 	if x, y := strings.Join(healthLines(a.Unhealthy), ", "), strings.Join(healthLines(b.Unhealthy), ", "); x != y {
-		out = append(out, fmt.Sprintf("not Healthy %s -> %s", appcell.OrNone(x), appcell.OrNone(y)))
+		out = append(out, fmt.Sprintf("not Healthy %s -> %s", text.OrNone(x), text.OrNone(y)))
 	}
 	ha, hb := hookPhases(a.Hooks), hookPhases(b.Hooks)
 	for _, ref := range slices.Sorted(func(yield func(string) bool) {
@@ -216,7 +216,7 @@ func Differences(a, b State) []string {
 func hookPhases(hooks []Hook) map[string]string {
 	m := map[string]string{}
 	for _, h := range hooks {
-		m[h.Type+" "+h.Ref] = appcell.OrNone(h.Phase)
+		m[h.Type+" "+h.Ref] = text.OrNone(h.Phase)
 	}
 	return m
 }

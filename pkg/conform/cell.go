@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 
 	"github.com/gitops-conformance/suite/internal/images"
+	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
@@ -84,7 +85,7 @@ func (k *cell) describe() step.Step {
 			return err
 		}
 		lifecycle.Note(ctx, "chart %s %s as release %s in %s: %d resources, %d workload(s), %d webhook(s) in its configurations, %d hook(s), %d CRD(s); images: %s",
-			s.Chart.Name, s.Chart.Version, s.Release, s.Namespace, len(r.Resources()), len(r.Workloads()), len(webhooks), len(r.Hooks()), len(r.CRDs()), appcell.OrNone(strings.Join(r.Images(), ", ")))
+			s.Chart.Name, s.Chart.Version, s.Release, s.Namespace, len(r.Resources()), len(r.Workloads()), len(webhooks), len(r.Hooks()), len(r.CRDs()), text.OrNone(strings.Join(r.Images(), ", ")))
 		lifecycle.CellFrom(ctx).WriteEvidence("rendered.yaml", r.Manifest())
 		return nil
 	})
@@ -200,7 +201,7 @@ func (k *cell) recordWebhooks() step.Step {
 				c.Watch(w.Config, "", w.ConfigName)
 			}
 		}
-		lifecycle.Note(ctx, "the chart's webhook configurations as installed: %s; webhooks: %s", appcell.OrNone(strings.Join(configs, ", ")), appcell.OrNone(strings.Join(names, ", ")))
+		lifecycle.Note(ctx, "the chart's webhook configurations as installed: %s; webhooks: %s", text.OrNone(strings.Join(configs, ", ")), text.OrNone(strings.Join(names, ", ")))
 		return nil
 	})
 }
@@ -392,7 +393,7 @@ func (k *cell) rejectsProbe() assert.Check {
 			if len(why) == 0 {
 				return assert.Constant(false, "no configuration of the chart is left"), nil
 			}
-			return assert.Constant(false, "no probe: "+appcell.OrNone(strings.Join(why, ", "))), nil
+			return assert.Constant(false, "no probe: "+text.OrNone(strings.Join(why, ", "))), nil
 		}
 		return assert.Any(rejected...), nil
 	})

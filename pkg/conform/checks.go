@@ -8,6 +8,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 
+	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
@@ -87,7 +88,7 @@ func hookStuck(k *cell) []step.Step {
 	for _, h := range hooks {
 		names = append(names, fmt.Sprintf("%s %s/%s (%s)", h.GetKind(), h.GetNamespace(), h.GetName(), h.Hook))
 	}
-	return []step.Step{env.Observe("the chart's hooks ArgoCD runs at a sync", assert.Constant(len(hooks) > 0, appcell.OrNone(strings.Join(names, ", ")))),
+	return []step.Step{env.Observe("the chart's hooks ArgoCD runs at a sync", assert.Constant(len(hooks) > 0, text.OrNone(strings.Join(names, ", ")))),
 		assert.That("install sync completed or held by a hook", assert.Intervals.Install, done),
 		assert.That("install sync Succeeded or held by a hook", assert.Intervals.Poll, assert.Any(succeeded, held)),
 		k.recordWebhooks(),
@@ -178,7 +179,7 @@ func deletionHooks(k *cell) []step.Step {
 		failed = append(failed, check.EventSeen(jobs, "BackoffLimitExceeded", h.GetName()))
 	}
 	steps := append(k.synced(),
-		env.Observe("the chart's deletion hooks", assert.Constant(len(hooks) > 0, appcell.OrNone(strings.Join(names, ", ")))),
+		env.Observe("the chart's deletion hooks", assert.Constant(len(hooks) > 0, text.OrNone(strings.Join(names, ", ")))),
 		env.DeleteApp(k.app, env.Foreground))
 	steps = append(append(steps, env.ReleaseDeletionHooksAtEnd(k.app)...),
 		assert.Unsettled("application "+k.app+" deleted, after each of the chart's deletion hook Jobs completed", assert.Intervals.Sync, assert.Intervals.HoldShort,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
@@ -108,7 +109,7 @@ func Selection(namespace string, r *appcell.Rendered, webhooks func() []check.We
 			}
 			line := fmt.Sprintf("%s (%s %s): failurePolicy %s, namespaceSelector %q, objectSelector %q, takes %s %s: %v, called for the Pods of %s",
 				w.Name, w.Config, w.ConfigName, cmp.Or(w.FailurePolicy, "Fail"), check.SelectorText(w.NamespaceSelector),
-				check.SelectorText(w.ObjectSelector), namespace, check.SortedLabels(labels), takes, appcell.OrNone(strings.Join(pods, ", ")))
+				check.SelectorText(w.ObjectSelector), namespace, check.SortedLabels(labels), takes, text.OrNone(strings.Join(pods, ", ")))
 			if s := w.ClientConfig.Service; s != nil {
 				line += ", served by service " + s.Namespace + "/" + s.Name
 				if svc, found := r.Service(s.Namespace, s.Name); found {

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/internal/gitserver"
+	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/argocd"
@@ -165,7 +166,7 @@ func (k *cell) describe() step.Step {
 		if c := src.Chart; c != nil {
 			what = fmt.Sprintf("Helm chart %s %s from %s (%d files, content sha256 %s)", c.Name, c.Version, src.From, len(c.Files), c.Digest)
 		}
-		lifecycle.Note(ctx, "application %s (%s): %s, into namespace %s", a.Name(), a.File, what, appcell.OrNone(a.Namespace()))
+		lifecycle.Note(ctx, "application %s (%s): %s, into namespace %s", a.Name(), a.File, what, text.OrNone(a.Namespace()))
 		given, err := yaml.Marshal(a.Spec)
 		if err != nil {
 			return err
@@ -467,7 +468,7 @@ func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
 		case err != nil:
 			return assert.Unknown(err)
 		default:
-			d.Held = fmt.Sprintf("still there after %s, finalizers %s; %s", assert.Intervals.Rollout, appcell.OrNone(strings.Join(app.Finalizers, ", ")), appstate.Of(app, on))
+			d.Held = fmt.Sprintf("still there after %s, finalizers %s; %s", assert.Intervals.Rollout, text.OrNone(strings.Join(app.Finalizers, ", ")), appstate.Of(app, on))
 		}
 		if r := k.newest; r != nil {
 			refs := r.Refs()
@@ -492,7 +493,7 @@ func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
 			}
 		}
 		*dst = d
-		lifecycle.Note(ctx, "the cascading deletion on %s: gone: %v; held: %s; left: %s%s", on, d.Gone, appcell.OrNone(d.Held), appcell.OrNone(d.Left), d.unread())
+		lifecycle.Note(ctx, "the cascading deletion on %s: gone: %v; held: %s; left: %s%s", on, d.Gone, text.OrNone(d.Held), text.OrNone(d.Left), d.unread())
 		return nil
 	})
 }
@@ -522,7 +523,7 @@ func sourceOf(r *argocd.Render) string {
 		parts = append(parts, r.SourceType+" source")
 	}
 	if r.Revision != "" {
-		parts = append(parts, "revision "+appcell.Clip(r.Revision, 12))
+		parts = append(parts, "revision "+text.Clip(r.Revision, 12))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
@@ -46,7 +46,7 @@ func Grade(r Reading) (report.Outcome, string) {
 	case "", "Failed", "Error":
 		// no baseline: what the upgrade changes cannot be told
 		return report.Error, fmt.Sprintf("could not tell: on %s the Application did not sync (operation %s%s): the check needs it working on FROM",
-			r.From, appcell.OrNone(r.OnFrom.Phase), appstate.MessageOf(r.OnFrom.Message))
+			r.From, text.OrNone(r.OnFrom.Phase), appstate.MessageOf(r.OnFrom.Message))
 	}
 	var before []string
 	for _, p := range problems(r.OnFrom) {
@@ -98,7 +98,7 @@ func Grade(r Reading) (report.Outcome, string) {
 	case !r.DelFrom.Gone && r.DelTo.Gone:
 		changed = append(changed, fmt.Sprintf("the cascading deletion, held on %s (%s), goes through on %s", r.From, r.DelFrom.Held, r.To))
 	case r.DelFrom.Gone && r.DelTo.Gone && r.DelFrom.LeftSummary() != r.DelTo.LeftSummary():
-		changed = append(changed, fmt.Sprintf("what the cascading deletion left: %s -> %s", appcell.OrNone(r.DelFrom.LeftSummary()), appcell.OrNone(r.DelTo.LeftSummary())))
+		changed = append(changed, fmt.Sprintf("what the cascading deletion left: %s -> %s", text.OrNone(r.DelFrom.LeftSummary()), text.OrNone(r.DelTo.LeftSummary())))
 	}
 	if len(changed) > 0 {
 		return report.Changed, fmt.Sprintf("%s -> %s: %s%s", r.From, r.To, strings.Join(changed, "; "), note)
@@ -124,7 +124,7 @@ func problems(s appstate.State) []problem {
 	}
 	switch {
 	case s.Sync != "Synced" && len(s.OutOfSync) == 0:
-		out = append(out, problem{appcell.OrNone(s.Sync) + " after the sync", ""})
+		out = append(out, problem{text.OrNone(s.Sync) + " after the sync", ""})
 	case s.Sync != "Synced":
 		for _, r := range s.OutOfSync {
 			out = append(out, problem{"OutOfSync after the sync: " + r, ""})
@@ -196,7 +196,7 @@ func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 		on  string
 		del Deletion
 	}{{r.From, r.DelFrom}, {r.To, r.DelTo}} {
-		fmt.Fprintf(&b, "## the cascading deletion on %s\ngone: %v\nheld: %s\nleft: %s\n\n", d.on, d.del.Gone, appcell.OrNone(d.del.Held), appcell.OrNone(d.del.Left))
+		fmt.Fprintf(&b, "## the cascading deletion on %s\ngone: %v\nheld: %s\nleft: %s\n\n", d.on, d.del.Gone, text.OrNone(d.del.Held), text.OrNone(d.del.Left))
 	}
 	lifecycle.CellFrom(ctx).WriteEvidence("states.md", b.String())
 	o, why := Grade(r)

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/internal/images"
+	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
@@ -181,7 +182,7 @@ func (s *Spec) Plan() (*matrix.Data, runner.Scenarios) {
 		Title:   "a user's Applications through an in-place ArgoCD upgrade",
 		Summary: fmt.Sprintf("Each Application created on ArgoCD %s through the suite's git server and synced, ArgoCD upgraded in place to %s, refreshed, compared, synced and deleted.", s.From, s.To)}
 	for _, a := range s.Apps {
-		sc.Variants = append(sc.Variants, matrix.Variant{Name: a.Name(), Summary: fmt.Sprintf("%s from %s into %s", a.Source.Kind(), a.Source.From, appcell.OrNone(a.Namespace())),
+		sc.Variants = append(sc.Variants, matrix.Variant{Name: a.Name(), Summary: fmt.Sprintf("%s from %s into %s", a.Source.Kind(), a.Source.From, text.OrNone(a.Namespace())),
 			ArgoCDUpgrades: []string{s.To.String()}})
 	}
 	return appcell.Plan(sc, appcell.Known{Want: report.Safe, Why: Unchanged, Expect: s.Expect, ExpectWhy: s.ExpectWhy, Flag: "make upgrade-check -expect"}, s.Feature)
