@@ -57,6 +57,9 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.SyncOptions, "sync-options", "", "make conform: the Application's sync options, comma-separated (e.g. ServerSideApply=true)")
 }
 
+// Options are one of the two runs a user's Application is checked by.
+var _ appcell.Options = (*Options)(nil)
+
 // Enabled reports whether the run is make conform's.
 func (o *Options) Enabled() bool { return o.Chart != "" }
 

@@ -38,6 +38,9 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.ArgoCDConfig, "argocd-cm", "", "make upgrade-check: the argocd-cm settings the Applications run with: a ConfigMap manifest or a YAML map of its data (ARGOCD_CM)")
 }
 
+// Options are one of the two runs a user's Application is checked by.
+var _ appcell.Options = (*Options)(nil)
+
 // Enabled reports whether the run is make upgrade-check's: APPS names the
 // Applications (-from and -to alone are a bisection's).
 func (o *Options) Enabled() bool { return o.Apps != "" }
