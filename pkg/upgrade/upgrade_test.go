@@ -1,11 +1,13 @@
 package upgrade
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/appstate"
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
@@ -151,5 +153,19 @@ func TestCellSteps(t *testing.T) {
 	}
 	if want := "application chart-dir through the upgrade"; !strings.Contains(names[len(names)-2], want) {
 		t.Errorf("the verdict %q is not the last look:\n%s", names[len(names)-2], all)
+	}
+}
+
+// An object of the render that could not be read after a cascading
+// deletion is kept as such: the cell could not tell what the cascade left,
+// and says which (never "gone").
+func TestAnUnreadObjectIsCouldNotTell(t *testing.T) {
+	st := &appstate.State{Release: "v3.4.7", Sync: "Synced", Health: "Healthy", Phase: "Succeeded"}
+	k := &cell{from: catalog.MustRelease("v3.4.7"), to: catalog.MustRelease("v3.5.1"), onFrom: st, refreshed: st, synced: st,
+		renderFrom: &argocd.Render{}, renderTo: &argocd.Render{},
+		delFrom: Deletion{Read: true, Gone: true}, delTo: Deletion{Read: true, Gone: true, Unread: []string{"configmap team/x: connection refused"}}}
+	_, _, err := k.grade(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "could not tell what the cascading deletion on v3.5.1 left: configmap team/x: connection refused") {
+		t.Errorf("grade: %v", err)
 	}
 }
