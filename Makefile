@@ -161,7 +161,7 @@ SYNC_OPTIONS ?=
 EXPECT ?=
 CONFORM = -chart "$(CHART)" -chart-name "$(CHART_NAME)" -chart-version "$(CHART_VERSION)" -chart-digest "$(CHART_DIGEST)" \
   -values "$(VALUES)" -namespace "$(NAMESPACE)" -namespace-labels "$(NAMESPACE_LABELS)" -release "$(RELEASE)" -extra "$(EXTRA)" \
-  -checks "$(CHECKS)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" -sync-options "$(SYNC_OPTIONS)" -expect "$(EXPECT)"
+  -checks "$(CHECKS)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" -sync-options "$(SYNC_OPTIONS)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)"
 
 conform: $(E2E) ## the bug classes the scenarios reproduced, checked on a chart, each a cell of the report: CHART=dir|.tgz|repo-url [CHART_VERSION=v] [CHART_NAME=n] [VALUES=file] [NAMESPACE=ns] [NAMESPACE_LABELS=k=v] [EXTRA=dir] [ARGOCD=tag] [KUBERNETES=v] [CHECKS=a,b] [IMAGES=img,img] (docs/conform.md)
 	@test -n "$(CHART)" || { echo "make conform: CHART= names the chart to check (a chart directory, a .tgz, or a chart repository URL with CHART_NAME and CHART_VERSION)"; exit 2; }
@@ -172,21 +172,21 @@ conform-smoke: $(E2E) ## make conform on the suite's clean chart (fixtures/chart
 	$(RUN_E2E) -test.run TestConform -chart fixtures/charts/conform-clean -namespace conform-clean -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES) -mode $(MODE) $(PULL) \
 	  -cluster $(CLUSTER) $(KEEP_FLAG) -command "make conform-smoke"
 
-# make upgrade-check: EXPECT_WHY says where EXPECT's verdicts come from
+# make conform, make upgrade-check: EXPECT_WHY says where EXPECT's outcomes come from
 EXPECT_WHY ?=
 # make upgrade-check: the Applications (a YAML file or directory; default: the seed charts as the
 # suite installs them, written under UPGRADE_APPS by bin/conformance upgrade-check apps), and the
 # argocd-cm settings they run with (a ConfigMap manifest or a map of its data)
 APPS ?=
 ARGOCD_CM ?=
-UPGRADE = -upgrade-from "$(FROM)" -upgrade-to "$(TO)" -upgrade-images "$(IMAGES)" -upgrade-image-recipes "$(IMAGE_RECIPES)" \
-  -upgrade-argocd-cm "$(ARGOCD_CM)" -upgrade-expect "$(EXPECT)" -upgrade-expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
+UPGRADE = -from "$(FROM)" -to "$(TO)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" \
+  -argocd-cm "$(ARGOCD_CM)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
 
 upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [ARGOCD_CM=file] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
 	@test -n "$(FROM)" && test -n "$(TO)" || { echo "make upgrade-check: FROM= and TO= name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1); APPS= your Applications (default: the seed charts)"; exit 2; }
 	@apps="$(APPS)"; if [ -z "$$apps" ]; then apps="$(UPGRADE_APPS)"; $(CLI) upgrade-check apps -out "$$apps" $(if $(ONLY),-only "$(ONLY)") || exit 2; fi; \
-	  $(CLI) upgrade-check check -upgrade-apps "$$apps" $(UPGRADE) && \
-	  $(MAKE) --no-print-directory $(E2E) && $(RUN_E2E) -test.run TestUpgradeCheck -upgrade-apps "$$apps" $(UPGRADE) -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
+	  $(CLI) upgrade-check check -apps "$$apps" $(UPGRADE) && \
+	  $(MAKE) --no-print-directory $(E2E) && $(RUN_E2E) -test.run TestUpgradeCheck -apps "$$apps" $(UPGRADE) -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
 
 # make upgrade-check-smoke: SMOKE_ARGOCD upgraded in place to the next release of the default axis
 UPGRADE_SMOKE_TO ?= v2.14.21

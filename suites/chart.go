@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/pkg/conform"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/sources"
 	"github.com/gitops-conformance/suite/scenarios/knative"
@@ -75,12 +75,12 @@ func (c Chart) check() error {
 // directory of its own: the chart chosen by Name and Version where a path
 // holds several, Digest checked. It says what it wrote (Dir is dir, Source
 // where it came from).
-func (c Chart) Write(ctx context.Context, at Local, dir string) (*conform.Chart, error) {
+func (c Chart) Write(ctx context.Context, at Local, dir string) (*appcell.Chart, error) {
 	src, err := c.chart(ctx, at, dir)
 	if err != nil {
 		return nil, err
 	}
-	ch, err := conform.LocalChart(src, c.Name, c.Version, at.Repo, at.Cache)
+	ch, err := appcell.LocalChart(src, c.Name, c.Version, at.Repo, at.Cache)
 	if err != nil {
 		return nil, err
 	}

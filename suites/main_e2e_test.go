@@ -21,10 +21,12 @@ import (
 
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/internal/shell"
+	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/conform"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/route"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/pkg/schedule"
 	"github.com/gitops-conformance/suite/pkg/upgrade"
@@ -49,17 +51,23 @@ var (
 	opts    runner.Options
 	conf    conform.Options // make conform's: a chart to check instead of the matrix
 	upg     upgrade.Options // make upgrade-check's: Applications through an upgrade instead of the matrix
+	shared  appcell.Shared  // the flags both take (-images, -image-recipes, -expect, -expect-why)
 	runCtx  context.Context // cancelled by an interrupt
 )
 
 func init() {
 	opts.Register(flag.CommandLine)
+	shared.Register(flag.CommandLine)
 	conf.Register(flag.CommandLine)
 	upg.Register(flag.CommandLine)
 }
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	// one flag a make variable across commands: -from and -to are
+	// bisect's and make upgrade-check's, the shared ones both runs'
+	conf.Shared, upg.Shared = shared, shared
+	upg.From, upg.To = opts.From, opts.To
 	if opts.Clusters > 1 {
 		os.Exit(parallel())
 	}
@@ -158,7 +166,7 @@ func newRunner(ctx context.Context) (*runner.Runner, error) {
 	}
 	switch {
 	case conf.Enabled() && upg.Enabled():
-		return nil, &runner.BadInput{Err: errors.New("make conform (CHART) and make upgrade-check (FROM, TO) are two runs: name one")}
+		return nil, &runner.BadInput{Err: errors.New("make conform (CHART) and make upgrade-check (APPS) are two runs: name one")}
 	case conf.Enabled():
 		return conformRunner(ctx, cat, repo)
 	case upg.Enabled():
@@ -182,7 +190,7 @@ func conformRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 	if err != nil {
 		return nil, &runner.BadInput{Err: err}
 	}
-	if mode == images.Auto && conform.IsRepoURL(conf.Chart) {
+	if mode == images.Auto && appcell.IsRepoURL(conf.Chart) {
 		mode, _ = images.Detect(ctx, mode, images.HTTPProbe)
 	}
 	cache, err := runner.CacheDir()
@@ -200,7 +208,7 @@ func conformRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 		}
 		kube = kubes[0]
 	}
-	spec, err := conf.Resolve(ctx, conform.Where{Repo: repo, CacheDir: cache, Online: mode == images.Online || opts.RegistryMirror != "",
+	spec, err := conf.Resolve(ctx, appcell.Where{Repo: repo, CacheDir: cache, Online: mode == images.Online || opts.RegistryMirror != "",
 		Kubernetes: kube.Version})
 	if err != nil {
 		return nil, &runner.BadInput{Err: err}
@@ -279,16 +287,16 @@ func upgradeRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 
 // measuredRoute is every behaviour change the suite measured on the path
 // from -> to, read from suites/matrix.yaml's expectations.
-func measuredRoute(cat *catalog.Catalog, from, to catalog.Release) (upgrade.Route, error) {
+func measuredRoute(cat *catalog.Catalog, from, to catalog.Release) (route.Route, error) {
 	data, err := Matrix()
 	if err != nil {
-		return upgrade.Route{}, err
+		return route.Route{}, err
 	}
-	known, err := upgrade.Patches(cat, data)
+	known, err := route.Patches(cat, data)
 	if err != nil {
-		return upgrade.Route{}, err
+		return route.Route{}, err
 	}
-	return upgrade.RouteOf(data, known, from, to)
+	return route.Of(data, known, from, to)
 }
 
 // interruptible is the run's context: cancelled by the first SIGINT or

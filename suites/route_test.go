@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/pkg/upgrade"
+	"github.com/gitops-conformance/suite/pkg/route"
 )
 
 // The route table read from matrix.yaml holds the two changes the suite
@@ -22,7 +22,7 @@ func TestRouteOfTheMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	known, err := upgrade.Patches(cat, data)
+	known, err := route.Patches(cat, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestRouteOfTheMatrix(t *testing.T) {
 		{from: "v3.4.7", to: "v3.5.1", notWant: "longname-hooks-argocd/bug",
 			measured: "longname-hooks-argocd/bug openkruise v1.8.3, Kubernetes v1.33.13, offline: NOT_REPRODUCED on v3.5.1"},
 	} {
-		route, err := upgrade.RouteOf(data, known, catalog.MustRelease(tc.from), catalog.MustRelease(tc.to))
+		route, err := route.Of(data, known, catalog.MustRelease(tc.from), catalog.MustRelease(tc.to))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func TestRouteOfTheMatrix(t *testing.T) {
 // upstream published them (bisect.Releases lists them from the module proxy).
 // upgradeSummary is a change in one line: "kyverno-argocd/bug v1.14.0
 // v1.33.13: REPRODUCED v2.14.3 -> NOT_REPRODUCED v2.14.4 exact".
-func upgradeSummary(c upgrade.Change) string {
+func upgradeSummary(c route.Change) string {
 	s := fmt.Sprintf("%s/%s %s %s: %s %s -> %s %s", c.Scenario, c.Variant, c.ComponentVersion, c.Kubernetes, c.BeforeOutcome, c.Before, c.AfterOutcome, c.After)
 	if c.Exact {
 		s += " exact"

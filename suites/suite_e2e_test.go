@@ -12,16 +12,16 @@ import (
 // outermost (a parallel run's cluster: the cells it takes from the queue).
 func TestMatrix(t *testing.T) {
 	if conf.Enabled() || upg.Enabled() {
-		t.Skip("a make conform (-chart) or make upgrade-check (-upgrade-from) run: TestConform or TestUpgradeCheck runs its cells")
+		t.Skip("a make conform (-chart) or make upgrade-check (-apps) run: TestConform or TestUpgradeCheck runs its cells")
 	}
 	runCells(t)
 }
 
 // TestUpgradeCheck runs make upgrade-check's cells: each Application of
-// -upgrade-apps a cell, through the upgrade -upgrade-from to -upgrade-to.
+// -apps a cell, through the upgrade -from to -to.
 func TestUpgradeCheck(t *testing.T) {
 	if !upg.Enabled() {
-		t.Skip("no -upgrade-from: make upgrade-check FROM=... TO=... names the upgrade to check")
+		t.Skip("no -apps: make upgrade-check FROM=... TO=... [APPS=...] names the upgrade to check")
 	}
 	runCells(t)
 }

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gitops-conformance/suite/pkg/conform"
+	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/upgrade"
 	"github.com/gitops-conformance/suite/scenarios/kargo"
 )
@@ -125,7 +125,7 @@ func (a SeedApp) release() string {
 // own, out/<name>/, and the Application, out/<name>.yaml, whose source is
 // that directory (./<name>, relative to the file). It returns the file
 // and the chart written.
-func (a SeedApp) Write(ctx context.Context, at Local, out string) (string, *conform.Chart, error) {
+func (a SeedApp) Write(ctx context.Context, at Local, out string) (string, *appcell.Chart, error) {
 	ch, err := a.Chart.Write(ctx, at, filepath.Join(out, a.Name))
 	if err != nil {
 		return "", nil, err

@@ -13,7 +13,6 @@ import (
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
-	"github.com/gitops-conformance/suite/pkg/upgrade"
 )
 
 // cli is what a command runs with: the catalog and the matrix main loaded,
@@ -35,9 +34,6 @@ type command struct {
 	// (parse) and runs. With -h, parse returns flag.ErrHelp before anything
 	// is done, and the command's help is printed from fs.
 	run func(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
-	// flags declares the flags of a command whose run makes its own flag
-	// set (upgrade-check's), for its help; nil for the others.
-	flags func(fs *flag.FlagSet)
 }
 
 // commands is the CLI: every subcommand, in the order help lists them.
@@ -90,24 +86,9 @@ func commands() []command {
 		{name: "conform table", args: "NAME=REPORT_DIR...", synopsis: "the validations' known answers against the runs' outcomes, as Markdown; exit 1 when one differs or has no run",
 			run: conformTable},
 		{name: "upgrade-check check", synopsis: "make upgrade-check's input checked before anything is built: the releases, the Applications and their sources; exit 2 with one line",
-			run: func(ctx context.Context, c cli, _ *flag.FlagSet, args []string) error {
-				return upgradeCheckCommand(ctx, append([]string{"check"}, args...), c.stdout)
-			},
-			flags: func(fs *flag.FlagSet) {
-				var u upgrade.Options
-				var o runner.Options
-				u.Register(fs)
-				o.Register(fs)
-			}},
+			run: upgradeCheckInput},
 		{name: "upgrade-check apps", synopsis: "make upgrade-check's default APPS (suites/upgrade-check.yaml): each seed's chart made as DIR/NAME/ and its Application written as DIR/NAME.yaml; a line per Application (its name, file and chart); exit 2 when one cannot be made (a variable unset, a module the proxy refuses)",
-			run: func(ctx context.Context, c cli, _ *flag.FlagSet, args []string) error {
-				return upgradeCheckCommand(ctx, append([]string{"apps"}, args...), c.stdout)
-			},
-			// as upgradeCheckCommand declares them
-			flags: func(fs *flag.FlagSet) {
-				fs.String("out", "", "write the Applications and their charts into this directory")
-				fs.String("only", "", "only these Applications, comma-separated")
-			}},
+			run: upgradeCheckApps},
 		{name: "cluster delete", synopsis: "delete the suite's kind cluster, a parallel run's NAME-<n> and their registries, with the kind binary the suite built (make cluster-delete)",
 			run: clusterDelete},
 		{name: "catalog defaults", synopsis: "what the Makefile takes from pkg/catalog/catalog.yaml (each source's default path, the smoke's ArgoCD release, the default Kubernetes version), as make assignments: make writes them to bin/catalog.mk and includes it",
@@ -142,9 +123,6 @@ func execute(ctx context.Context, c cli, args []string) error {
 	err := cmd.run(ctx, c, fs, rest)
 	if !errors.Is(err, flag.ErrHelp) {
 		return err
-	}
-	if cmd.flags != nil {
-		cmd.flags(fs)
 	}
 	_, err = io.WriteString(c.stdout, usage(cmd, fs))
 	return err
@@ -212,11 +190,7 @@ func groups() []string {
 func flagsOf(cmd command) *flag.FlagSet {
 	fs := flag.NewFlagSet("conformance "+cmd.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	if cmd.flags != nil {
-		cmd.flags(fs)
-	} else {
-		_ = cmd.run(context.Background(), cli{stdout: io.Discard}, fs, []string{"-h"})
-	}
+	_ = cmd.run(context.Background(), cli{stdout: io.Discard}, fs, []string{"-h"})
 	return fs
 }
 
@@ -339,7 +313,3 @@ func Reference() string {
 	return b.String()
 }
 
-// upgradeCheckUsage (upgradecheck.go) is the usage text the table replaces;
-// it goes with the next change to that file (its flags are being renamed
-// there).
-var _ = upgradeCheckUsage

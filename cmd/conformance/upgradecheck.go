@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,31 +18,15 @@ import (
 	"github.com/gitops-conformance/suite/suites"
 )
 
-const upgradeCheckUsage = `upgrade-check check -upgrade-from TAG -upgrade-to TAG -upgrade-apps FILE|DIR [make upgrade-check's other flags, -mode ...]
-                               make upgrade-check's input checked before anything is built: the
-                               releases, the Applications and their sources; exit 2 with one line
-  upgrade-check apps -out DIR [-only NAME,...]
-                               make upgrade-check's default APPS (suites/upgrade-check.yaml): each seed's
-                               chart made as DIR/NAME/ and its Application written as DIR/NAME.yaml;
-                               a line per Application (its name, file and chart); exit 2 when one
-                               cannot be made (a variable unset, a module the proxy refuses)`
-
-// upgradeCheckCommand is make upgrade-check's side that needs no cluster:
-// the default Applications.
-func upgradeCheckCommand(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) > 0 && args[0] == "check" {
-		return upgradeCheckInput(ctx, args[1:])
-	}
-	if len(args) == 0 || args[0] != "apps" {
-		return &runner.BadInput{Err: errors.New("upgrade-check: want check or apps")}
-	}
-	fs := flag.NewFlagSet("upgrade-check apps", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+// upgradeCheckApps is upgrade-check apps: make upgrade-check's default
+// Applications, the seeds' charts as their scenarios install them.
+func upgradeCheckApps(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	out := fs.String("out", "", "write the Applications and their charts into this directory")
 	only := fs.String("only", "", "only these Applications, comma-separated")
-	if err := fs.Parse(args[1:]); err != nil {
-		return &runner.BadInput{Err: fmt.Errorf("upgrade-check apps: %w", err)}
+	if err := parse(fs, args); err != nil {
+		return err
 	}
+	stdout := c.stdout
 	if *out == "" || fs.NArg() > 0 {
 		return &runner.BadInput{Err: errors.New("upgrade-check apps: want -out DIR [-only NAME,...]")}
 	}
@@ -102,16 +85,16 @@ func upgradeCheckCommand(ctx context.Context, args []string, stdout io.Writer) e
 
 // upgradeCheckInput is upgrade-check check: make upgrade-check's input
 // checked (upgrade.Validate) with the flags the test binary takes.
-func upgradeCheckInput(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("upgrade-check check", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+func upgradeCheckInput(ctx context.Context, _ cli, fs *flag.FlagSet, args []string) error {
 	var u upgrade.Options
 	var o runner.Options
 	u.Register(fs)
+	u.Shared.Register(fs)
 	o.Register(fs)
-	if err := fs.Parse(args); err != nil {
-		return &runner.BadInput{Err: fmt.Errorf("upgrade-check check: %w", err)}
+	if err := parse(fs, args); err != nil {
+		return err
 	}
+	u.From, u.To = o.From, o.To // -from and -to: runner.Options', bisect's too
 	cat, err := catalog.Load()
 	if err != nil {
 		return err

@@ -25,7 +25,7 @@ func TestUpgradeCheckAppsRefusesWithOneLine(t *testing.T) {
 		{"apps", "-out", out, "-only", "kruise"},
 	} {
 		var stdout bytes.Buffer
-		err := upgradeCheckCommand(context.Background(), args, &stdout)
+		err := execute(context.Background(), cli{stdout: &stdout}, append([]string{"upgrade-check"}, args...))
 		if !runner.IsBadInput(err) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("upgrade-check %v: want one line of bad input, got %v", args, err)
 		}
@@ -33,7 +33,7 @@ func TestUpgradeCheckAppsRefusesWithOneLine(t *testing.T) {
 			t.Errorf("upgrade-check %v wrote %q", args, stdout.String())
 		}
 	}
-	err := upgradeCheckCommand(context.Background(), []string{"apps", "-out", out, "-only", "kruise"}, &bytes.Buffer{})
+	err := execute(context.Background(), cli{stdout: &bytes.Buffer{}}, []string{"upgrade-check", "apps", "-out", out, "-only", "kruise"})
 	if err == nil || !strings.Contains(err.Error(), "upgrade-check apps: kruise: ") || !strings.Contains(err.Error(), "set OPENKRUISE_CHARTS") {
 		t.Errorf("an unset variable: %v", err)
 	}
@@ -53,7 +53,7 @@ func TestUpgradeCheckAppsWrites(t *testing.T) {
 	t.Setenv("GITOPS_CONFORMANCE_CACHE", t.TempDir())
 	out := t.TempDir()
 	var stdout bytes.Buffer
-	if err := upgradeCheckCommand(context.Background(), []string{"apps", "-out", out, "-only", "kargo"}, &stdout); err != nil {
+	if err := execute(context.Background(), cli{stdout: &stdout}, []string{"upgrade-check", "apps", "-out", out, "-only", "kargo"}); err != nil {
 		t.Fatal(err)
 	}
 	want := "kargo\t" + filepath.Join(out, "kargo.yaml") + "\tchart kargo 0.1.0 from kargo@v1.11.2 source tree, charts/kargo ("

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	txt "github.com/gitops-conformance/suite/internal/text"
 )
 
 var (
@@ -35,7 +37,7 @@ func CheckNewest(pages map[string]string) []string {
 			if newestRe.MatchString(text) && versionRe.MatchString(text) && !sourcedRe.MatchString(text) {
 				at := line + len(sentence) - len(strings.TrimLeft(sentence, "\n")) // where its text starts
 				bad = append(bad, fmt.Sprintf("%s:%d: %q states a newest version without a date, a run or a source (make releases, make list, the catalog)",
-					filepath.ToSlash(name), at, clip(text, 160)))
+					filepath.ToSlash(name), at, txt.Clip(text, 160)))
 			}
 			line += strings.Count(sentence, "\n")
 		}
@@ -71,11 +73,4 @@ func stripGenerated(page string) string {
 		}
 		page = page[:i] + strings.Repeat("\n", strings.Count(page[i:i+j], "\n")) + page[i+j+len(":end -->"):]
 	}
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -12,6 +13,8 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 
 	"github.com/gitops-conformance/suite/internal/images"
+	"github.com/gitops-conformance/suite/internal/text"
+	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
@@ -29,13 +32,10 @@ const Sentinel = "gitops-conformance-sentinel"
 // cell is one check of the chart: the spec, and what the cell learns of the
 // chart as it installs it.
 type cell struct {
-	spec  *Spec
-	app   string
-	chart fixture.Files // the chart's files as pushed to the git server
-	// before are the webhook configurations the cluster had before the
-	// install (kind/name), webhooks the chart's as installed (recordWebhooks).
-	before   map[string]bool
-	webhooks []check.Webhook
+	appcell.Cell // Recorded: the chart's webhooks as installed (recordWebhooks)
+	spec         *Spec
+	app          string
+	chart        fixture.Files // the chart's files as pushed to the git server
 }
 
 // Feature is a cell of make conform: the chart installed through ArgoCD
@@ -43,6 +43,7 @@ type cell struct {
 // (CreateNamespace=false), then the cell's check.
 func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	k := &cell{spec: s, app: s.Release, chart: fixture.OfflinePullPolicy(func(context.Context) (map[string]string, error) { return s.Chart.Files, nil })}
+	k.Rendered, k.Namespaces = s.Rendered.Webhooks, k.chartNamespaces
 	steps := step.New(c.Report().ID())
 	chk, ok := lookup(c.Variant.Name)
 	if !ok { // Plan makes no such cell; it ends ERROR saying so
@@ -56,23 +57,23 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		// what an earlier cell or run left of the chart goes at the start; at
 		// the end, registered first, it goes last
 		env.RemoveRendered(what, rendered), env.RemoveRenderedAtEnd(what, rendered),
-		k.images(), env.ApplyFiles("namespace "+s.Namespace, k.namespace()))
+		k.images())
+	steps.Add(appcell.Namespace{Name: s.Namespace, Labels: s.Labels}.Steps()...)
 	if chk.Name == "namespace-kept" {
 		steps.Add(env.ApplyFiles("a ConfigMap and a Secret in "+s.Namespace, k.sentinels()))
 	}
 	steps.Add(k.forgetWebhooksAtEnd(), env.ReleaseCRDsAtEnd("the chart's custom resources", s.Rendered.CRDs, s.Namespace),
-		env.Watch(env.Object{Kind: "namespace", Name: s.Namespace}), k.seeBefore(), env.PushRepo(k.app, k.chart), env.CreateApp(k.application()))
+		env.Watch(env.Object{Kind: "namespace", Name: s.Namespace}), k.SeeBefore("the webhook configurations before the install"),
+		env.PushRepo(k.app, k.chart), env.CreateApp(k.application()))
 	// a hook held by ArgoCD's finalizer also holds the Application's deletion:
 	// registered after it, these run before it
-	for _, h := range s.Rendered.Hooks() {
-		steps.Add(env.RemoveFinalizerAtEnd(env.Object{Kind: KindRef(h.GetKind(), h.GroupVersionKind().Group), Namespace: h.GetNamespace(), Name: h.GetName()}, HookFinalizer))
-	}
+	steps.Add(appcell.HookFinalizersAtEnd(s.Rendered.Hooks())...)
 	return steps.Add(env.Sync(k.app, s.SyncOptions...)).Add(chk.steps(k)...).Scenario()
 }
 
 // describe records the chart, how it renders and the images it runs.
 func (k *cell) describe() step.Step {
-	return reads("the chart as rendered", func(ctx context.Context) error {
+	return appcell.Reads("the chart as rendered", func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -84,7 +85,7 @@ func (k *cell) describe() step.Step {
 			return err
 		}
 		lifecycle.Note(ctx, "chart %s %s as release %s in %s: %d resources, %d workload(s), %d webhook(s) in its configurations, %d hook(s), %d CRD(s); images: %s",
-			s.Chart.Name, s.Chart.Version, s.Release, s.Namespace, len(r.Resources()), len(r.Workloads()), len(webhooks), len(r.Hooks()), len(r.CRDs()), orNone(r.Images()))
+			s.Chart.Name, s.Chart.Version, s.Release, s.Namespace, len(r.Resources()), len(r.Workloads()), len(webhooks), len(r.Hooks()), len(r.CRDs()), text.OrNone(strings.Join(r.Images(), ", ")))
 		lifecycle.CellFrom(ctx).WriteEvidence("rendered.yaml", r.Manifest())
 		return nil
 	})
@@ -110,7 +111,7 @@ func (k *cell) missingImages() assert.Check {
 			return false, "", assert.Unknown(err)
 		}
 		r := lifecycle.From(ctx)
-		missing := Missing(k.spec.Rendered.Images(), append(have, r.Loaded()...))
+		missing := check.MissingImages(k.spec.Rendered.Images(), append(have, r.Loaded()...))
 		if len(missing) == 0 {
 			return true, "none: the node holds every image the chart runs", nil
 		}
@@ -124,16 +125,6 @@ func (k *cell) missingImages() assert.Check {
 		}
 		return false, "missing (offline, nothing pulls them): " + strings.Join(missing, " "), nil
 	}
-}
-
-// namespace is the namespace as a platform team makes it before the
-// install: no labels but NAMESPACE_LABELS.
-func (k *cell) namespace() fixture.Files {
-	ns := map[string]any{"name": k.spec.Namespace}
-	if len(k.spec.Labels) > 0 {
-		ns["labels"] = k.spec.Labels
-	}
-	return fixture.Chart("probes", map[string]any{"namespace": ns})
 }
 
 // sentinels are the team's things in the namespace: a ConfigMap and a Secret.
@@ -174,18 +165,6 @@ func (k *cell) synced() []step.Step {
 	return steps
 }
 
-// seeBefore records the webhook configurations there before the install.
-func (k *cell) seeBefore() step.Step {
-	return reads("the webhook configurations before the install", func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
-		var err error
-		k.before, err = check.WebhookConfigs(ctx)
-		return err
-	})
-}
-
 // chartNamespaces are the namespaces the chart's objects live in.
 func (k *cell) chartNamespaces() []string {
 	ns := []string{k.spec.Namespace}
@@ -197,34 +176,10 @@ func (k *cell) chartNamespaces() []string {
 	return ns
 }
 
-// ChartWebhooks are, of the live webhooks, the chart's: those of the
-// configurations it renders, and those of configurations new since the
-// install (before) calling a service in one of its namespaces (a
-// controller of the chart registers them at run time).
-func ChartWebhooks(live []check.Webhook, rendered []check.Webhook, before map[string]bool, namespaces []string) []check.Webhook {
-	ofChart := map[string]bool{}
-	for _, w := range rendered {
-		ofChart[w.ConfigRef()] = true
-	}
-	for _, w := range live {
-		key := w.ConfigRef()
-		if s := w.ClientConfig.Service; !before[key] && s != nil && slices.Contains(namespaces, s.Namespace) {
-			ofChart[key] = true
-		}
-	}
-	var out []check.Webhook
-	for _, w := range live {
-		if ofChart[w.ConfigRef()] {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // recordWebhooks reads the chart's webhooks as installed (ChartWebhooks) and
 // adds their configurations to the evidence.
 func (k *cell) recordWebhooks() step.Step {
-	return reads("the chart's webhook configurations as installed", func(ctx context.Context) error {
+	return appcell.Reads("the chart's webhook configurations as installed", func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -236,49 +191,32 @@ func (k *cell) recordWebhooks() step.Step {
 		if err != nil {
 			return err
 		}
-		k.webhooks = ChartWebhooks(live, rendered, k.before, k.chartNamespaces())
+		k.Recorded = appcell.ChartWebhooks(live, rendered, k.Before, k.chartNamespaces())
 		var names, configs []string
 		c := lifecycle.CellFrom(ctx)
-		for _, w := range k.webhooks {
+		for _, w := range k.Recorded {
 			names = append(names, w.Name)
 			if !slices.Contains(configs, w.Config+" "+w.ConfigName) {
 				configs = append(configs, w.Config+" "+w.ConfigName)
 				c.Watch(w.Config, "", w.ConfigName)
 			}
 		}
-		lifecycle.Note(ctx, "the chart's webhook configurations as installed: %s; webhooks: %s", orNone(configs), orNone(names))
+		lifecycle.Note(ctx, "the chart's webhook configurations as installed: %s; webhooks: %s", text.OrNone(strings.Join(configs, ", ")), text.OrNone(strings.Join(names, ", ")))
 		return nil
 	})
 }
 
-func (k *cell) chartWebhooks() []check.Webhook { return k.webhooks }
+func (k *cell) chartWebhooks() []check.Webhook { return k.Recorded }
 
 // forgetWebhooksAtEnd deletes, when the cell ends, the chart's webhook
-// configurations still there (rendered, or registered at run time): one
-// left failing closed would reject what the next cells do.
+// configurations still there (rendered, or registered at run time).
 func (k *cell) forgetWebhooksAtEnd() step.Step {
-	return env.DeleteListedAtEnd("the chart's webhook configurations left", func(ctx context.Context) ([]string, error) {
-		rendered, err := k.spec.Rendered.Webhooks()
-		if err != nil {
-			return nil, err
-		}
-		// read again: a controller of the chart may have registered more
-		// since they were recorded
-		live, err := check.LiveWebhooks(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var registered []check.Webhook
-		if k.before != nil { // else the cell ended before it knew what was there
-			registered = ChartWebhooks(live, rendered, k.before, k.chartNamespaces())
-		}
-		return check.ConfigRefs(append(append(rendered, k.webhooks...), registered...)), nil
-	})
+	return k.ForgetWebhooksAtEnd("the chart's webhook configurations left")
 }
 
 // workloads are the chart's workloads that run something (replicas > 0).
-func (k *cell) workloads() []Workload {
-	var out []Workload
+func (k *cell) workloads() []check.Workload {
+	var out []check.Workload
 	for _, w := range k.spec.Rendered.Workloads() {
 		if w.Replicas != 0 {
 			out = append(out, w)
@@ -294,12 +232,12 @@ func (k *cell) workloads() []Workload {
 func (k *cell) allAvailable() assert.Check {
 	var all []assert.Check
 	for _, w := range k.workloads() {
-		all = append(all, Available(w))
+		all = append(all, check.Available(w))
 	}
 	if len(all) == 0 {
 		return assert.Constant(true, "the chart has no workload")
 	}
-	return UnlessBlocked(assert.All(all...), k.anyBlocked(), blockedCertain, time.Now)
+	return check.UnlessBlocked(assert.All(all...), k.anyBlocked(), blockedCertain, time.Now)
 }
 
 // blockedCertain is how long a workload's Pods rejected by a webhook of the
@@ -313,7 +251,7 @@ const blockedCertain = time.Minute
 func (k *cell) anyBlocked() assert.Check {
 	return assert.Later(func(context.Context) (assert.Check, error) {
 		var names []string
-		for _, w := range k.webhooks {
+		for _, w := range k.Recorded {
 			names = append(names, w.Name)
 		}
 		if len(names) == 0 {
@@ -321,7 +259,7 @@ func (k *cell) anyBlocked() assert.Check {
 		}
 		var any []assert.Check
 		for _, w := range k.workloads() {
-			any = append(any, Blocked(w, names))
+			any = append(any, check.Blocked(w, names))
 		}
 		return assert.Any(any...), nil
 	})
@@ -329,19 +267,19 @@ func (k *cell) anyBlocked() assert.Check {
 
 // served are the chart's Services its webhooks call, and the Deployments
 // of the chart behind them.
-func (k *cell) served() (services []Service, deployments []Workload) {
-	for _, w := range k.webhooks {
+func (k *cell) served() (services []appcell.Service, deployments []check.Workload) {
+	for _, w := range k.Recorded {
 		s := w.ClientConfig.Service
 		if s == nil {
 			continue
 		}
 		svc, ok := k.spec.Rendered.Service(s.Namespace, s.Name)
-		if !ok || slices.ContainsFunc(services, func(o Service) bool { return o.Namespace == svc.Namespace && o.Name == svc.Name }) {
+		if !ok || slices.ContainsFunc(services, func(o appcell.Service) bool { return o.Namespace == svc.Namespace && o.Name == svc.Name }) {
 			continue
 		}
 		services = append(services, svc)
 		for _, b := range k.spec.Rendered.Backing(svc) {
-			if b.Kind == "Deployment" && b.Replicas != 0 && !slices.ContainsFunc(deployments, func(o Workload) bool { return o.Ref() == b.Ref() }) {
+			if b.Kind == "Deployment" && b.Replicas != 0 && !slices.ContainsFunc(deployments, func(o check.Workload) bool { return o.Ref() == b.Ref() }) {
 				deployments = append(deployments, b)
 			}
 		}
@@ -383,10 +321,10 @@ func (k *cell) restart() step.Step {
 // configsRemain says which of the chart's webhook configurations are there,
 // with their ownerReferences.
 func (k *cell) configsRemain() assert.Check {
-	return Remains(func() []Ref {
-		var out []Ref
-		for _, w := range k.webhooks {
-			if r := (Ref{Kind: w.Config, Name: w.ConfigName}); !slices.Contains(out, r) {
+	return check.Remains(func() []lifecycle.Object {
+		var out []lifecycle.Object
+		for _, w := range k.Recorded {
+			if r := (lifecycle.Object{Kind: w.Config, Name: w.ConfigName}); !slices.Contains(out, r) {
 				out = append(out, r)
 			}
 		}
@@ -413,7 +351,7 @@ func (k *cell) servingPodsGone() assert.Check {
 		var gone []assert.Check
 		for _, s := range services {
 			if len(s.Selector) > 0 {
-				gone = append(gone, check.NoneLeft(env.Selection{Kinds: "pods", Namespace: s.Namespace, Labels: podSelector(s.Selector)}))
+				gone = append(gone, check.NoneLeft(env.Selection{Kinds: "pods", Namespace: s.Namespace, Labels: check.PodSelector(s.Selector)}))
 			}
 		}
 		return assert.All(gone...), nil
@@ -431,7 +369,7 @@ func (k *cell) rejectsProbe() assert.Check {
 			return nil, assert.Unknown(err)
 		}
 		ofChart := map[string]bool{}
-		for _, w := range k.webhooks {
+		for _, w := range k.Recorded {
 			ofChart[w.ConfigRef()] = true
 		}
 		var rejected []assert.Check
@@ -440,11 +378,11 @@ func (k *cell) rejectsProbe() assert.Check {
 			if !ofChart[w.ConfigRef()] {
 				continue
 			}
-			if orDefault(w.FailurePolicy, "Fail") != "Fail" {
+			if cmp.Or(w.FailurePolicy, "Fail") != "Fail" {
 				why = append(why, w.Name+": failurePolicy "+w.FailurePolicy)
 				continue
 			}
-			probe, err := Probe(ctx, w)
+			probe, err := check.Probe(ctx, w)
 			if err != nil {
 				why = append(why, w.Name+": "+err.Error())
 				continue
@@ -455,13 +393,8 @@ func (k *cell) rejectsProbe() assert.Check {
 			if len(why) == 0 {
 				return assert.Constant(false, "no configuration of the chart is left"), nil
 			}
-			return assert.Constant(false, "no probe: "+orNone(why)), nil
+			return assert.Constant(false, "no probe: "+text.OrNone(strings.Join(why, ", "))), nil
 		}
 		return assert.Any(rejected...), nil
 	})
-}
-
-// reads is a step of the cell that only reads, named what.
-func reads(what string, action func(ctx context.Context) error) step.Step {
-	return step.Look(what, assert.Step(what, action))
 }

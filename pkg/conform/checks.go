@@ -8,6 +8,8 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 
+	"github.com/gitops-conformance/suite/internal/text"
+	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
@@ -79,14 +81,14 @@ func crdDiff(k *cell) []step.Step {
 // hook finalizer is still on holds the sync that waits for the deletion.
 func hookStuck(k *cell) []step.Step {
 	hooks := k.spec.Rendered.Hooks()
-	held := HeldByHook(k.app, hooks)
+	held := check.HeldByHook(k.app, appcell.Refs(hooks))
 	succeeded := check.OperationPhaseIs(k.app, synccommon.OperationSucceeded)
 	done := assert.Any(succeeded, check.OperationPhaseIs(k.app, synccommon.OperationFailed), held)
 	var names []string
 	for _, h := range hooks {
 		names = append(names, fmt.Sprintf("%s %s/%s (%s)", h.GetKind(), h.GetNamespace(), h.GetName(), h.Hook))
 	}
-	return []step.Step{env.Observe("the chart's hooks ArgoCD runs at a sync", assert.Constant(len(hooks) > 0, orNone(names))),
+	return []step.Step{env.Observe("the chart's hooks ArgoCD runs at a sync", assert.Constant(len(hooks) > 0, text.OrNone(strings.Join(names, ", ")))),
 		assert.That("install sync completed or held by a hook", assert.Intervals.Install, done),
 		assert.That("install sync Succeeded or held by a hook", assert.Intervals.Poll, assert.Any(succeeded, held)),
 		k.recordWebhooks(),
@@ -94,8 +96,8 @@ func hookStuck(k *cell) []step.Step {
 		env.Unless(held, "sync again (an upgrade: the hooks run again)", env.Sync(k.app, k.spec.SyncOptions...)),
 		assert.That("second sync completed or held by a hook", assert.Intervals.Install, done),
 		assert.That("second sync Succeeded or held by a hook", assert.Intervals.Poll, assert.Any(succeeded, held)),
-		env.Observe("the hooks in the last sync's result", HookResults(k.app)),
-		assert.Symptom("sync held by a hook deleted with "+HookFinalizer+" still on", assert.Intervals.Hold, held)}
+		env.Observe("the hooks in the last sync's result", check.HookResults(k.app)),
+		assert.Symptom("sync held by a hook deleted with "+check.HookFinalizer+" still on", assert.Intervals.Hold, held)}
 }
 
 // selfBlocking is openkruise-webhook's class: a webhook of the chart,
@@ -130,16 +132,16 @@ func leftoverWebhook(k *cell) []step.Step {
 		// a terminating webhook Pod may still answer over a connection the API
 		// server holds: the proof below waits for them to go
 		env.ObserveWithin("the Pods serving the chart's webhooks gone", assert.Intervals.Install, k.servingPodsGone()),
-		env.Observe("what the cascade left of the chart, with ownerReferences", Remains(k.spec.Rendered.Refs)),
+		env.Observe("what the cascade left of the chart, with ownerReferences", check.Remains(k.spec.Rendered.Refs)),
 		assert.Symptom("a webhook configuration of the chart left behind, calling a service that is gone", assert.Intervals.HoldShort,
-			assert.Later(func(context.Context) (assert.Check, error) { return LeftBehind(k.webhooks), nil })),
+			assert.Later(func(context.Context) (assert.Check, error) { return check.LeftBehind(k.Recorded), nil })),
 		env.Observe("a configuration left with failurePolicy Fail rejects an object it matches (server-side dry run)", k.rejectsProbe()))
 }
 
 // namespaceKept is kargo-argocd's class: a namespace that was there before
 // the install (with the team's things in it) goes with the chart.
 func namespaceKept(k *cell) []step.Step {
-	kept := Kept(k.spec.Namespace, Sentinel, Sentinel)
+	kept := check.Kept(k.spec.Namespace, Sentinel, Sentinel)
 	steps := append(k.synced(),
 		assert.That("the chart's workloads available", assert.Intervals.Install, k.allAvailable()),
 		assert.Holds("namespace "+k.spec.Namespace+" Active with its ConfigMap and Secret while the chart runs", assert.Intervals.HoldShort, kept))
@@ -148,7 +150,7 @@ func namespaceKept(k *cell) []step.Step {
 	}
 	return append(steps, env.DeleteApp(k.app, env.Foreground),
 		env.ObserveWithin("application "+k.app+" deleted (its resources first)", assert.Intervals.Install, check.AppGone(k.app)),
-		env.Observe("what the cascade left of the chart, with ownerReferences", Remains(k.spec.Rendered.Refs)),
+		env.Observe("what the cascade left of the chart, with ownerReferences", check.Remains(k.spec.Rendered.Refs)),
 		assert.Occurs("namespace "+k.spec.Namespace+" deleted, or its ConfigMap or Secret", assert.Intervals.Hold, assert.Not(kept)))
 }
 
@@ -177,7 +179,7 @@ func deletionHooks(k *cell) []step.Step {
 		failed = append(failed, check.EventSeen(jobs, "BackoffLimitExceeded", h.GetName()))
 	}
 	steps := append(k.synced(),
-		env.Observe("the chart's deletion hooks", assert.Constant(len(hooks) > 0, orNone(names))),
+		env.Observe("the chart's deletion hooks", assert.Constant(len(hooks) > 0, text.OrNone(strings.Join(names, ", ")))),
 		env.DeleteApp(k.app, env.Foreground))
 	steps = append(append(steps, env.ReleaseDeletionHooksAtEnd(k.app)...),
 		assert.Unsettled("application "+k.app+" deleted, after each of the chart's deletion hook Jobs completed", assert.Intervals.Sync, assert.Intervals.HoldShort,
@@ -187,11 +189,4 @@ func deletionHooks(k *cell) []step.Step {
 		steps = append(steps, env.Observe(fmt.Sprintf("deletion hook Job %d failed (its events)", i+1), c))
 	}
 	return steps
-}
-
-func orNone(s []string) string {
-	if len(s) == 0 {
-		return "none"
-	}
-	return strings.Join(s, ", ")
 }

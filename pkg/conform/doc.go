@@ -33,4 +33,8 @@
 // not, ERROR that the run could not tell (a read that failed is never "not
 // found"). A chart is expected to pass every check; make conform-validate
 // runs the seeds' charts against their known answers (suites/conform.yaml).
+//
+// It is the thin part of make conform: the chart found and rendered, the
+// cell's skeleton and the options and plan are pkg/appcell's, shared with
+// make upgrade-check; the looks its checks judge by are pkg/check's.
 package conform

@@ -1,25 +1,25 @@
 package conform
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gitops-conformance/suite/internal/gitserver"
-	"github.com/gitops-conformance/suite/internal/shell"
+	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/helm"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
-	"github.com/gitops-conformance/suite/pkg/repro"
+	"github.com/gitops-conformance/suite/pkg/runner"
 )
 
 // Options are make conform's variables, as the e2e test binary's flags.
@@ -34,16 +34,15 @@ type Options struct {
 	Release         string // RELEASE: the Helm release and Application name (default: the chart's name)
 	Extra           string // EXTRA: a directory of manifests applied after the install
 	Checks          string // CHECKS: which checks (default: all)
-	Images          string // IMAGES: local Docker images given to the node
-	ImageRecipes    string // IMAGE_RECIPES: component@version built by the suite's offline recipes (images/<component>/build.sh)
 	SyncOptions     string // SYNC_OPTIONS: the Application's sync options (ServerSideApply=true ...)
-	// Expect (check=OUTCOME,...) and ExpectWhy replace the expectation that
-	// a chart passes every check: make conform-validate's known answers.
-	Expect    string
-	ExpectWhy string
+	// IMAGES, IMAGE_RECIPES, and EXPECT (check=OUTCOME,...) with EXPECT_WHY
+	// in place of the expectation that a chart passes every check (make
+	// conform-validate's known answers): registered by Shared.Register.
+	appcell.Shared
 }
 
-// Register defines the options' flags on fs.
+// Register defines the options' own flags on fs (the Shared ones are
+// registered once, by Shared.Register).
 func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Chart, "chart", "", "make conform: the chart (a chart directory, a directory or .tgz/.tar.gz holding charts, or a chart repository URL)")
 	fs.StringVar(&o.ChartName, "chart-name", "", "make conform: the chart's name (a repository URL needs it; else it chooses among the charts found)")
@@ -55,12 +54,11 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Release, "release", "", "make conform: the Helm release and ArgoCD Application name (default: the chart's name)")
 	fs.StringVar(&o.Extra, "extra", "", "make conform: a directory of manifests applied after the install (e.g. a custom resource that drives the chart's controllers)")
 	fs.StringVar(&o.Checks, "checks", "", "make conform: the checks, comma-separated (default: all: "+strings.Join(Names(), ", ")+")")
-	fs.StringVar(&o.Images, "images", "", "make conform: local Docker images given to the node, comma-separated (offline: what the chart's workloads run)")
-	fs.StringVar(&o.ImageRecipes, "image-recipes", "", "make conform: component@version, comma-separated: images the suite builds offline with images/<component>/build.sh and gives to the node")
 	fs.StringVar(&o.SyncOptions, "sync-options", "", "make conform: the Application's sync options, comma-separated (e.g. ServerSideApply=true)")
-	fs.StringVar(&o.Expect, "expect", "", "make conform: expected outcomes check=OUTCOME,... in place of NOT_REPRODUCED (make conform-validate's known answers)")
-	fs.StringVar(&o.ExpectWhy, "expect-why", "", "make conform: where the -expect outcomes come from")
 }
+
+// Options are one of the two runs a user's Application is checked by.
+var _ appcell.Options = (*Options)(nil)
 
 // Enabled reports whether the run is make conform's.
 func (o *Options) Enabled() bool { return o.Chart != "" }
@@ -68,8 +66,8 @@ func (o *Options) Enabled() bool { return o.Chart != "" }
 // Spec is what a make conform run checks, found and read before anything
 // starts: the chart, rendered as ArgoCD will install it, and how.
 type Spec struct {
-	Chart     *Chart
-	Rendered  *Rendered
+	Chart     *appcell.Chart
+	Rendered  *appcell.Rendered
 	Values    string // the values file's content ("" for none)
 	Namespace string
 	Labels    map[string]string
@@ -86,40 +84,32 @@ type Spec struct {
 	Command string
 }
 
-// Reserved are namespaces the suite's own cluster needs: a chart checked
-// into one would be deleted with it.
-var Reserved = []string{"default", "kube-system", "kube-public", "kube-node-lease", "argocd", gitserver.Namespace, "local-path-storage"}
-
-// Where tells Resolve where it runs: the suite's checkout (relative paths
-// are taken from it), where archives are extracted and charts pulled,
-// whether a chart repository can be reached (offline only a directory or
-// archive can), and the Kubernetes version the chart is rendered for (the
-// cluster's, as ArgoCD tells it the chart).
-type Where struct {
-	Repo, CacheDir string
-	Online         bool
-	Kubernetes     string
-}
-
 // Resolve checks the options and reads the chart: a user error is returned
 // as is (the caller makes it bad input: one line, exit 2).
-func (o Options) Resolve(ctx context.Context, w Where) (*Spec, error) {
+func (o Options) Resolve(ctx context.Context, w appcell.Where) (*Spec, error) {
 	repo, cacheDir, online := w.Repo, w.CacheDir, w.Online
 	s := &Spec{SyncOptions: matrix.ParseList(o.SyncOptions), ExpectWhy: o.ExpectWhy}
 	var err error
 	if s.Checks, err = checkNames(o.Checks); err != nil {
 		return nil, err
 	}
-	if s.Expect, err = expectations(o.Expect, s.Checks); err != nil {
+	known := func(k string) error {
+		if !slices.Contains(s.Checks, k) {
+			return fmt.Errorf("%q is not a check of this run (%s)", k, strings.Join(s.Checks, ", "))
+		}
+		return nil
+	}
+	if s.Expect, err = appcell.Expectations(o.Expect, "not check=REPRODUCED or check=NOT_REPRODUCED",
+		[]report.Outcome{report.Reproduced, report.NotReproduced}, known); err != nil {
 		return nil, err
 	}
 	switch {
-	case IsRepoURL(o.Chart) && !online:
+	case appcell.IsRepoURL(o.Chart) && !online:
 		return nil, fmt.Errorf("chart %q: a chart repository needs the online mode (no registry or chart repository is reachable here); offline give CHART a chart directory or .tgz", o.Chart)
-	case IsRepoURL(o.Chart):
-		s.Chart, err = RepoChart(o.Chart, o.ChartName, o.ChartVersion, cacheDir)
+	case appcell.IsRepoURL(o.Chart):
+		s.Chart, err = appcell.RepoChart(o.Chart, o.ChartName, o.ChartVersion, cacheDir)
 	default:
-		s.Chart, err = LocalChart(o.Chart, o.ChartName, o.ChartVersion, repo, cacheDir)
+		s.Chart, err = appcell.LocalChart(o.Chart, o.ChartName, o.ChartVersion, repo, cacheDir)
 	}
 	if err != nil {
 		return nil, err
@@ -127,15 +117,15 @@ func (o Options) Resolve(ctx context.Context, w Where) (*Spec, error) {
 	if o.ChartDigest != "" && o.ChartDigest != s.Chart.Digest {
 		return nil, fmt.Errorf("chart %s %s from %s: its content sha256 is %s, not CHART_DIGEST %s", s.Chart.Name, s.Chart.Version, s.Chart.Source, s.Chart.Digest, o.ChartDigest)
 	}
-	s.Release = orDefault(o.Release, s.Chart.Name)
+	s.Release = cmp.Or(o.Release, s.Chart.Name)
 	if errs := validation.IsDNS1123Label(s.Release); len(errs) > 0 || len(s.Release) > 53 {
 		return nil, fmt.Errorf("release %q: not a Helm release name (a DNS label of at most 53 characters): set RELEASE", s.Release)
 	}
-	s.Namespace = orDefault(o.Namespace, s.Release)
+	s.Namespace = cmp.Or(o.Namespace, s.Release)
 	if errs := validation.IsDNS1123Label(s.Namespace); len(errs) > 0 {
 		return nil, fmt.Errorf("namespace %q: %s", s.Namespace, strings.Join(errs, "; "))
 	}
-	if slices.Contains(Reserved, s.Namespace) {
+	if slices.Contains(appcell.Reserved, s.Namespace) {
 		return nil, fmt.Errorf("namespace %q: the suite's cluster needs it, and a check deletes its namespace at the end: choose another NAMESPACE", s.Namespace)
 	}
 	if s.Labels, err = labels(o.NamespaceLabels); err != nil {
@@ -143,9 +133,9 @@ func (o Options) Resolve(ctx context.Context, w Where) (*Spec, error) {
 	}
 	values := map[string]any{}
 	if o.Values != "" {
-		data, err := os.ReadFile(abs(repo, o.Values))
+		data, err := os.ReadFile(w.Path(o.Values))
 		if err != nil {
-			return nil, fmt.Errorf("values %q: %w", o.Values, UnwrapPath(err))
+			return nil, fmt.Errorf("values %q: %w", o.Values, appcell.UnwrapPath(err))
 		}
 		if err := yaml.Unmarshal(data, &values); err != nil {
 			return nil, fmt.Errorf("values %q: not a YAML map: %w", o.Values, err)
@@ -156,30 +146,23 @@ func (o Options) Resolve(ctx context.Context, w Where) (*Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chart %s %s does not render with these values: %w", s.Chart.Name, s.Chart.Version, err)
 	}
-	if s.Rendered, err = ParseRendered(manifest, s.Namespace); err != nil {
+	if s.Rendered, err = appcell.ParseRendered(manifest, s.Namespace); err != nil {
 		return nil, fmt.Errorf("chart %s %s: %w", s.Chart.Name, s.Chart.Version, err)
 	}
 	if o.Extra != "" {
-		if s.Extra, err = extra(abs(repo, o.Extra), s.Namespace); err != nil {
+		if s.Extra, err = extra(w.Path(o.Extra), s.Namespace); err != nil {
 			return nil, fmt.Errorf("extra %q: %w", o.Extra, err)
 		}
 	}
 	s.Images = matrix.ParseList(o.Images)
-	if err := LocalImages(ctx, s.Images); err != nil {
+	if err := appcell.LocalImages(ctx, s.Images); err != nil {
 		return nil, err
 	}
-	if s.Recipes, err = Recipes(repo, o.ImageRecipes); err != nil {
+	if s.Recipes, err = appcell.Recipes(repo, o.ImageRecipes); err != nil {
 		return nil, err
 	}
 	s.Command = o.command()
 	return s, nil
-}
-
-func abs(base, p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(base, p)
 }
 
 // checkNames are the checks asked for, all of them for none, in the order
@@ -196,22 +179,6 @@ func checkNames(s string) ([]string, error) {
 		if len(asked) == 0 || slices.Contains(asked, n) {
 			out = append(out, n)
 		}
-	}
-	return out, nil
-}
-
-func expectations(s string, checks []string) (map[string]report.Outcome, error) {
-	out := map[string]report.Outcome{}
-	for _, kv := range matrix.ParseList(s) {
-		k, v, ok := strings.Cut(kv, "=")
-		o := report.Outcome(v)
-		switch {
-		case !ok || (o != report.Reproduced && o != report.NotReproduced):
-			return nil, fmt.Errorf("expect %q: not check=REPRODUCED or check=NOT_REPRODUCED", kv)
-		case !slices.Contains(checks, k):
-			return nil, fmt.Errorf("expect %q: %q is not a check of this run (%s)", kv, k, strings.Join(checks, ", "))
-		}
-		out[k] = o
 	}
 	return out, nil
 }
@@ -236,7 +203,7 @@ func labels(s string) (map[string]string, error) {
 func extra(dir, namespace string) (string, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
-		return "", UnwrapPath(err)
+		return "", appcell.UnwrapPath(err)
 	}
 	if !st.IsDir() {
 		return "", errors.New("not a directory")
@@ -255,7 +222,7 @@ func extra(dir, namespace string) (string, error) {
 			docs = append(docs, string(data))
 		}
 	}
-	r, err := ParseRendered(strings.Join(docs, "\n---\n"), namespace)
+	r, err := appcell.ParseRendered(strings.Join(docs, "\n---\n"), namespace)
 	if err != nil {
 		return "", err
 	}
@@ -265,53 +232,45 @@ func extra(dir, namespace string) (string, error) {
 	return r.Manifest(), nil
 }
 
-// LocalImages checks that the local Docker has each image (when Docker
-// answers at all: on a host the suite still has to set it up, loading them
-// fails later, saying so).
-func LocalImages(ctx context.Context, imgs []string) error {
-	if len(imgs) == 0 {
-		return nil
-	}
-	if _, err := shell.Output(ctx, "docker", "info", "--format", "{{.ServerVersion}}"); err != nil {
-		return nil
-	}
-	for _, img := range imgs {
-		if _, err := shell.Output(ctx, "docker", "image", "inspect", "--format", "{{.Id}}", img); err != nil {
-			return fmt.Errorf("image %q: not in the local Docker (docker images lists what is): IMAGES names images to load into the node", img)
-		}
-	}
-	return nil
-}
-
-var recipe = regexp.MustCompile(`^([a-z0-9-]+)@(v[0-9][0-9A-Za-z.+-]*)$`)
-
-// Recipes are IMAGE_RECIPES: component@version with a recipe under images/.
-func Recipes(repo, s string) ([][2]string, error) {
-	var out [][2]string
-	for _, r := range matrix.ParseList(s) {
-		m := recipe.FindStringSubmatch(r)
-		if m == nil {
-			return nil, fmt.Errorf("image recipe %q: not component@version (e.g. knative@v0.42.2)", r)
-		}
-		if _, err := os.Stat(filepath.Join(repo, "images", m[1], "build.sh")); err != nil {
-			return nil, fmt.Errorf("image recipe %q: the suite has no recipe images/%s/build.sh", r, m[1])
-		}
-		out = append(out, [2]string{m[1], m[2]})
-	}
-	return out, nil
-}
-
 // command is make conform with the options given, as a user types it.
 func (o Options) command() string {
-	parts := []string{"make conform"}
-	for _, v := range []struct{ name, value string }{
-		{"CHART", o.Chart}, {"CHART_NAME", o.ChartName}, {"CHART_VERSION", o.ChartVersion}, {"CHART_DIGEST", o.ChartDigest},
-		{"VALUES", o.Values}, {"NAMESPACE", o.Namespace}, {"NAMESPACE_LABELS", o.NamespaceLabels}, {"RELEASE", o.Release},
-		{"EXTRA", o.Extra}, {"IMAGES", o.Images}, {"IMAGE_RECIPES", o.ImageRecipes}, {"SYNC_OPTIONS", o.SyncOptions},
-	} {
-		if v.value != "" {
-			parts = append(parts, v.name+"="+repro.Quote(v.value))
-		}
+	return appcell.Command("make conform",
+		appcell.Var{Name: "CHART", Value: o.Chart}, appcell.Var{Name: "CHART_NAME", Value: o.ChartName},
+		appcell.Var{Name: "CHART_VERSION", Value: o.ChartVersion}, appcell.Var{Name: "CHART_DIGEST", Value: o.ChartDigest},
+		appcell.Var{Name: "VALUES", Value: o.Values}, appcell.Var{Name: "NAMESPACE", Value: o.Namespace},
+		appcell.Var{Name: "NAMESPACE_LABELS", Value: o.NamespaceLabels}, appcell.Var{Name: "RELEASE", Value: o.Release},
+		appcell.Var{Name: "EXTRA", Value: o.Extra}, appcell.Var{Name: "IMAGES", Value: o.Images},
+		appcell.Var{Name: "IMAGE_RECIPES", Value: o.ImageRecipes}, appcell.Var{Name: "SYNC_OPTIONS", Value: o.SyncOptions})
+}
+
+// Scenario is the scenario make conform's cells belong to; each check is a
+// variant of it. It is made at run time from the chart (Plan), never listed
+// in suites/matrix.yaml: make matrix does not run it.
+const Scenario = "conform"
+
+// Clean is why a check is expected NOT_REPRODUCED when nothing else is said.
+const Clean = "a chart is expected to pass every check (make conform)"
+
+// Plan is the run's matrix data and code: the scenario conform with one
+// variant per check, on the chart's version, each expected NOT_REPRODUCED
+// (or as -expect says), and its feature. Without ARGOCD the cells run on the
+// newest release of the catalog's default axis.
+func (s *Spec) Plan(cat *catalog.Catalog) (*matrix.Data, runner.Scenarios, error) {
+	axis, err := cat.Releases(cat.ArgoCD.Default)
+	if err != nil {
+		return nil, nil, err
 	}
-	return strings.Join(parts, " ")
+	if len(axis) == 0 {
+		return nil, nil, fmt.Errorf("the catalog has no default ArgoCD axis")
+	}
+	newest := slices.MaxFunc(axis, catalog.Release.Compare)
+	sc := matrix.Scenario{Name: Scenario, Component: s.Chart.Name, ArgoCD: []string{newest.String()}, UserChart: true, ReplayCommand: s.Command,
+		Title:   "the bug classes of the scenarios, checked on a chart",
+		Summary: fmt.Sprintf("Chart %s %s (%s) installed through ArgoCD as release %s into namespace %s, made beforehand; each check a bug class one of the scenarios reproduced.", s.Chart.Name, s.Chart.Version, s.Chart.Source, s.Release, s.Namespace)}
+	for _, name := range s.Checks {
+		c, _ := lookup(name)
+		sc.Variants = append(sc.Variants, matrix.Variant{Name: c.Name, Summary: c.Summary, ComponentVersion: s.Chart.Version})
+	}
+	data, code := appcell.Plan(sc, appcell.Known{Want: report.NotReproduced, Why: Clean, Expect: s.Expect, ExpectWhy: s.ExpectWhy, Flag: "make conform -expect"}, s.Feature)
+	return data, code, nil
 }

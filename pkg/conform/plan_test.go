@@ -1,9 +1,11 @@
 package conform
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
@@ -52,4 +54,16 @@ func TestPlanIsTheScenarioConformOfTheChart(t *testing.T) {
 	if err != nil || len(cells) != 4 || cells[0].ArgoCD.String() != "v2.14.3" {
 		t.Errorf("ARGOCD= chooses the releases: %v, %v", cells, err)
 	}
+}
+
+// renderTestChart is chart c 1.0.0 resolved as release rel into team.
+func renderTestChart(t *testing.T) *Spec {
+	t.Helper()
+	dir := t.TempDir()
+	writeChart(t, dir, "c", "c", "1.0.0", map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+	s, err := Options{Chart: "c", Release: "rel", Namespace: "team"}.Resolve(context.Background(), appcell.Where{Repo: dir, CacheDir: t.TempDir(), Kubernetes: "v1.33.13"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/gitops-conformance/suite/internal/text"
 )
 
 // Script is repro.sh for the cell and its record.
@@ -169,13 +171,7 @@ func writeSteps(b *strings.Builder, steps []Step, checks *checkNames, indent str
 func oneLine(s string) string { return clip(s, 200) }
 
 // clip is s on one line, at most n bytes of it.
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		s = s[:n] + "..."
-	}
-	return s
-}
+func clip(s string, n int) string { return text.Clip(strings.Join(strings.Fields(s), " "), n) }
 
 // Images are the images the recorded steps gave the cluster, each once.
 func Images(l *Log) []string {

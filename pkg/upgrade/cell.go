@@ -15,11 +15,13 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/internal/gitserver"
+	"github.com/gitops-conformance/suite/internal/text"
+	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/check"
-	"github.com/gitops-conformance/suite/pkg/conform"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
@@ -37,19 +39,18 @@ type cell struct {
 	files    fixture.Files // the source as pushed to the git server
 	// the states read: on FROM after its syncs, on TO after a hard
 	// refresh, on TO after a sync
-	onFrom, refreshed, synced *State
+	onFrom, refreshed, synced *appstate.State
 	// the renders of FROM's and TO's repo servers, and how they differ
 	renderFrom, renderTo *argocd.Render
-	changes              []ObjectChange
+	changes              []appstate.ObjectChange
 	// newest is the newest render as make conform reads a chart's, parsed
 	// once when read (heldByHook asks for its hooks at every look of a wait)
-	newest *conform.Rendered
+	newest *appcell.Rendered
 	// the cascading deletions on FROM and on TO
 	delFrom, delTo Deletion
-	// before are the webhook configurations there before the Application
-	// (kind/name): those new since, calling a service in one of its
-	// namespaces, are its controllers' (make conform's ChartWebhooks)
-	before map[string]bool
+	// the webhook configurations there before the Application, and those
+	// of it released at the end
+	appcell.Cell
 }
 
 // Feature is a cell of make upgrade-check. On ArgoCD FROM: the
@@ -69,6 +70,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		return steps.Add(env.Fail("upgrade", fmt.Errorf("no release to upgrade to newer than %s", c.ArgoCD))).Scenario()
 	}
 	k := &cell{spec: s, app: a, from: c.ArgoCD, to: c.Upgrades[len(c.Upgrades)-1]}
+	k.Rendered, k.Namespaces = k.renderedWebhooks, k.namespaces
 	k.files = fixture.OfflinePullPolicy(func(context.Context) (map[string]string, error) { return a.Source.Files, nil })
 	name, from, to := a.Name(), k.from.String(), k.to.String()
 	steps.Add(env.Provided("application "+name+"'s source", k.files), k.describe(),
@@ -78,14 +80,14 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	if len(s.ArgoCDConfig) > 0 {
 		steps.Add(env.SetArgoCDConfig(s.ArgoCDConfig))
 	}
-	steps.Add(k.namespace()...)
-	steps.Add(k.seeBefore(), k.forgetWebhooksAtEnd(), env.PushRepo(name, k.files), env.CreateApp(k.application()))
+	steps.Add(k.namespace().Steps()...)
+	steps.Add(k.SeeBefore("the webhook configurations before the application"), k.ForgetWebhooksAtEnd("the application's webhook configurations left"), env.PushRepo(name, k.files), env.CreateApp(k.application()))
 	// the render first: its hooks tell a sync held by one (heldByHook)
 	steps.Add(k.render(&k.renderFrom, "render-"+from+".yaml"), k.finalizersAtEnd())
 	steps.Add(k.syncs("on " + from)...)
 	steps.Add(k.deletion(from, &k.delFrom)...)
 	steps.Add(k.release(&k.delFrom, from))
-	steps.Add(k.namespaceAgain()...)
+	steps.Add(k.namespace().Again()...)
 	steps.Add(env.CreateApp(k.application()).As("create application " + name + " again on " + from))
 	steps.Add(k.syncs("on " + from + ", created again")...)
 	steps.Add(k.read("on "+from+" after its syncs", &k.onFrom), env.Snapshot("on-"+from))
@@ -112,43 +114,20 @@ func (k *cell) deletion(on string, dst *Deletion) []step.Step {
 		k.readDeletion(on, dst)}
 }
 
-// seeBefore records the webhook configurations there before the Application.
-func (k *cell) seeBefore() step.Step {
-	return reads("the webhook configurations before the application", func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
-		var err error
-		k.before, err = check.WebhookConfigs(ctx)
-		return err
-	})
+// renderedWebhooks are the webhooks of the renders read so far.
+func (k *cell) renderedWebhooks() ([]check.Webhook, error) {
+	return check.Webhooks(manifest(k.objects()))
 }
 
-// forgetWebhooksAtEnd deletes, when the cell ends, the webhook
-// configurations of the render and those its controllers registered (a
-// Kyverno's, labelled by it, outlive the Application): one left failing
-// closed would reject what the next cells do.
-func (k *cell) forgetWebhooksAtEnd() step.Step {
-	return env.DeleteListedAtEnd("the application's webhook configurations left", func(ctx context.Context) ([]string, error) {
-		if k.before == nil {
-			return nil, nil // the cell ended before it knew what was there
+// namespaces are the namespaces the Application's objects live in.
+func (k *cell) namespaces() []string {
+	namespaces := []string{k.app.Namespace()}
+	for _, o := range k.objects() {
+		if ns := o.GetNamespace(); ns != "" && !slices.Contains(namespaces, ns) {
+			namespaces = append(namespaces, ns)
 		}
-		rendered, err := check.Webhooks(manifest(k.objects()))
-		if err != nil {
-			return nil, err
-		}
-		live, err := check.LiveWebhooks(ctx)
-		if err != nil {
-			return nil, err
-		}
-		namespaces := []string{k.app.Namespace()}
-		for _, o := range k.objects() {
-			if ns := o.GetNamespace(); ns != "" && !slices.Contains(namespaces, ns) {
-				namespaces = append(namespaces, ns)
-			}
-		}
-		return check.ConfigRefs(conform.ChartWebhooks(live, rendered, k.before, namespaces)), nil
-	})
+	}
+	return namespaces
 }
 
 // release takes the finalizers off what a cascading deletion left held
@@ -177,7 +156,7 @@ func (k *cell) release(d *Deletion, on string) step.Step {
 
 // describe records the Application as given and its source.
 func (k *cell) describe() step.Step {
-	return reads("the application and its source", func(ctx context.Context) error {
+	return appcell.Reads("the application and its source", func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -187,7 +166,7 @@ func (k *cell) describe() step.Step {
 		if c := src.Chart; c != nil {
 			what = fmt.Sprintf("Helm chart %s %s from %s (%d files, content sha256 %s)", c.Name, c.Version, src.From, len(c.Files), c.Digest)
 		}
-		lifecycle.Note(ctx, "application %s (%s): %s, into namespace %s", a.Name(), a.File, what, orNone(a.Namespace()))
+		lifecycle.Note(ctx, "application %s (%s): %s, into namespace %s", a.Name(), a.File, what, text.OrNone(a.Namespace()))
 		given, err := yaml.Marshal(a.Spec)
 		if err != nil {
 			return err
@@ -209,30 +188,10 @@ func (k *cell) images() []step.Step {
 	return out
 }
 
-// namespace makes the destination namespace beforehand, as platform teams
-// do, unless the Application creates it (CreateNamespace=true); either way
-// it goes at the end. A namespace the suite's cluster needs is left alone.
-func (k *cell) namespace() []step.Step {
-	ns := k.app.Namespace()
-	if ns == "" || slices.Contains(conform.Reserved, ns) {
-		return nil
-	}
-	if slices.Contains(k.syncOptions(), "CreateNamespace=true") {
-		return []step.Step{env.DeleteObjectAtEnd(env.Object{Kind: "namespace", Name: ns}, "ArgoCD created it (CreateNamespace=true) and leaves it")}
-	}
-	return []step.Step{env.ApplyFiles("namespace "+ns, fixture.Chart("probes", map[string]any{"namespace": map[string]any{"name": ns}}))}
-}
-
-// namespaceAgain makes the namespace made beforehand again, in case the
-// deletion on FROM took it (a namespace ArgoCD creates, it creates again).
-func (k *cell) namespaceAgain() []step.Step {
-	var out []step.Step
-	for _, s := range k.namespace() {
-		if s.Kind() == step.Acts && strings.HasPrefix(s.Name(), "apply namespace") {
-			out = append(out, s.As(s.Name()+" again"))
-		}
-	}
-	return out
+// namespace is the destination namespace, made beforehand as platform
+// teams do unless the Application creates it (CreateNamespace=true).
+func (k *cell) namespace() appcell.Namespace {
+	return appcell.Namespace{Name: k.app.Namespace(), ArgoCDCreates: slices.Contains(k.syncOptions(), "CreateNamespace=true")}
 }
 
 // syncOptions are the Application's sync options.
@@ -311,12 +270,12 @@ func (k *cell) heldByHook() assert.Check {
 		if len(hooks) == 0 {
 			return assert.Constant(false, "no hook in the render"), nil
 		}
-		return conform.HeldByHook(k.app.Name(), hooks), nil
+		return check.HeldByHook(k.app.Name(), appcell.Refs(hooks)), nil
 	})
 }
 
 // hooks are the hooks of the newest render read.
-func (k *cell) hooks() []conform.Object {
+func (k *cell) hooks() []appcell.Object {
 	r := k.newest
 	if r == nil {
 		return nil
@@ -381,17 +340,13 @@ func webhookLast(o *unstructured.Unstructured) int {
 func (k *cell) finalizersAtEnd() step.Step {
 	const what = "at the end: ArgoCD's hook finalizer off the render's hooks"
 	return step.Act(what, func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
-		var steps []step.Step
-		for _, h := range k.hooks() {
-			steps = append(steps, env.RemoveFinalizerAtEnd(env.Object{Kind: conform.KindRef(h.GetKind(), h.GroupVersionKind().Group), Namespace: h.GetNamespace(), Name: h.GetName()}, conform.HookFinalizer))
-		}
-		return env.InOrder(what, steps...).Func()(ctx, t, cfg)
+		return env.InOrder(what, appcell.HookFinalizersAtEnd(k.hooks())...).Func()(ctx, t, cfg)
 	})
 }
 
 // read records the Application's state into dst.
-func (k *cell) read(when string, dst **State) step.Step {
-	return reads("application "+k.app.Name()+"'s state "+when, func(ctx context.Context) error {
+func (k *cell) read(when string, dst **appstate.State) step.Step {
+	return appcell.Reads("application "+k.app.Name()+"'s state "+when, func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -399,7 +354,7 @@ func (k *cell) read(when string, dst **State) step.Step {
 		if err != nil {
 			return assert.Unknown(err)
 		}
-		s := StateOf(app, lifecycle.From(ctx).ArgoCD.String())
+		s := appstate.Of(app, lifecycle.From(ctx).ArgoCD.String())
 		// the resources' health (out of the Application's status from 3.0)
 		// and, for those OutOfSync, which fields differ: the explanation,
 		// not the verdict (the
@@ -424,7 +379,7 @@ func (k *cell) read(when string, dst **State) step.Step {
 
 // render records what the running ArgoCD's repo server renders.
 func (k *cell) render(dst **argocd.Render, file string) step.Step {
-	return reads("the manifests "+strings.TrimSuffix(strings.TrimPrefix(file, "render-"), ".yaml")+"'s repo server renders for application "+k.app.Name(), func(ctx context.Context) error {
+	return appcell.Reads("the manifests "+strings.TrimSuffix(strings.TrimPrefix(file, "render-"), ".yaml")+"'s repo server renders for application "+k.app.Name(), func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -436,7 +391,7 @@ func (k *cell) render(dst **argocd.Render, file string) step.Step {
 			return err
 		}
 		*dst = r
-		k.newest, _ = conform.ParseRendered(manifest(r.Objects), k.app.Namespace())
+		k.newest, _ = appcell.ParseRendered(manifest(r.Objects), k.app.Namespace())
 		lifecycle.CellFrom(ctx).WriteEvidence(file, manifest(r.Objects))
 		lifecycle.Note(ctx, "argocd %s renders %d objects%s", lifecycle.From(ctx).ArgoCD, len(r.Objects), sourceOf(r))
 		return nil
@@ -445,11 +400,11 @@ func (k *cell) render(dst **argocd.Render, file string) step.Step {
 
 // compare compares the two renders, object by object and field by field.
 func (k *cell) compare() step.Step {
-	return reads("the renders of "+k.from.String()+" and "+k.to.String()+" compared", func(ctx context.Context) error {
+	return appcell.Reads("the renders of "+k.from.String()+" and "+k.to.String()+" compared", func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
-		k.changes = Compare(k.renderFrom.Objects, k.renderTo.Objects)
+		k.changes = appstate.Compare(k.renderFrom.Objects, k.renderTo.Objects)
 		var lines []string
 		for _, c := range k.changes {
 			lines = append(lines, c.String())
@@ -470,6 +425,17 @@ type Deletion struct {
 	Terminating []env.Object
 	// LeftKinds are the kinds of what was left, one an object.
 	LeftKinds []string
+	// Unread are the objects of the render that could not be read (ref:
+	// error): whether the cascade left them, the cell could not tell.
+	Unread []string
+}
+
+// unread says which objects could not be read, if any.
+func (d Deletion) unread() string {
+	if len(d.Unread) == 0 {
+		return ""
+	}
+	return "; could not tell: " + strings.Join(d.Unread, "; ")
 }
 
 // LeftSummary is what the cascade left, counted by kind ("" for nothing):
@@ -487,9 +453,10 @@ func (d Deletion) LeftSummary() string {
 }
 
 // readDeletion records into dst whether the Application went, what kept it
-// if not, and what the cascade left of the render.
+// if not, and what the cascade left of the render: each object read once,
+// one that could not be read kept as such (Unread), never as gone.
 func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
-	return reads("application "+k.app.Name()+"'s deletion on "+on, func(ctx context.Context) error {
+	return appcell.Reads("application "+k.app.Name()+"'s deletion on "+on, func(ctx context.Context) error {
 		if repro.Planning(ctx) {
 			return nil
 		}
@@ -501,30 +468,32 @@ func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
 		case err != nil:
 			return assert.Unknown(err)
 		default:
-			d.Held = fmt.Sprintf("still there after %s, finalizers %s; %s", assert.Intervals.Rollout, orNone(strings.Join(app.Finalizers, ", ")), StateOf(app, on))
+			d.Held = fmt.Sprintf("still there after %s, finalizers %s; %s", assert.Intervals.Rollout, text.OrNone(strings.Join(app.Finalizers, ", ")), appstate.Of(app, on))
 		}
 		if r := k.newest; r != nil {
-			none, left, err := conform.Remains(r.Refs)(ctx)
-			if err != nil {
-				return err
-			}
-			if !none {
-				d.Left = left
-			}
-			for _, ref := range r.Refs() {
-				o := env.Object{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
+			refs := r.Refs()
+			var left []string
+			for _, o := range refs {
 				live, err := check.Get(ctx, o)
-				if err != nil {
-					continue // gone (Remains read them all just now: an error there stopped it)
+				switch {
+				case lifecycle.NotFound(err):
+					continue
+				case err != nil:
+					d.Unread = append(d.Unread, lifecycle.Ref(o.Kind, o.Namespace, o.Name)+": "+err.Error())
+					continue
 				}
-				d.LeftKinds = append(d.LeftKinds, ref.Kind)
+				left = append(left, check.Remaining(o, live))
+				d.LeftKinds = append(d.LeftKinds, o.Kind)
 				if live.GetDeletionTimestamp() != nil && len(live.GetFinalizers()) > 0 {
 					d.Terminating = append(d.Terminating, o)
 				}
 			}
+			if len(left) > 0 {
+				d.Left = fmt.Sprintf("%d of %d there: %s", len(left), len(refs), strings.Join(left, "; "))
+			}
 		}
 		*dst = d
-		lifecycle.Note(ctx, "the cascading deletion on %s: gone: %v; held: %s; left: %s", on, d.Gone, orNone(d.Held), orNone(d.Left))
+		lifecycle.Note(ctx, "the cascading deletion on %s: gone: %v; held: %s; left: %s%s", on, d.Gone, text.OrNone(d.Held), text.OrNone(d.Left), d.unread())
 		return nil
 	})
 }
@@ -547,11 +516,6 @@ func asked(ctx context.Context, what string, ask func(ctx context.Context) error
 	return nil
 }
 
-// reads is a step of the cell that only reads, named what.
-func reads(what string, action func(ctx context.Context) error) step.Step {
-	return step.Look(what, assert.Step(what, action))
-}
-
 // sourceOf says what the API server said of a render's source, if anything.
 func sourceOf(r *argocd.Render) string {
 	var parts []string
@@ -559,7 +523,7 @@ func sourceOf(r *argocd.Render) string {
 		parts = append(parts, r.SourceType+" source")
 	}
 	if r.Revision != "" {
-		parts = append(parts, "revision "+clip(r.Revision, 12))
+		parts = append(parts, "revision "+text.Clip(r.Revision, 12))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -15,8 +15,7 @@
 // again. Grade turns what was read into SAFE, CHANGED, BROKEN (something
 // that worked on FROM no longer does) or ERROR (the cell could not tell).
 //
-// Its route table (RouteOf) reads, from the expectations of
-// suites/matrix.yaml and nothing typed in, every behaviour change the suite
-// measured on the path from FROM to TO, and what it measured there without
-// a change.
+// It stands on pkg/appcell, the harness it shares with make conform (the
+// source found, the cell's skeleton, the options and plan), and nothing of
+// pkg/conform. Its route table is pkg/route's.
 package upgrade

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gitops-conformance/suite/internal/text"
+	"github.com/gitops-conformance/suite/pkg/appstate"
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
@@ -20,9 +23,9 @@ type Reading struct {
 	From, To string
 	// OnFrom, Refreshed and Synced are the states on FROM after its syncs,
 	// on TO after a hard refresh, on TO after a sync.
-	OnFrom, Refreshed, Synced State
+	OnFrom, Refreshed, Synced appstate.State
 	// Changes are how TO's render differs from FROM's.
-	Changes []ObjectChange
+	Changes []appstate.ObjectChange
 	// Hooks are the render's hooks with a fixed name (kind namespace/name):
 	// the ones a later sync must run again.
 	Hooks []string
@@ -43,7 +46,7 @@ func Grade(r Reading) (report.Outcome, string) {
 	case "", "Failed", "Error":
 		// no baseline: what the upgrade changes cannot be told
 		return report.Error, fmt.Sprintf("could not tell: on %s the Application did not sync (operation %s%s): the check needs it working on FROM",
-			r.From, orNone(r.OnFrom.Phase), messageOf(r.OnFrom.Message))
+			r.From, text.OrNone(r.OnFrom.Phase), appstate.MessageOf(r.OnFrom.Message))
 	}
 	var before []string
 	for _, p := range problems(r.OnFrom) {
@@ -85,17 +88,17 @@ func Grade(r Reading) (report.Outcome, string) {
 		}
 		changed = append(changed, fmt.Sprintf("the render: %d object(s) differ: %s%s", n, strings.Join(refs, "; "), more))
 	}
-	if d := Differences(r.OnFrom, r.Refreshed); len(d) > 0 {
+	if d := appstate.Differences(r.OnFrom, r.Refreshed); len(d) > 0 {
 		changed = append(changed, "after a hard refresh: "+strings.Join(d, ", "))
 	}
-	if d := Differences(r.OnFrom, r.Synced); len(d) > 0 {
+	if d := appstate.Differences(r.OnFrom, r.Synced); len(d) > 0 {
 		changed = append(changed, "after a sync: "+strings.Join(d, ", "))
 	}
 	switch {
 	case !r.DelFrom.Gone && r.DelTo.Gone:
 		changed = append(changed, fmt.Sprintf("the cascading deletion, held on %s (%s), goes through on %s", r.From, r.DelFrom.Held, r.To))
 	case r.DelFrom.Gone && r.DelTo.Gone && r.DelFrom.LeftSummary() != r.DelTo.LeftSummary():
-		changed = append(changed, fmt.Sprintf("what the cascading deletion left: %s -> %s", orNone(r.DelFrom.LeftSummary()), orNone(r.DelTo.LeftSummary())))
+		changed = append(changed, fmt.Sprintf("what the cascading deletion left: %s -> %s", text.OrNone(r.DelFrom.LeftSummary()), text.OrNone(r.DelTo.LeftSummary())))
 	}
 	if len(changed) > 0 {
 		return report.Changed, fmt.Sprintf("%s -> %s: %s%s", r.From, r.To, strings.Join(changed, "; "), note)
@@ -111,17 +114,17 @@ type problem struct{ what, detail string }
 // problems are what is wrong in a state after a sync, one a resource where
 // a resource is at fault (so that one more of them on TO tells from those
 // already so on FROM).
-func problems(s State) []problem {
+func problems(s appstate.State) []problem {
 	var out []problem
 	switch s.Phase {
 	case "Failed", "Error":
-		out = append(out, problem{"the sync ended " + s.Phase, messageOf(s.Message)})
+		out = append(out, problem{"the sync ended " + s.Phase, appstate.MessageOf(s.Message)})
 	case "Running", "Terminating":
-		out = append(out, problem{"the sync is still " + s.Phase + " (held)", messageOf(s.Message)})
+		out = append(out, problem{"the sync is still " + s.Phase + " (held)", appstate.MessageOf(s.Message)})
 	}
 	switch {
 	case s.Sync != "Synced" && len(s.OutOfSync) == 0:
-		out = append(out, problem{orNone(s.Sync) + " after the sync", ""})
+		out = append(out, problem{text.OrNone(s.Sync) + " after the sync", ""})
 	case s.Sync != "Synced":
 		for _, r := range s.OutOfSync {
 			out = append(out, problem{"OutOfSync after the sync: " + r, ""})
@@ -131,13 +134,9 @@ func problems(s State) []problem {
 	case "Degraded", "Missing", "Unknown":
 		out = append(out, problem{"health " + s.Health, ""})
 	}
-	for _, r := range s.Unhealthy {
-		if !strings.Contains(r, ": Progressing") {
-			what, detail, _ := strings.Cut(r, " (")
-			if detail != "" {
-				detail = " (" + detail
-			}
-			out = append(out, problem{"not Healthy: " + what, detail})
+	for _, h := range s.Unhealthy {
+		if h.Status != "Progressing" {
+			out = append(out, problem{"not Healthy: " + h.Ref + ": " + h.Status, appstate.MessageOf(h.Message)})
 		}
 	}
 	return out
@@ -146,13 +145,13 @@ func problems(s State) []problem {
 // hookRegressions are the hooks that ran and succeeded on FROM and, on TO,
 // did not run or did not succeed; only hooks of a fixed name (named) are
 // compared (a generated name differs at every sync).
-func hookRegressions(from, to State, named []string) []string {
+func hookRegressions(from, to appstate.State, named []string) []string {
 	var out []string
 	for _, h := range from.Hooks {
 		if h.Phase != "Succeeded" || !slices.Contains(named, h.Ref) {
 			continue
 		}
-		i := slices.IndexFunc(to.Hooks, func(t Hook) bool { return t.Type == h.Type && t.Ref == h.Ref })
+		i := slices.IndexFunc(to.Hooks, func(t appstate.Hook) bool { return t.Type == h.Type && t.Ref == h.Ref })
 		switch {
 		case i < 0:
 			out = append(out, fmt.Sprintf("hook %s %s, Succeeded on %s, did not run", h.Type, h.Ref, from.Release))
@@ -169,19 +168,27 @@ func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 	if k.onFrom == nil || k.refreshed == nil || k.synced == nil || k.renderFrom == nil || k.renderTo == nil || !k.delFrom.Read || !k.delTo.Read {
 		return "", "", errors.New("could not tell: a state, a render or a deletion was not read")
 	}
+	for _, d := range []struct {
+		on  catalog.Release
+		del Deletion
+	}{{k.from, k.delFrom}, {k.to, k.delTo}} {
+		if len(d.del.Unread) > 0 {
+			return "", "", fmt.Errorf("could not tell what the cascading deletion on %s left: %s", d.on, strings.Join(d.del.Unread, "; "))
+		}
+	}
 	r := Reading{From: k.from.String(), To: k.to.String(), OnFrom: *k.onFrom, Refreshed: *k.refreshed, Synced: *k.synced,
 		Changes: k.changes, DelFrom: k.delFrom, DelTo: k.delTo}
 	if p := k.newest; p != nil {
 		for _, h := range p.Hooks() {
 			if h.GetName() != "" {
-				r.Hooks = append(r.Hooks, resourceRef(h.GroupVersionKind().Group, h.GetKind(), h.GetNamespace(), h.GetName()))
+				r.Hooks = append(r.Hooks, appstate.ResourceRef(h.GroupVersionKind().Group, h.GetKind(), h.GetNamespace(), h.GetName()))
 			}
 		}
 	}
 	var b strings.Builder
 	for _, s := range []struct {
 		when  string
-		state State
+		state appstate.State
 	}{{"on " + r.From + " after its syncs", r.OnFrom}, {"on " + r.To + " after a hard refresh", r.Refreshed}, {"on " + r.To + " after a sync", r.Synced}} {
 		fmt.Fprintf(&b, "## %s\n%s\n\n", s.when, strings.Join(s.state.Lines(), "\n"))
 	}
@@ -189,7 +196,7 @@ func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 		on  string
 		del Deletion
 	}{{r.From, r.DelFrom}, {r.To, r.DelTo}} {
-		fmt.Fprintf(&b, "## the cascading deletion on %s\ngone: %v\nheld: %s\nleft: %s\n\n", d.on, d.del.Gone, orNone(d.del.Held), orNone(d.del.Left))
+		fmt.Fprintf(&b, "## the cascading deletion on %s\ngone: %v\nheld: %s\nleft: %s\n\n", d.on, d.del.Gone, text.OrNone(d.del.Held), text.OrNone(d.del.Left))
 	}
 	lifecycle.CellFrom(ctx).WriteEvidence("states.md", b.String())
 	o, why := Grade(r)

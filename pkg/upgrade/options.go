@@ -5,47 +5,45 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/internal/images"
+	"github.com/gitops-conformance/suite/internal/text"
+	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/catalog"
-	"github.com/gitops-conformance/suite/pkg/conform"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
-	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/runner"
 )
 
 // Options are make upgrade-check's variables, as the e2e test binary's flags.
 type Options struct {
-	From, To     string // FROM, TO: the ArgoCD releases
+	// From, To (FROM, TO) are the ArgoCD releases: the flags -from and -to,
+	// which bisect takes too (runner.Options registers them; the caller
+	// copies them here).
+	From, To     string
 	Apps         string // APPS: a file or directory of Applications
-	Images       string // IMAGES: local Docker images given to the node
-	ImageRecipes string // IMAGE_RECIPES: component@version built by the suite's offline recipes
 	ArgoCDConfig string // ARGOCD_CM: a file: the argocd-cm ConfigMap, or a map of its data
-	// Expect (application=OUTCOME,...) and ExpectWhy replace the
-	// expectation that every Application comes through SAFE: known answers.
-	Expect, ExpectWhy string
+	// IMAGES, IMAGE_RECIPES, and EXPECT (application=OUTCOME,...) with
+	// EXPECT_WHY in place of the expectation that every Application comes
+	// through SAFE (known answers): registered by Shared.Register.
+	appcell.Shared
 }
 
-// Register defines the options' flags on fs.
+// Register defines the options' own flags on fs.
 func (o *Options) Register(fs *flag.FlagSet) {
-	fs.StringVar(&o.From, "upgrade-from", "", "make upgrade-check: the ArgoCD release the Applications start on (FROM)")
-	fs.StringVar(&o.To, "upgrade-to", "", "make upgrade-check: the ArgoCD release upgraded to in place (TO)")
-	fs.StringVar(&o.Apps, "upgrade-apps", "", "make upgrade-check: a YAML file or directory of ArgoCD Applications (APPS)")
-	fs.StringVar(&o.Images, "upgrade-images", "", "make upgrade-check: local Docker images given to the node, comma-separated (IMAGES)")
-	fs.StringVar(&o.ImageRecipes, "upgrade-image-recipes", "", "make upgrade-check: component@version, comma-separated: images the suite builds offline (IMAGE_RECIPES)")
-	fs.StringVar(&o.ArgoCDConfig, "upgrade-argocd-cm", "", "make upgrade-check: the argocd-cm settings the Applications run with: a ConfigMap manifest or a YAML map of its data (ARGOCD_CM)")
-	fs.StringVar(&o.Expect, "upgrade-expect", "", "make upgrade-check: expected verdicts application=SAFE|CHANGED|BROKEN,... in place of SAFE (known answers)")
-	fs.StringVar(&o.ExpectWhy, "upgrade-expect-why", "", "make upgrade-check: where the -upgrade-expect verdicts come from")
+	fs.StringVar(&o.Apps, "apps", "", "make upgrade-check: a YAML file or directory of ArgoCD Applications (APPS)")
+	fs.StringVar(&o.ArgoCDConfig, "argocd-cm", "", "make upgrade-check: the argocd-cm settings the Applications run with: a ConfigMap manifest or a YAML map of its data (ARGOCD_CM)")
 }
 
-// Enabled reports whether the run is make upgrade-check's.
-func (o *Options) Enabled() bool { return o.From != "" || o.To != "" }
+// Options are one of the two runs a user's Application is checked by.
+var _ appcell.Options = (*Options)(nil)
+
+// Enabled reports whether the run is make upgrade-check's: APPS names the
+// Applications (-from and -to alone are a bisection's).
+func (o *Options) Enabled() bool { return o.Apps != "" }
 
 // Spec is what a make upgrade-check run checks, read before anything starts.
 type Spec struct {
@@ -69,18 +67,10 @@ func (s *Spec) App(name string) (App, bool) {
 	return s.Apps[i], true
 }
 
-// Where tells Resolve where it runs: the suite's checkout (relative paths
-// are taken from it), where charts are pulled and extracted, and whether a
-// chart repository can be reached.
-type Where struct {
-	Repo, CacheDir string
-	Online         bool
-}
-
 // Resolve checks the options and reads the Applications and their sources:
 // a user error is returned as is (the caller makes it bad input: one line,
 // exit 2).
-func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w Where) (*Spec, error) {
+func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Where) (*Spec, error) {
 	s := &Spec{ExpectWhy: o.ExpectWhy, Command: o.command()}
 	var err error
 	if o.From == "" || o.To == "" {
@@ -98,14 +88,14 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w Where) (*S
 	if o.Apps == "" {
 		return nil, fmt.Errorf("APPS: name a YAML file or directory of ArgoCD Applications (kubectl get applications -n argocd -o yaml > apps.yaml)")
 	}
-	given, files, err := ReadApps(abs(w.Repo, o.Apps))
+	given, files, err := ReadApps(w.Path(o.Apps))
 	if err != nil {
 		return nil, err
 	}
 	if err := checkNames(given); err != nil {
 		return nil, err
 	}
-	resolver := Resolver{CacheDir: w.CacheDir, Online: w.Online}
+	resolver := appcell.Resolver{CacheDir: w.CacheDir, Online: w.Online}
 	for i, a := range given {
 		src, err := resolver.Resolve(a, files[i])
 		if err != nil {
@@ -115,34 +105,33 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w Where) (*S
 		if err != nil {
 			return nil, err
 		}
-		if err := conform.LocalImages(ctx, imgs); err != nil {
+		if err := appcell.LocalImages(ctx, imgs); err != nil {
 			return nil, fmt.Errorf("application %s: %w", a.Name, err)
 		}
 		s.Apps = append(s.Apps, App{Spec: a, File: files[i], Source: src, Images: imgs, Recipes: recipes})
 	}
 	s.Images = matrix.ParseList(o.Images)
-	if err := conform.LocalImages(ctx, s.Images); err != nil {
+	if err := appcell.LocalImages(ctx, s.Images); err != nil {
 		return nil, err
 	}
-	if s.Recipes, err = conform.Recipes(w.Repo, o.ImageRecipes); err != nil {
+	if s.Recipes, err = appcell.Recipes(w.Repo, o.ImageRecipes); err != nil {
 		return nil, err
 	}
 	if o.ArgoCDConfig != "" {
-		if s.ArgoCDConfig, err = argocdConfig(abs(w.Repo, o.ArgoCDConfig)); err != nil {
+		if s.ArgoCDConfig, err = argocdConfig(w.Path(o.ArgoCDConfig)); err != nil {
 			return nil, fmt.Errorf("ARGOCD_CM %q: %w", o.ArgoCDConfig, err)
 		}
 	}
-	if s.Expect, err = expectations(o.Expect, s.Apps); err != nil {
+	known := func(k string) error {
+		if _, ok := s.App(k); !ok {
+			return fmt.Errorf("no application %q in APPS", k)
+		}
+		return nil
+	}
+	if s.Expect, err = appcell.Expectations(o.Expect, "not application=SAFE, CHANGED or BROKEN", verdicts, known); err != nil {
 		return nil, err
 	}
 	return s, nil
-}
-
-func abs(base, p string) string {
-	if filepath.IsAbs(p) || base == "" {
-		return p
-	}
-	return filepath.Join(base, p)
 }
 
 // argocdConfig reads ARGOCD_CM: the ConfigMap as exported (its data), or a
@@ -150,7 +139,7 @@ func abs(base, p string) string {
 func argocdConfig(file string) (map[string]string, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil, conform.UnwrapPath(err)
+		return nil, appcell.UnwrapPath(err)
 	}
 	var cm struct {
 		Kind string            `json:"kind"`
@@ -169,33 +158,11 @@ func argocdConfig(file string) (map[string]string, error) {
 // verdicts are the outcomes a make upgrade-check cell can have.
 var verdicts = []report.Outcome{report.Safe, report.Changed, report.Broken}
 
-func expectations(s string, apps []App) (map[string]report.Outcome, error) {
-	out := map[string]report.Outcome{}
-	for _, kv := range matrix.ParseList(s) {
-		k, v, ok := strings.Cut(kv, "=")
-		o := report.Outcome(v)
-		if !ok || !slices.Contains(verdicts, o) {
-			return nil, fmt.Errorf("expect %q: not application=SAFE, CHANGED or BROKEN", kv)
-		}
-		if !slices.ContainsFunc(apps, func(a App) bool { return a.Name() == k }) {
-			return nil, fmt.Errorf("expect %q: no application %q in APPS", kv, k)
-		}
-		out[k] = o
-	}
-	return out, nil
-}
-
 // command is make upgrade-check with the options given, as a user types it.
 func (o Options) command() string {
-	parts := []string{"make upgrade-check"}
-	for _, v := range []struct{ name, value string }{
-		{"FROM", o.From}, {"TO", o.To}, {"APPS", o.Apps}, {"IMAGES", o.Images}, {"IMAGE_RECIPES", o.ImageRecipes}, {"ARGOCD_CM", o.ArgoCDConfig},
-	} {
-		if v.value != "" {
-			parts = append(parts, v.name+"="+repro.Quote(v.value))
-		}
-	}
-	return strings.Join(parts, " ")
+	return appcell.Command("make upgrade-check", appcell.Var{Name: "FROM", Value: o.From}, appcell.Var{Name: "TO", Value: o.To},
+		appcell.Var{Name: "APPS", Value: o.Apps}, appcell.Var{Name: "IMAGES", Value: o.Images},
+		appcell.Var{Name: "IMAGE_RECIPES", Value: o.ImageRecipes}, appcell.Var{Name: "ARGOCD_CM", Value: o.ArgoCDConfig})
 }
 
 // Scenario is the scenario make upgrade-check's cells belong to; each
@@ -208,7 +175,7 @@ const Unchanged = "an ArgoCD upgrade is expected to leave an Application as it w
 
 // Plan is the run's matrix data and code: the scenario upgrade-check with
 // one variant per Application on FROM, each upgraded to TO, expected SAFE
-// (or as -upgrade-expect says).
+// (or as -expect says).
 func (s *Spec) Plan() (*matrix.Data, runner.Scenarios) {
 	sc := matrix.Scenario{Name: Scenario, Component: "applications", ArgoCD: []string{s.From.String()}, UserChart: true, ReplayCommand: s.Command,
 		// a cell installs FROM, syncs, deletes, syncs again, upgrades, syncs
@@ -217,27 +184,11 @@ func (s *Spec) Plan() (*matrix.Data, runner.Scenarios) {
 		Seconds: 360,
 		Title:   "a user's Applications through an in-place ArgoCD upgrade",
 		Summary: fmt.Sprintf("Each Application created on ArgoCD %s through the suite's git server and synced, ArgoCD upgraded in place to %s, refreshed, compared, synced and deleted.", s.From, s.To)}
-	d := &matrix.Data{}
-	var names []string
 	for _, a := range s.Apps {
-		names = append(names, a.Name())
-		sc.Variants = append(sc.Variants, matrix.Variant{Name: a.Name(), Summary: fmt.Sprintf("%s from %s into %s", a.Source.Kind(), a.Source.From, orNone(a.Namespace())),
+		sc.Variants = append(sc.Variants, matrix.Variant{Name: a.Name(), Summary: fmt.Sprintf("%s from %s into %s", a.Source.Kind(), a.Source.From, text.OrNone(a.Namespace())),
 			ArgoCDUpgrades: []string{s.To.String()}})
-		want, why := report.Safe, Unchanged
-		if o, ok := s.Expect[a.Name()]; ok {
-			want, why = o, orDefault(s.ExpectWhy, "make upgrade-check -upgrade-expect")
-		}
-		d.Expectations = append(d.Expectations, matrix.Expectation{Scenario: Scenario, Variant: a.Name(), Expected: want, Why: why})
 	}
-	d.Scenarios = []matrix.Scenario{sc}
-	return d, runner.Scenarios{Scenario: {Feature: s.Feature, Variants: names}}
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	return appcell.Plan(sc, appcell.Known{Want: report.Safe, Why: Unchanged, Expect: s.Expect, ExpectWhy: s.ExpectWhy, Flag: "make upgrade-check -expect"}, s.Feature)
 }
 
 // Validate is make upgrade-check's whole check of its input, before
@@ -246,7 +197,7 @@ func orDefault(s, def string) string {
 // proxy, the source trees offline), and TO asked of the proxy too. mode is
 // the run's, detected. The CLI runs it before the test binary is compiled.
 func Validate(ctx context.Context, cat *catalog.Catalog, o Options, ro runner.Options, mode images.Mode, cacheDir string) (*Spec, error) {
-	spec, err := o.Resolve(ctx, cat, Where{Repo: ro.Repo, CacheDir: cacheDir, Online: mode == images.Online || ro.RegistryMirror != ""})
+	spec, err := o.Resolve(ctx, cat, appcell.Where{Repo: ro.Repo, CacheDir: cacheDir, Online: mode == images.Online || ro.RegistryMirror != ""})
 	if err != nil {
 		return nil, &runner.BadInput{Err: err}
 	}

@@ -1,67 +1,35 @@
 package upgrade
 
 import (
+	"context"
 	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
+	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
 
-func obj(kind, ns, name string, fields map[string]any) *unstructured.Unstructured {
-	o := map[string]any{"apiVersion": "v1", "kind": kind, "metadata": map[string]any{"name": name, "namespace": ns}}
-	for k, v := range fields {
-		o[k] = v
-	}
-	return &unstructured.Unstructured{Object: o}
-}
-
-func TestCompare(t *testing.T) {
-	from := []*unstructured.Unstructured{
-		obj("ConfigMap", "a", "same", map[string]any{"data": map[string]any{"k": "v"}}),
-		obj("ConfigMap", "a", "changed", map[string]any{"data": map[string]any{"k": "v", "gone": "x"}}),
-		obj("Secret", "a", "removed", nil),
-	}
-	to := []*unstructured.Unstructured{
-		obj("ConfigMap", "a", "same", map[string]any{"data": map[string]any{"k": "v"}}),
-		obj("ConfigMap", "a", "changed", map[string]any{"data": map[string]any{"k": "w", "new": []any{"1"}}}),
-		obj("Service", "a", "added", nil),
-	}
-	var got []string
-	for _, c := range Compare(from, to) {
-		got = append(got, c.String())
-	}
-	want := []string{
-		`ConfigMap a/changed: .data.gone: "x" -> (absent); .data.k: "v" -> "w"; .data.new: (absent) -> ["1"]`,
-		"Secret a/removed: only in the old render",
-		"Service a/added: only in the new render",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("Compare:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
-
-func synced(release string, hooks ...Hook) State {
-	return State{Release: release, Sync: "Synced", Health: "Healthy", Phase: "Succeeded", Hooks: hooks}
+func synced(release string, hooks ...appstate.Hook) appstate.State {
+	return appstate.State{Release: release, Sync: "Synced", Health: "Healthy", Phase: "Succeeded", Hooks: hooks}
 }
 
 var gone = Deletion{Read: true, Gone: true}
 
 // heldSaying is a sync held on its hook, with the operation's message.
-func heldSaying(message string) State {
-	return State{Release: "v2.14.4", Sync: "Synced", Health: "Healthy", Phase: "Running", Message: message}
+func heldSaying(message string) appstate.State {
+	return appstate.State{Release: "v2.14.4", Sync: "Synced", Health: "Healthy", Phase: "Running", Message: message}
 }
 
 func heldBy(why string) Deletion { return Deletion{Read: true, Held: why} }
 
 func TestGrade(t *testing.T) {
-	job := Hook{Ref: "batch/Job ns/migrate", Type: "PostSync", Phase: "Succeeded"}
-	held := State{Release: "v2.14.3", Sync: "OutOfSync", Health: "Progressing", Phase: "Running", OutOfSync: []string{"ConfigMap ns/x"},
-		Hooks: []Hook{{Ref: job.Ref, Type: "PostSync", Phase: "Running"}}}
+	job := appstate.Hook{Ref: "batch/Job ns/migrate", Type: "PostSync", Phase: "Succeeded"}
+	held := appstate.State{Release: "v2.14.3", Sync: "OutOfSync", Health: "Progressing", Phase: "Running", OutOfSync: []string{"ConfigMap ns/x"},
+		Hooks: []appstate.Hook{{Ref: job.Ref, Type: "PostSync", Phase: "Running"}}}
 	for _, tc := range []struct {
 		name string
 		r    Reading
@@ -71,7 +39,7 @@ func TestGrade(t *testing.T) {
 		{"nothing changed", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: synced("b", job), Hooks: []string{job.Ref}, DelFrom: gone, DelTo: gone},
 			report.Safe, "the same render"},
 		{"a field of the render", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
-			Changes: []ObjectChange{{Ref: "ConfigMap ns/x", Fields: []FieldChange{{Path: ".data.k", From: `"1"`, To: `"2"`}}}}},
+			Changes: []appstate.ObjectChange{{Ref: "ConfigMap ns/x", Fields: []appstate.FieldChange{{Path: ".data.k", From: `"1"`, To: `"2"`}}}}},
 			report.Changed, `ConfigMap ns/x: .data.k: "1" -> "2"`},
 		{"held before, released after", Reading{From: "v2.14.3", To: "v2.14.4", OnFrom: held, Refreshed: synced("v2.14.4", job), Synced: synced("v2.14.4", job), Hooks: []string{job.Ref}, DelFrom: gone, DelTo: gone},
 			report.Changed, "operation Running -> Succeeded"},
@@ -91,17 +59,17 @@ func TestGrade(t *testing.T) {
 			report.Changed, "the cascading deletion, held on v3.4.2 (hook refused), goes through on v3.4.3"},
 		{"the cascade leaves something else", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: Deletion{Read: true, Gone: true, Left: "crd x: no ownerReferences", LeftKinds: []string{"customresourcedefinition.apiextensions.k8s.io"}}},
 			report.Changed, "what the cascading deletion left: none -> 1 customresourcedefinition.apiextensions.k8s.io; the cascade left 1 customresourcedefinition.apiextensions.k8s.io (states.md)"},
-		{"no baseline", Reading{From: "a", To: "b", OnFrom: State{Release: "a", Sync: "Unknown", Phase: "Error", Message: "InvalidSpecError"}, Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone},
+		{"no baseline", Reading{From: "a", To: "b", OnFrom: appstate.State{Release: "a", Sync: "Unknown", Phase: "Error", Message: "InvalidSpecError"}, Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone},
 			report.Error, "could not tell: on a the Application did not sync (operation Error (InvalidSpecError))"},
 		{"one resource more OutOfSync, and Degraded (knative-serving on v3.4.7 -> v3.5.1, run 20261127-061716)",
 			Reading{From: "a", To: "b", DelFrom: gone, DelTo: gone,
-				OnFrom:    State{Release: "a", Sync: "OutOfSync", Health: "Healthy", Phase: "Succeeded", OutOfSync: []string{"MWC webhook"}},
-				Refreshed: State{Release: "b", Sync: "OutOfSync", Health: "Degraded", Phase: "Succeeded", OutOfSync: []string{"MWC webhook", "VWC validation"}},
-				Synced:    State{Release: "b", Sync: "OutOfSync", Health: "Degraded", Phase: "Succeeded", OutOfSync: []string{"MWC webhook", "VWC validation"}}},
+				OnFrom:    appstate.State{Release: "a", Sync: "OutOfSync", Health: "Healthy", Phase: "Succeeded", OutOfSync: []string{"MWC webhook"}},
+				Refreshed: appstate.State{Release: "b", Sync: "OutOfSync", Health: "Degraded", Phase: "Succeeded", OutOfSync: []string{"MWC webhook", "VWC validation"}},
+				Synced:    appstate.State{Release: "b", Sync: "OutOfSync", Health: "Degraded", Phase: "Succeeded", OutOfSync: []string{"MWC webhook", "VWC validation"}}},
 			report.Broken, "on b: OutOfSync after the sync: MWC webhook (already so on a); OutOfSync after the sync: VWC validation; health Degraded"},
-		{"OutOfSync on both sides is broken still", Reading{From: "a", To: "b", OnFrom: State{Release: "a", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}},
-			Refreshed: State{Release: "b", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}},
-			Synced:    State{Release: "b", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}}, DelFrom: gone, DelTo: gone},
+		{"OutOfSync on both sides is broken still", Reading{From: "a", To: "b", OnFrom: appstate.State{Release: "a", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}},
+			Refreshed: appstate.State{Release: "b", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}},
+			Synced:    appstate.State{Release: "b", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}}, DelFrom: gone, DelTo: gone},
 			report.Broken, "on b: OutOfSync after the sync: CRD x (already so on a)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,7 +89,7 @@ func TestReadAndResolveApps(t *testing.T) {
 	if len(apps) != 2 || apps[0].Name != "chart-dir" || apps[1].Name != "plain" {
 		t.Fatalf("ReadApps: %d apps, want chart-dir and plain (the ConfigMap passed over)", len(apps))
 	}
-	r := Resolver{CacheDir: t.TempDir()}
+	r := appcell.Resolver{CacheDir: t.TempDir()}
 	chart, err := r.Resolve(apps[0], files[0])
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +115,7 @@ func TestRemoteSourcesSayHowToPointAtACopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, want := range []string{"needs the online mode", "is a git repository; clone it"} {
-		_, err := Resolver{CacheDir: t.TempDir()}.Resolve(apps[i], files[i])
+		_, err := appcell.Resolver{CacheDir: t.TempDir()}.Resolve(apps[i], files[i])
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "spec.source.repoURL at a local copy") {
 			t.Errorf("%s: %v, want one line saying %q and how to point it at a local copy", apps[i].Name, err, want)
 		}
@@ -161,7 +129,7 @@ func TestCellSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := Resolver{CacheDir: t.TempDir()}.Resolve(apps[0], files[0])
+	src, err := appcell.Resolver{CacheDir: t.TempDir()}.Resolve(apps[0], files[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,18 +156,16 @@ func TestCellSteps(t *testing.T) {
 	}
 }
 
-func TestExplain(t *testing.T) {
-	s := State{OutOfSync: []string{"admissionregistration.k8s.io/ValidatingWebhookConfiguration v"}}
-	s.Explain([]argocd.Resource{
-		{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration", Name: "v", Health: "Healthy",
-			Target: map[string]any{"webhooks": []any{map[string]any{"name": "w", "rules": []any{"a"}}}},
-			Live:   map[string]any{"webhooks": []any{map[string]any{"name": "w", "rules": []any{"b"}}}}},
-		{Group: "apps", Kind: "Deployment", Namespace: "ns", Name: "d", Health: "Degraded", HealthMessage: "progress deadline exceeded"},
-	})
-	if got, want := strings.Join(s.Unhealthy, "|"), "apps/Deployment ns/d: Degraded (progress deadline exceeded)"; got != want {
-		t.Errorf("Unhealthy %q, want %q", got, want)
-	}
-	if got, want := strings.Join(s.Drift, "|"), "admissionregistration.k8s.io/ValidatingWebhookConfiguration v: differ .webhooks[0].rules[0]; missing none"; got != want {
-		t.Errorf("Drift %q, want %q", got, want)
+// An object of the render that could not be read after a cascading
+// deletion is kept as such: the cell could not tell what the cascade left,
+// and says which (never "gone").
+func TestAnUnreadObjectIsCouldNotTell(t *testing.T) {
+	st := &appstate.State{Release: "v3.4.7", Sync: "Synced", Health: "Healthy", Phase: "Succeeded"}
+	k := &cell{from: catalog.MustRelease("v3.4.7"), to: catalog.MustRelease("v3.5.1"), onFrom: st, refreshed: st, synced: st,
+		renderFrom: &argocd.Render{}, renderTo: &argocd.Render{},
+		delFrom: Deletion{Read: true, Gone: true}, delTo: Deletion{Read: true, Gone: true, Unread: []string{"configmap team/x: connection refused"}}}
+	_, _, err := k.grade(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "could not tell what the cascading deletion on v3.5.1 left: configmap team/x: connection refused") {
+		t.Errorf("grade: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package conform
+package check
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
@@ -19,7 +18,7 @@ const ProbeName = "gitops-conformance-probe"
 // "*"), labelled so its objectSelector takes it, in a namespace its
 // namespaceSelector takes as the namespace is labelled now (the one of the
 // service it calls, else default). An error says why none can be made.
-func Probe(ctx context.Context, w check.Webhook) (fixture.Files, error) {
+func Probe(ctx context.Context, w Webhook) (fixture.Files, error) {
 	resource := probeResource(w.Rules)
 	if resource == "" {
 		return nil, errors.New("its rules take no CREATE of configmaps or pods")
@@ -33,14 +32,14 @@ func Probe(ctx context.Context, w check.Webhook) (fixture.Files, error) {
 		candidates = []string{s.Namespace, "default"}
 	}
 	for _, ns := range candidates {
-		o, err := check.Get(ctx, lifecycle.Object{Kind: "namespace", Name: ns})
+		o, err := Get(ctx, lifecycle.Object{Kind: "namespace", Name: ns})
 		if lifecycle.NotFound(err) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		if takes, err := check.Selects(w.NamespaceSelector, o.GetLabels()); err != nil || !takes {
+		if takes, err := Selects(w.NamespaceSelector, o.GetLabels()); err != nil || !takes {
 			continue
 		}
 		if resource == "pods" {
@@ -50,12 +49,12 @@ func Probe(ctx context.Context, w check.Webhook) (fixture.Files, error) {
 		return fixture.Chart("probes", map[string]any{"configMap": map[string]any{
 			"name": ProbeName, "namespace": ns, "labels": labels, "data": map[string]string{"probe": "true"}}}), nil
 	}
-	return nil, fmt.Errorf("its namespaceSelector %q takes none of %v", check.SelectorText(w.NamespaceSelector), candidates)
+	return nil, fmt.Errorf("its namespaceSelector %q takes none of %v", SelectorText(w.NamespaceSelector), candidates)
 }
 
 // probeResource is what a probe makes for rules: "configmaps" or "pods", ""
 // when no rule takes a CREATE of either.
-func probeResource(rules []check.WebhookRule) string {
+func probeResource(rules []WebhookRule) string {
 	created := podResources(rules)
 	for _, want := range []string{"configmaps", "pods"} {
 		if slices.Contains(created, want) {
@@ -69,7 +68,7 @@ func probeResource(rules []check.WebhookRule) string {
 // rules take a CREATE of: "*", "*/*", the resource, or the resource with
 // "/*" (the API server's matcher: a subresource of "*" matches the
 // resource itself too).
-func podResources(rules []check.WebhookRule) []string {
+func podResources(rules []WebhookRule) []string {
 	var out []string
 	for _, want := range []string{"configmaps", "pods"} {
 		for _, r := range rules {
@@ -87,7 +86,7 @@ func podResources(rules []check.WebhookRule) []string {
 
 // objectLabels are labels the webhook's objectSelector takes: its
 // matchLabels, and for each expression a value that satisfies it.
-func objectLabels(w check.Webhook) (map[string]string, error) {
+func objectLabels(w Webhook) (map[string]string, error) {
 	labels := map[string]string{}
 	sel := w.ObjectSelector
 	for k, v := range sel.MatchLabels {
@@ -103,8 +102,14 @@ func objectLabels(w check.Webhook) (map[string]string, error) {
 			labels[e.Key] = "true"
 		}
 	}
-	if takes, err := check.Selects(sel, labels); err != nil || !takes {
-		return nil, fmt.Errorf("no labels its objectSelector %q takes", check.SelectorText(sel))
+	if takes, err := Selects(sel, labels); err != nil || !takes {
+		return nil, fmt.Errorf("no labels its objectSelector %q takes", SelectorText(sel))
 	}
 	return labels, nil
+}
+
+// CreatesPods says whether a webhook of these rules is called for the
+// creation of Pods (what a probe of it would be).
+func CreatesPods(rules []WebhookRule) bool {
+	return probeResource(rules) != "" && slices.Contains(podResources(rules), "pods")
 }

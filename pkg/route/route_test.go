@@ -1,4 +1,4 @@
-package upgrade
+package route
 
 import (
 	"fmt"
@@ -188,7 +188,7 @@ func TestRoute(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := &matrix.Data{Scenarios: []matrix.Scenario{hooks}, Expectations: tc.expectations}
-			route, err := RouteOf(data, published(), catalog.MustRelease(tc.from), catalog.MustRelease(tc.to))
+			route, err := Of(data, published(), catalog.MustRelease(tc.from), catalog.MustRelease(tc.to))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +215,7 @@ func TestRouteChangeDetails(t *testing.T) {
 		measured("short-name", "v3.4.2", report.Mitigated),
 		measured("minimal", "v3.4.2", report.Reproduced), measured("minimal", "v3.4.7", report.NotReproduced),
 	}}
-	route, err := RouteOf(data, published(), catalog.MustRelease("v3.4.2"), catalog.MustRelease("v3.4.3"))
+	route, err := Of(data, published(), catalog.MustRelease("v3.4.2"), catalog.MustRelease("v3.4.3"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestRouteMarkdownWithoutChange(t *testing.T) {
 			"- hooks/bug openkruise v1.8.3, Kubernetes v1.33.13, offline: NOT_REPRODUCED on v3.5.1\n"},
 		{"v2.14.3", "v2.14.11", "Nothing was measured on it either: no expectation names a release after v2.14.3 up to v2.14.11.\n"},
 	} {
-		route, err := RouteOf(data, published(), catalog.MustRelease(tc.from), catalog.MustRelease(tc.to))
+		route, err := Of(data, published(), catalog.MustRelease(tc.from), catalog.MustRelease(tc.to))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +267,7 @@ func TestRouteMarkdownWithoutChange(t *testing.T) {
 
 func TestRouteRefusesADowngrade(t *testing.T) {
 	data := &matrix.Data{Scenarios: []matrix.Scenario{hooks}}
-	if _, err := RouteOf(data, nil, catalog.MustRelease("v3.5.1"), catalog.MustRelease("v3.4.7")); err == nil {
+	if _, err := Of(data, nil, catalog.MustRelease("v3.5.1"), catalog.MustRelease("v3.4.7")); err == nil {
 		t.Error("a path from v3.5.1 to v3.4.7 must be refused")
 	}
 }

@@ -1,4 +1,4 @@
-package conform
+package appcell
 
 import (
 	"fmt"
@@ -32,19 +32,26 @@ type Object struct {
 	Hook string
 }
 
-// Skipped is the Hook of an object ArgoCD does not apply at a sync.
-const Skipped = "-"
-
-// Workload is a Deployment, StatefulSet or DaemonSet of the chart (not a hook).
-type Workload struct {
-	Kind, Namespace, Name string
-	// Replicas is the chart's (1 when it says none); a DaemonSet has -1.
-	Replicas  int64
-	PodLabels map[string]string
+// Ref names the object as kubectl's command line does: kind.group,
+// namespace, name.
+func (o Object) Ref() lifecycle.Object {
+	return lifecycle.Object{Kind: check.KindRef(o.GetKind(), o.GroupVersionKind().Group), Namespace: o.GetNamespace(), Name: o.GetName()}
 }
 
-// Ref is the workload as the logs name it.
-func (w Workload) Ref() string { return strings.ToLower(w.Kind) + " " + w.Namespace + "/" + w.Name }
+// Refs are the objects' refs.
+func Refs(objs []Object) []lifecycle.Object {
+	var out []lifecycle.Object
+	for _, o := range objs {
+		out = append(out, o.Ref())
+	}
+	return out
+}
+
+// Refs are the chart's ordinary resources.
+func (r *Rendered) Refs() []lifecycle.Object { return Refs(r.Resources()) }
+
+// Skipped is the Hook of an object ArgoCD does not apply at a sync.
+const Skipped = "-"
 
 // clusterScoped are the kinds of the API server's own groups that have no
 // namespace; a chart's CRD says its kind's scope itself.
@@ -211,13 +218,13 @@ func (r *Rendered) Find(group, kind, namespace, name string) *Object {
 }
 
 // Workloads are the chart's Deployments, StatefulSets and DaemonSets.
-func (r *Rendered) Workloads() []Workload {
-	var out []Workload
+func (r *Rendered) Workloads() []check.Workload {
+	var out []check.Workload
 	for _, o := range r.Resources() {
 		if o.GroupVersionKind().Group != "apps" {
 			continue
 		}
-		w := Workload{Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName(), Replicas: 1}
+		w := check.Workload{Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName(), Replicas: 1}
 		switch o.GetKind() {
 		case "Deployment", "StatefulSet":
 			if n, found, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "replicas"); found {
@@ -283,11 +290,11 @@ func (r *Rendered) Service(namespace, name string) (Service, bool) {
 }
 
 // Backing are the chart's workloads whose Pods the Service selects.
-func (r *Rendered) Backing(s Service) []Workload {
+func (r *Rendered) Backing(s Service) []check.Workload {
 	if len(s.Selector) == 0 {
 		return nil
 	}
-	var out []Workload
+	var out []check.Workload
 	for _, w := range r.Workloads() {
 		if w.Namespace != s.Namespace {
 			continue

@@ -1,4 +1,4 @@
-package conform
+package appcell
 
 import (
 	"errors"

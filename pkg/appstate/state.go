@@ -1,4 +1,4 @@
-package upgrade
+package appstate
 
 import (
 	"fmt"
@@ -7,8 +7,9 @@ import (
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
+	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/argocd"
-	"github.com/gitops-conformance/suite/pkg/conform"
+	"github.com/gitops-conformance/suite/pkg/check"
 )
 
 // State is what an Application shows at one point of the check: the
@@ -21,8 +22,8 @@ type State struct {
 	Phase, Message string
 	// OutOfSync are the resources the Application shows OutOfSync.
 	OutOfSync []string
-	// Unhealthy are the resources whose health is not Healthy (with it).
-	Unhealthy []string
+	// Unhealthy are the resources whose health is not Healthy.
+	Unhealthy []Health
 	// Drift says, of each resource OutOfSync, the fields of its target the
 	// live object lacks or holds otherwise (as ArgoCD normalizes it).
 	Drift []string
@@ -35,6 +36,24 @@ type State struct {
 	Conditions []string
 }
 
+// Health is one resource's health: its status and message.
+type Health struct {
+	Ref     string // group/kind namespace/name
+	Status  string // Degraded, Progressing, Missing, Suspended, Unknown
+	Message string // clipped
+}
+
+func (h Health) String() string { return h.Ref + ": " + h.Status + MessageOf(h.Message) }
+
+// healthLines are the resources' health, one a resource.
+func healthLines(hs []Health) []string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, h.String())
+	}
+	return out
+}
+
 // Hook is one hook of an operation's result.
 type Hook struct {
 	Ref, Type string // group/kind namespace/name; PreSync, Sync, PostSync, SyncFail, PreDelete, PostDelete
@@ -43,36 +62,36 @@ type Hook struct {
 }
 
 func (h Hook) String() string {
-	s := fmt.Sprintf("%s %s: %s", h.Type, h.Ref, orNone(h.Phase))
+	s := fmt.Sprintf("%s %s: %s", h.Type, h.Ref, text.OrNone(h.Phase))
 	if h.Message != "" {
-		s += " (" + clip(h.Message, 120) + ")"
+		s += " (" + text.Clip(h.Message, 120) + ")"
 	}
 	return s
 }
 
-// StateOf reads an Application's state.
-func StateOf(app *v1alpha1.Application, release string) State {
+// Of reads an Application's state.
+func Of(app *v1alpha1.Application, release string) State {
 	s := State{Release: release, Sync: string(app.Status.Sync.Status), Health: string(app.Status.Health.Status)}
 	for _, r := range app.Status.Resources {
-		ref := resourceRef(r.Group, r.Kind, r.Namespace, r.Name)
+		ref := ResourceRef(r.Group, r.Kind, r.Namespace, r.Name)
 		if r.Status == v1alpha1.SyncStatusCodeOutOfSync {
 			s.OutOfSync = append(s.OutOfSync, ref)
 		}
 		if h := r.Health; h != nil && h.Status != "" && h.Status != "Healthy" {
-			s.Unhealthy = append(s.Unhealthy, ref+": "+string(h.Status)+messageOf(clip(h.Message, 120)))
+			s.Unhealthy = append(s.Unhealthy, Health{Ref: ref, Status: string(h.Status), Message: text.Clip(h.Message, 120)})
 		}
 	}
 	for _, c := range app.Status.Conditions {
-		s.Conditions = append(s.Conditions, c.Type+": "+clip(c.Message, 200))
+		s.Conditions = append(s.Conditions, c.Type+": "+text.Clip(c.Message, 200))
 	}
 	if op := app.Status.OperationState; op != nil {
-		s.Phase, s.Message = string(op.Phase), clip(op.Message, 300)
+		s.Phase, s.Message = string(op.Phase), text.Clip(op.Message, 300)
 		if op.SyncResult != nil {
 			for _, r := range op.SyncResult.Resources {
 				if r.HookType == "" {
 					continue
 				}
-				s.Hooks = append(s.Hooks, Hook{Ref: resourceRef(r.Group, r.Kind, r.Namespace, r.Name), Type: string(r.HookType),
+				s.Hooks = append(s.Hooks, Hook{Ref: ResourceRef(r.Group, r.Kind, r.Namespace, r.Name), Type: string(r.HookType),
 					Phase: string(r.HookPhase), Message: r.Message})
 			}
 		}
@@ -80,7 +99,8 @@ func StateOf(app *v1alpha1.Application, release string) State {
 	return s
 }
 
-func resourceRef(group, kind, namespace, name string) string {
+// ResourceRef names a resource as ArgoCD does: group/kind namespace/name.
+func ResourceRef(group, kind, namespace, name string) string {
 	return argocd.Resource{Group: group, Kind: kind, Namespace: namespace, Name: name}.Ref()
 }
 
@@ -92,7 +112,7 @@ func (s *State) Explain(resources []argocd.Resource) {
 	for _, r := range resources {
 		ref := r.Ref()
 		if r.Health != "" && r.Health != "Healthy" {
-			s.Unhealthy = append(s.Unhealthy, ref+": "+r.Health+messageOf(clip(r.HealthMessage, 120)))
+			s.Unhealthy = append(s.Unhealthy, Health{Ref: ref, Status: r.Health, Message: text.Clip(r.HealthMessage, 120)})
 		}
 		if !slices.Contains(s.OutOfSync, ref) {
 			continue
@@ -103,8 +123,8 @@ func (s *State) Explain(resources []argocd.Resource) {
 		case r.Live == nil:
 			s.Drift = append(s.Drift, ref+": not in the cluster")
 		default:
-			dropped, differ := conform.Diff(r.Target, r.Live)
-			s.Drift = append(s.Drift, fmt.Sprintf("%s: differ %s; missing %s", ref, orNone(strings.Join(first(differ, 6), " ")), orNone(strings.Join(first(dropped, 6), " "))))
+			dropped, differ := check.Diff(r.Target, r.Live)
+			s.Drift = append(s.Drift, fmt.Sprintf("%s: differ %s; missing %s", ref, text.OrNone(strings.Join(first(differ, 6), " ")), text.OrNone(strings.Join(first(dropped, 6), " "))))
 		}
 	}
 }
@@ -121,22 +141,22 @@ func first(items []string, n int) []string {
 func (s State) Lines() []string {
 	out := []string{
 		"argocd " + s.Release,
-		"sync " + orNone(s.Sync) + ", health " + orNone(s.Health),
-		"operation " + orNone(s.Phase) + messageOf(s.Message),
-		"OutOfSync: " + orNone(strings.Join(s.OutOfSync, ", ")),
-		"not Healthy: " + orNone(strings.Join(s.Unhealthy, ", ")),
+		"sync " + text.OrNone(s.Sync) + ", health " + text.OrNone(s.Health),
+		"operation " + text.OrNone(s.Phase) + MessageOf(s.Message),
+		"OutOfSync: " + text.OrNone(strings.Join(s.OutOfSync, ", ")),
+		"not Healthy: " + text.OrNone(strings.Join(healthLines(s.Unhealthy), ", ")),
 	}
 	if len(s.Drift) > 0 {
 		out = append(out, "OutOfSync fields: "+strings.Join(s.Drift, "; "))
 	}
 	if s.Unexplained != "" {
-		out = append(out, "resources' health and fields: could not tell: "+clip(s.Unexplained, 300))
+		out = append(out, "resources' health and fields: could not tell: "+text.Clip(s.Unexplained, 300))
 	}
 	var hooks []string
 	for _, h := range s.Hooks {
 		hooks = append(hooks, h.String())
 	}
-	out = append(out, "hooks: "+orNone(strings.Join(hooks, "; ")))
+	out = append(out, "hooks: "+text.OrNone(strings.Join(hooks, "; ")))
 	if len(s.Conditions) > 0 {
 		out = append(out, "conditions: "+strings.Join(s.Conditions, "; "))
 	}
@@ -145,18 +165,12 @@ func (s State) Lines() []string {
 
 func (s State) String() string { return strings.Join(s.Lines(), "; ") }
 
-func messageOf(m string) string {
+// MessageOf is a message as a state line shows it: " (message)", or "".
+func MessageOf(m string) string {
 	if m == "" {
 		return ""
 	}
 	return " (" + m + ")"
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }
 
 // Differences are what ArgoCD acts on that differs between two states: the
@@ -165,19 +179,19 @@ func orNone(s string) string {
 func Differences(a, b State) []string {
 	var out []string
 	if a.Sync != b.Sync {
-		out = append(out, fmt.Sprintf("sync %s -> %s", orNone(a.Sync), orNone(b.Sync)))
+		out = append(out, fmt.Sprintf("sync %s -> %s", text.OrNone(a.Sync), text.OrNone(b.Sync)))
 	}
 	if a.Health != b.Health {
-		out = append(out, fmt.Sprintf("health %s -> %s", orNone(a.Health), orNone(b.Health)))
+		out = append(out, fmt.Sprintf("health %s -> %s", text.OrNone(a.Health), text.OrNone(b.Health)))
 	}
 	if a.Phase != b.Phase {
-		out = append(out, fmt.Sprintf("operation %s -> %s%s", orNone(a.Phase), orNone(b.Phase), messageOf(b.Message)))
+		out = append(out, fmt.Sprintf("operation %s -> %s%s", text.OrNone(a.Phase), text.OrNone(b.Phase), MessageOf(b.Message)))
 	}
 	if x, y := strings.Join(a.OutOfSync, ", "), strings.Join(b.OutOfSync, ", "); x != y {
-		out = append(out, fmt.Sprintf("OutOfSync %s -> %s", orNone(x), orNone(y)))
+		out = append(out, fmt.Sprintf("OutOfSync %s -> %s", text.OrNone(x), text.OrNone(y)))
 	}
-	if x, y := strings.Join(a.Unhealthy, ", "), strings.Join(b.Unhealthy, ", "); x != y {
-		out = append(out, fmt.Sprintf("not Healthy %s -> %s", orNone(x), orNone(y)))
+	if x, y := strings.Join(healthLines(a.Unhealthy), ", "), strings.Join(healthLines(b.Unhealthy), ", "); x != y {
+		out = append(out, fmt.Sprintf("not Healthy %s -> %s", text.OrNone(x), text.OrNone(y)))
 	}
 	ha, hb := hookPhases(a.Hooks), hookPhases(b.Hooks)
 	for _, ref := range slices.Sorted(func(yield func(string) bool) {
@@ -202,7 +216,7 @@ func Differences(a, b State) []string {
 func hookPhases(hooks []Hook) map[string]string {
 	m := map[string]string{}
 	for _, h := range hooks {
-		m[h.Type+" "+h.Ref] = orNone(h.Phase)
+		m[h.Type+" "+h.Ref] = text.OrNone(h.Phase)
 	}
 	return m
 }

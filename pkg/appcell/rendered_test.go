@@ -1,4 +1,4 @@
-package conform
+package appcell
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/helm"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
 // A chart with a CRD in crds/, a Namespace, a Deployment behind a Service
@@ -89,7 +91,7 @@ spec:
   versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
 `
 
-func renderTestChart(t *testing.T) *Spec {
+func renderTestChart(t *testing.T) *Rendered {
 	t.Helper()
 	dir := t.TempDir()
 	root := writeChart(t, dir, "c", "c", "1.0.0", chartTemplates)
@@ -99,15 +101,29 @@ func renderTestChart(t *testing.T) *Spec {
 	if err := os.WriteFile(filepath.Join(root, "crds", "widgets.yaml"), []byte(widgetCRD), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Options{Chart: "c", Release: "rel", Namespace: "team"}.Resolve(context.Background(), Where{Repo: dir, CacheDir: t.TempDir(), Kubernetes: "v1.33.13"})
+	return render(t, root, "rel", "team")
+}
+
+// render renders the chart at dir as release into namespace.
+func render(t *testing.T, dir, release, namespace string) *Rendered {
+	t.Helper()
+	c, err := LocalChart(dir, "", "", "/", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	manifest, err := helm.RenderAll(context.Background(), helm.Release{Name: release, Namespace: namespace, Chart: c.Dir, Values: map[string]any{}, KubeVersion: "v1.33.13"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ParseRendered(manifest, namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func TestRenderedAsArgoCDAppliesIt(t *testing.T) {
-	r := renderTestChart(t).Rendered
+	r := renderTestChart(t)
 	var kinds []string
 	for _, o := range r.Objects {
 		kinds = append(kinds, o.GetKind()+"/"+o.GetNamespace()+"/"+o.GetName()+":"+o.Hook)
@@ -149,8 +165,8 @@ func TestRenderedAsArgoCDAppliesIt(t *testing.T) {
 	if got := r.Namespaces(); len(got) != 1 || got[0] != "extra-ns" {
 		t.Errorf("namespaces: %v", got)
 	}
-	if refs := r.Refs(); !slices.Contains(refs, Ref{Kind: "deployment.apps", Namespace: "team", Name: "manager"}) ||
-		!slices.Contains(refs, Ref{Kind: "customresourcedefinition.apiextensions.k8s.io", Name: "widgets.example.com"}) {
+	if refs := r.Refs(); !slices.Contains(refs, lifecycle.Object{Kind: "deployment.apps", Namespace: "team", Name: "manager"}) ||
+		!slices.Contains(refs, lifecycle.Object{Kind: "customresourcedefinition.apiextensions.k8s.io", Name: "widgets.example.com"}) {
 		t.Errorf("refs: %v", refs)
 	}
 	again, err := ParseRendered(r.Manifest(), "team")
@@ -182,24 +198,6 @@ func TestHookOf(t *testing.T) {
 	}
 }
 
-func TestFullImage(t *testing.T) {
-	for in, want := range map[string]string{
-		"nginx":                         "docker.io/library/nginx:latest",
-		"bitnami/kubectl:1.30":          "docker.io/bitnami/kubectl:1.30",
-		"registry.k8s.io/pause:3.10":    "registry.k8s.io/pause:3.10",
-		"localhost:5000/x":              "localhost:5000/x:latest",
-		"quay.io/a/b@sha256:0123":       "quay.io/a/b@sha256:0123",
-		"docker.io/library/redis:7.2.7": "docker.io/library/redis:7.2.7",
-	} {
-		if got := FullImage(in); got != want {
-			t.Errorf("FullImage(%s) = %s, want %s", in, got, want)
-		}
-	}
-	if got := Missing([]string{"nginx", "quay.io/x:1", "registry.k8s.io/pause:3.10"}, []string{"docker.io/library/nginx:latest", "registry.k8s.io/pause:3.10"}); len(got) != 1 || got[0] != "quay.io/x:1" {
-		t.Errorf("Missing: %v", got)
-	}
-}
-
 // The suite's clean chart (fixtures/charts/conform-clean) has one of each
 // part the checks look at, each written the way that avoids its class.
 func TestTheCleanChart(t *testing.T) {
@@ -207,11 +205,7 @@ func TestTheCleanChart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Options{Chart: "fixtures/charts/conform-clean", Namespace: "clean"}.Resolve(context.Background(), Where{Repo: repo, CacheDir: t.TempDir(), Kubernetes: "v1.33.13"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := s.Rendered
+	r := render(t, filepath.Join(repo, "fixtures/charts/conform-clean"), "conform-clean", "clean")
 	webhooks, err := r.Webhooks()
 	if err != nil || len(webhooks) != 1 || len(r.CRDs()) != 1 || len(r.Hooks()) != 1 || len(r.Workloads()) != 1 || len(r.Namespaces()) != 0 {
 		t.Fatalf("the clean chart: %d webhooks (%v), %d CRDs, %d hooks, %d workloads, namespaces %v",

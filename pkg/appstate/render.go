@@ -1,4 +1,4 @@
-package upgrade
+package appstate
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gitops-conformance/suite/internal/text"
 )
 
 // ObjectChange is how one object of a render differs between two releases'
@@ -47,14 +49,7 @@ func orAbsent(s string) string {
 	if s == "" {
 		return "(absent)"
 	}
-	return clip(s, 80)
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
+	return text.Clip(s, 80)
 }
 
 // Ref names an object of a render: group/kind namespace/name (the group
