@@ -184,9 +184,14 @@ UPGRADE = -from "$(FROM)" -to "$(TO)" -images "$(IMAGES)" -image-recipes "$(IMAG
 
 upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [ARGOCD_CM=file] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
 	@test -n "$(FROM)" && test -n "$(TO)" || { echo "make upgrade-check: FROM= and TO= name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1); APPS= your Applications (default: the seed charts)"; exit 2; }
-	@apps="$(APPS)"; if [ -z "$$apps" ]; then apps="$(UPGRADE_APPS)"; $(CLI) upgrade-check apps -out "$$apps" $(if $(ONLY),-only "$(ONLY)") || exit 2; fi; \
-	  $(CLI) upgrade-check check -apps "$$apps" $(UPGRADE) && \
-	  $(MAKE) --no-print-directory $(E2E) && $(RUN_E2E) -test.run TestUpgradeCheck -apps "$$apps" $(UPGRADE) -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
+	$(if $(APPS),,@$(CLI) upgrade-check apps -out "$(UPGRADE_APPS)" $(if $(ONLY),-only "$(ONLY)"))
+	@$(CLI) upgrade-check check -apps "$(APPS_USED)" $(UPGRADE)
+	@$(MAKE) --no-print-directory $(E2E)
+	$(RUN_E2E) -test.run TestUpgradeCheck -apps "$(APPS_USED)" $(UPGRADE) -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
+
+# make upgrade-check's Applications: APPS, else the seeds' written under UPGRADE_APPS. Each
+# step is a line of its own, so make -n runs none of them but the sub-make (which -n reaches).
+APPS_USED = $(or $(APPS),$(UPGRADE_APPS))
 
 # make upgrade-check-smoke: SMOKE_ARGOCD upgraded in place to the next release of the default axis
 UPGRADE_SMOKE_TO ?= v2.14.21
