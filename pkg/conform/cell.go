@@ -21,7 +21,6 @@ import (
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
-	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/step"
 )
 
@@ -74,9 +73,6 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 // describe records the chart, how it renders and the images it runs.
 func (k *cell) describe() step.Step {
 	return appcell.Reads("the chart as rendered", func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
 		s := k.spec
 		r := s.Rendered
 		lifecycle.Note(ctx, "source: chart %s %s (%d files, content sha256 %s) from %s", s.Chart.Name, s.Chart.Version, len(s.Chart.Files), s.Chart.Digest, s.Chart.Source)
@@ -180,9 +176,6 @@ func (k *cell) chartNamespaces() []string {
 // adds their configurations to the evidence.
 func (k *cell) recordWebhooks() step.Step {
 	return appcell.Reads("the chart's webhook configurations as installed", func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
 		live, err := check.LiveWebhooks(ctx)
 		if err != nil {
 			return err
