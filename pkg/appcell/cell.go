@@ -2,12 +2,12 @@ package appcell
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
-	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/step"
 )
 
@@ -118,11 +118,11 @@ func (n Namespace) Again() []step.Step {
 }
 
 func (n Namespace) make() step.Step {
-	ns := map[string]any{"name": n.Name}
-	if len(n.Labels) > 0 {
-		ns["labels"] = n.Labels
+	var labels []string
+	for _, k := range slices.Sorted(maps.Keys(n.Labels)) {
+		labels = append(labels, k+"="+n.Labels[k])
 	}
-	return env.ApplyFiles("namespace "+n.Name, fixture.Chart("probes", map[string]any{"namespace": ns}))
+	return env.ApplyNamespace(n.Name, labels...)
 }
 
 // HookFinalizersAtEnd take, when the cell ends, ArgoCD's hook finalizer off
