@@ -102,7 +102,7 @@ func (n Namespace) Steps() []step.Step {
 	case n.Name == "" || slices.Contains(Reserved, n.Name):
 		return nil
 	case n.ArgoCDCreates:
-		return []step.Step{env.DeleteObjectAtEnd(env.Object{Kind: "namespace", Name: n.Name}, "ArgoCD created it (CreateNamespace=true) and leaves it")}
+		return []step.Step{env.DeleteObjectAtEnd(env.Namespace(n.Name), "ArgoCD created it (CreateNamespace=true) and leaves it")}
 	}
 	return []step.Step{n.make()}
 }

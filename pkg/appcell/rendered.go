@@ -11,6 +11,7 @@ import (
 
 	"github.com/gitops-conformance/suite/internal/kube"
 	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
@@ -276,7 +277,7 @@ type Service struct {
 
 // Object refers to the Service in the cluster.
 func (s Service) Object() lifecycle.Object {
-	return lifecycle.Object{Kind: "service", Namespace: s.Namespace, Name: s.Name}
+	return env.Service(s.Namespace, s.Name)
 }
 
 // Service finds the chart's Service namespace/name.

@@ -62,7 +62,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		steps.Add(env.ApplyFiles("a ConfigMap and a Secret in "+s.Namespace, k.sentinels()))
 	}
 	steps.Add(k.forgetWebhooksAtEnd(), env.ReleaseCRDsAtEnd("the chart's custom resources", s.Rendered.CRDs, s.Namespace),
-		env.Watch(env.Object{Kind: "namespace", Name: s.Namespace}), k.SeeBefore("the webhook configurations before the install"),
+		env.Watch(env.Namespace(s.Namespace)), k.SeeBefore("the webhook configurations before the install"),
 		env.PushRepo(k.app, k.chart), env.CreateApp(k.application()))
 	// a hook held by ArgoCD's finalizer also holds the Application's deletion:
 	// registered after it, these run before it
@@ -292,7 +292,7 @@ func (k *cell) restart() step.Step {
 		}
 		var steps []step.Step
 		for _, d := range deployments {
-			steps = append(steps, env.Scale(env.Object{Kind: "deployment", Namespace: d.Namespace, Name: d.Name}, 0))
+			steps = append(steps, env.Scale(env.Deployment(d.Namespace, d.Name), 0))
 		}
 		// none runs: no serving endpoint, and the Deployment's status says
 		// so too (else the scale back could read its status from before)
@@ -301,11 +301,11 @@ func (k *cell) restart() step.Step {
 			none = append(none, check.ServingEndpoints(s.Object(), 0))
 		}
 		for _, d := range deployments {
-			none = append(none, check.JSONPathIs(env.Object{Kind: "deployment.apps", Namespace: d.Namespace, Name: d.Name}, "{.status.replicas}", ""))
+			none = append(none, check.JSONPathIs(env.Deployment(d.Namespace, d.Name), "{.status.replicas}", ""))
 		}
 		steps = append(steps, assert.That("no Pod of the Deployments left, no serving endpoint", assert.Intervals.Rollout, assert.All(none...)))
 		for _, d := range deployments {
-			steps = append(steps, env.Scale(env.Object{Kind: "deployment", Namespace: d.Namespace, Name: d.Name}, int(d.Replicas)))
+			steps = append(steps, env.Scale(env.Deployment(d.Namespace, d.Name), int(d.Replicas)))
 		}
 		return env.InOrder(what, steps...).Func()(ctx, t, cfg)
 	})

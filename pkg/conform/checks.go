@@ -174,9 +174,9 @@ func deletionHooks(k *cell) []step.Step {
 		if ns == "" {
 			ns = k.spec.Namespace
 		}
-		jobs := env.Object{Kind: "Job", Namespace: ns}
-		completed = append(completed, check.EventSeen(jobs, "Completed", h.GetName()))
-		failed = append(failed, check.EventSeen(jobs, "BackoffLimitExceeded", h.GetName()))
+		job := env.Job(ns, h.GetName())
+		completed = append(completed, check.EventSeen(job, "Completed"))
+		failed = append(failed, check.EventSeen(job, "BackoffLimitExceeded"))
 	}
 	steps := append(k.synced(),
 		env.Observe("the chart's deletion hooks", assert.Constant(len(hooks) > 0, text.OrNone(strings.Join(names, ", ")))),
