@@ -297,3 +297,31 @@ webhooks:
 		t.Errorf("no answer: %v", err)
 	}
 }
+
+// The chart's looks say what they look at, so a step can take its name
+// from them (assert.Await, env.See).
+func TestChartLooksDescribeThemselves(t *testing.T) {
+	w := Workload{Kind: "Deployment", Namespace: "ns", Name: "d", Replicas: 1}
+	sts := Workload{Kind: "StatefulSet", Namespace: "ns", Name: "s", Replicas: 1}
+	hook := lifecycle.Object{Kind: "job.batch", APIKind: "Job", Namespace: "ns", Name: "h"}
+	for _, tt := range []struct {
+		check assert.Check
+		want  string
+	}{
+		{Available(w), "deployment ns/d available"},
+		{RejectedBy(sts, []string{"a.x", "b.x"}), "statefulset ns/s Pods rejected by webhook a.x or b.x"},
+		{Blocked(w, []string{"a.x"}), "deployment ns/d not available, its Pods rejected by a webhook"},
+		{UnlessBlocked(Available(w), Blocked(w, []string{"a.x"}), time.Minute, time.Now), "deployment ns/d available"},
+		{Kept("team", "c", "s"), "namespace team Active, holding configmap c and secret s"},
+		{HooksKept([]lifecycle.Object{hook}), "a hook deleting, held by " + HookFinalizer},
+		{HeldByHook("x", []lifecycle.Object{hook}), "application argocd/x operation Running, and a hook deleting, held by " + HookFinalizer},
+		{HookResults("x"), "application argocd/x hooks in the last sync's result"},
+		{Remains(func() []lifecycle.Object { return nil }), "none of the objects there"},
+		{LeftBehind([]Webhook{{Name: "w", Config: "validatingwebhookconfiguration", ConfigName: "c", ClientConfig: WebhookClient{Service: &WebhookService{Namespace: "ns", Name: "svc"}}}}),
+			"a webhook configuration of the chart left behind, calling a service that is gone"},
+	} {
+		if d, ok := assert.NameOf(tt.check); !ok || d.String() != tt.want {
+			t.Errorf("described %v as %q, want %q", ok, d, tt.want)
+		}
+	}
+}
