@@ -228,9 +228,9 @@ func (k *cell) allAvailable() assert.Check {
 		all = append(all, check.Available(w))
 	}
 	if len(all) == 0 {
-		return assert.Constant(true, "the chart has no workload")
+		return assert.Named("the chart's workloads available", assert.Constant(true, "the chart has no workload"))
 	}
-	return check.UnlessBlocked(assert.All(all...), k.anyBlocked(), blockedCertain, time.Now)
+	return assert.Named("the chart's workloads available", check.UnlessBlocked(assert.All(all...), k.anyBlocked(), blockedCertain, time.Now))
 }
 
 // blockedCertain is how long a workload's Pods rejected by a webhook of the
@@ -242,7 +242,7 @@ const blockedCertain = time.Minute
 // anyBlocked holds when a workload of the chart is blocked by one of the
 // chart's webhooks as installed.
 func (k *cell) anyBlocked() assert.Check {
-	return assert.Later(func(context.Context) (assert.Check, error) {
+	return assert.Named("a workload of the chart blocked by a webhook of the chart", assert.Later(func(context.Context) (assert.Check, error) {
 		var names []string
 		for _, w := range k.Recorded {
 			names = append(names, w.Name)
@@ -255,7 +255,7 @@ func (k *cell) anyBlocked() assert.Check {
 			any = append(any, check.Blocked(w, names))
 		}
 		return assert.Any(any...), nil
-	})
+	}))
 }
 
 // served are the chart's Services its webhooks call, and the Deployments
@@ -327,19 +327,19 @@ func (k *cell) configsRemain() assert.Check {
 
 // servicesGone holds when the chart's Services its webhooks call are gone.
 func (k *cell) servicesGone() assert.Check {
-	return assert.Later(func(context.Context) (assert.Check, error) {
+	return assert.Named("the services the chart's webhooks call gone", assert.Later(func(context.Context) (assert.Check, error) {
 		services, _ := k.served()
 		var gone []assert.Check
 		for _, s := range services {
 			gone = append(gone, check.Missing(s.Object()))
 		}
 		return assert.All(gone...), nil
-	})
+	}))
 }
 
 // servingPodsGone holds when no Pod the chart's webhook Services selected is left.
 func (k *cell) servingPodsGone() assert.Check {
-	return assert.Later(func(context.Context) (assert.Check, error) {
+	return assert.Named("the Pods serving the chart's webhooks gone", assert.Later(func(context.Context) (assert.Check, error) {
 		services, _ := k.served()
 		var gone []assert.Check
 		for _, s := range services {
@@ -348,7 +348,7 @@ func (k *cell) servingPodsGone() assert.Check {
 			}
 		}
 		return assert.All(gone...), nil
-	})
+	}))
 }
 
 // rejectsProbe holds when a webhook of a configuration left behind, failing

@@ -148,7 +148,7 @@ func (k *cell) release(d *Deletion, on string) step.Step {
 				steps = append(steps, env.If(check.FinalizerPending(o, f), "finalizer "+f+" still holding "+o.Name, env.RemoveFinalizer(o, f)))
 			}
 		}
-		steps = append(steps, assert.That("application "+name+" gone", assert.Intervals.Sync, check.AppGone(name)))
+		steps = append(steps, assert.Await(assert.Intervals.Sync, check.AppGone(name)))
 		return env.InOrder(what, steps...).Func()(ctx, t, cfg)
 	})
 }
