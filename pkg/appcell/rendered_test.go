@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gitops-conformance/suite/pkg/appcell/appcelltest"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/helm"
@@ -94,7 +95,7 @@ spec:
 func renderTestChart(t *testing.T) *Rendered {
 	t.Helper()
 	dir := t.TempDir()
-	root := writeChart(t, dir, "c", "c", "1.0.0", chartTemplates)
+	root := appcelltest.WriteChart(t, dir, "c", "c", "1.0.0", chartTemplates)
 	if err := os.MkdirAll(filepath.Join(root, "crds"), 0o755); err != nil {
 		t.Fatal(err)
 	}

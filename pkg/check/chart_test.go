@@ -10,17 +10,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gitops-conformance/suite/internal/kube"
-	"github.com/gitops-conformance/suite/internal/kube/kubetest"
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check/checktest"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
-// fake is a fake API server holding objs (recorded objects, as the
-// evidence of the runs shows them); a non-nil fail is its answer to every call.
-func fake(fail error, objs ...*unstructured.Unstructured) context.Context {
-	return lifecycle.WithRun(context.Background(), &lifecycle.Run{Kube: kubetest.Client(fail, objs...)})
-}
+var fake = checktest.Cluster
 
 // seenLook is one check against a fake cluster, and what it must say.
 type seenLook struct {
@@ -34,11 +30,8 @@ type seenLook struct {
 
 func expectSeen(t *testing.T, looks []seenLook) {
 	t.Helper()
-	for _, tt := range looks {
-		ok, seen, err := tt.check(tt.ctx)
-		if ok != tt.ok || assert.IsUnknown(err) != tt.unknown || (err != nil && !tt.unknown) || !strings.Contains(seen, tt.seen) {
-			t.Errorf("%s: ok %v, seen %q, err %v; want ok %v, could not tell %v, seen with %q", tt.name, ok, seen, err, tt.ok, tt.unknown, tt.seen)
-		}
+	for _, l := range looks {
+		checktest.Saw(t, l.name, l.check, l.ctx, l.ok, l.unknown, l.seen)
 	}
 }
 
