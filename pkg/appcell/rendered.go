@@ -36,7 +36,7 @@ type Object struct {
 // Ref names the object as kubectl's command line does: kind.group,
 // namespace, name.
 func (o Object) Ref() lifecycle.Object {
-	return lifecycle.Object{Kind: check.KindRef(o.GetKind(), o.GroupVersionKind().Group), Namespace: o.GetNamespace(), Name: o.GetName()}
+	return lifecycle.Object{Kind: check.KindRef(o.GetKind(), o.GroupVersionKind().Group), APIKind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}
 }
 
 // Refs are the objects' refs.

@@ -166,8 +166,8 @@ func TestRenderedAsArgoCDAppliesIt(t *testing.T) {
 	if got := r.Namespaces(); len(got) != 1 || got[0] != "extra-ns" {
 		t.Errorf("namespaces: %v", got)
 	}
-	if refs := r.Refs(); !slices.Contains(refs, lifecycle.Object{Kind: "deployment.apps", Namespace: "team", Name: "manager"}) ||
-		!slices.Contains(refs, lifecycle.Object{Kind: "customresourcedefinition.apiextensions.k8s.io", Name: "widgets.example.com"}) {
+	if refs := r.Refs(); !slices.Contains(refs, lifecycle.Object{Kind: "deployment.apps", APIKind: "Deployment", Namespace: "team", Name: "manager"}) ||
+		!slices.Contains(refs, lifecycle.Object{Kind: "customresourcedefinition.apiextensions.k8s.io", APIKind: "CustomResourceDefinition", Name: "widgets.example.com"}) {
 		t.Errorf("refs: %v", refs)
 	}
 	again, err := ParseRendered(r.Manifest(), "team")

@@ -181,7 +181,7 @@ func LeftBehind(webhooks []Webhook) assert.Check {
 			}
 		}
 		if len(gone) > 0 {
-			left = append(left, assert.All(Exists(lifecycle.Object{Kind: ws[0].Config, Name: ws[0].ConfigName}), assert.Any(gone...)))
+			left = append(left, assert.All(Exists(ws[0].ConfigObject()), assert.Any(gone...)))
 		}
 	}
 	if len(left) == 0 {
@@ -196,7 +196,7 @@ func LeftBehind(webhooks []Webhook) assert.Check {
 		var seen []string
 		for _, k := range order {
 			ws := byConfig[k]
-			there, _, err := Exists(lifecycle.Object{Kind: ws[0].Config, Name: ws[0].ConfigName})(ctx)
+			there, _, err := Exists(ws[0].ConfigObject())(ctx)
 			if err != nil {
 				return false, "", err
 			}

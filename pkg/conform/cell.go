@@ -317,7 +317,7 @@ func (k *cell) configsRemain() assert.Check {
 	return check.Remains(func() []lifecycle.Object {
 		var out []lifecycle.Object
 		for _, w := range k.Recorded {
-			if r := (lifecycle.Object{Kind: w.Config, Name: w.ConfigName}); !slices.Contains(out, r) {
+			if r := w.ConfigObject(); !slices.Contains(out, r) {
 				out = append(out, r)
 			}
 		}

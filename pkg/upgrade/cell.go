@@ -463,7 +463,7 @@ func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
 				case lifecycle.NotFound(err):
 					continue
 				case err != nil:
-					d.Unread = append(d.Unread, lifecycle.Ref(o.Kind, o.Namespace, o.Name)+": "+err.Error())
+					d.Unread = append(d.Unread, o.String()+": "+err.Error())
 					continue
 				}
 				left = append(left, check.Remaining(o, live))
