@@ -177,7 +177,7 @@ func LeftBehind(webhooks []Webhook) assert.Check {
 		for _, w := range ws {
 			if s := w.ClientConfig.Service; s != nil && !slices.Contains(seen, s.Namespace+"/"+s.Name) {
 				seen = append(seen, s.Namespace+"/"+s.Name)
-				gone = append(gone, Missing(lifecycle.Object{Kind: "service", Namespace: s.Namespace, Name: s.Name}))
+				gone = append(gone, Missing(lifecycle.Service(s.Namespace, s.Name)))
 			}
 		}
 		if len(gone) > 0 {
@@ -205,7 +205,7 @@ func LeftBehind(webhooks []Webhook) assert.Check {
 				var services []string
 				for _, w := range ws {
 					if s := w.ClientConfig.Service; s != nil {
-						gone, _, err := Missing(lifecycle.Object{Kind: "service", Namespace: s.Namespace, Name: s.Name})(ctx)
+						gone, _, err := Missing(lifecycle.Service(s.Namespace, s.Name))(ctx)
 						if err != nil {
 							return false, "", err
 						}
@@ -226,9 +226,9 @@ func LeftBehind(webhooks []Webhook) assert.Check {
 // ConfigMap and Secret put into it before the install.
 func Kept(namespace, configMap, secret string) assert.Check {
 	return assert.NamedOf(assert.Description{Of: "namespace " + namespace, Is: "Active, holding configmap " + configMap + " and secret " + secret},
-		assert.All(JSONPathIs(lifecycle.Object{Kind: "namespace", APIKind: "Namespace", Name: namespace}, "{.status.phase}", "Active"),
-			Exists(lifecycle.Object{Kind: "configmap", APIKind: "ConfigMap", Namespace: namespace, Name: configMap}),
-			Exists(lifecycle.Object{Kind: "secret", APIKind: "Secret", Namespace: namespace, Name: secret})))
+		assert.All(JSONPathIs(lifecycle.Namespace(namespace), "{.status.phase}", "Active"),
+			Exists(lifecycle.ConfigMap(namespace, configMap)),
+			Exists(lifecycle.Secret(namespace, secret))))
 }
 
 // HookFinalizer is what ArgoCD puts on the hooks it runs (from 2.14.3 and 3.0).
