@@ -2,12 +2,13 @@ package suites
 
 import (
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -108,56 +109,144 @@ func TestScenariosImportOnlyTheVocabulary(t *testing.T) {
 }
 
 // allowed says why a scenario may not import p (nil when it may).
-func allowed(module, p string) error {
-	if own, ok := strings.CutPrefix(p, module); ok {
-		for _, v := range vocabulary {
-			if own == v || strings.HasSuffix(v, "/") && strings.HasPrefix(own, v) || strings.HasPrefix(own, v+"/") {
+func allowed(module, p string) error { return allowedIn(vocabulary, apiTypes, module, p) }
+
+// allowedIn says why p is not among the module's packages own (a prefix
+// ending in "/" takes what is below it) or the outside packages outside,
+// nil when it is (the standard library always is).
+func allowedIn(own, outside []string, module, p string) error {
+	if pkg, ok := strings.CutPrefix(p, module); ok {
+		for _, v := range own {
+			if pkg == v || strings.HasSuffix(v, "/") && strings.HasPrefix(pkg, v) || strings.HasPrefix(pkg, v+"/") {
 				return nil
 			}
 		}
-		return fmt.Errorf("below the vocabulary (%s)", strings.Join(vocabulary, ", "))
+		return fmt.Errorf("below the vocabulary (%s)", strings.Join(own, ", "))
 	}
 	if first, _, _ := strings.Cut(p, "/"); !strings.Contains(first, ".") {
 		return nil // the standard library
 	}
-	for _, a := range apiTypes {
+	for _, a := range outside {
 		if p == a || strings.HasSuffix(a, "/") && strings.HasPrefix(p, a) {
 			return nil
 		}
 	}
-	return fmt.Errorf("neither the vocabulary nor API types (%s)", strings.Join(apiTypes, ", "))
+	return fmt.Errorf("neither the vocabulary nor API types (%s)", strings.Join(outside, ", "))
 }
 
-// make conform's checks and make upgrade-check's cells are written in the
-// vocabulary too, though they read what a chart rendered below it (pkg/lifecycle's
-// objects, a report): no e2e-framework feature built by hand, no raw read or
-// kubectl of their own. A grep until they are one harness whose own fence
-// can be an import graph.
-func TestHarnessUsesTheVocabularyOnly(t *testing.T) {
-	banned := regexp.MustCompile(`features\.New\(|\.Assess\(|\.Setup\(|lifecycle\.Get\(|\.Kube\.|\.Kubectl\.|shell\.Run\(`)
-	var files []string
-	for _, glob := range []string{"../pkg/conform/*.go", "../pkg/upgrade/*.go"} {
-		m, err := filepath.Glob(glob)
+// harness is what make conform and make upgrade-check (pkg/conform,
+// pkg/upgrade) are written in: the vocabulary, the harness they share
+// (pkg/appcell: the chart or tree, the rendered model, the cell skeleton;
+// pkg/appstate: an Application's state read and compared; pkg/route) and
+// what a command needs beside its cells: the catalog of releases, the
+// report's outcomes, the runner it registers with, pkg/lifecycle for a
+// cell's notes, evidence and refs, pkg/argocd's render (upgrade-check reads
+// the repo server's), pkg/helm to render a chart (conform), internal/text's
+// clip and "none", internal/images' offline mode, internal/gitserver's
+// repository URL and internal/kube's manifest decoder. No shell, no kubectl,
+// no client or e2e-framework feature of their own: internal/shell,
+// internal/cluster, internal/host, client-go, klient and features are not
+// on the list, and no selector of the run's raw clients (Kube, Kubectl) or
+// lifecycle.Get is used (read from the syntax tree, not grepped).
+var harness = []string{"pkg/step", "pkg/env", "pkg/check", "pkg/assert", "pkg/matrix", "pkg/fixture", "pkg/appcell", "pkg/appstate", "pkg/route",
+	"pkg/catalog", "pkg/report", "pkg/runner", "pkg/lifecycle", "pkg/argocd", "pkg/helm",
+	"internal/text", "internal/images", "internal/gitserver", "internal/kube"}
+
+// harnessOutside are the packages from outside the module the harness may
+// import beside API types: the e2e-framework config a step's func takes,
+// the apimachinery helpers a rendered object is read with.
+var harnessOutside = append(slices.Clone(apiTypes), "sigs.k8s.io/e2e-framework/pkg/envconf",
+	"k8s.io/apimachinery/pkg/util/validation", "k8s.io/apimachinery/pkg/runtime")
+
+// rawClients are the selectors below the vocabulary: the run's clients.
+var rawClients = map[string]bool{"Kube": true, "Kubectl": true}
+
+// pkg/conform and pkg/upgrade import only the harness (an import graph read
+// with go/parser, as the scenarios' fence is), and call none of the run's
+// raw clients.
+func TestHarnessImportsOnlyItsLayer(t *testing.T) {
+	for _, dir := range []string{"../pkg/conform", "../pkg/upgrade"} {
+		bad, files, err := belowHarness(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, m...)
+		if files < 4 {
+			t.Fatalf("%s: read %d files: not the module's root", dir, files)
+		}
+		for _, b := range bad {
+			t.Error(b)
+		}
 	}
-	if len(files) < 10 {
-		t.Fatalf("found %d files: not the module's root", len(files))
+}
+
+// The fence fails on what it must: a file importing internal/shell or
+// e2e-framework's features, or reading through the run's kubectl.
+func TestHarnessFenceCatchesABreach(t *testing.T) {
+	dir := t.TempDir()
+	src := `package conform
+
+import (
+	"context"
+
+	"github.com/gitops-conformance/suite/internal/shell"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"sigs.k8s.io/e2e-framework/pkg/features"
+)
+
+var _ = features.New
+var _ = shell.Run
+
+func read(ctx context.Context) error { return lifecycle.From(ctx).Kubectl.Apply(ctx, "") }
+`
+	if err := os.WriteFile(filepath.Join(dir, "breach.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
+	bad, _, err := belowHarness(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(bad, "\n")
+	for _, want := range []string{"imports github.com/gitops-conformance/suite/internal/shell", "imports sigs.k8s.io/e2e-framework/pkg/features", "uses .Kubectl"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the fence let through %q; it said:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "imports github.com/gitops-conformance/suite/pkg/lifecycle") {
+		t.Errorf("pkg/lifecycle is on the harness's list: %s", got)
+	}
+}
+
+// belowHarness says what the non-test Go files of dir import or call
+// below the harness.
+func belowHarness(dir string) (bad []string, files int, err error) {
+	const module = "github.com/gitops-conformance/suite/"
+	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, path := range paths {
+		if strings.HasSuffix(path, "_test.go") {
 			continue
 		}
-		b, err := os.ReadFile(f)
+		files++
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
 		if err != nil {
-			t.Fatal(err)
+			return nil, 0, err
 		}
-		for i, line := range strings.Split(string(b), "\n") {
-			if m := banned.FindString(line); m != "" && !strings.HasPrefix(strings.TrimSpace(line), "//") {
-				t.Errorf("%s:%d: %s: below the vocabulary (pkg/env acts, pkg/check looks)", f, i+1, m)
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if err := allowedIn(harness, harnessOutside, module, p); err != nil {
+				bad = append(bad, fmt.Sprintf("%s imports %s: %v", path, p, err))
 			}
 		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, isIdent := sel.X.(*ast.Ident); rawClients[sel.Sel.Name] || isIdent && x.Name == "lifecycle" && sel.Sel.Name == "Get" {
+					bad = append(bad, fmt.Sprintf("%s uses .%s: below the vocabulary (pkg/env acts, pkg/check looks)", path, sel.Sel.Name))
+				}
+			}
+			return true
+		})
 	}
+	return bad, files, nil
 }

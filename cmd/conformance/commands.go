@@ -312,4 +312,3 @@ func Reference() string {
 	}
 	return b.String()
 }
-

@@ -2,13 +2,12 @@ package appcell
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
-	"github.com/gitops-conformance/suite/pkg/fixture"
-	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/step"
 )
 
@@ -32,9 +31,6 @@ type Cell struct {
 // Application (what: the step's name).
 func (k *Cell) SeeBefore(what string) step.Step {
 	return Reads(what, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
 		var err error
 		k.Before, err = check.WebhookConfigs(ctx)
 		return err
@@ -106,7 +102,7 @@ func (n Namespace) Steps() []step.Step {
 	case n.Name == "" || slices.Contains(Reserved, n.Name):
 		return nil
 	case n.ArgoCDCreates:
-		return []step.Step{env.DeleteObjectAtEnd(env.Object{Kind: "namespace", Name: n.Name}, "ArgoCD created it (CreateNamespace=true) and leaves it")}
+		return []step.Step{env.DeleteObjectAtEnd(env.Namespace(n.Name), "ArgoCD created it (CreateNamespace=true) and leaves it")}
 	}
 	return []step.Step{n.make()}
 }
@@ -122,11 +118,11 @@ func (n Namespace) Again() []step.Step {
 }
 
 func (n Namespace) make() step.Step {
-	ns := map[string]any{"name": n.Name}
-	if len(n.Labels) > 0 {
-		ns["labels"] = n.Labels
+	var labels []string
+	for _, k := range slices.Sorted(maps.Keys(n.Labels)) {
+		labels = append(labels, k+"="+n.Labels[k])
 	}
-	return env.ApplyFiles("namespace "+n.Name, fixture.Chart("probes", map[string]any{"namespace": ns}))
+	return env.ApplyNamespace(n.Name, labels...)
 }
 
 // HookFinalizersAtEnd take, when the cell ends, ArgoCD's hook finalizer off
@@ -140,7 +136,9 @@ func HookFinalizersAtEnd(hooks []Object) []step.Step {
 	return out
 }
 
-// Reads is a step of a cell that only reads, named what.
+// Reads is a step of a cell that only reads, named what, in a run only
+// (env.InRun): what it reads (the chart, the webhooks, the Application's
+// state) is the run's, and repro.sh has no line for it.
 func Reads(what string, action func(ctx context.Context) error) step.Step {
-	return step.Look(what, assert.Step(what, action))
+	return step.Look(what, assert.Step(what, env.InRun(action)))
 }

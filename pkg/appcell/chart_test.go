@@ -7,26 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// writeChart writes a chart directory under dir/rel.
-func writeChart(t *testing.T, dir, rel, name, version string, templates map[string]string) string {
-	t.Helper()
-	root := filepath.Join(dir, rel)
-	files := map[string]string{"Chart.yaml": "apiVersion: v2\nname: " + name + "\nversion: " + version + "\n", "values.yaml": "replicas: 1\n"}
-	for k, v := range templates {
-		files["templates/"+k] = v
-	}
-	for p, content := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, p), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
+	"github.com/gitops-conformance/suite/pkg/appcell/appcelltest"
+)
 
 // tgz packs dir's files into archive, under prefix.
 func tgz(t *testing.T, dir, archive string) {
@@ -66,9 +49,9 @@ func tgz(t *testing.T, dir, archive string) {
 
 func TestLocalChartFindsTheChartAsked(t *testing.T) {
 	dir, cache := t.TempDir(), t.TempDir()
-	one := writeChart(t, dir, "mychart", "mychart", "0.1.0", map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+	one := appcelltest.WriteChart(t, dir, "mychart", "mychart", "0.1.0", map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
 	// a chart's own subcharts are not charts to choose
-	writeChart(t, one, "charts/sub", "sub", "9.9.9", nil)
+	appcelltest.WriteChart(t, one, "charts/sub", "sub", "9.9.9", nil)
 
 	c, err := LocalChart(one, "", "", "/", cache)
 	if err != nil || c.Name != "mychart" || c.Version != "0.1.0" || c.Files["templates/cm.yaml"] == "" || len(c.Digest) != 64 {
@@ -80,9 +63,9 @@ func TestLocalChartFindsTheChartAsked(t *testing.T) {
 
 	// a charts repository: versions/<name>/<version>, four levels down in an archive
 	repo := filepath.Join(t.TempDir(), "charts-repo")
-	writeChart(t, repo, "versions/kruise/1.5.2", "kruise", "1.5.2", nil)
-	writeChart(t, repo, "versions/kruise/1.8.3", "kruise", "1.8.3", nil)
-	writeChart(t, repo, "versions/other/1.5.2", "other", "1.5.2", nil)
+	appcelltest.WriteChart(t, repo, "versions/kruise/1.5.2", "kruise", "1.5.2", nil)
+	appcelltest.WriteChart(t, repo, "versions/kruise/1.8.3", "kruise", "1.8.3", nil)
+	appcelltest.WriteChart(t, repo, "versions/other/1.5.2", "other", "1.5.2", nil)
 	archive := filepath.Join(t.TempDir(), "charts.tar.gz")
 	tgz(t, repo, archive)
 	c, err = LocalChart(archive, "kruise", "1.5.2", "/", cache)

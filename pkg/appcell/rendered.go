@@ -11,6 +11,7 @@ import (
 
 	"github.com/gitops-conformance/suite/internal/kube"
 	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
@@ -35,7 +36,7 @@ type Object struct {
 // Ref names the object as kubectl's command line does: kind.group,
 // namespace, name.
 func (o Object) Ref() lifecycle.Object {
-	return lifecycle.Object{Kind: check.KindRef(o.GetKind(), o.GroupVersionKind().Group), Namespace: o.GetNamespace(), Name: o.GetName()}
+	return lifecycle.Object{Kind: check.KindRef(o.GetKind(), o.GroupVersionKind().Group), APIKind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}
 }
 
 // Refs are the objects' refs.
@@ -276,7 +277,7 @@ type Service struct {
 
 // Object refers to the Service in the cluster.
 func (s Service) Object() lifecycle.Object {
-	return lifecycle.Object{Kind: "service", Namespace: s.Namespace, Name: s.Name}
+	return env.Service(s.Namespace, s.Name)
 }
 
 // Service finds the chart's Service namespace/name.

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gitops-conformance/suite/pkg/appcell/appcelltest"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/helm"
@@ -94,7 +95,7 @@ spec:
 func renderTestChart(t *testing.T) *Rendered {
 	t.Helper()
 	dir := t.TempDir()
-	root := writeChart(t, dir, "c", "c", "1.0.0", chartTemplates)
+	root := appcelltest.WriteChart(t, dir, "c", "c", "1.0.0", chartTemplates)
 	if err := os.MkdirAll(filepath.Join(root, "crds"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -165,8 +166,8 @@ func TestRenderedAsArgoCDAppliesIt(t *testing.T) {
 	if got := r.Namespaces(); len(got) != 1 || got[0] != "extra-ns" {
 		t.Errorf("namespaces: %v", got)
 	}
-	if refs := r.Refs(); !slices.Contains(refs, lifecycle.Object{Kind: "deployment.apps", Namespace: "team", Name: "manager"}) ||
-		!slices.Contains(refs, lifecycle.Object{Kind: "customresourcedefinition.apiextensions.k8s.io", Name: "widgets.example.com"}) {
+	if refs := r.Refs(); !slices.Contains(refs, lifecycle.Object{Kind: "deployment.apps", APIKind: "Deployment", Namespace: "team", Name: "manager"}) ||
+		!slices.Contains(refs, lifecycle.Object{Kind: "customresourcedefinition.apiextensions.k8s.io", APIKind: "CustomResourceDefinition", Name: "widgets.example.com"}) {
 		t.Errorf("refs: %v", refs)
 	}
 	again, err := ParseRendered(r.Manifest(), "team")

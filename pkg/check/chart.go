@@ -34,6 +34,17 @@ type Workload struct {
 // Ref is the workload as the logs name it.
 func (w Workload) Ref() string { return strings.ToLower(w.Kind) + " " + w.Namespace + "/" + w.Name }
 
+// object is the workload in the cluster, as kubectl takes its kind
+// (kind.apps) and as the API names it.
+func (w Workload) object() lifecycle.Object {
+	return lifecycle.Object{Kind: KindRef(w.Kind, "apps"), APIKind: w.Kind, Namespace: w.Namespace, Name: w.Name}
+}
+
+// describeWorkload gives check its description: a look at the workload w.
+func describeWorkload(w Workload, is string, check assert.Check) assert.Check {
+	return assert.NamedOf(assert.Description{Of: w.Ref(), Is: is}, check)
+}
+
 // KindRef is a kind as kubectl's command line takes it: kind.group.
 func KindRef(kind, group string) string {
 	if group == "" {
@@ -46,11 +57,10 @@ func KindRef(kind, group string) string {
 // chart's count for a Deployment or StatefulSet, every scheduled Pod for a
 // DaemonSet.
 func Available(w Workload) assert.Check {
-	ref := KindRef(w.Kind, "apps")
 	if w.Kind == "DaemonSet" {
-		return JSONPathMatches(lifecycle.Object{Kind: ref, Namespace: w.Namespace, Name: w.Name}, "{.status.numberAvailable}/{.status.numberUnavailable}", "^[1-9][0-9]*/0?$")
+		return describeWorkload(w, "available", JSONPathMatches(w.object(), "{.status.numberAvailable}/{.status.numberUnavailable}", "^[1-9][0-9]*/0?$"))
 	}
-	return JSONPathIs(lifecycle.Object{Kind: ref, Namespace: w.Namespace, Name: w.Name}, "{.status.availableReplicas}/{.spec.replicas}", fmt.Sprintf("%d/%d", w.Replicas, w.Replicas))
+	return describeWorkload(w, "available", JSONPathIs(w.object(), "{.status.availableReplicas}/{.spec.replicas}", fmt.Sprintf("%d/%d", w.Replicas, w.Replicas)))
 }
 
 // webhookNamed matches a Pod creation's failure message naming one of the
@@ -71,18 +81,23 @@ func RejectedBy(w Workload, webhooks []string) assert.Check {
 	if len(webhooks) == 0 {
 		return assert.Constant(false, "no webhook to reject it")
 	}
+	is := "Pods rejected by webhook " + strings.Join(webhooks, " or ")
 	if w.Kind == "Deployment" {
-		return JSONPathMatches(lifecycle.Object{Kind: KindRef(w.Kind, "apps"), Namespace: w.Namespace, Name: w.Name},
-			`{.status.conditions[?(@.type=="ReplicaFailure")].message}`, webhookNamed(webhooks))
+		return describeWorkload(w, is, JSONPathMatches(w.object(),
+			`{.status.conditions[?(@.type=="ReplicaFailure")].message}`, webhookNamed(webhooks)))
 	}
-	return EventMatches(lifecycle.Object{Kind: w.Kind, Namespace: w.Namespace}, "FailedCreate", "^"+regexp.QuoteMeta(w.Name)+": .*"+webhookNamed(webhooks))
+	// every FailedCreate event of its kind in the namespace: the line
+	// names the workload
+	every := w.object()
+	every.Name = ""
+	return describeWorkload(w, is, EventMatches(every, "FailedCreate", "^"+regexp.QuoteMeta(w.Name)+": .*"+webhookNamed(webhooks)))
 }
 
 // Blocked holds when the workload is not available and its controller's
 // Pods are rejected by one of the webhooks.
 func Blocked(w Workload, webhooks []string) assert.Check {
 	rejected, available := RejectedBy(w, webhooks), Available(w)
-	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+	return describeWorkload(w, "not available, its Pods rejected by a webhook", assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		up, upSeen, err := available(ctx)
 		if err != nil {
 			return false, "", err
@@ -100,7 +115,7 @@ func Blocked(w Workload, webhooks []string) assert.Check {
 		return true, fmt.Sprintf("%s not available (%s), its Pods rejected: %s", w.Ref(), after(upSeen, " = "), after(noSeen, " = ")), nil
 	}, func(ctx context.Context) (*repro.Check, error) {
 		return repro.All(assert.ScriptOf(ctx, rejected), repro.Not(assert.ScriptOf(ctx, available))), nil
-	})
+	}))
 }
 
 // UnlessBlocked is available, saying while it does not hold what blocks
@@ -110,7 +125,7 @@ func Blocked(w Workload, webhooks []string) assert.Check {
 // come up by itself.
 func UnlessBlocked(available, blocked assert.Check, certain time.Duration, now func() time.Time) assert.Check {
 	var since time.Time // when the blocking was first seen, zero while none
-	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+	unless := assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		ok, seen, err := available(ctx)
 		if ok || err != nil {
 			return ok, seen, err
@@ -127,6 +142,10 @@ func UnlessBlocked(available, blocked assert.Check, certain time.Duration, now f
 		}
 		return false, seen + "; " + why, nil
 	}, func(ctx context.Context) (*repro.Check, error) { return assert.ScriptOf(ctx, available), nil })
+	if d, ok := assert.NameOf(available); ok { // it says what available says
+		return assert.NamedOf(d, unless)
+	}
+	return unless
 }
 
 // after is what follows sep in s (a look's value without its jsonpath), or s.
@@ -158,18 +177,18 @@ func LeftBehind(webhooks []Webhook) assert.Check {
 		for _, w := range ws {
 			if s := w.ClientConfig.Service; s != nil && !slices.Contains(seen, s.Namespace+"/"+s.Name) {
 				seen = append(seen, s.Namespace+"/"+s.Name)
-				gone = append(gone, Missing(lifecycle.Object{Kind: "service", Namespace: s.Namespace, Name: s.Name}))
+				gone = append(gone, Missing(lifecycle.Service(s.Namespace, s.Name)))
 			}
 		}
 		if len(gone) > 0 {
-			left = append(left, assert.All(Exists(lifecycle.Object{Kind: ws[0].Config, Name: ws[0].ConfigName}), assert.Any(gone...)))
+			left = append(left, assert.All(Exists(ws[0].ConfigObject()), assert.Any(gone...)))
 		}
 	}
 	if len(left) == 0 {
 		return assert.Constant(false, "no webhook configuration of the chart calls a service in the cluster")
 	}
 	any := assert.Any(left...)
-	return assert.Scripted(func(ctx context.Context) (bool, string, error) {
+	return assert.Named("a webhook configuration of the chart left behind, calling a service that is gone", assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		ok, _, err := any(ctx)
 		if err != nil {
 			return false, "", err
@@ -177,7 +196,7 @@ func LeftBehind(webhooks []Webhook) assert.Check {
 		var seen []string
 		for _, k := range order {
 			ws := byConfig[k]
-			there, _, err := Exists(lifecycle.Object{Kind: ws[0].Config, Name: ws[0].ConfigName})(ctx)
+			there, _, err := Exists(ws[0].ConfigObject())(ctx)
 			if err != nil {
 				return false, "", err
 			}
@@ -186,7 +205,7 @@ func LeftBehind(webhooks []Webhook) assert.Check {
 				var services []string
 				for _, w := range ws {
 					if s := w.ClientConfig.Service; s != nil {
-						gone, _, err := Missing(lifecycle.Object{Kind: "service", Namespace: s.Namespace, Name: s.Name})(ctx)
+						gone, _, err := Missing(lifecycle.Service(s.Namespace, s.Name))(ctx)
 						if err != nil {
 							return false, "", err
 						}
@@ -200,15 +219,16 @@ func LeftBehind(webhooks []Webhook) assert.Check {
 			seen = append(seen, ws[0].Config+" "+ws[0].ConfigName+" "+state)
 		}
 		return ok, strings.Join(seen, "; "), nil
-	}, func(ctx context.Context) (*repro.Check, error) { return assert.ScriptOf(ctx, any), nil })
+	}, func(ctx context.Context) (*repro.Check, error) { return assert.ScriptOf(ctx, any), nil }))
 }
 
 // Kept holds when the namespace is there and Active and still holds the
 // ConfigMap and Secret put into it before the install.
 func Kept(namespace, configMap, secret string) assert.Check {
-	return assert.All(JSONPathIs(lifecycle.Object{Kind: "namespace", Name: namespace}, "{.status.phase}", "Active"),
-		Exists(lifecycle.Object{Kind: "configmap", Namespace: namespace, Name: configMap}),
-		Exists(lifecycle.Object{Kind: "secret", Namespace: namespace, Name: secret}))
+	return assert.NamedOf(assert.Description{Of: "namespace " + namespace, Is: "Active, holding configmap " + configMap + " and secret " + secret},
+		assert.All(JSONPathIs(lifecycle.Namespace(namespace), "{.status.phase}", "Active"),
+			Exists(lifecycle.ConfigMap(namespace, configMap)),
+			Exists(lifecycle.Secret(namespace, secret))))
 }
 
 // HookFinalizer is what ArgoCD puts on the hooks it runs (from 2.14.3 and 3.0).
@@ -227,7 +247,7 @@ func HooksKept(hooks []lifecycle.Object) assert.Check {
 	if len(kept) == 0 {
 		return assert.Constant(false, "the chart has no named hook ArgoCD runs at a sync")
 	}
-	return assert.Any(kept...)
+	return assert.Named("a hook deleting, held by "+HookFinalizer, assert.Any(kept...))
 }
 
 // HeldByHook holds when the Application's sync operation is Running and one
@@ -344,7 +364,7 @@ func walk(path string, desired, live any, present bool, dropped, differ *[]strin
 // ownerReferences (what keeps a cascade's hands off them) and where they
 // stand in a deletion. It holds when none is.
 func Remains(objects func() []lifecycle.Object) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
+	return assert.Named("none of the objects there", func(ctx context.Context) (bool, string, error) {
 		var left []string
 		all := objects()
 		for _, o := range all {
@@ -361,7 +381,7 @@ func Remains(objects func() []lifecycle.Object) assert.Check {
 			return true, fmt.Sprintf("none of the %d is there", len(all)), nil
 		}
 		return false, fmt.Sprintf("%d of %d there: %s", len(left), len(all), strings.Join(left, "; ")), nil
-	}
+	})
 }
 
 // Remaining says of an object still there (live) its ownerReferences (what
@@ -386,7 +406,7 @@ func Remaining(o lifecycle.Object, live *unstructured.Unstructured) string {
 // HookResults says, from the Application's last sync result, each hook's
 // phase and message.
 func HookResults(app string) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
+	return describe(lifecycle.Application(app), "hooks in the last sync's result", func(ctx context.Context) (bool, string, error) {
 		o, err := Get(ctx, lifecycle.Application(app))
 		if err != nil {
 			return false, "", assert.Unknown(err)
@@ -405,7 +425,7 @@ func HookResults(app string) assert.Check {
 			return false, "no hook in the last sync's result", nil
 		}
 		return true, strings.Join(hooks, "; "), nil
-	}
+	})
 }
 
 // MissingImages are the images of want that none of have names, each compared in

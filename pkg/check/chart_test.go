@@ -10,17 +10,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gitops-conformance/suite/internal/kube"
-	"github.com/gitops-conformance/suite/internal/kube/kubetest"
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check/checktest"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
-// fake is a fake API server holding objs (recorded objects, as the
-// evidence of the runs shows them); a non-nil fail is its answer to every call.
-func fake(fail error, objs ...*unstructured.Unstructured) context.Context {
-	return lifecycle.WithRun(context.Background(), &lifecycle.Run{Kube: kubetest.Client(fail, objs...)})
-}
+var fake = checktest.Cluster
 
 // seenLook is one check against a fake cluster, and what it must say.
 type seenLook struct {
@@ -34,11 +30,8 @@ type seenLook struct {
 
 func expectSeen(t *testing.T, looks []seenLook) {
 	t.Helper()
-	for _, tt := range looks {
-		ok, seen, err := tt.check(tt.ctx)
-		if ok != tt.ok || assert.IsUnknown(err) != tt.unknown || (err != nil && !tt.unknown) || !strings.Contains(seen, tt.seen) {
-			t.Errorf("%s: ok %v, seen %q, err %v; want ok %v, could not tell %v, seen with %q", tt.name, ok, seen, err, tt.ok, tt.unknown, tt.seen)
-		}
+	for _, l := range looks {
+		checktest.Saw(t, l.name, l.check, l.ctx, l.ok, l.unknown, l.seen)
 	}
 }
 
@@ -295,5 +288,33 @@ webhooks:
 	}
 	if _, err := Probe(fake(refused), hooks[0]); err == nil {
 		t.Errorf("no answer: %v", err)
+	}
+}
+
+// The chart's looks say what they look at, so a step can take its name
+// from them (assert.Await, env.See).
+func TestChartLooksDescribeThemselves(t *testing.T) {
+	w := Workload{Kind: "Deployment", Namespace: "ns", Name: "d", Replicas: 1}
+	sts := Workload{Kind: "StatefulSet", Namespace: "ns", Name: "s", Replicas: 1}
+	hook := lifecycle.Object{Kind: "job.batch", APIKind: "Job", Namespace: "ns", Name: "h"}
+	for _, tt := range []struct {
+		check assert.Check
+		want  string
+	}{
+		{Available(w), "deployment ns/d available"},
+		{RejectedBy(sts, []string{"a.x", "b.x"}), "statefulset ns/s Pods rejected by webhook a.x or b.x"},
+		{Blocked(w, []string{"a.x"}), "deployment ns/d not available, its Pods rejected by a webhook"},
+		{UnlessBlocked(Available(w), Blocked(w, []string{"a.x"}), time.Minute, time.Now), "deployment ns/d available"},
+		{Kept("team", "c", "s"), "namespace team Active, holding configmap c and secret s"},
+		{HooksKept([]lifecycle.Object{hook}), "a hook deleting, held by " + HookFinalizer},
+		{HeldByHook("x", []lifecycle.Object{hook}), "application argocd/x operation Running, and a hook deleting, held by " + HookFinalizer},
+		{HookResults("x"), "application argocd/x hooks in the last sync's result"},
+		{Remains(func() []lifecycle.Object { return nil }), "none of the objects there"},
+		{LeftBehind([]Webhook{{Name: "w", Config: "validatingwebhookconfiguration", ConfigName: "c", ClientConfig: WebhookClient{Service: &WebhookService{Namespace: "ns", Name: "svc"}}}}),
+			"a webhook configuration of the chart left behind, calling a service that is gone"},
+	} {
+		if d, ok := assert.NameOf(tt.check); !ok || d.String() != tt.want {
+			t.Errorf("described %v as %q, want %q", ok, d, tt.want)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gitops-conformance/suite/internal/kube/kubetest"
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check/checktest"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
@@ -22,7 +23,7 @@ import (
 // answers to every call instead (an error of the API server, or none at all).
 func cluster(t *testing.T, fail error, objs ...*unstructured.Unstructured) context.Context {
 	t.Helper()
-	return lifecycle.WithRun(context.Background(), &lifecycle.Run{Kube: kubetest.Client(fail, objs...)})
+	return checktest.Cluster(fail, objs...)
 }
 
 var obj = kubetest.Object

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gitops-conformance/suite/internal/kube"
 	"github.com/gitops-conformance/suite/internal/shell"
+	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
@@ -103,7 +104,7 @@ func jsonPath(obj lifecycle.Object, jsonpath string, ok func(string) bool) asser
 		if err != nil {
 			return false, "", err
 		}
-		return ok(out), fmt.Sprintf("%s %s = %q", obj, jsonpath, clip(out, 300)), nil
+		return ok(out), fmt.Sprintf("%s %s = %q", obj, jsonpath, text.Clip(out, 300)), nil
 	}
 }
 
@@ -167,13 +168,6 @@ func ServiceAnswers(svc lifecycle.Object, port, path, want string) assert.Check 
 		}
 		return strings.Contains(string(out), want), "GET " + url + ": " + shell.LastLine(string(out)), nil
 	}, static(repro.ServiceAnswers(namespace, service, port, path, want))))
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // Field is a field of one object, as a kubectl jsonpath reads it: a name

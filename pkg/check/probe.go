@@ -32,7 +32,7 @@ func Probe(ctx context.Context, w Webhook) (fixture.Files, error) {
 		candidates = []string{s.Namespace, "default"}
 	}
 	for _, ns := range candidates {
-		o, err := Get(ctx, lifecycle.Object{Kind: "namespace", Name: ns})
+		o, err := Get(ctx, lifecycle.Namespace(ns))
 		if lifecycle.NotFound(err) {
 			continue
 		}

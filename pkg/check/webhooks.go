@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
 // Webhook is what a webhook configuration says about one of its webhooks:
@@ -29,6 +31,12 @@ type Webhook struct {
 
 // ConfigRef is the webhook's configuration as kubectl names it: kind/name.
 func (w Webhook) ConfigRef() string { return w.Config + "/" + w.ConfigName }
+
+// ConfigObject is the webhook's configuration in the cluster.
+func (w Webhook) ConfigObject() lifecycle.Object {
+	kind := map[string]string{ValidatingWebhooks: "ValidatingWebhookConfiguration", MutatingWebhooks: "MutatingWebhookConfiguration"}[w.Config]
+	return lifecycle.Object{Kind: w.Config, APIKind: kind, Name: w.ConfigName}
+}
 
 // ConfigRefs are the webhooks' configurations (ConfigRef), each once, in order.
 func ConfigRefs(ws []Webhook) []string {

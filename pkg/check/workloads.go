@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/repro"
@@ -47,7 +48,7 @@ func replicaFailure(d unstructured.Unstructured) string {
 	for _, c := range conds {
 		m, _ := c.(map[string]any)
 		if m["type"] == "ReplicaFailure" && m["status"] == "True" {
-			return fmt.Sprintf(" (ReplicaFailure: %s)", clip(fmt.Sprint(m["message"]), 300))
+			return fmt.Sprintf(" (ReplicaFailure: %s)", text.Clip(fmt.Sprint(m["message"]), 300))
 		}
 	}
 	return ""
@@ -100,7 +101,7 @@ func events(about lifecycle.Object, reason, what string, ok func(string) bool) a
 			object, _, _ := unstructured.NestedString(e.Object, "involvedObject", "name")
 			message, _, _ := unstructured.NestedString(e.Object, "message")
 			if l := object + ": " + message; ok(l) {
-				return true, fmt.Sprintf("%s event %s: %s", kind, reason, clip(l, 400)), nil
+				return true, fmt.Sprintf("%s event %s: %s", kind, reason, text.Clip(l, 400)), nil
 			}
 		}
 		return false, fmt.Sprintf("%d %s %s event(s) in %s, none %s", len(list.Items), kind, reason, namespace, what), nil

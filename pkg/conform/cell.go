@@ -21,7 +21,6 @@ import (
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
-	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/step"
 )
 
@@ -63,7 +62,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		steps.Add(env.ApplyFiles("a ConfigMap and a Secret in "+s.Namespace, k.sentinels()))
 	}
 	steps.Add(k.forgetWebhooksAtEnd(), env.ReleaseCRDsAtEnd("the chart's custom resources", s.Rendered.CRDs, s.Namespace),
-		env.Watch(env.Object{Kind: "namespace", Name: s.Namespace}), k.SeeBefore("the webhook configurations before the install"),
+		env.Watch(env.Namespace(s.Namespace)), k.SeeBefore("the webhook configurations before the install"),
 		env.PushRepo(k.app, k.chart), env.CreateApp(k.application()))
 	// a hook held by ArgoCD's finalizer also holds the Application's deletion:
 	// registered after it, these run before it
@@ -74,9 +73,6 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 // describe records the chart, how it renders and the images it runs.
 func (k *cell) describe() step.Step {
 	return appcell.Reads("the chart as rendered", func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
 		s := k.spec
 		r := s.Rendered
 		lifecycle.Note(ctx, "source: chart %s %s (%d files, content sha256 %s) from %s", s.Chart.Name, s.Chart.Version, len(s.Chart.Files), s.Chart.Digest, s.Chart.Source)
@@ -180,9 +176,6 @@ func (k *cell) chartNamespaces() []string {
 // adds their configurations to the evidence.
 func (k *cell) recordWebhooks() step.Step {
 	return appcell.Reads("the chart's webhook configurations as installed", func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
 		live, err := check.LiveWebhooks(ctx)
 		if err != nil {
 			return err
@@ -235,9 +228,9 @@ func (k *cell) allAvailable() assert.Check {
 		all = append(all, check.Available(w))
 	}
 	if len(all) == 0 {
-		return assert.Constant(true, "the chart has no workload")
+		return assert.Named("the chart's workloads available", assert.Constant(true, "the chart has no workload"))
 	}
-	return check.UnlessBlocked(assert.All(all...), k.anyBlocked(), blockedCertain, time.Now)
+	return assert.Named("the chart's workloads available", check.UnlessBlocked(assert.All(all...), k.anyBlocked(), blockedCertain, time.Now))
 }
 
 // blockedCertain is how long a workload's Pods rejected by a webhook of the
@@ -249,7 +242,7 @@ const blockedCertain = time.Minute
 // anyBlocked holds when a workload of the chart is blocked by one of the
 // chart's webhooks as installed.
 func (k *cell) anyBlocked() assert.Check {
-	return assert.Later(func(context.Context) (assert.Check, error) {
+	return assert.Named("a workload of the chart blocked by a webhook of the chart", assert.Later(func(context.Context) (assert.Check, error) {
 		var names []string
 		for _, w := range k.Recorded {
 			names = append(names, w.Name)
@@ -262,7 +255,7 @@ func (k *cell) anyBlocked() assert.Check {
 			any = append(any, check.Blocked(w, names))
 		}
 		return assert.Any(any...), nil
-	})
+	}))
 }
 
 // served are the chart's Services its webhooks call, and the Deployments
@@ -299,7 +292,7 @@ func (k *cell) restart() step.Step {
 		}
 		var steps []step.Step
 		for _, d := range deployments {
-			steps = append(steps, env.Scale(env.Object{Kind: "deployment", Namespace: d.Namespace, Name: d.Name}, 0))
+			steps = append(steps, env.Scale(env.Deployment(d.Namespace, d.Name), 0))
 		}
 		// none runs: no serving endpoint, and the Deployment's status says
 		// so too (else the scale back could read its status from before)
@@ -308,11 +301,11 @@ func (k *cell) restart() step.Step {
 			none = append(none, check.ServingEndpoints(s.Object(), 0))
 		}
 		for _, d := range deployments {
-			none = append(none, check.JSONPathIs(env.Object{Kind: "deployment.apps", Namespace: d.Namespace, Name: d.Name}, "{.status.replicas}", ""))
+			none = append(none, check.JSONPathIs(env.Deployment(d.Namespace, d.Name), "{.status.replicas}", ""))
 		}
 		steps = append(steps, assert.That("no Pod of the Deployments left, no serving endpoint", assert.Intervals.Rollout, assert.All(none...)))
 		for _, d := range deployments {
-			steps = append(steps, env.Scale(env.Object{Kind: "deployment", Namespace: d.Namespace, Name: d.Name}, int(d.Replicas)))
+			steps = append(steps, env.Scale(env.Deployment(d.Namespace, d.Name), int(d.Replicas)))
 		}
 		return env.InOrder(what, steps...).Func()(ctx, t, cfg)
 	})
@@ -324,7 +317,7 @@ func (k *cell) configsRemain() assert.Check {
 	return check.Remains(func() []lifecycle.Object {
 		var out []lifecycle.Object
 		for _, w := range k.Recorded {
-			if r := (lifecycle.Object{Kind: w.Config, Name: w.ConfigName}); !slices.Contains(out, r) {
+			if r := w.ConfigObject(); !slices.Contains(out, r) {
 				out = append(out, r)
 			}
 		}
@@ -334,19 +327,19 @@ func (k *cell) configsRemain() assert.Check {
 
 // servicesGone holds when the chart's Services its webhooks call are gone.
 func (k *cell) servicesGone() assert.Check {
-	return assert.Later(func(context.Context) (assert.Check, error) {
+	return assert.Named("the services the chart's webhooks call gone", assert.Later(func(context.Context) (assert.Check, error) {
 		services, _ := k.served()
 		var gone []assert.Check
 		for _, s := range services {
 			gone = append(gone, check.Missing(s.Object()))
 		}
 		return assert.All(gone...), nil
-	})
+	}))
 }
 
 // servingPodsGone holds when no Pod the chart's webhook Services selected is left.
 func (k *cell) servingPodsGone() assert.Check {
-	return assert.Later(func(context.Context) (assert.Check, error) {
+	return assert.Named("the Pods serving the chart's webhooks gone", assert.Later(func(context.Context) (assert.Check, error) {
 		services, _ := k.served()
 		var gone []assert.Check
 		for _, s := range services {
@@ -355,7 +348,7 @@ func (k *cell) servingPodsGone() assert.Check {
 			}
 		}
 		return assert.All(gone...), nil
-	})
+	}))
 }
 
 // rejectsProbe holds when a webhook of a configuration left behind, failing

@@ -96,7 +96,7 @@ func hookStuck(k *cell) []step.Step {
 		env.Unless(held, "sync again (an upgrade: the hooks run again)", env.Sync(k.app, k.spec.SyncOptions...)),
 		assert.That("second sync completed or held by a hook", assert.Intervals.Install, done),
 		assert.That("second sync Succeeded or held by a hook", assert.Intervals.Poll, assert.Any(succeeded, held)),
-		env.Observe("the hooks in the last sync's result", check.HookResults(k.app)),
+		env.See(check.HookResults(k.app)),
 		assert.Symptom("sync held by a hook deleted with "+check.HookFinalizer+" still on", assert.Intervals.Hold, held)}
 }
 
@@ -122,16 +122,16 @@ func selfBlocking(k *cell) []step.Step {
 // cascade leaves (something else owns it) while the service it calls goes.
 func leftoverWebhook(k *cell) []step.Step {
 	return append(k.synced(),
-		assert.That("the chart's workloads available", assert.Intervals.Install, k.allAvailable()),
+		assert.Await(assert.Intervals.Install, k.allAvailable()),
 		env.Observe("the ownerReferences of the chart's webhook configurations", k.configsRemain()),
 		env.DeleteApp(k.app, env.Background),
 		// runs first at the end: a configuration left can block the cleanup
 		k.forgetWebhooksAtEnd().As("unblock the cleanup: at the end, first, delete the chart's webhook configurations left"),
-		env.ObserveWithin("application "+k.app+" deleted", assert.Intervals.Hold, check.AppGone(k.app)),
-		assert.That("the services the chart's webhooks call gone", assert.Intervals.Sync, k.servicesGone()),
+		env.SeeWithin(assert.Intervals.Hold, check.AppGone(k.app)),
+		assert.Await(assert.Intervals.Sync, k.servicesGone()),
 		// a terminating webhook Pod may still answer over a connection the API
 		// server holds: the proof below waits for them to go
-		env.ObserveWithin("the Pods serving the chart's webhooks gone", assert.Intervals.Install, k.servingPodsGone()),
+		env.SeeWithin(assert.Intervals.Install, k.servingPodsGone()),
 		env.Observe("what the cascade left of the chart, with ownerReferences", check.Remains(k.spec.Rendered.Refs)),
 		assert.Symptom("a webhook configuration of the chart left behind, calling a service that is gone", assert.Intervals.HoldShort,
 			assert.Later(func(context.Context) (assert.Check, error) { return check.LeftBehind(k.Recorded), nil })),
@@ -143,7 +143,7 @@ func leftoverWebhook(k *cell) []step.Step {
 func namespaceKept(k *cell) []step.Step {
 	kept := check.Kept(k.spec.Namespace, Sentinel, Sentinel)
 	steps := append(k.synced(),
-		assert.That("the chart's workloads available", assert.Intervals.Install, k.allAvailable()),
+		assert.Await(assert.Intervals.Install, k.allAvailable()),
 		assert.Holds("namespace "+k.spec.Namespace+" Active with its ConfigMap and Secret while the chart runs", assert.Intervals.HoldShort, kept))
 	if k.spec.Extra != "" {
 		steps = append(steps, env.DeleteFiles("the extra manifests (EXTRA)", k.extra()))
@@ -174,9 +174,9 @@ func deletionHooks(k *cell) []step.Step {
 		if ns == "" {
 			ns = k.spec.Namespace
 		}
-		jobs := env.Object{Kind: "Job", Namespace: ns}
-		completed = append(completed, check.EventSeen(jobs, "Completed", h.GetName()))
-		failed = append(failed, check.EventSeen(jobs, "BackoffLimitExceeded", h.GetName()))
+		job := env.Job(ns, h.GetName())
+		completed = append(completed, check.EventSeen(job, "Completed"))
+		failed = append(failed, check.EventSeen(job, "BackoffLimitExceeded"))
 	}
 	steps := append(k.synced(),
 		env.Observe("the chart's deletion hooks", assert.Constant(len(hooks) > 0, text.OrNone(strings.Join(names, ", ")))),
@@ -184,9 +184,9 @@ func deletionHooks(k *cell) []step.Step {
 	steps = append(append(steps, env.ReleaseDeletionHooksAtEnd(k.app)...),
 		assert.Unsettled("application "+k.app+" deleted, after each of the chart's deletion hook Jobs completed", assert.Intervals.Sync, assert.Intervals.HoldShort,
 			assert.All(append([]assert.Check{check.AppGone(k.app)}, completed...)...)),
-		env.Observe("application "+k.app+"'s DeletionError", check.DeletionErrorMatches(k.app, ".")))
-	for i, c := range failed {
-		steps = append(steps, env.Observe(fmt.Sprintf("deletion hook Job %d failed (its events)", i+1), c))
+		env.See(check.DeletionErrorMatches(k.app, ".")))
+	for _, c := range failed {
+		steps = append(steps, env.See(c))
 	}
 	return steps
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
@@ -84,7 +85,7 @@ func listed(paths []string) string {
 // for the chart's own Pods.
 func Selection(namespace string, r *appcell.Rendered, webhooks func() []check.Webhook) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		ns, err := check.Get(ctx, lifecycle.Object{Kind: "namespace", Name: namespace})
+		ns, err := check.Get(ctx, env.Namespace(namespace))
 		if err != nil {
 			return false, "", assert.Unknown(err)
 		}

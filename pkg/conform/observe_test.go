@@ -2,9 +2,7 @@ package conform
 
 import (
 	"context"
-	"net/url"
 	"strings"
-	"syscall"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -13,18 +11,13 @@ import (
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
-	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/check/checktest"
 )
 
-// cluster is a fake API server holding objs (recorded objects, as the
-// evidence of the runs shows them); a non-nil fail is its answer to every call.
-func cluster(fail error, objs ...*unstructured.Unstructured) context.Context {
-	return lifecycle.WithRun(context.Background(), &lifecycle.Run{Kube: kubetest.Client(fail, objs...)})
-}
-
 var (
+	cluster = checktest.Cluster
 	obj     = kubetest.Object
-	refused = &url.Error{Op: "Get", URL: "https://127.0.0.1:6443/api", Err: syscall.ECONNREFUSED}
+	refused = checktest.Refused
 )
 
 // look is one check against a fake cluster, and what it must say.
@@ -39,11 +32,8 @@ type look struct {
 
 func expect(t *testing.T, looks []look) {
 	t.Helper()
-	for _, tt := range looks {
-		ok, seen, err := tt.check(tt.ctx)
-		if ok != tt.ok || assert.IsUnknown(err) != tt.unknown || (err != nil && !tt.unknown) || !strings.Contains(seen, tt.seen) {
-			t.Errorf("%s: ok %v, seen %q, err %v; want ok %v, could not tell %v, seen with %q", tt.name, ok, seen, err, tt.ok, tt.unknown, tt.seen)
-		}
+	for _, l := range looks {
+		checktest.Saw(t, l.name, l.check, l.ctx, l.ok, l.unknown, l.seen)
 	}
 }
 

@@ -8,30 +8,12 @@ import (
 	"testing"
 
 	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/appcell/appcelltest"
 )
-
-// writeChart writes a chart directory under dir/rel.
-func writeChart(t *testing.T, dir, rel, name, version string, templates map[string]string) string {
-	t.Helper()
-	root := filepath.Join(dir, rel)
-	files := map[string]string{"Chart.yaml": "apiVersion: v2\nname: " + name + "\nversion: " + version + "\n", "values.yaml": "replicas: 1\n"}
-	for k, v := range templates {
-		files["templates/"+k] = v
-	}
-	for p, content := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, p), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
 
 func TestResolveRefusesBadInputBeforeAnythingStarts(t *testing.T) {
 	dir, cache := t.TempDir(), t.TempDir()
-	writeChart(t, dir, "c", "c", "1.0.0", map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {r: {{ .Values.replicas | quote }}}\n"})
+	appcelltest.WriteChart(t, dir, "c", "c", "1.0.0", map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {r: {{ .Values.replicas | quote }}}\n"})
 	if err := os.WriteFile(filepath.Join(dir, "values.yaml"), []byte("replicas: 3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

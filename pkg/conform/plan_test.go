@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/appcell/appcelltest"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
@@ -60,7 +61,7 @@ func TestPlanIsTheScenarioConformOfTheChart(t *testing.T) {
 func renderTestChart(t *testing.T) *Spec {
 	t.Helper()
 	dir := t.TempDir()
-	writeChart(t, dir, "c", "c", "1.0.0", map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+	appcelltest.WriteChart(t, dir, "c", "c", "1.0.0", map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
 	s, err := Options{Chart: "c", Release: "rel", Namespace: "team"}.Resolve(context.Background(), appcell.Where{Repo: dir, CacheDir: t.TempDir(), Kubernetes: "v1.33.13"})
 	if err != nil {
 		t.Fatal(err)

@@ -15,18 +15,16 @@ import (
 // namespace: what check.EventSeen reads the events of.
 
 // Namespace is the Namespace name.
-func Namespace(name string) Object { return ref("namespace", "Namespace", "", name) }
+func Namespace(name string) Object { return lifecycle.Namespace(name) }
 
 // ConfigMap is the ConfigMap namespace/name.
-func ConfigMap(namespace, name string) Object {
-	return ref("configmap", "ConfigMap", namespace, name)
-}
+func ConfigMap(namespace, name string) Object { return lifecycle.ConfigMap(namespace, name) }
 
 // Secret is the Secret namespace/name.
-func Secret(namespace, name string) Object { return ref("secret", "Secret", namespace, name) }
+func Secret(namespace, name string) Object { return lifecycle.Secret(namespace, name) }
 
 // Service is the Service namespace/name.
-func Service(namespace, name string) Object { return ref("service", "Service", namespace, name) }
+func Service(namespace, name string) Object { return lifecycle.Service(namespace, name) }
 
 // ServiceAccount is the ServiceAccount namespace/name.
 func ServiceAccount(namespace, name string) Object {

@@ -36,6 +36,30 @@ func Application(name string) Object {
 	return Object{Kind: "applications.argoproj.io", APIKind: "Application", Namespace: argocd.Namespace, Name: name}
 }
 
+// Namespace, ConfigMap, Secret and Service are the core objects the looks
+// of pkg/check build for themselves (pkg/check is below pkg/env, whose
+// constructors of the same names scenarios use and which return these).
+
+// Namespace is the Namespace name.
+func Namespace(name string) Object {
+	return Object{Kind: "namespace", APIKind: "Namespace", Name: name}
+}
+
+// ConfigMap is the ConfigMap namespace/name.
+func ConfigMap(namespace, name string) Object {
+	return Object{Kind: "configmap", APIKind: "ConfigMap", Namespace: namespace, Name: name}
+}
+
+// Secret is the Secret namespace/name.
+func Secret(namespace, name string) Object {
+	return Object{Kind: "secret", APIKind: "Secret", Namespace: namespace, Name: name}
+}
+
+// Service is the Service namespace/name.
+func Service(namespace, name string) Object {
+	return Object{Kind: "service", APIKind: "Service", Namespace: namespace, Name: name}
+}
+
 // KindOf is the object's kind as the API names it: APIKind, or Kind for
 // an Object spelled by hand.
 func (o Object) KindOf() string {

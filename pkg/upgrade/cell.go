@@ -26,7 +26,6 @@ import (
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
-	"github.com/gitops-conformance/suite/pkg/repro"
 	"github.com/gitops-conformance/suite/pkg/step"
 )
 
@@ -149,7 +148,7 @@ func (k *cell) release(d *Deletion, on string) step.Step {
 				steps = append(steps, env.If(check.FinalizerPending(o, f), "finalizer "+f+" still holding "+o.Name, env.RemoveFinalizer(o, f)))
 			}
 		}
-		steps = append(steps, assert.That("application "+name+" gone", assert.Intervals.Sync, check.AppGone(name)))
+		steps = append(steps, assert.Await(assert.Intervals.Sync, check.AppGone(name)))
 		return env.InOrder(what, steps...).Func()(ctx, t, cfg)
 	})
 }
@@ -157,9 +156,6 @@ func (k *cell) release(d *Deletion, on string) step.Step {
 // describe records the Application as given and its source.
 func (k *cell) describe() step.Step {
 	return appcell.Reads("the application and its source", func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
 		a := k.app
 		src := a.Source
 		what := fmt.Sprintf("%s from %s (%d files)", src.Kind(), src.From, len(src.Files))
@@ -347,9 +343,6 @@ func (k *cell) finalizersAtEnd() step.Step {
 // read records the Application's state into dst.
 func (k *cell) read(when string, dst **appstate.State) step.Step {
 	return appcell.Reads("application "+k.app.Name()+"'s state "+when, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
 		app, err := check.App(ctx, k.app.Name())
 		if err != nil {
 			return assert.Unknown(err)
@@ -380,9 +373,6 @@ func (k *cell) read(when string, dst **appstate.State) step.Step {
 // render records what the running ArgoCD's repo server renders.
 func (k *cell) render(dst **argocd.Render, file string) step.Step {
 	return appcell.Reads("the manifests "+strings.TrimSuffix(strings.TrimPrefix(file, "render-"), ".yaml")+"'s repo server renders for application "+k.app.Name(), func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
 		var r *argocd.Render
 		if err := asked(ctx, "the render", func(ctx context.Context) (err error) {
 			r, err = check.AppManifests(ctx, k.app.Name())
@@ -401,9 +391,6 @@ func (k *cell) render(dst **argocd.Render, file string) step.Step {
 // compare compares the two renders, object by object and field by field.
 func (k *cell) compare() step.Step {
 	return appcell.Reads("the renders of "+k.from.String()+" and "+k.to.String()+" compared", func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
 		k.changes = appstate.Compare(k.renderFrom.Objects, k.renderTo.Objects)
 		var lines []string
 		for _, c := range k.changes {
@@ -457,9 +444,6 @@ func (d Deletion) LeftSummary() string {
 // one that could not be read kept as such (Unread), never as gone.
 func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
 	return appcell.Reads("application "+k.app.Name()+"'s deletion on "+on, func(ctx context.Context) error {
-		if repro.Planning(ctx) {
-			return nil
-		}
 		d := Deletion{Read: true}
 		app, err := check.App(ctx, k.app.Name())
 		switch {
@@ -479,7 +463,7 @@ func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
 				case lifecycle.NotFound(err):
 					continue
 				case err != nil:
-					d.Unread = append(d.Unread, lifecycle.Ref(o.Kind, o.Namespace, o.Name)+": "+err.Error())
+					d.Unread = append(d.Unread, o.String()+": "+err.Error())
 					continue
 				}
 				left = append(left, check.Remaining(o, live))
