@@ -80,7 +80,7 @@ func TestListMarksSupportedReleases(t *testing.T) {
 	for _, want := range []string{
 		"supports (the 3 newest minor lines the module proxy lists, read now): 3.6 (newest v3.6.1), 3.5 (newest v3.5.7), 3.4 (newest v3.4.13)",
 		"v2.13.3 end-of-life", "v3.4.7 supported", "v3.5.1 supported",
-		"3.6: newest v3.6.1, not on the axis; ARGOCD=v3.6.1: offline, ArgoCD v3.3.0 and later build from a source tree of the tag, as the module zip lacks the nested gitops-engine module, and ARGOCD_SOURCES=" + repo + " holds none for it: put argo-cd-<tag>/ (a checkout holding gitops-engine/go.mod) or argo-cd-<tag>.tar.gz in the directory ARGOCD_SOURCES names, or run online (MODE=online)",
+		"3.6: newest v3.6.1, not on the axis; ARGOCD=v3.6.1 runs it (offline from its module zips: its go.mod requires the nested gitops-engine at its own tag, from v3.6.0 on)",
 		"3.5: newest v3.5.7, the axis has v3.5.1; ARGOCD=v3.5.7 runs it (its source tree is in ARGOCD_SOURCES)",
 		"kargo-argocd (kargo; ArgoCD v2.14.11, v3.5.1; supported: v3.5.1; Kubernetes v1.33.13)",
 		"      ArgoCD v2.14.11, v3.5.1: ArgoCD is the deleter here",
