@@ -454,3 +454,34 @@ func keys[V any](m map[string]V) []string {
 	slices.Sort(out)
 	return out
 }
+
+// GoToolchain is the approved toolchain (GoToolchains) for a module whose go
+// line says need ("1.27.0", "1.27") when the machine's Go is older: the one
+// of need's minor, not older than need. As images/argocd/gotoolchain.sh
+// picks it for the recipes.
+func (c *Catalog) GoToolchain(need string) (string, error) {
+	n := goVersion(need)
+	for _, t := range c.GoToolchains {
+		v := goVersion(strings.TrimPrefix(t, "go"))
+		if v[0] == n[0] && v[1] == n[1] && compareNumbers(v, n) >= 0 {
+			return t, nil
+		}
+	}
+	return "", fmt.Errorf("go %s is asked for and the catalog approves no Go %d.%d toolchain (goToolchains: %s)", need, n[0], n[1], strings.Join(c.GoToolchains, ", "))
+}
+
+// goVersion reads "1.27.3" or "1.27" (patch 0).
+func goVersion(v string) [3]int {
+	var n [3]int
+	_, _ = fmt.Sscanf(v, "%d.%d.%d", &n[0], &n[1], &n[2])
+	return n
+}
+
+// ToolchainEnv is the environment a go command runs with under toolchain
+// (GoToolchain's): the go command checks a toolchain it switches to against
+// the checksum database and refuses under GOSUMDB=off, so the database is
+// on and GONOSUMDB leaves every module but the toolchain out of it, as
+// GOSUMDB=off does.
+func ToolchainEnv(toolchain string) []string {
+	return []string{"GOTOOLCHAIN=" + toolchain, "GOSUMDB=sum.golang.org", "GONOSUMDB=*"}
+}

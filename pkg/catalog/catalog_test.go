@@ -225,3 +225,25 @@ func TestSourcesPath(t *testing.T) {
 		t.Errorf("the variable set: %q, want it", got)
 	}
 }
+
+// The approved toolchain comes from the go line: 3.6's `go 1.27.0` builds
+// with go1.27.3, never a version named per release.
+func TestGoToolchain(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for need, want := range map[string]string{"1.27.0": "go1.27.3", "1.27": "go1.27.3", "1.27.3": "go1.27.3"} {
+		if got, err := c.GoToolchain(need); err != nil || got != want {
+			t.Errorf("GoToolchain(%s) = %q, %v; want %s", need, got, err, want)
+		}
+	}
+	for _, need := range []string{"1.27.4", "1.28.0", "1.26.0"} {
+		if got, err := c.GoToolchain(need); err == nil {
+			t.Errorf("GoToolchain(%s) = %q; want no approved toolchain", need, got)
+		}
+	}
+	if got := strings.Join(ToolchainEnv("go1.27.3"), " "); got != "GOTOOLCHAIN=go1.27.3 GOSUMDB=sum.golang.org GONOSUMDB=*" {
+		t.Errorf("ToolchainEnv = %s", got)
+	}
+}
