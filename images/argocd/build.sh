@@ -216,7 +216,8 @@ build_bin() {
   PREP_NOTE=""
   [ -z "$prep" ] || "$prep" "$work"
   TMPS+=("$out.tmp")
-  run "go-build-${name%% *}" env "${TC_ENV[@]}" go -C "$work" build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg"
+  # (|| return: a caller may run it where set -e does not hold, as `if (build_go_bin ...)`)
+  run "go-build-${name%% *}" env "${TC_ENV[@]}" go -C "$work" build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg" || { safe_rm "$work"; return 1; }
   mv -f "$out.tmp" "$out"
   echo "$stamp" >"$out.stamp"
   # keep the go.sum the build resolved: it pins the build (upstream's may lack lines)
@@ -232,7 +233,7 @@ build_bin() {
 build_go_bin() {
   local name=$1 ver=$2 mod=$3 pkg=$4 ldflags=$5 prep=${6:-} dir
   begin
-  dir=$(mod_dir "$mod@$ver")
+  dir=$(mod_dir "$mod@$ver") || return 1
   # the id's two lines are what stamps written before build_bin held
   build_bin "$name $ver" "$BIN_DIR/$name-$ver" "$dir" "$mod@$ver"$'\n'"$(cat "$dir/go.sum" 2>/dev/null | sha256sum)" "$pkg" "$ldflags" "$prep"
 }
@@ -454,10 +455,30 @@ else
   build_go_bin helm "$HELM_VERSION" "$HV" ./cmd/helm "$HELM_LDFLAGS"
   HELM_BIN=$BUILT
 
+  # kustomize at the pinned version; where its build needs a module the proxy
+  # refuses (3.6's v5.8.3: k8s.io/kube-openapi@v0.0.0-20261001230523-97fa35140926,
+  # 403 on 2026-11-28), the nearest earlier patch of that minor that builds,
+  # said in the progress line, the image's source label and a SOURCE: line
   KP=sigs.k8s.io/kustomize/api/provenance
-  KUSTOMIZE_LDFLAGS="-s -w -X $KP.version=$KUSTOMIZE_VERSION -X $KP.buildDate=$(mod_info_time "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION")"
-  build_go_bin kustomize "$KUSTOMIZE_VERSION" sigs.k8s.io/kustomize/kustomize/v5 . "$KUSTOMIZE_LDFLAGS"
-  KUSTOMIZE_BIN=$BUILT
+  KUSTOMIZE_BIN="" KUSTOMIZE_NOTE=""
+  kmaj=${KUSTOMIZE_VERSION%.*} kpatch=${KUSTOMIZE_VERSION##*.}
+  for ((p = kpatch; p >= 0; p--)); do
+    kv=$kmaj.$p
+    KUSTOMIZE_LDFLAGS="-s -w -X $KP.version=$kv -X $KP.buildDate=$(mod_info_time "sigs.k8s.io/kustomize/kustomize/v5@$kv" 2>/dev/null || echo 1970-01-01T00:00:00Z)"
+    if (build_go_bin kustomize "$kv" sigs.k8s.io/kustomize/kustomize/v5 . "$KUSTOMIZE_LDFLAGS"); then
+      KUSTOMIZE_BIN=$BIN_DIR/kustomize-$kv
+      break
+    fi
+    why=$(grep -oE '[^ :]+@v[^ :]+: reading [^ ]+: [0-9]{3} [A-Za-z ]+' "$LOG_DIR/go-build-kustomize.log" | head -n1 | sed -E 's/: reading [^ ]+//')
+    KUSTOMIZE_NOTE+="kustomize $kv does not build here (${why:-see $LOG_DIR/go-build-kustomize.log}); "
+  done
+  [ -n "$KUSTOMIZE_BIN" ] || { echo "build.sh: no kustomize $kmaj.x builds here: $KUSTOMIZE_NOTE" >&2; exit 1; }
+  if [ -n "$KUSTOMIZE_NOTE" ]; then
+    KUSTOMIZE_NOTE+="kustomize $kv in place of $KUSTOMIZE_VERSION"
+    progress "kustomize" "$KUSTOMIZE_NOTE"
+    SOURCE+="; $KUSTOMIZE_NOTE"
+    SOURCES+=("kustomize: sigs.k8s.io/kustomize/kustomize/v5@$kv in place of $KUSTOMIZE_VERSION")
+  fi
 
   GIT_LFS_BIN=""
   if [ -n "$GIT_LFS_VERSION" ]; then # git-lfs's Makefile: -s -w, config.GitCommit (unknown from a module zip)
