@@ -387,6 +387,10 @@ REDIS_KEY=$(printf '%s\n' redis "$REDIS_IMAGE" "$RECIPE" "$DEBIAN_SUITE" "$REDIS
 begin
 if [ "$(image_key "$ARGOCD_IMAGE")" = "$ARGOCD_KEY" ]; then
   progress "image argocd" "cached $ARGOCD_IMAGE"
+  # what its build said of a tool in place of the tag's pin, from its label
+  KNOTE=$(docker image inspect -f '{{ index .Config.Labels "gitops-conformance.argocd-source" }}' "$ARGOCD_IMAGE" |
+    grep -oE 'kustomize v[0-9.]+ in place of v[0-9.]+' | tail -n1 || true)
+  [ -z "$KNOTE" ] || SOURCES+=("kustomize: sigs.k8s.io/kustomize/kustomize/v5@$(cut -d' ' -f2 <<<"$KNOTE") in place of ${KNOTE##* }")
 else
   # argocd: ldflags as the tag's Makefile sets them (PACKAGE=.../common)
   PKG=$(sed -nE 's/^PACKAGE[[:space:]]*[:?]?=[[:space:]]*(.*)$/\1/p' "$ARGO_DIR/Makefile" | head -n1)
