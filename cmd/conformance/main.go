@@ -247,7 +247,9 @@ func supportText(cat *catalog.Catalog, axis []catalog.Release, lines int, suppor
 		} else {
 			what += ", not on the axis"
 		}
-		if !newest.FromSources() {
+		if src := cat.ArgoCD.Sources; !newest.FromSources() && src != nil && src.Until != "" && catalog.CompareTags(line.Newest, src.Until) >= 0 {
+			fmt.Fprintf(&b, "%s; ARGOCD=%s runs it (offline from its module zips: its go.mod requires the nested gitops-engine at its own tag, from %s on)\n", what, line.Newest, src.Until)
+		} else if !newest.FromSources() {
 			fmt.Fprintf(&b, "%s; ARGOCD=%s runs it (its module zip builds offline)\n", what, line.Newest)
 		} else if _, err := releases.Obtainable(cat, newest, images.Offline, repo); err == nil {
 			fmt.Fprintf(&b, "%s; ARGOCD=%s runs it (its source tree is in %s)\n", what, line.Newest, argocd.SourcesEnv)

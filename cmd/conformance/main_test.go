@@ -80,13 +80,13 @@ func TestListMarksSupportedReleases(t *testing.T) {
 	for _, want := range []string{
 		"supports (the 3 newest minor lines the module proxy lists, read now): 3.6 (newest v3.6.1), 3.5 (newest v3.5.7), 3.4 (newest v3.4.13)",
 		"v2.13.3 end-of-life", "v3.4.7 supported", "v3.5.1 supported",
-		"3.6: newest v3.6.1, not on the axis; ARGOCD=v3.6.1: offline, ArgoCD v3.3.0 and later build from a source tree of the tag, as the module zip lacks the nested gitops-engine module, and ARGOCD_SOURCES=" + repo + " holds none for it: put argo-cd-<tag>/ (a checkout holding gitops-engine/go.mod) or argo-cd-<tag>.tar.gz in the directory ARGOCD_SOURCES names, or run online (MODE=online)",
+		"v3.6.1 supported",
 		"3.5: newest v3.5.7, the axis has v3.5.1; ARGOCD=v3.5.7 runs it (its source tree is in ARGOCD_SOURCES)",
-		"kargo-argocd (kargo; ArgoCD v2.14.11, v3.5.1; supported: v3.5.1; Kubernetes v1.33.13)",
-		"      ArgoCD v2.14.11, v3.5.1: ArgoCD is the deleter here",
+		"kargo-argocd (kargo; ArgoCD v2.14.11, v3.5.1, v3.6.1; supported: v3.5.1, v3.6.1; Kubernetes v1.33.13)",
+		"      ArgoCD v2.14.11, v3.5.1, v3.6.1: ArgoCD is the deleter here",
 		"      v1.11.2 offline k8s v1.33.13: v2.14.11 MITIGATED v3.5.1 MITIGATED",
-		"kyverno-argocd (kyverno; ArgoCD v2.13.3, v2.14.3, v2.14.21, v3.0.12, v3.1.2, v3.1.4, v3.4.7, v3.5.1; supported: v3.4.7, v3.5.1; Kubernetes v1.33.13)",
-		"kubeovn-argocd (kube-ovn; ArgoCD v2.13.3, v2.14.11, v2.14.21, v3.4.7, v3.5.1; supported: v3.4.7, v3.5.1; Kubernetes v1.33.13)",
+		"kyverno-argocd (kyverno; ArgoCD v2.13.3, v2.14.3, v2.14.21, v3.0.12, v3.1.2, v3.1.4, v3.4.7, v3.5.1, v3.6.1; supported: v3.4.7, v3.5.1, v3.6.1; Kubernetes v1.33.13)",
+		"kubeovn-argocd (kube-ovn; ArgoCD v2.13.3, v2.14.11, v2.14.21, v3.4.7, v3.5.1, v3.6.1; supported: v3.4.7, v3.5.1, v3.6.1; Kubernetes v1.33.13)",
 		"  not obtainable: knative-serving v0.51.0: Knative 1.24: the module proxy serves knative.dev/serving@v0.51.0 but refuses",
 		"      v0.50.0 offline k8s v1.33.13: SKIPPED (v0.50.0 needs Kubernetes v1.34.0 or newer)",
 	} {

@@ -95,6 +95,14 @@ func (fakeProxy) Lookup(_ context.Context, module, version string) error {
 	return nil
 }
 
+// GoMod: 3.6's go.mod requires its nested engine at the release's tag.
+func (fakeProxy) GoMod(_ context.Context, module, version string) ([]byte, error) {
+	if catalog.TagNumbers(version)[1] >= 6 {
+		return []byte("module " + module + "\n\nrequire github.com/argoproj/argo-cd/gitops-engine/v3 " + version + "\n\nreplace github.com/argoproj/argo-cd/gitops-engine/v3 => ./gitops-engine\n"), nil
+	}
+	return []byte("module " + module + "\n"), nil
+}
+
 // Each scenario runs every variant on each release of its axis (the seed
 // pins), as the nightly did before it read releases, and on the newest
 // patch of each supported line.

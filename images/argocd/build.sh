@@ -18,7 +18,14 @@
 #   - without SOURCE_DIR: the tag's module zip (github.com/argoproj/argo-cd/vN@TAG),
 #     built as the main module (its go.mod, go.sum and replaces apply). From
 #     v3.3.0 go.mod replaces gitops-engine with the nested module ./gitops-engine,
-#     which the zip leaves out: such a tag is refused here with what to give.
+#     which the zip leaves out. Where go.mod requires that nested module at the
+#     tag itself (3.6 on: github.com/argoproj/argo-cd/gitops-engine/v3 v3.6.1,
+#     "Tagged as gitops-engine/vX.Y.Z at release time"), its own module zip at
+#     that version, from the same commit (the proxy's .info times agree), is
+#     placed where the replace points: the two zips are the tree upstream
+#     tagged. Where it requires another version (3.3.x-3.5.x pin an untagged
+#     pseudo-version the replace makes meaningless), the tag is refused here
+#     with what to give.
 #   - with SOURCE_DIR: an argo-cd tree at the tag (a checkout, or an archive
 #     extracted), gitops-engine/ included, built the same way from a copy;
 #     its manifests/install.yaml names the images.
@@ -33,8 +40,13 @@
 #     (quay.io/argoproj/argocd:TAG), and
 #   - a redis image from Debian's redis-server, under the exact redis name
 #     install.yaml uses (redis:7.0.15-alpine, public.ecr.aws/docker/library/redis:...).
-# Progress goes to stderr, one line per step; stdout carries only the marker
-# line "IMAGES:" followed by the image names, one per line (for `kind load`).
+# Go: the machine's (GOTOOLCHAIN=local), or, for a module whose go line asks
+# for a newer one, the approved toolchain of that minor (gotoolchain.sh).
+# Progress goes to stderr, one line per step; stdout carries "SOURCE:" lines
+# (each module the build read, for a module build: "MODULE@VERSION h1:<zip
+# hash>", a nested one "as ./DIR"; for a tree: "tree <sha256> commit <id>")
+# then the marker line "IMAGES:" followed by the image names, one per line
+# (for `kind load`).
 # Each image is labelled gitops-conformance.cache-key=<sha256 over the tag,
 # the source (module, or the tree's digest and commit) and the recipe files>;
 # an image with that name and key already present is reused.
@@ -60,6 +72,8 @@ if [ -n "$SRC" ]; then
 fi
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=gotoolchain.sh
+. "$HERE/gotoolchain.sh"
 CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance}
 DEBIAN_SUITE=${DEBIAN_SUITE:-bookworm}
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -115,18 +129,35 @@ run() {
   fi
 }
 
-# mod_dir MOD@VER: download one exact module version (never list versions:
-# the proxy here is partial) and print its extracted directory.
-mod_dir() {
-  local j dir
-  if ! j=$(cd "$WORK_DIR" && go mod download -json "$1" 2>>"$LOG_DIR/go-mod-download.log"); then
+# mod_json MOD@VER: download one exact module version (never list versions:
+# the proxy here is partial) and print go's JSON of it (Dir, Sum: the zip's
+# h1 hash). A module whose go line asks for a newer Go than this one is
+# downloaded again with the approved toolchain of that Go (gotoolchain.sh):
+# the local go refuses to extract it.
+mod_json() {
+  local j need tc
+  j=$(cd "$WORK_DIR" && go mod download -json "$1" 2>>"$LOG_DIR/go-mod-download.log") || true
+  need=$(needs_go "$(jq -r '.Error // empty' <<<"$j" 2>/dev/null)")
+  if [ -n "$need" ]; then
+    tc=$(toolchain_for "$need") || return 1
+    toolchain_env "$tc"
+    j=$(cd "$WORK_DIR" && env "${TC_ENV[@]}" go mod download -json "$1" 2>>"$LOG_DIR/go-mod-download.log") || true
+  fi
+  if [ -z "$j" ] || [ -n "$(jq -r '.Error // empty' <<<"$j" 2>/dev/null)" ]; then
     echo "build.sh: go mod download $1 failed: $(jq -r '.Error // empty' <<<"$j" 2>/dev/null || echo "$j")" >&2
     return 1
   fi
+  echo "$j"
+}
+# mod_dir MOD@VER: mod_json's extracted directory
+mod_dir() {
+  local j dir
+  j=$(mod_json "$1") || return 1
   dir=$(jq -r .Dir <<<"$j")
   [ -d "$dir" ] || { echo "build.sh: no module directory for $1" >&2; return 1; }
   echo "$dir"
 }
+mod_sum() { mod_json "$1" | jq -r .Sum; } # the zip's h1 hash, as go.sum writes it
 mod_info_time() { # commit time of MOD@VER from the proxy's .info (reproducible build date; no zip)
   local j
   j=$(cd "$WORK_DIR" && go list -m -json "$1")
@@ -152,17 +183,17 @@ recipe_digest() { # names and contents of every recipe file in this directory
 }
 RECIPE=$(recipe_digest)
 
-# go_toolchain GO.MOD: the GOTOOLCHAIN a main module builds with: local, or
-# auto when its go line asks for a newer Go than this one (the toolchain then
-# downloads through the module proxy); sets TOOLCHAIN and TOOLCHAIN_NOTE.
+# go_toolchain GO.MOD: the GOTOOLCHAIN a main module builds with: local, or,
+# when its go line asks for a newer Go than this one, the approved toolchain
+# of that Go (gotoolchain.sh: downloaded through the module proxy, for this
+# build only); sets TOOLCHAIN, TC_ENV and TOOLCHAIN_NOTE.
 go_toolchain() {
-  local need have
+  local need
   need=$(go mod edit -json "$1" | jq -r '.Go // empty')
-  have=$(go env GOVERSION); have=${have#go}
   TOOLCHAIN=local TOOLCHAIN_NOTE=""
-  if [ -n "$need" ] && [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | tail -n1)" != "$have" ]; then
-    TOOLCHAIN=auto TOOLCHAIN_NOTE="go $need (go.mod) > $have: GOTOOLCHAIN=auto"
-  fi
+  [ -z "$need" ] || TOOLCHAIN=$(toolchain_for "$need") || exit 1
+  toolchain_env "$TOOLCHAIN"
+  [ "$TOOLCHAIN" = local ] || TOOLCHAIN_NOTE="go $need (go.mod) > $(go env GOVERSION): GOTOOLCHAIN=$TOOLCHAIN"
 }
 
 # build_bin NAME OUT DIR ID PKG LDFLAGS [PREP_FN]
@@ -173,7 +204,7 @@ go_toolchain() {
 build_bin() {
   local name=$1 out=$2 dir=$3 id=$4 pkg=$5 ldflags=$6 prep=${7:-} stamp work added gover
   go_toolchain "$dir/go.mod"
-  gover=$(cd "$dir" && GOTOOLCHAIN=$TOOLCHAIN go env GOVERSION)
+  gover=$(cd "$dir" && env "${TC_ENV[@]}" go env GOVERSION)
   stamp=$(printf '%s\n' "$id" "$pkg" "$ldflags" "$gover" "$GOFLAGS" | sha256sum | cut -d' ' -f1)
   if [ -x "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
     BUILT=$out; progress "$name" "cached $out"; return 0
@@ -185,7 +216,8 @@ build_bin() {
   PREP_NOTE=""
   [ -z "$prep" ] || "$prep" "$work"
   TMPS+=("$out.tmp")
-  run "go-build-${name%% *}" env GOTOOLCHAIN="$TOOLCHAIN" go -C "$work" build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg"
+  # (|| return: a caller may run it where set -e does not hold, as `if (build_go_bin ...)`)
+  run "go-build-${name%% *}" env "${TC_ENV[@]}" go -C "$work" build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg" || { safe_rm "$work"; return 1; }
   mv -f "$out.tmp" "$out"
   echo "$stamp" >"$out.stamp"
   # keep the go.sum the build resolved: it pins the build (upstream's may lack lines)
@@ -201,7 +233,7 @@ build_bin() {
 build_go_bin() {
   local name=$1 ver=$2 mod=$3 pkg=$4 ldflags=$5 prep=${6:-} dir
   begin
-  dir=$(mod_dir "$mod@$ver")
+  dir=$(mod_dir "$mod@$ver") || return 1
   # the id's two lines are what stamps written before build_bin held
   build_bin "$name $ver" "$BIN_DIR/$name-$ver" "$dir" "$mod@$ver"$'\n'"$(cat "$dir/go.sum" 2>/dev/null | sha256sum)" "$pkg" "$ldflags" "$prep"
 }
@@ -235,16 +267,41 @@ begin
 local_replaces() {
   go mod edit -json "$1" | jq -r '.Replace[]? | select(.New.Path | test("^\\.{1,2}/")) | "\(.Old.Path) => \(.New.Path)"'
 }
+NESTED=() # "DIR MODULE_DIR" of each nested module placed from its own zip
+SOURCES=() # what the build read, printed as SOURCE: lines
 if [ -z "$SRC" ]; then
   ARGO_DIR=$(mod_dir "$MOD@$TAG")
-  NESTED=$(local_replaces "$ARGO_DIR/go.mod")
-  if [ -n "$NESTED" ]; then
-    echo "build.sh: $MOD@$TAG does not build from its module zip: go.mod replaces $(tr '\n' ' ' <<<"$NESTED")(a nested module the zip leaves out);" \
-      "give a source tree of the tag: $0 $TAG /path/to/argo-cd-$TAG (the suite passes the one ARGOCD_SOURCES names)" >&2
-    exit 1
-  fi
+  SOURCES+=("$MOD@$TAG $(mod_sum "$MOD@$TAG")")
   SOURCE="module $MOD@$TAG"
   SOURCE_ID="$MOD@$TAG"
+  TAG_TIME=$(mod_info_time "$MOD@$TAG")
+  while read -r old _ rel; do
+    [ -n "$old" ] || continue
+    # the version go.mod requires the nested module at (the replace names none)
+    want=$(go mod edit -json "$ARGO_DIR/go.mod" | jq -r --arg p "$old" '[.Require[]? | select(.Path == $p) | .Version] | first // empty')
+    if [ "$want" != "$TAG" ]; then
+      echo "build.sh: $MOD@$TAG does not build from module zips: go.mod replaces $old with $rel, a nested module the zip leaves out," \
+        "and requires it at ${want:-no version}, not at the tag (a pin the replace makes meaningless: the tree's $rel is no module the proxy serves);" \
+        "give a source tree of the tag: $0 $TAG /path/to/argo-cd-$TAG (the suite passes the one ARGOCD_SOURCES names)" >&2
+      exit 1
+    fi
+    if ! dir=$(mod_dir "$old@$want"); then
+      echo "build.sh: $MOD@$TAG replaces $old with $rel and the module proxy does not serve $old@$want; give a source tree of the tag: $0 $TAG /path/to/argo-cd-$TAG" >&2
+      exit 1
+    fi
+    # tagged with the release: the same commit, so the same commit time
+    nested_time=$(mod_info_time "$old@$want")
+    if [ "$nested_time" != "$TAG_TIME" ]; then
+      echo "build.sh: $old@$want ($nested_time) is not from the commit of $MOD@$TAG ($TAG_TIME): not the tree's $rel" >&2
+      exit 1
+    fi
+    sum=$(mod_sum "$old@$want")
+    NESTED+=("${rel#./} $dir")
+    SOURCES+=("$old@$want $sum as $rel")
+    SOURCE+=" + $old@$want as $rel"
+    SOURCE_ID+=$'\n'"$old@$want $sum => $rel"
+  done < <(local_replaces "$ARGO_DIR/go.mod")
+  [ "${#NESTED[@]}" -eq 0 ] || SOURCE_ID+=$'\n'"$MOD@$TAG ${SOURCES[0]#* }"
   GIT_TREE_STATE=clean
 else
   ARGO_DIR=$SRC
@@ -264,6 +321,7 @@ else
   fi
   SOURCE="tree $ARGO_DIR (sha256 ${TREE:0:16}, commit ${GIT_COMMIT:-unknown}, $GIT_TREE_STATE)"
   SOURCE_ID="tree $TREE"
+  SOURCES+=("tree $TREE commit ${GIT_COMMIT:-unknown}")
 fi
 INSTALL_YAML=$ARGO_DIR/manifests/install.yaml
 [ -f "$INSTALL_YAML" ] || { echo "build.sh: $SOURCE has no manifests/install.yaml" >&2; exit 1; }
@@ -291,28 +349,33 @@ base_stage() {
   awk '/^FROM .* AS argocd-base/ { on = 1; next } on && /^FROM / { exit } on' "$DOCKERFILE" |
     sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta'
 }
-UPSTREAM_PACKAGES=$(base_stage | grep -oE 'apt-get install [^&]*' | sed -E 's/apt-get install//; s/(^| )-[^ ]+//g' | tr ' ' '\n' | grep -E '^[a-z0-9][a-z0-9.+-]*$' | LC_ALL=C sort -u | tr '\n' ' ')
+# (a pinned version, git=${GIT_APT_VERSION} in 3.6, is Ubuntu's: the name is kept)
+UPSTREAM_PACKAGES=$(base_stage | grep -oE 'apt-get install [^&]*' | sed -E 's/apt-get install//; s/(^| )-[^ ]+//g; s/=[^ ]*//g' | tr ' ' '\n' | grep -E '^[a-z0-9][a-z0-9.+-]*$' | LC_ALL=C sort -u | tr '\n' ' ')
 [ -n "$UPSTREAM_PACKAGES" ] || { echo "build.sh: no apt-get install in the argocd-base stage of $DOCKERFILE" >&2; exit 1; }
 UPSTREAM_ENV=$(base_stage | grep -E '^ENV ' || true)
 GIT_LFS_SYSTEM=0
-[[ $(base_stage) != *"git lfs install --system"* ]] || GIT_LFS_SYSTEM=1
+# 3.5: `git lfs install --system`; 3.6: `git lfs install --skip-repo --system`
+! grep -qE 'git lfs install( --[a-z-]+)* --system' <<<"$(base_stage)" || GIT_LFS_SYSTEM=1
 
 # helm, kustomize and git-lfs at the versions the tag pins
 TOOLS=$ARGO_DIR/hack/tool-versions.sh
-pinned() { sed -nE "s/^$1=([^[:space:]]+).*/\1/p" "$TOOLS"; }
+# (to 3.5: helm3_version or helm4_version, kustomize5_version, git_lfs_version;
+# 3.6: HELM_VERSION, KUSTOMIZE_VERSION, GIT_LFS_VERSION, Helm's major in the version)
+pinned() { local n; for n in "$@"; do sed -nE "s/^$n=([^[:space:]]+).*/\1/p" "$TOOLS"; done | head -n1; }
 HELM_MAJOR=3 HELM_VERSION=$(pinned helm3_version)
 [ -n "$HELM_VERSION" ] || { HELM_MAJOR=4 HELM_VERSION=$(pinned helm4_version); }
-KUSTOMIZE_VERSION=$(pinned kustomize5_version)
+[ -n "$HELM_VERSION" ] || { HELM_VERSION=$(pinned HELM_VERSION); HELM_MAJOR=${HELM_VERSION%%.*}; }
+KUSTOMIZE_VERSION=$(pinned kustomize5_version KUSTOMIZE_VERSION)
 GIT_LFS_VERSION=""
 # the builder stage installs git-lfs from its release (the pinned version);
 # where the base stage's apt-get installs it instead, Debian's package is it
 if grep -q 'install.sh git-lfs' "$DOCKERFILE"; then
-  GIT_LFS_VERSION=$(pinned git_lfs_version)
+  GIT_LFS_VERSION=$(pinned git_lfs_version GIT_LFS_VERSION)
   [ -n "$GIT_LFS_VERSION" ] || { echo "build.sh: $DOCKERFILE installs git-lfs but $TOOLS pins no git_lfs_version" >&2; exit 1; }
   GIT_LFS_VERSION=v$GIT_LFS_VERSION
 fi
 [ -n "$HELM_VERSION" ] && [ -n "$KUSTOMIZE_VERSION" ] ||
-  { echo "build.sh: cannot read helm3_version or helm4_version, and kustomize5_version, from $TOOLS" >&2; exit 1; }
+  { echo "build.sh: cannot read helm3_version, helm4_version or HELM_VERSION, and kustomize5_version or KUSTOMIZE_VERSION, from $TOOLS" >&2; exit 1; }
 HELM_VERSION=v$HELM_VERSION KUSTOMIZE_VERSION=v$KUSTOMIZE_VERSION
 ARGOCD_PACKAGES=$( { tr ',' '\n' <<<"$RECIPE_PACKAGES"; tr ' ' '\n' <<<"$UPSTREAM_PACKAGES"; } | grep . | LC_ALL=C sort -u | paste -sd, -)
 progress "Dockerfile $TAG" "packages $ARGOCD_PACKAGES; helm $HELM_VERSION, kustomize $KUSTOMIZE_VERSION${GIT_LFS_VERSION:+, git-lfs $GIT_LFS_VERSION}; ENV: $(sed -E 's/^ENV //' <<<"$UPSTREAM_ENV" | tr '\n' ' ')"
@@ -324,6 +387,10 @@ REDIS_KEY=$(printf '%s\n' redis "$REDIS_IMAGE" "$RECIPE" "$DEBIAN_SUITE" "$REDIS
 begin
 if [ "$(image_key "$ARGOCD_IMAGE")" = "$ARGOCD_KEY" ]; then
   progress "image argocd" "cached $ARGOCD_IMAGE"
+  # what its build said of a tool in place of the tag's pin, from its label
+  KNOTE=$(docker image inspect -f '{{ index .Config.Labels "gitops-conformance.argocd-source" }}' "$ARGOCD_IMAGE" |
+    grep -oE 'kustomize v[0-9.]+ in place of v[0-9.]+' | tail -n1 || true)
+  [ -z "$KNOTE" ] || SOURCES+=("kustomize: sigs.k8s.io/kustomize/kustomize/v5@$(cut -d' ' -f2 <<<"$KNOTE") in place of ${KNOTE##* }")
 else
   # argocd: ldflags as the tag's Makefile sets them (PACKAGE=.../common)
   PKG=$(sed -nE 's/^PACKAGE[[:space:]]*[:?]?=[[:space:]]*(.*)$/\1/p' "$ARGO_DIR/Makefile" | head -n1)
@@ -345,19 +412,30 @@ else
   ARGO_LDFLAGS="-s -w -X $PKG.version=$VERSION -X $PKG.buildDate=$BUILD_DATE"
   ARGO_LDFLAGS+=" -X $PKG.gitCommit=$GIT_COMMIT -X $PKG.gitTreeState=$GIT_TREE_STATE"
   ARGO_LDFLAGS+=" -X $PKG.kubectlVersion=$KUBECTL_VERSION"
-  if [ -z "$SRC" ]; then
+  if [ -z "$SRC" ] && [ "${#NESTED[@]}" -gt 0 ]; then
+    ARGO_LDFLAGS+=" -X '$PKG.extraBuildInfo=gitops-conformance offline build from the module zips'"
+  elif [ -z "$SRC" ]; then
     ARGO_LDFLAGS+=" -X '$PKG.extraBuildInfo=gitops-conformance offline build from the module zip'"
   else
     ARGO_LDFLAGS+=" -X '$PKG.extraBuildInfo=gitops-conformance offline build from a source tree'"
   fi
-  prep_argocd() { # ui/embed.go embeds ui/dist/app, which needs one non-hidden file
-    local app=$1/ui/dist/app
+  prep_argocd() { # the nested modules where the replaces point; ui/embed.go embeds ui/dist/app, which needs one non-hidden file
+    local app=$1/ui/dist/app n
+    for n in "${NESTED[@]+"${NESTED[@]}"}"; do
+      mkdir -p "$1/${n%% *}"
+      tar -C "${n#* }" -cf - . | tar -C "$1/${n%% *}" -xf -
+      chmod -R u+w "$1/${n%% *}"
+    done
     if [ -f "$1/ui/embed.go" ] && [ -z "$(find "$app" -maxdepth 1 -type f ! -name '.*' ! -name '_*' 2>/dev/null | head -n1)" ]; then
       mkdir -p "$app"; : >"$app/gitkeep"; PREP_NOTE="placeholder ui/dist/app/gitkeep added"
     fi
   }
-  if [ -z "$SRC" ]; then
+  if [ -z "$SRC" ] && [ "${#NESTED[@]}" -eq 0 ]; then
     build_go_bin argocd "$TAG" "$MOD" ./cmd "$ARGO_LDFLAGS" prep_argocd
+  elif [ -z "$SRC" ]; then
+    begin
+    progress "argocd $TAG" "building from the module zips: ${SOURCES[*]} (cold: ~10 min on 2 busy cores)"
+    build_bin "argocd $TAG" "$BIN_DIR/argocd-$TAG" "$ARGO_DIR" "$SOURCE_ID" ./cmd "$ARGO_LDFLAGS" prep_argocd
   else
     # one binary per tree: two trees of a tag (a checkout, an archive) keep their own
     begin
@@ -381,10 +459,30 @@ else
   build_go_bin helm "$HELM_VERSION" "$HV" ./cmd/helm "$HELM_LDFLAGS"
   HELM_BIN=$BUILT
 
+  # kustomize at the pinned version; where its build needs a module the proxy
+  # refuses (3.6's v5.8.3: k8s.io/kube-openapi@v0.0.0-20261001230523-97fa35140926,
+  # 403 on 2026-11-28), the nearest earlier patch of that minor that builds,
+  # said in the progress line, the image's source label and a SOURCE: line
   KP=sigs.k8s.io/kustomize/api/provenance
-  KUSTOMIZE_LDFLAGS="-s -w -X $KP.version=$KUSTOMIZE_VERSION -X $KP.buildDate=$(mod_info_time "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION")"
-  build_go_bin kustomize "$KUSTOMIZE_VERSION" sigs.k8s.io/kustomize/kustomize/v5 . "$KUSTOMIZE_LDFLAGS"
-  KUSTOMIZE_BIN=$BUILT
+  KUSTOMIZE_BIN="" KUSTOMIZE_NOTE=""
+  kmaj=${KUSTOMIZE_VERSION%.*} kpatch=${KUSTOMIZE_VERSION##*.}
+  for ((p = kpatch; p >= 0; p--)); do
+    kv=$kmaj.$p
+    KUSTOMIZE_LDFLAGS="-s -w -X $KP.version=$kv -X $KP.buildDate=$(mod_info_time "sigs.k8s.io/kustomize/kustomize/v5@$kv" 2>/dev/null || echo 1970-01-01T00:00:00Z)"
+    if (build_go_bin kustomize "$kv" sigs.k8s.io/kustomize/kustomize/v5 . "$KUSTOMIZE_LDFLAGS"); then
+      KUSTOMIZE_BIN=$BIN_DIR/kustomize-$kv
+      break
+    fi
+    why=$(grep -oE '[^ :]+@v[^ :]+: reading [^ ]+: [0-9]{3} [A-Za-z ]+' "$LOG_DIR/go-build-kustomize.log" | head -n1 | sed -E 's/: reading [^ ]+//')
+    KUSTOMIZE_NOTE+="kustomize $kv does not build here (${why:-see $LOG_DIR/go-build-kustomize.log}); "
+  done
+  [ -n "$KUSTOMIZE_BIN" ] || { echo "build.sh: no kustomize $kmaj.x builds here: $KUSTOMIZE_NOTE" >&2; exit 1; }
+  if [ -n "$KUSTOMIZE_NOTE" ]; then
+    KUSTOMIZE_NOTE+="kustomize $kv in place of $KUSTOMIZE_VERSION"
+    progress "kustomize" "$KUSTOMIZE_NOTE"
+    SOURCE+="; $KUSTOMIZE_NOTE"
+    SOURCES+=("kustomize: sigs.k8s.io/kustomize/kustomize/v5@$kv in place of $KUSTOMIZE_VERSION")
+  fi
 
   GIT_LFS_BIN=""
   if [ -n "$GIT_LFS_VERSION" ]; then # git-lfs's Makefile: -s -w, config.GitCommit (unknown from a module zip)
@@ -448,5 +546,6 @@ else
 fi
 
 echo "build.sh $TAG: done in $((SECONDS - T0))s" >&2
+printf 'SOURCE: %s\n' "${SOURCES[@]}"
 echo "IMAGES:"
 printf '%s\n' "$ARGOCD_IMAGE" "$REDIS_IMAGE"

@@ -32,6 +32,8 @@ case $ADAPT in
 esac
 [ "$DEX" = drop ] || [ "$DEX" = keep ] || { echo "install-yaml.sh: DEX=$DEX is not drop or keep" >&2; exit 2; }
 export GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOTOOLCHAIN=local GOWORK=off
+# shellcheck source=gotoolchain.sh
+. "$(dirname "${BASH_SOURCE[0]}")/gotoolchain.sh"
 
 TMP=""
 cleanup() { [ -z "$TMP" ] || rm -rf "$TMP"; }
@@ -46,7 +48,15 @@ if [ -n "$SRC" ]; then
 else
   FROM="$MOD@$TAG"
   # exact version only: the module proxy here is partial
-  if ! j=$(cd "$TMP" && go mod download -json "$MOD@$TAG" 2>"$TMP/err"); then
+  j=$(cd "$TMP" && go mod download -json "$MOD@$TAG" 2>"$TMP/err") || true
+  # a module asking for a newer Go: the local go will not extract it, the approved toolchain does
+  need=$(needs_go "$(jq -r '.Error // empty' <<<"$j" 2>/dev/null)")
+  if [ -n "$need" ]; then
+    tc=$(toolchain_for "$need") || exit 1
+    toolchain_env "$tc"
+    j=$(cd "$TMP" && env "${TC_ENV[@]}" go mod download -json "$MOD@$TAG" 2>"$TMP/err") || true
+  fi
+  if [ -z "$j" ] || [ -n "$(jq -r '.Error // empty' <<<"$j" 2>/dev/null)" ]; then
     echo "install-yaml.sh: go mod download $MOD@$TAG failed: $(jq -r '.Error // empty' <<<"$j" 2>/dev/null) $(cat "$TMP/err")" >&2
     exit 1
   fi

@@ -122,7 +122,7 @@ func (b *Builder) nodeImage(ctx context.Context, k catalog.KubeVersion, image, k
 		return fmt.Errorf("build node image %q: %w", image, err)
 	}
 	fmt.Fprintf(b.Out, "node image %s: built in %s\n", image, time.Since(start).Round(time.Second))
-	b.record(NodeRecipe, k.Version, []string{image}, time.Since(start))
+	b.record(NodeRecipe, k.Version, []string{image}, nil, time.Since(start))
 	return nil
 }
 
@@ -231,7 +231,7 @@ func (b *Builder) ComponentWith(ctx context.Context, env []string, component, ve
 		if imgs = MarkedList(out, "IMAGES:"); len(imgs) == 0 {
 			return fmt.Errorf("build %s %s images: the recipe named no images", component, version)
 		}
-		b.record(component, version, imgs, time.Since(start))
+		b.record(component, version, imgs, Prefixed(out, "SOURCE: "), time.Since(start))
 		return nil
 	})
 	return imgs, err
@@ -247,6 +247,17 @@ func (b *Builder) spent(start time.Time) {
 func (b *Builder) Cached(ctx context.Context, image, key string) bool {
 	out, err := shell.Output(ctx, "docker", "image", "inspect", "--format", "{{index .Config.Labels \""+CacheLabel+"\"}}", image)
 	return err == nil && strings.TrimSpace(out) == key
+}
+
+// Prefixed returns what follows prefix on the lines that start with it.
+func Prefixed(out, prefix string) []string {
+	var list []string
+	for _, l := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(l, prefix); ok && strings.TrimSpace(v) != "" {
+			list = append(list, strings.TrimSpace(v))
+		}
+	}
+	return list
 }
 
 // MarkedList returns the non-empty lines after a marker line.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -67,6 +68,18 @@ func TestDetect(t *testing.T) {
 	}
 	if _, err := ParseMode("sometimes"); err == nil {
 		t.Error("unknown mode must be an error")
+	}
+}
+
+func TestPrefixed(t *testing.T) {
+	out := "SOURCE: example.com/argo-cd/v3@v3.6.1 h1:abc=\nSOURCE: example.com/argo-cd/gitops-engine/v3@v3.6.1 h1:def= as ./gitops-engine\nSOURCE: \nIMAGES:\nquay.io/argoproj/argocd:v3.6.1\n"
+	got := Prefixed(out, "SOURCE: ")
+	want := []string{"example.com/argo-cd/v3@v3.6.1 h1:abc=", "example.com/argo-cd/gitops-engine/v3@v3.6.1 h1:def= as ./gitops-engine"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Prefixed = %q, want %q", got, want)
+	}
+	if imgs := MarkedList(out, "IMAGES:"); !slices.Equal(imgs, []string{"quay.io/argoproj/argocd:v3.6.1"}) {
+		t.Errorf("the images after the sources: %q", imgs)
 	}
 }
 

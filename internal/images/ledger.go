@@ -20,6 +20,10 @@ type Built struct {
 	Recipe  string   `json:"recipe"`
 	Version string   `json:"version"`
 	Images  []string `json:"images"`
+	// Sources are what the build read, as its recipe names them (the
+	// "SOURCE:" lines of its output): for an ArgoCD release from module
+	// zips each module@version and its zip's h1 hash, as upstream tagged it.
+	Sources []string `json:"sources,omitempty"`
 	// Seconds is the last build's time (a recipe that found its cache
 	// leaves it as it was); 0: never measured here.
 	Seconds  float64   `json:"seconds,omitempty"`
@@ -46,9 +50,12 @@ func LedgerEntry(cacheDir, recipe, version string) (Built, bool) {
 // record writes a recipe's run into the ledger: its images, and its time
 // when it built (took longer than a cache hit). A failure to write is no
 // build's failure: the plan then says the build is needed.
-func (b *Builder) record(recipe, version string, imgs []string, took time.Duration) {
+func (b *Builder) record(recipe, version string, imgs, sources []string, took time.Duration) {
 	entry, _ := LedgerEntry(b.CacheDir, recipe, version)
 	entry.Recipe, entry.Version, entry.Images, entry.Finished = recipe, version, imgs, time.Now().UTC()
+	if len(sources) > 0 {
+		entry.Sources = sources
+	}
 	if took >= cacheHit {
 		entry.Seconds = took.Round(time.Second).Seconds()
 	}

@@ -17,10 +17,15 @@ var raw []byte
 
 // Catalog is the parsed catalog.yaml.
 type Catalog struct {
-	Kind       string               `json:"kind"`
-	Kubernetes Kubernetes           `json:"kubernetes"`
-	ArgoCD     ArgoCD               `json:"argocd"`
-	Components map[string]Component `json:"components"`
+	Kind string `json:"kind"`
+	// GoToolchains are the Go toolchains a build may take from the module
+	// proxy (GOTOOLCHAIN=go1.27.3) when a release's go line asks for a newer
+	// Go than the machine's: one approved patch per Go minor. The recipes
+	// read them (images/argocd/gotoolchain.sh).
+	GoToolchains []string             `json:"goToolchains,omitempty"`
+	Kubernetes   Kubernetes           `json:"kubernetes"`
+	ArgoCD       ArgoCD               `json:"argocd"`
+	Components   map[string]Component `json:"components"`
 }
 
 // Kubernetes is the Kubernetes axis: the versions a cell can run on, each
@@ -238,6 +243,11 @@ type Sources struct {
 	Chart bool `json:"chart,omitempty"`
 	// From is the first release that needs it; empty: every release.
 	From string `json:"from,omitempty"`
+	// Until is the first release from which it is needed no more; empty:
+	// none. ArgoCD's from v3.6.0: its go.mod requires the nested engine at
+	// the release's own tag, a module the proxy serves, so the two module
+	// zips are the tree (images/argocd/build.sh).
+	Until string `json:"until,omitempty"`
 	// Default is where Env points when the user sets nothing: a path
 	// relative to the suite's checkout, used only when it exists. The
 	// Makefile reads it through the CLI (MakeDefaults: SOURCE_DEFAULTS), so a
@@ -302,12 +312,29 @@ func (s *Sources) check() error {
 	return nil
 }
 
-// Needs reports whether, offline, version needs s (From and later).
+// Needs reports whether, offline, version needs s (From and later, before
+// Until).
 func (s *Sources) Needs(version string) bool {
-	return s != nil && (s.From == "" || CompareTags(version, s.From) >= 0)
+	return s != nil && (s.From == "" || CompareTags(version, s.From) >= 0) && (s.Until == "" || CompareTags(version, s.Until) < 0)
 }
 
-var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+// Span says which releases need s, as a sentence's subject: "v3.3.0 and
+// later", "v3.3.0 to v3.5.x (before v3.6.0)".
+func (s *Sources) Span() string {
+	from := s.From
+	if from == "" {
+		from = "every release"
+	}
+	if s.Until == "" {
+		return from + " and later"
+	}
+	return from + " up to (not including) " + s.Until
+}
+
+var (
+	sha256Hex   = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	goToolchain = regexp.MustCompile(`^go1\.\d+\.\d+$`)
+)
 
 // Load parses the embedded catalog.
 func Load() (*Catalog, error) {
@@ -328,6 +355,14 @@ func Parse(data []byte) (*Catalog, error) {
 	}
 	if src := c.ArgoCD.Sources; src != nil && src.From != "" && !releaseTag.MatchString(src.From) {
 		return nil, fmt.Errorf("parse catalog: argocd.sources.from %q is not a release tag", src.From)
+	}
+	if src := c.ArgoCD.Sources; src != nil && src.Until != "" && (!releaseTag.MatchString(src.Until) || CompareTags(src.Until, src.From) <= 0) {
+		return nil, fmt.Errorf("parse catalog: argocd.sources.until %q is not a release tag after from %q", src.Until, src.From)
+	}
+	for _, t := range c.GoToolchains {
+		if !goToolchain.MatchString(t) {
+			return nil, fmt.Errorf("parse catalog: goToolchains: %q is not a Go release (go1.27.3)", t)
+		}
 	}
 	for _, src := range c.AllSources() {
 		if err := src.check(); err != nil {
@@ -418,4 +453,35 @@ func keys[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// GoToolchain is the approved toolchain (GoToolchains) for a module whose go
+// line says need ("1.27.0", "1.27") when the machine's Go is older: the one
+// of need's minor, not older than need. As images/argocd/gotoolchain.sh
+// picks it for the recipes.
+func (c *Catalog) GoToolchain(need string) (string, error) {
+	n := goVersion(need)
+	for _, t := range c.GoToolchains {
+		v := goVersion(strings.TrimPrefix(t, "go"))
+		if v[0] == n[0] && v[1] == n[1] && compareNumbers(v, n) >= 0 {
+			return t, nil
+		}
+	}
+	return "", fmt.Errorf("go %s is asked for and the catalog approves no Go %d.%d toolchain (goToolchains: %s)", need, n[0], n[1], strings.Join(c.GoToolchains, ", "))
+}
+
+// goVersion reads "1.27.3" or "1.27" (patch 0).
+func goVersion(v string) [3]int {
+	var n [3]int
+	_, _ = fmt.Sscanf(v, "%d.%d.%d", &n[0], &n[1], &n[2])
+	return n
+}
+
+// ToolchainEnv is the environment a go command runs with under toolchain
+// (GoToolchain's): the go command checks a toolchain it switches to against
+// the checksum database and refuses under GOSUMDB=off, so the database is
+// on and GONOSUMDB leaves every module but the toolchain out of it, as
+// GOSUMDB=off does.
+func ToolchainEnv(toolchain string) []string {
+	return []string{"GOTOOLCHAIN=" + toolchain, "GOSUMDB=sum.golang.org", "GONOSUMDB=*"}
 }

@@ -51,10 +51,13 @@ func TestReleaseParsesOnceWithItsModule(t *testing.T) {
 	}
 }
 
+// From v3.3.0 (the nested gitops-engine) to before v3.6.0 (the engine tagged
+// with the release: two module zips build) a release needs its tree offline.
 func TestFromSourcesFromTheNestedGitopsEngineOn(t *testing.T) {
 	c, _ := Load()
 	for tag, want := range map[string]bool{
-		"v2.14.21": false, "v3.2.12": false, "v3.3.0-rc1": true, "v3.3.0": true, "v3.4.7": true, "v3.5.1": true, "v3.10.0": true,
+		"v2.14.21": false, "v3.2.12": false, "v3.3.0-rc1": true, "v3.3.0": true, "v3.4.7": true, "v3.5.1": true, "v3.5.7": true,
+		"v3.6.0": false, "v3.6.1": false, "v3.10.0": false,
 	} {
 		if got := MustRelease(tag).FromSources(); got != want {
 			t.Errorf("%s: FromSources = %v, want %v", tag, got, want)
@@ -62,6 +65,23 @@ func TestFromSourcesFromTheNestedGitopsEngineOn(t *testing.T) {
 	}
 	if _, err := Parse([]byte("kind: v0.27.0\nkubernetes: {version: v1}\nargocd: {default: [v2.14.11], smoke: v2.14.11, modules: {v2: m}, sources: {env: X, from: soon}}\n")); err == nil {
 		t.Error("a malformed sources.from must be rejected")
+	}
+	for _, until := range []string{"soon", "v3.3.0", "v3.2.0"} {
+		if _, err := Parse([]byte(strings.Replace(string(raw), "until: v3.6.0", "until: "+until, 1))); err == nil {
+			t.Errorf("sources.until %s (not a tag after from) must be rejected", until)
+		}
+	}
+	if _, err := Parse([]byte(strings.Replace(string(raw), "goToolchains: [go1.27.3]", "goToolchains: [1.27]", 1))); err == nil {
+		t.Error("goToolchains: a name that is no Go release must be rejected")
+	}
+	src := c.ArgoCD.Sources
+	if got, want := src.Span(), "v3.3.0 up to (not including) v3.6.0"; got != want {
+		t.Errorf("Span() = %q, want %q", got, want)
+	}
+	for v, want := range map[string]bool{"v3.2.12": false, "v3.3.0": true, "v3.5.7": true, "v3.6.0": false} {
+		if src.Needs(v) != want {
+			t.Errorf("Needs(%s) = %v, want %v", v, !want, want)
+		}
 	}
 	if r, err := c.Release("v2.14.11"); err != nil || r.FromSources() {
 		t.Errorf("v2.14.11 builds from its module zip: %+v %v", r, err)
@@ -203,5 +223,27 @@ func TestSourcesPath(t *testing.T) {
 	t.Setenv(s.Env, "/elsewhere")
 	if got := s.Path(repo); got != "/elsewhere" {
 		t.Errorf("the variable set: %q, want it", got)
+	}
+}
+
+// The approved toolchain comes from the go line: 3.6's `go 1.27.0` builds
+// with go1.27.3, never a version named per release.
+func TestGoToolchain(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for need, want := range map[string]string{"1.27.0": "go1.27.3", "1.27": "go1.27.3", "1.27.3": "go1.27.3"} {
+		if got, err := c.GoToolchain(need); err != nil || got != want {
+			t.Errorf("GoToolchain(%s) = %q, %v; want %s", need, got, err, want)
+		}
+	}
+	for _, need := range []string{"1.27.4", "1.28.0", "1.26.0"} {
+		if got, err := c.GoToolchain(need); err == nil {
+			t.Errorf("GoToolchain(%s) = %q; want no approved toolchain", need, got)
+		}
+	}
+	if got := strings.Join(ToolchainEnv("go1.27.3"), " "); got != "GOTOOLCHAIN=go1.27.3 GOSUMDB=sum.golang.org GONOSUMDB=*" {
+		t.Errorf("ToolchainEnv = %s", got)
 	}
 }

@@ -42,7 +42,8 @@ func (c *Catalog) Release(tag string) (Release, error) {
 	}
 	if src := c.ArgoCD.Sources; src != nil && src.From != "" {
 		// by number: a release candidate of that line has the nested module too
-		r.fromSources = r.n[0] > 0 && compareNumbers(r.n, TagNumbers(src.From)) >= 0
+		r.fromSources = r.n[0] > 0 && compareNumbers(r.n, TagNumbers(src.From)) >= 0 &&
+			(src.Until == "" || compareNumbers(r.n, TagNumbers(src.Until)) < 0)
 	}
 	return r, nil
 }
@@ -90,7 +91,7 @@ func (r Release) String() string { return r.tag }
 func (r Release) Module() string { return r.module }
 
 // FromSources reports whether the release's module zip does not build
-// (catalog argocd.sources.from): offline its images and install.yaml come
+// (catalog argocd.sources.from, before its until): offline its images and install.yaml come
 // from a source tree of the tag the user provides (ARGOCD_SOURCES); online
 // the upstream images and the module zip's install.yaml serve as for any
 // other release.

@@ -14,9 +14,11 @@ import (
 // this mode", from what this machine holds: nothing is downloaded, built or
 // extracted. Online (any mode but images.Offline: a caller resolves Auto
 // first) the upstream images serve every release. Offline a release builds
-// from its module zip, except from the catalog's argocd.sources.from on
-// (catalog.Release.FromSources: the zip lacks the nested gitops-engine
-// module), where it builds from a source tree of the tag in the directory
+// from its module zip (from v3.6.0 with its nested gitops-engine's own zip,
+// tagged with the release), except from the catalog's argocd.sources.from
+// to before its until (catalog.Release.FromSources: the zip lacks the nested
+// gitops-engine module and go.mod pins no tagged version of it), where it
+// builds from a source tree of the tag in the directory
 // ARGOCD_SOURCES names; tree then says where that is, "" for a release that
 // needs none. Without the tree, err is a *sources.Missing whose Why is the
 // one sentence every command says (make e2e, check, plan, bisect, releases,
@@ -45,7 +47,7 @@ func Obtainable(cat *catalog.Catalog, rel catalog.Release, mode images.Mode, rep
 			state = src.Env + "=" + root + " does not exist"
 		}
 	}
-	return "", &sources.Missing{Why: fmt.Sprintf("offline, ArgoCD %s and later build from a source tree of the tag, as the module zip lacks the nested gitops-engine module, and %s: "+
+	return "", &sources.Missing{Why: fmt.Sprintf("offline, ArgoCD %s build from a source tree of the tag, as the module zip lacks the nested gitops-engine module and go.mod pins no tagged version of it, and %s: "+
 		"put %s-<tag>/ (a checkout holding %s) or %[3]s-<tag>.tar.gz in the directory %[5]s names, or run online (MODE=online)",
-		src.From, state, src.Tree, src.Marker, src.Env)}
+		src.Span(), state, src.Tree, src.Marker, src.Env)}
 }

@@ -23,16 +23,16 @@ func TestObtainable(t *testing.T) {
 	}
 	repo := t.TempDir()
 	release := catalog.MustRelease
-	const rest = " build from a source tree of the tag, as the module zip lacks the nested gitops-engine module, and %s: " +
+	const rest = " build from a source tree of the tag, as the module zip lacks the nested gitops-engine module and go.mod pins no tagged version of it, and %s: " +
 		"put argo-cd-<tag>/ (a checkout holding gitops-engine/go.mod) or argo-cd-<tag>.tar.gz in the directory ARGOCD_SOURCES names, or run online (MODE=online)"
 	sentence := func(state string) string {
-		return "offline, ArgoCD " + cat.ArgoCD.Sources.From + " and later" + strings.Replace(rest, "%s", state, 1)
+		return "offline, ArgoCD " + cat.ArgoCD.Sources.From + " up to (not including) " + cat.ArgoCD.Sources.Until + strings.Replace(rest, "%s", state, 1)
 	}
 	t.Setenv("ARGOCD_SOURCES", "")
 	for _, tt := range []struct {
 		rel  string
 		mode images.Mode
-	}{{"v3.5.1", images.Online}, {"v2.14.11", images.Offline}} {
+	}{{"v3.5.1", images.Online}, {"v2.14.11", images.Offline}, {"v3.6.1", images.Offline}} {
 		if tree, err := Obtainable(cat, release(tt.rel), tt.mode, repo); tree != "" || err != nil {
 			t.Errorf("%s %s: %q, %v; want nothing to provide", tt.rel, tt.mode, tree, err)
 		}

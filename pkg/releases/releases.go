@@ -51,6 +51,10 @@ type Line struct {
 	// when none.
 	NewestObtainable string    `json:"newest_obtainable,omitempty"`
 	Releases         []Release `json:"releases"` // oldest first
+	// Offline says, offline, whether the line's newest patch builds and
+	// from what, or why not, from what the module proxy answered for it
+	// and for the nested modules its go.mod names.
+	Offline string `json:"offline,omitempty"`
 }
 
 // Release is one version, where it was found, and whether this mode can
@@ -343,7 +347,7 @@ func (f *Finder) argocd(ctx context.Context, r *Releases) error {
 		line := Line{Line: name}
 		for v := range m.found {
 			if lineOf(v) == name {
-				line.Releases = append(line.Releases, f.argocdRelease(m, v))
+				line.Releases = append(line.Releases, f.argocdRelease(ctx, m, v))
 			}
 		}
 		slices.SortFunc(line.Releases, func(a, b Release) int { return catalog.CompareTags(a.Version, b.Version) })
@@ -353,6 +357,9 @@ func (f *Finder) argocd(ctx context.Context, r *Releases) error {
 				line.NewestObtainable = rel.Version
 			}
 		}
+		if f.Mode == images.Offline {
+			line.Offline = f.lineOffline(ctx, m, line.Releases[len(line.Releases)-1])
+		}
 		r.ArgoCD.Lines = append(r.ArgoCD.Lines, line)
 	}
 	for _, s := range seeds {
@@ -361,7 +368,7 @@ func (f *Finder) argocd(ctx context.Context, r *Releases) error {
 			return fmt.Errorf("releases: seed %s: no module for its major version in the catalog", s)
 		}
 		f.lookup(ctx, m, []string{s})
-		r.ArgoCD.Seeds = append(r.ArgoCD.Seeds, f.argocdRelease(m, s))
+		r.ArgoCD.Seeds = append(r.ArgoCD.Seeds, f.argocdRelease(ctx, m, s))
 	}
 	for _, m := range mods {
 		r.ArgoCD.Lookups = append(r.ArgoCD.Lookups, m.lookups...)
@@ -386,8 +393,29 @@ func (f *Finder) seeds() []string {
 	return slices.Compact(seeds)
 }
 
+// lineOffline says how a line's newest patch builds offline, or why not:
+// where it needs a tree the user has not given, what its go.mod pins for
+// the nested module and what the module proxy answered for that pin.
+func (f *Finder) lineOffline(ctx context.Context, m *module, newest Release) string {
+	if newest.Obtainable {
+		return newest.Version + ": " + newest.How
+	}
+	if !m.served[newest.Version] {
+		return newest.Version + ": " + newest.How
+	}
+	r, err := f.Catalog.Release(newest.Version)
+	if err != nil || !r.FromSources() {
+		return newest.Version + ": " + newest.How
+	}
+	how, _, nested := f.moduleZips(ctx, m.path, newest.Version)
+	if !nested {
+		return newest.Version + ": " + newest.How
+	}
+	return newest.Version + ": " + how + "; online, or with a tree of the tag in " + f.Catalog.ArgoCD.Sources.Env
+}
+
 // argocdRelease says how this mode gets an ArgoCD release.
-func (f *Finder) argocdRelease(m *module, v string) Release {
+func (f *Finder) argocdRelease(ctx context.Context, m *module, v string) Release {
 	rel := Release{Version: v, Found: m.found[v]}
 	r, err := f.Catalog.Release(v)
 	if err != nil {
@@ -410,6 +438,13 @@ func (f *Finder) argocdRelease(m *module, v string) Release {
 	rel.Obtainable = true
 	if f.Mode == images.Offline {
 		rel.How = "built from the module proxy's " + m.path + "@" + v
+		if src := f.Catalog.ArgoCD.Sources; src != nil && src.From != "" && catalog.CompareTags(v, src.From) >= 0 {
+			// past the source trees (argocd.sources.until): the nested modules' own zips
+			how, ok, nested := f.moduleZips(ctx, m.path, v)
+			if nested {
+				rel.Obtainable, rel.How = ok, how
+			}
+		}
 	} else {
 		rel.How = "upstream images; install.yaml from the module proxy's " + m.path + "@" + v
 	}

@@ -26,6 +26,7 @@ type proxy struct {
 	tags   map[string][]string // module: its repository's tags; missing: unreachable
 	served map[string]bool     // module@version it serves
 	gone   map[string]bool     // module@version it says was never published
+	mods   map[string]string   // module@version: its go.mod; missing: a go.mod without nested modules
 	mu     sync.Mutex
 	asked  []string
 }
@@ -55,6 +56,19 @@ func (p *proxy) Lookup(_ context.Context, module, version string) error {
 		return fmt.Errorf("%s@%s: %w (404 Not Found)", module, version, ErrNotPublished)
 	}
 	return errors.New("403 Forbidden (This module version is not available.)")
+}
+
+func (p *proxy) GoMod(_ context.Context, module, version string) ([]byte, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.asked = append(p.asked, module+"@"+version+" go.mod")
+	if !p.served[module+"@"+version] && p.lists[module] == nil {
+		return nil, errors.New("403 Forbidden (This module version is not available.)")
+	}
+	if mod, ok := p.mods[module+"@"+version]; ok {
+		return []byte(mod), nil
+	}
+	return []byte("module " + module + "\n\ngo 1.24.0\n"), nil
 }
 
 const testCatalog = `
@@ -320,7 +334,7 @@ func TestPlanListsWhatTheModeCannotRun(t *testing.T) {
 	}
 	text := r.Text()
 	for _, want := range []string{"ArgoCD v3.6.2 (every scenario)", "ArgoCD v3.4.0 (minimal variants)",
-		"v3.4.2 (every scenario): offline, ArgoCD v3.3.0 and later build from a source tree of the tag, as the module zip lacks the nested gitops-engine module, and ARGOCD_SOURCES=",
+		"v3.4.2 (every scenario): offline, ArgoCD v3.3.0 and later build from a source tree of the tag, as the module zip lacks the nested gitops-engine module and go.mod pins no tagged version of it, and ARGOCD_SOURCES=",
 		"tree v0.9.0 (pin; its cells run SKIPPED): offline, tree's source tree at v0.9.0 comes from TREE_SOURCES, which is not set"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the table does not say %q:\n%s", want, text)
@@ -391,5 +405,95 @@ func TestWalkPastRefusedReleases(t *testing.T) {
 	f.walk(context.Background(), line, "v3.4.7", true)
 	if newest(line.found) != "v3.4.9" {
 		t.Errorf("a line's walk: newest %q, want v3.4.9 (its own minor only)", newest(line.found))
+	}
+}
+
+// From argocd.sources.until on (3.6) a release builds offline from its two
+// module zips when its go.mod requires the nested module at the release's
+// own tag and the proxy serves it; the lines before say what their newest
+// patch's go.mod pins and what the proxy answered for it.
+func TestFindReadsTheNestedModulesOfEachLine(t *testing.T) {
+	p := thisMachine()
+	const engine, engineV3 = "example.com/argo-cd/gitops-engine", "example.com/argo-cd/gitops-engine/v3"
+	nested := func(mod, version string) string {
+		return "module example.com/argo-cd/v3\n\ngo 1.27.0\n\nrequire (\n\t" + mod + " " + version +
+			" // Tagged as gitops-engine/vX.Y.Z at release time\n\tk8s.io/api v0.37.0\n)\n\nreplace k8s.io/api => k8s.io/api v0.37.0\n\nreplace " + mod + " => ./gitops-engine\n"
+	}
+	const pseudo = "v0.7.1-0.20250908182407-97ad5b59a627"
+	p.mods = map[string]string{
+		"example.com/argo-cd/v3@v3.6.0": nested(engineV3, "v3.6.0"),
+		"example.com/argo-cd/v3@v3.6.1": nested(engineV3, "v3.6.1"),
+		"example.com/argo-cd/v3@v3.6.2": nested(engineV3, "v3.6.2"),
+		"example.com/argo-cd/v3@v3.5.0": nested(engine, pseudo),
+		"example.com/argo-cd/v3@v3.4.2": nested(engine, pseudo),
+	}
+	served(p.served, engineV3, "v3.6.0", "v3.6.1") // not v3.6.2
+	f, _, _ := testFinder(t, images.Offline, p, map[string]string{"ARGOCD_SOURCES": t.TempDir()})
+	cat, err := catalog.Parse([]byte(strings.Replace(testCatalog, "from: v3.3.0}", "from: v3.3.0, until: v3.6.0}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Catalog = cat
+	r, err := f.Find(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	how := map[string]Release{}
+	offline := map[string]string{}
+	for _, l := range r.ArgoCD.Lines {
+		offline[l.Line] = l.Offline
+		for _, rel := range l.Releases {
+			how[rel.Version] = rel
+		}
+	}
+	if rel := how["v3.6.1"]; !rel.Obtainable || rel.How != "built from the module proxy's example.com/argo-cd/v3@v3.6.1 and "+engineV3+"@v3.6.1 as ./gitops-engine (the nested module tagged with the release)" {
+		t.Errorf("v3.6.1: %+v", rel)
+	}
+	if rel := how["v3.6.2"]; rel.Obtainable || !strings.Contains(rel.How, "the module proxy does not serve "+engineV3+"@v3.6.2: 403 Forbidden") {
+		t.Errorf("v3.6.2, its engine not served: %+v", rel)
+	}
+	if got := offline["3.6"]; !strings.HasPrefix(got, "v3.6.2: ") {
+		t.Errorf("3.6 offline: %q", got)
+	}
+	want := "v3.5.0: example.com/argo-cd/v3@v3.5.0's go.mod replaces " + engine + " with ./gitops-engine (a nested module its zip leaves out) and pins " + pseudo +
+		", not the release's tag (the module proxy: 403 Forbidden (This module version is not available.)): only a source tree of the tag builds it offline; online, or with a tree of the tag in ARGOCD_SOURCES"
+	if got := offline["3.5"]; got != want {
+		t.Errorf("3.5 offline:\n got %s\nwant %s", got, want)
+	}
+	if text := r.Text(); !strings.Contains(text, "  3.5 offline: "+want) {
+		t.Errorf("make releases does not say it:\n%s", text)
+	}
+}
+
+func TestNestedModules(t *testing.T) {
+	gomod := `module example.com/argo-cd/v3
+
+go 1.27.0
+
+require (
+	example.com/a v1.0.0
+	example.com/argo-cd/gitops-engine/v3 v3.6.1 // Tagged as gitops-engine/vX.Y.Z at release time
+)
+
+require example.com/b v0.1.0 // indirect
+
+exclude (
+	example.com/c v0.0.1
+)
+
+replace (
+	example.com/a => example.com/a v1.0.1
+	example.com/b v0.1.0 => ../b
+)
+
+replace example.com/argo-cd/gitops-engine/v3 => ./gitops-engine
+`
+	got := NestedModules([]byte(gomod))
+	want := []Nested{{Path: "example.com/b", Dir: "../b", Require: "v0.1.0"}, {Path: "example.com/argo-cd/gitops-engine/v3", Dir: "./gitops-engine", Require: "v3.6.1"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("NestedModules = %+v, want %+v", got, want)
+	}
+	if got := NestedModules([]byte("module m\n\ngo 1.24\n")); len(got) != 0 {
+		t.Errorf("no replaces: %+v", got)
 	}
 }

@@ -27,6 +27,9 @@ type Source interface {
 	// partial proxy answers 403 for versions it has not got, published or
 	// not) or did not answer.
 	Lookup(ctx context.Context, module, version string) error
+	// GoMod is one exact version's go.mod, as the module proxy serves it
+	// (the .mod alone: no zip).
+	GoMod(ctx context.Context, module, version string) ([]byte, error)
 }
 
 // ErrNotPublished is a version the module proxy says was never published.
@@ -67,6 +70,27 @@ func (GoCommand) Lookup(ctx context.Context, module, version string) error {
 		return fmt.Errorf("%s@%s: %w (%s)", module, version, ErrNotPublished, answer(m.Error.Err))
 	}
 	return fmt.Errorf("%s@%s: %s", module, version, answer(m.Error.Err))
+}
+
+// GoMod runs `go list -m -json module@version` (its .info and .mod only)
+// and reads the go.mod it fetched.
+func (GoCommand) GoMod(ctx context.Context, module, version string) ([]byte, error) {
+	out, err := shell.Run(ctx, shell.Cmd{Name: "go", Args: []string{"list", "-m", "-e", "-json", module + "@" + version},
+		Env: goEnv(nil), Dir: os.TempDir()})
+	if err != nil {
+		return nil, fmt.Errorf("go.mod of %s@%s: %s", module, version, answer(err.Error()))
+	}
+	var m struct {
+		GoMod string
+		Error *struct{ Err string }
+	}
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		return nil, fmt.Errorf("go.mod of %s@%s: %w", module, version, err)
+	}
+	if m.Error != nil {
+		return nil, fmt.Errorf("go.mod of %s@%s: %s", module, version, answer(m.Error.Err))
+	}
+	return os.ReadFile(m.GoMod)
 }
 
 func goList(ctx context.Context, env []string, module string) ([]string, error) {

@@ -26,6 +26,11 @@ func (r *Releases) Text() string {
 		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", l.Line, l.Newest, dash(l.NewestObtainable), strings.Join(patches, " "))
 	}
 	flush()
+	for _, l := range r.ArgoCD.Lines {
+		if l.Offline != "" {
+			fmt.Fprintf(&b, "  %s offline: %s\n", l.Line, l.Offline)
+		}
+	}
 	var seeds []string
 	for _, s := range r.ArgoCD.Seeds {
 		seeds = append(seeds, s.Version+star(s.Obtainable))

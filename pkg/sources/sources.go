@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -36,12 +37,29 @@ func File(ctx context.Context, cat *catalog.Catalog, component, version, key str
 }
 
 // ModuleDir downloads a module at an exact version and returns its directory.
-// The proxy here is partial: exact versions only, checksum database off.
+// The proxy here is partial: exact versions only, checksum database off. A
+// module whose go line asks for a newer Go than the machine's (ArgoCD 3.6:
+// go 1.27.0), which the local go will not extract, is downloaded again with
+// the catalog's approved toolchain of that Go.
 func ModuleDir(ctx context.Context, module, version string) (string, error) {
-	out, err := shell.Run(ctx, shell.Cmd{Name: "go", Args: []string{"mod", "download", "-json", module + "@" + version},
-		Env: []string{"GOFLAGS=-mod=mod", "GOSUMDB=off", "GOTOOLCHAIN=local"}, Dir: os.TempDir()})
+	env := []string{"GOFLAGS=-mod=mod", "GOSUMDB=off", "GOTOOLCHAIN=local"}
+	out, err := shell.Run(ctx, shell.Cmd{Name: "go", Args: []string{"mod", "download", "-json", module + "@" + version}, Env: env, Dir: os.TempDir()})
 	var m struct{ Dir, Error string }
 	_ = json.Unmarshal([]byte(out), &m)
+	if need := NeedsGo(m.Error); need != "" {
+		cat, cerr := catalog.Load()
+		if cerr != nil {
+			return "", cerr
+		}
+		toolchain, terr := cat.GoToolchain(need)
+		if terr != nil {
+			return "", fmt.Errorf("download %s@%s: %s; %w", module, version, m.Error, terr)
+		}
+		m.Dir, m.Error = "", ""
+		out, err = shell.Run(ctx, shell.Cmd{Name: "go", Args: []string{"mod", "download", "-json", module + "@" + version},
+			Env: append([]string{"GOFLAGS=-mod=mod"}, catalog.ToolchainEnv(toolchain)...), Dir: os.TempDir()})
+		_ = json.Unmarshal([]byte(out), &m)
+	}
 	if m.Error != "" {
 		return "", fmt.Errorf("download %s@%s: %s", module, version, m.Error)
 	}
@@ -49,6 +67,17 @@ func ModuleDir(ctx context.Context, module, version string) (string, error) {
 		return "", fmt.Errorf("download %s@%s: %w", module, version, err)
 	}
 	return m.Dir, nil
+}
+
+var requiresGo = regexp.MustCompile(`requires go >= ([0-9][0-9.]*) \(running go`)
+
+// NeedsGo is the Go version a go command's error says a module requires
+// ("requires go >= 1.27.0 (running go 1.26.8; GOTOOLCHAIN=local)"), or "".
+func NeedsGo(msg string) string {
+	if m := requiresGo.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // Get fetches a URL (online mode: release manifests, charts, files).

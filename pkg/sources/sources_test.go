@@ -54,3 +54,15 @@ func TestRefusal(t *testing.T) {
 		t.Error("nil, 403 or 410 misread")
 	}
 }
+
+func TestNeedsGo(t *testing.T) {
+	for msg, want := range map[string]string{
+		"github.com/argoproj/argo-cd/v3@v3.6.1 requires go >= 1.27.0 (running go 1.26.8; GOTOOLCHAIN=local)": "1.27.0",
+		"m@v1.0.0 requires go >= 1.27 (running go 1.26.8; GOTOOLCHAIN=local)":                                "1.27",
+		"reading https://proxy.golang.org/m/@v/v1.0.0.info: 403 Forbidden":                                   "",
+	} {
+		if got := NeedsGo(msg); got != want {
+			t.Errorf("NeedsGo(%q) = %q, want %q", msg, got, want)
+		}
+	}
+}
