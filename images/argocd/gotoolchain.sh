@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by build.sh and install-yaml.sh: which Go toolchain a module builds
 # (or downloads) with.
 #
@@ -49,6 +50,7 @@ toolchain_for() {
 
 # toolchain_env TOOLCHAIN: sets TC_ENV, the environment (NAME=VALUE words,
 # for env) a go command runs with under TOOLCHAIN
+# shellcheck disable=SC2034 # TC_ENV is read by the scripts that source this one
 toolchain_env() {
   if [ "$1" = local ]; then
     TC_ENV=(GOTOOLCHAIN=local)
