@@ -5,7 +5,6 @@ package suites
 import (
 	"testing"
 
-	"github.com/gitops-conformance/suite/pkg/report"
 )
 
 // TestMatrix runs the planned cells, each as a subtest, ArgoCD release
@@ -45,7 +44,8 @@ func runCells(t *testing.T) {
 				if !ok {
 					t.Skip("not run: the run was interrupted")
 				}
-				if rc.Unexpected || rc.Outcome == report.Error || rc.Outcome == report.Flaky {
+				// unexpected, ERROR, or FLAKY where the expectation is not RACE
+				if rc.NeedsLook() {
 					t.Errorf("%s: %s, expected %s (%s): %s", rc.ID(), rc.Outcome, rc.Expected, rc.ExpectedWhy, rc.Reason)
 				}
 			})
