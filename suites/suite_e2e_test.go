@@ -4,7 +4,6 @@ package suites
 
 import (
 	"testing"
-
 )
 
 // TestMatrix runs the planned cells, each as a subtest, ArgoCD release
