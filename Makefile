@@ -21,7 +21,7 @@ include $(CATALOG_MK)
 endif
 CATALOG_INPUTS ?= pkg/catalog/catalog.yaml $(wildcard pkg/catalog/*.go) cmd/conformance/catalog.go
 $(CATALOG_MK): $(CATALOG_INPUTS)
-	@mkdir -p $(@D) && $(GO) build -o bin/conformance ./cmd/conformance && bin/conformance catalog defaults > $@.tmp && mv $@.tmp $@
+	@mkdir -p $(@D) && $(GO) build -o $(CLI) ./cmd/conformance && $(CLI) catalog defaults > $@.tmp && mv $@.tmp $@
 
 # Offline sources the user provides (docs/offline-online.md): each
 # `sources: {env: VAR, ..., default: PATH}` of the catalog exports VAR, when
