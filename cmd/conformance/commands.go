@@ -81,7 +81,7 @@ func commands() []command {
 			run: registryCommand("containerd-patch")},
 		{name: "repro run", args: "DIR...", synopsis: "run the reproduction bundle of each cell under DIR... (a report or a cell's evidence directory) on a new kind cluster, one at a time; write whether it reached the cell's verdict into its README (offline: the suite's images, node image, kind and install.yaml) (make repro)",
 			run: reproRun},
-		{name: "conform validate", args: "[-- TEST_BINARY_FLAGS...]", synopsis: "make conform-validate: each validation of suites/conform.yaml one make conform run (the e2e test binary's TestConform) against its known answers, one after the other on one kind cluster, each run's report in a directory of its own under reports/conform-validate-<time>/; writes -table; exit 1 when an answer differs or a run wrote no report; the arguments go to the test binary (-mode, -registry-mirror ...)",
+		{name: "conform validate", args: "[-- TEST_BINARY_FLAGS...]", synopsis: "make conform-validate: each validation of suites/conform.yaml one make conform run (the e2e test binary's TestConform) against its known answers, one after the other on one kind cluster, each run's report in a directory of its own under reports/conform-validate-<time>/; writes -table (with -only: the selected validations' table, beside their reports); exit 1 when an answer differs or a run wrote no report; the arguments go to the test binary (-mode, -registry-mirror ...)",
 			run: conformValidate},
 		{name: "conform table", args: "NAME=REPORT_DIR...", synopsis: "the validations' known answers against the runs' outcomes, as Markdown; exit 1 when one differs or has no run",
 			run: conformTable},
@@ -311,4 +311,11 @@ func Reference() string {
 		})
 	}
 	return b.String()
+}
+
+// flagSet reports whether the command line named the flag.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

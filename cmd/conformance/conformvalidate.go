@@ -44,7 +44,7 @@ func conformValidate(ctx context.Context, c cli, fs *flag.FlagSet, args []string
 	keep := fs.Bool("keep", false, "keep the cluster after the last run")
 	only := fs.String("only", "", "only these validations, comma-separated")
 	reports := fs.String("reports", "reports", "the runs' reports go under DIR/conform-validate-<time>/<validation>/")
-	table := fs.String("table", "docs/conform-validation.md", "write the known answers against the outcomes to this file")
+	table := fs.String("table", "docs/conform-validation.md", "write the known answers against the outcomes to this file (with -only: the selected validations only, into the run's report directory unless -table is given)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -58,7 +58,9 @@ func conformValidate(ctx context.Context, c cli, fs *flag.FlagSet, args []string
 			return &runner.BadInput{Err: fmt.Errorf("conform validate: no validation %q in suites/conform.yaml", n)}
 		}
 	}
-	all := vs // the table lists every validation: one not run now is "not run"
+	// The table lists every validation, one not run now as "not run" (a
+	// differing answer); with -only it lists those selected, and is written
+	// beside their reports: the committed table stays the whole run's.
 	if len(names) > 0 {
 		vs = slices.DeleteFunc(slices.Clone(vs), func(v suites.Validation) bool { return !slices.Contains(names, v.Name) })
 	}
@@ -85,6 +87,9 @@ func conformValidate(ctx context.Context, c cli, fs *flag.FlagSet, args []string
 	root, err := filepath.Abs(filepath.Join(*reports, "conform-validate-"+time.Now().UTC().Format("20060102-150405")))
 	if err != nil {
 		return err
+	}
+	if len(names) > 0 && !flagSet(fs, "table") {
+		*table = filepath.Join(root, "conform-validation.md")
 	}
 	runs := map[string]*report.Report{}
 	var status error
@@ -129,7 +134,10 @@ func conformValidate(ctx context.Context, c cli, fs *flag.FlagSet, args []string
 		log("%s: run %s, exit %d, %d s", v.Name, r.RunID, rc, int(time.Since(t).Seconds()))
 	}
 	log("%d run(s) in %d s", len(vs), int(time.Since(start).Seconds()))
-	text, failed := ValidationTable(all, runs)
+	text, failed := ValidationTable(vs, runs)
+	if err := os.MkdirAll(filepath.Dir(*table), 0o755); err != nil {
+		return err
+	}
 	if err := os.WriteFile(*table, []byte(text), 0o644); err != nil {
 		return err
 	}

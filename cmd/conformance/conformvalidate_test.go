@@ -17,7 +17,8 @@ import (
 // fixture validations with a stand-in for the e2e test binary that writes,
 // into the -reports directory it is given, the report of the validation its
 // -command names (its known answers): the table reads each run's report
-// there, and the validations not run are "not run".
+// there. With -only the table holds the validations run, written beside
+// their reports.
 func TestConformValidateReadsEachRunsOwnReport(t *testing.T) {
 	vs, err := suites.Validations()
 	if err != nil {
@@ -53,27 +54,45 @@ mkdir -p "$dir/run" && cp "` + answers + `/$name.json" "$dir/run/report.json" &&
 	}
 	t.Chdir(root) // as make runs it
 	t.Setenv("GITOPS_CONFORMANCE_CACHE", t.TempDir())
-	table := filepath.Join(t.TempDir(), "table.md")
+	reports := t.TempDir()
 	var out bytes.Buffer
-	err = execute(context.Background(), cli{stdout: &out}, []string{"conform", "validate", "-e2e", fake, "-reports", t.TempDir(), "-table", table,
-		"-only", "fixture-conform-clean,fixture-patch-keys-crd", "--", "-mode", "offline"})
-	if err == nil || !strings.Contains(err.Error(), "not matched") {
-		t.Fatalf("conform validate: %v, want the validations not run not matched\n%s", err, out.String())
-	}
-	b, err := os.ReadFile(table)
+	// -only without -table: the table of the validations run, beside their
+	// reports; docs/conform-validation.md (the whole run's) is not touched
+	docs, err := os.ReadFile(filepath.Join("docs", "conform-validation.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	err = execute(context.Background(), cli{stdout: &out}, []string{"conform", "validate", "-e2e", fake, "-reports", reports,
+		"-only", "fixture-conform-clean,fixture-patch-keys-crd", "--", "-mode", "offline"})
+	if err != nil {
+		t.Fatalf("conform validate: %v, want every answer of the validations run matched\n%s", err, out.String())
+	}
+	if after, _ := os.ReadFile(filepath.Join("docs", "conform-validation.md")); !bytes.Equal(after, docs) {
+		t.Error("conform validate -only rewrote docs/conform-validation.md")
+	}
+	tables, _ := filepath.Glob(filepath.Join(reports, "conform-validate-*", "conform-validation.md"))
+	if len(tables) != 1 {
+		t.Fatalf("tables beside the reports: %v, want one", tables)
+	}
+	b, err := os.ReadFile(tables[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
 	for _, line := range strings.Split(string(b), "\n") {
-		ran := strings.Contains(line, "`fixture-conform-clean`") || strings.Contains(line, "`fixture-patch-keys-crd`")
-		if !strings.HasPrefix(line, "| `") || strings.HasPrefix(line, "| validation") {
+		if !strings.HasPrefix(line, "| `") {
 			continue
 		}
-		if ran && (strings.Contains(line, "differs") || !strings.Contains(line, "| run-fixture-")) {
+		rows++
+		ran := strings.Contains(line, "`fixture-conform-clean`") || strings.Contains(line, "`fixture-patch-keys-crd`")
+		if !ran {
+			t.Errorf("a validation not selected, in the table: %s", line)
+		}
+		if strings.Contains(line, "differs") || !strings.Contains(line, "| run-fixture-") {
 			t.Errorf("a validation run, its row not from its own report: %s", line)
 		}
-		if !ran && !strings.Contains(line, "not run") {
-			t.Errorf("a validation not run, its row: %s", line)
-		}
+	}
+	if rows == 0 {
+		t.Errorf("no rows in the table:\n%s", b)
 	}
 }
