@@ -137,6 +137,25 @@ func ManifestImages(manifest string) []string {
 // waits for every workload to roll out and verifies the running version.
 func (i *Installer) Install(ctx context.Context, rel catalog.Release) error {
 	start := time.Now()
+	if err := i.ApplyOver(ctx, rel, ServerSide); err != nil {
+		return err
+	}
+	if err := i.rollout(ctx); err != nil {
+		return fmt.Errorf("install argocd %s: %w", rel, err)
+	}
+	running, err := i.Verify(ctx, rel)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(i.Out, "argocd %s: installed and verified (%s) in %s\n", rel, running, time.Since(start).Round(time.Second))
+	return nil
+}
+
+// ApplyOver applies a release's install manifests with the method (over a
+// running release: an in-place upgrade), sets the suite's Config and
+// restarts the application controller to read it; it waits for nothing.
+// An apply the API server refuses is an error quoting it.
+func (i *Installer) ApplyOver(ctx context.Context, rel catalog.Release, m Method) error {
 	manifest, err := i.Manifest(ctx, rel)
 	if err != nil {
 		return err
@@ -144,24 +163,76 @@ func (i *Installer) Install(ctx context.Context, rel catalog.Release) error {
 	if _, err := i.Kubectl.Run(ctx, "create", "namespace", Namespace); err != nil && !strings.Contains(err.Error(), "AlreadyExists") {
 		return fmt.Errorf("install argocd %s: %w", rel, err)
 	}
-	if err := i.Kubectl.ApplyFile(ctx, manifest, "-n", Namespace); err != nil {
-		return fmt.Errorf("install argocd %s: %w", rel, err)
+	switch m {
+	case ServerSide:
+		err = i.Kubectl.ApplyFile(ctx, manifest, "-n", Namespace)
+	case ClientSide:
+		_, err = i.Kubectl.Run(ctx, "apply", "-n", Namespace, "-f", manifest)
+	default:
+		err = fmt.Errorf("no upgrade method %q", m)
+	}
+	if err != nil {
+		return &ApplyError{Release: rel, Method: m, Err: err}
 	}
 	if err := i.configure(ctx); err != nil {
 		return fmt.Errorf("install argocd %s: %w", rel, err)
 	}
-	if err := i.rollout(ctx); err != nil {
+	// The controller reads timeout.reconciliation at start-up only.
+	if _, err := i.Kubectl.Run(ctx, "-n", Namespace, "rollout", "restart", "statefulset/argocd-application-controller"); err != nil {
 		return fmt.Errorf("install argocd %s: %w", rel, err)
 	}
+	return nil
+}
+
+// ApplyError is the API server's refusal of a release's install manifests
+// (a CRD too large for client-side apply's annotation, say), as kubectl
+// printed it.
+type ApplyError struct {
+	Release catalog.Release
+	Method  Method
+	Err     error
+}
+
+func (e *ApplyError) Error() string {
+	return fmt.Sprintf("install argocd %s (%s): %v", e.Release, e.Method.Command(), e.Err)
+}
+
+func (e *ApplyError) Unwrap() error { return e.Err }
+
+// Verify asks the running API server its version: rel's, or an error.
+func (i *Installer) Verify(ctx context.Context, rel catalog.Release) (string, error) {
 	running, err := i.RunningVersion(ctx)
 	if err != nil {
-		return fmt.Errorf("install argocd %s: %w", rel, err)
+		return "", fmt.Errorf("install argocd %s: %w", rel, err)
 	}
 	if !SameRelease(running, rel.String()) {
-		return fmt.Errorf("install argocd %s: the API server reports %s", rel, running)
+		return "", fmt.Errorf("install argocd %s: the API server reports %s", rel, running)
 	}
-	fmt.Fprintf(i.Out, "argocd %s: installed and verified (%s) in %s\n", rel, running, time.Since(start).Round(time.Second))
-	return nil
+	return running, nil
+}
+
+// Workloads are the release's Deployments and StatefulSets as they run
+// ("deployment.apps/argocd-server"), each with its replicas.
+func (i *Installer) Workloads(ctx context.Context) ([]Workload, error) {
+	out, err := i.Kubectl.Run(ctx, "-n", Namespace, "get", "deploy,statefulset", "-o",
+		`jsonpath={range .items[*]}{.kind}{" "}{.metadata.name}{" "}{.spec.replicas}{"\n"}{end}`)
+	if err != nil {
+		return nil, err
+	}
+	var ws []Workload
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var w Workload
+		if _, err := fmt.Sscanf(l, "%s %s %d", &w.Kind, &w.Name, &w.Replicas); err == nil {
+			ws = append(ws, w)
+		}
+	}
+	return ws, nil
+}
+
+// Workload is a Deployment or StatefulSet of the release.
+type Workload struct {
+	Kind, Name string
+	Replicas   int
 }
 
 // Config is what the suite sets in the stock argocd-cm after an install: a
@@ -177,10 +248,6 @@ func (i *Installer) configure(ctx context.Context) error {
 func (i *Installer) rollout(ctx context.Context) error {
 	out, err := i.Kubectl.Run(ctx, "-n", Namespace, "get", "deploy,statefulset", "-o", "name")
 	if err != nil {
-		return err
-	}
-	// The controller reads timeout.reconciliation at start-up only.
-	if _, err := i.Kubectl.Run(ctx, "-n", Namespace, "rollout", "restart", "statefulset/argocd-application-controller"); err != nil {
 		return err
 	}
 	for _, w := range strings.Fields(out) {

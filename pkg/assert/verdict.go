@@ -25,6 +25,7 @@ type Record struct {
 	graded       report.Outcome // a verdict of more than two answers (Graded)
 	failed       string
 	skipped      string
+	concluded    bool // the verdict came before the scenario's end (Conclude)
 	Observations []string
 	spent        map[string]time.Duration
 }
@@ -110,12 +111,25 @@ func (r *Record) Skip(why string) {
 	}
 }
 
-// Stopped reports whether the cell has ended before its verdict: a step
-// failed (ERROR) or an input was missing (SKIPPED).
+// Conclude gives the cell its verdict before the scenario's end and stops
+// it there: what the cluster showed already answers, and the steps after
+// would wait on what cannot come (an ArgoCD whose Pods cannot start). The
+// cell's cleanup still runs. A failure still wins.
+func (r *Record) Conclude(o report.Outcome, reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.concluded {
+		r.graded, r.reason, r.concluded = o, reason, true
+	}
+}
+
+// Stopped reports whether the cell has ended before the scenario's end: a
+// step failed (ERROR), an input was missing (SKIPPED), or the verdict came
+// early (Conclude).
 func (r *Record) Stopped() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.failed != "" || r.skipped != ""
+	return r.failed != "" || r.skipped != "" || r.concluded
 }
 
 // Outcome is the cell's outcome: ERROR if a step failed, SKIPPED if an input

@@ -52,6 +52,27 @@ func TestRecordSkip(t *testing.T) {
 	}
 }
 
+// Conclude: the verdict before the scenario's end stops the cell there,
+// the first one stays, and a failed step still wins.
+func TestRecordConclude(t *testing.T) {
+	r := &Record{}
+	if r.Stopped() {
+		t.Fatal("a fresh record is stopped")
+	}
+	r.Conclude(report.Broken, "the upgrade to v3.5.1 cannot finish")
+	r.Conclude(report.Safe, "a second verdict")
+	if !r.Stopped() {
+		t.Error("a concluded cell is not stopped")
+	}
+	if got, why := r.Outcome(); got != report.Broken || why != "the upgrade to v3.5.1 cannot finish" {
+		t.Errorf("Outcome() = %s %q, want the first conclusion", got, why)
+	}
+	r.Fail("cleanup: boom")
+	if got, _ := r.Outcome(); got != report.Error {
+		t.Errorf("a failed step must win over a conclusion: %s", got)
+	}
+}
+
 // Unsettled: the class shows unless the clean state comes and stays.
 func TestUnsettled(t *testing.T) {
 	yes := func(context.Context) (bool, string, error) { return true, "Synced", nil }

@@ -81,38 +81,55 @@ func RejectedBy(w Workload, webhooks []string) assert.Check {
 	if len(webhooks) == 0 {
 		return assert.Constant(false, "no webhook to reject it")
 	}
-	is := "Pods rejected by webhook " + strings.Join(webhooks, " or ")
+	return rejected(w, "Pods rejected by webhook "+strings.Join(webhooks, " or "), webhookNamed(webhooks))
+}
+
+// rejected holds when the workload's controller failed to create a Pod
+// with a message matching re (is says what it means).
+func rejected(w Workload, is, re string) assert.Check {
 	if w.Kind == "Deployment" {
 		return describeWorkload(w, is, JSONPathMatches(w.object(),
-			`{.status.conditions[?(@.type=="ReplicaFailure")].message}`, webhookNamed(webhooks)))
+			`{.status.conditions[?(@.type=="ReplicaFailure")].message}`, re))
 	}
 	// every FailedCreate event of its kind in the namespace: the line
 	// names the workload
 	every := w.object()
 	every.Name = ""
-	return describeWorkload(w, is, EventMatches(every, "FailedCreate", "^"+regexp.QuoteMeta(w.Name)+": .*"+webhookNamed(webhooks)))
+	return describeWorkload(w, is, EventMatches(every, "FailedCreate", "^"+regexp.QuoteMeta(w.Name)+": .*"+re))
 }
 
 // Blocked holds when the workload is not available and its controller's
 // Pods are rejected by one of the webhooks.
 func Blocked(w Workload, webhooks []string) assert.Check {
-	rejected, available := RejectedBy(w, webhooks), Available(w)
-	return describeWorkload(w, "not available, its Pods rejected by a webhook", assert.Scripted(func(ctx context.Context) (bool, string, error) {
+	return blocked(w, RejectedBy(w, webhooks), Available(w), "not available")
+}
+
+// BlockedUpdate holds when the workload is not up to date (UpToDate: its
+// new Pods not all running, as in an upgrade) and its controller's Pods
+// are rejected by a webhook, any: which one the message names.
+func BlockedUpdate(w Workload) assert.Check {
+	return blocked(w, rejected(w, "Pods rejected by a webhook", `webhook "[^"]+"`), UpToDate(w), "not up to date")
+}
+
+// blocked holds when available does not and rejected does: the workload's
+// Pods rejected by a webhook; not says how it is not available.
+func blocked(w Workload, rejected, available assert.Check, not string) assert.Check {
+	return describeWorkload(w, not+", its Pods rejected by a webhook", assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		up, upSeen, err := available(ctx)
 		if err != nil {
 			return false, "", err
 		}
 		if up {
-			return false, w.Ref() + " available", nil
+			return false, w.Ref() + " " + strings.TrimPrefix(not, "not "), nil
 		}
 		no, noSeen, err := rejected(ctx)
 		if err != nil {
 			return false, "", err
 		}
 		if !no {
-			return false, fmt.Sprintf("%s not available (%s), its Pods not rejected by a webhook of the chart", w.Ref(), after(upSeen, " = ")), nil
+			return false, fmt.Sprintf("%s %s (%s), its Pods not rejected by a webhook", w.Ref(), not, after(upSeen, " = ")), nil
 		}
-		return true, fmt.Sprintf("%s not available (%s), its Pods rejected: %s", w.Ref(), after(upSeen, " = "), after(noSeen, " = ")), nil
+		return true, fmt.Sprintf("%s %s (%s), its Pods rejected: %s", w.Ref(), not, after(upSeen, " = "), after(noSeen, " = ")), nil
 	}, func(ctx context.Context) (*repro.Check, error) {
 		return repro.All(assert.ScriptOf(ctx, rejected), repro.Not(assert.ScriptOf(ctx, available))), nil
 	}))
@@ -120,10 +137,10 @@ func Blocked(w Workload, webhooks []string) assert.Check {
 
 // UnlessBlocked is available, saying while it does not hold what blocks
 // it; once blocked has held for certain (the clock is now) the look ends
-// the wait that asks it, with an error quoting the cause the cluster gave:
-// a workload whose Pods a webhook of the chart keeps rejecting does not
-// come up by itself.
-func UnlessBlocked(available, blocked assert.Check, certain time.Duration, now func() time.Time) assert.Check {
+// the wait that asks it, with an error saying cause ("a webhook of the
+// chart blocks the chart's own Pods") and quoting what the cluster gave: a
+// workload whose Pods a webhook keeps rejecting does not come up by itself.
+func UnlessBlocked(available, blocked assert.Check, cause string, certain time.Duration, now func() time.Time) assert.Check {
 	var since time.Time // when the blocking was first seen, zero while none
 	unless := assert.Scripted(func(ctx context.Context) (bool, string, error) {
 		ok, seen, err := available(ctx)
@@ -138,7 +155,7 @@ func UnlessBlocked(available, blocked assert.Check, certain time.Duration, now f
 		case since.IsZero():
 			since = now()
 		case now().Sub(since) >= certain:
-			return false, seen, fmt.Errorf("a webhook of the chart blocks the chart's own Pods, unchanged for %s: %s", certain, why)
+			return false, seen, &BlockedError{Cause: cause, For: certain, Seen: why}
 		}
 		return false, seen + "; " + why, nil
 	}, func(ctx context.Context) (*repro.Check, error) { return assert.ScriptOf(ctx, available), nil })
@@ -146,6 +163,18 @@ func UnlessBlocked(available, blocked assert.Check, certain time.Duration, now f
 		return assert.NamedOf(d, unless)
 	}
 	return unless
+}
+
+// BlockedError ends a wait UnlessBlocked asks: what blocks, for how long,
+// and what the cluster said.
+type BlockedError struct {
+	Cause string
+	For   time.Duration
+	Seen  string
+}
+
+func (e *BlockedError) Error() string {
+	return fmt.Sprintf("%s, unchanged for %s: %s", e.Cause, e.For, e.Seen)
 }
 
 // after is what follows sep in s (a look's value without its jsonpath), or s.
@@ -462,4 +491,38 @@ func FullImage(ref string) string {
 		name += ":latest"
 	}
 	return name
+}
+
+// UpToDate holds when the workload runs its newest spec, what `kubectl
+// rollout status` waits for: its controller has seen its generation, and
+// every replica is updated and available (ready, for a StatefulSet), none
+// of an older revision left. Available is weaker: in a rolling update the
+// old Pods keep a Deployment available while no new one can start.
+func UpToDate(w Workload) assert.Check {
+	obj := w.object()
+	ready := "availableReplicas"
+	if w.Kind == "StatefulSet" {
+		ready = "readyReplicas"
+	}
+	return describeWorkload(w, "rolled out, every replica up to date", assert.Scripted(func(ctx context.Context) (bool, string, error) {
+		o, err := Get(ctx, obj)
+		if err != nil {
+			return false, "", assert.Unknown(fmt.Errorf("read %s: %w", w.Ref(), err))
+		}
+		status := func(field string) int64 {
+			n, _, _ := unstructured.NestedInt64(o.Object, "status", field)
+			return n
+		}
+		want, found, _ := unstructured.NestedInt64(o.Object, "spec", "replicas")
+		if !found {
+			want = 1
+		}
+		gen, observed := o.GetGeneration(), status("observedGeneration")
+		updated, up, all := status("updatedReplicas"), status(ready), status("replicas")
+		seen := fmt.Sprintf("%d of %d updated, %d %s, %d in all", updated, want, up, strings.TrimSuffix(ready, "Replicas"), all)
+		if observed < gen {
+			seen += fmt.Sprintf("; generation %d not yet observed (%d)", gen, observed)
+		}
+		return observed >= gen && updated == want && up == want && all == want, seen, nil
+	}, static(repro.UpToDate(obj.Kind, obj.Namespace, obj.Name))))
 }

@@ -75,7 +75,7 @@ func TestWorkloadVerdicts(t *testing.T) {
 		{"Available: a DaemonSet with one down", Available(daemon), ds(1, 1), false, false, ""},
 		{"Blocked: the manager rejected by its own webhook", Blocked(manager, hooks), stuck, true, false, `deployment kruise-system/kruise-controller-manager not available ("/1"), its Pods rejected: "Internal error occurred: failed calling webhook \"mpod.kb.io\"`},
 		{"Blocked: running", Blocked(manager, hooks), running, false, false, "deployment kruise-system/kruise-controller-manager available"},
-		{"Blocked: rejected by a webhook not of the chart", Blocked(manager, hooks), other, false, false, `not available ("/1"), its Pods not rejected by a webhook of the chart`},
+		{"Blocked: rejected by a webhook not of the chart", Blocked(manager, hooks), other, false, false, `not available ("/1"), its Pods not rejected by a webhook`},
 		{"Blocked: no webhook in the chart", Blocked(manager, nil), stuck, false, false, "not rejected"},
 		{"Blocked: no answer is not a verdict", Blocked(manager, hooks), fake(refused), false, true, ""},
 	})
@@ -203,7 +203,7 @@ func TestUnlessBlockedQuotesTheCause(t *testing.T) {
 	hooks := []string{"mpod.kb.io"}
 	clock := time.Unix(0, 0)
 	now := func() time.Time { return clock }
-	check := UnlessBlocked(Available(manager), Blocked(manager, hooks), time.Minute, now)
+	check := UnlessBlocked(Available(manager), Blocked(manager, hooks), "a webhook of the chart blocks the chart's own Pods", time.Minute, now)
 	stuck := fake(nil, deployment(manager.Name, 0, 1, stuckMessage))
 	if ok, seen, err := check(stuck); ok || err != nil || !strings.Contains(seen, `failed calling webhook \"mpod.kb.io\"`) {
 		t.Fatalf("first look: ok %v, seen %q, err %v; want not yet, the cause quoted", ok, seen, err)
@@ -218,11 +218,11 @@ func TestUnlessBlockedQuotesTheCause(t *testing.T) {
 	}
 	// came up: the clock starts again
 	running := fake(nil, deployment(manager.Name, 1, 1, ""))
-	if ok, _, err := UnlessBlocked(Available(manager), Blocked(manager, hooks), time.Minute, now)(running); !ok || err != nil {
+	if ok, _, err := UnlessBlocked(Available(manager), Blocked(manager, hooks), "a webhook of the chart blocks the chart's own Pods", time.Minute, now)(running); !ok || err != nil {
 		t.Errorf("running: ok %v, err %v", ok, err)
 	}
 	other := fake(nil, deployment(manager.Name, 0, 1, `admission webhook "someone.else.io" denied the request`))
-	fresh := UnlessBlocked(Available(manager), Blocked(manager, hooks), time.Minute, now)
+	fresh := UnlessBlocked(Available(manager), Blocked(manager, hooks), "a webhook of the chart blocks the chart's own Pods", time.Minute, now)
 	for range 3 {
 		clock = clock.Add(time.Hour)
 		if _, _, err := fresh(other); err != nil {
@@ -304,7 +304,7 @@ func TestChartLooksDescribeThemselves(t *testing.T) {
 		{Available(w), "deployment ns/d available"},
 		{RejectedBy(sts, []string{"a.x", "b.x"}), "statefulset ns/s Pods rejected by webhook a.x or b.x"},
 		{Blocked(w, []string{"a.x"}), "deployment ns/d not available, its Pods rejected by a webhook"},
-		{UnlessBlocked(Available(w), Blocked(w, []string{"a.x"}), time.Minute, time.Now), "deployment ns/d available"},
+		{UnlessBlocked(Available(w), Blocked(w, []string{"a.x"}), "blocked", time.Minute, time.Now), "deployment ns/d available"},
 		{Kept("team", "c", "s"), "namespace team Active, holding configmap c and secret s"},
 		{HooksKept([]lifecycle.Object{hook}), "a hook deleting, held by " + HookFinalizer},
 		{HeldByHook("x", []lifecycle.Object{hook}), "application argocd/x operation Running, and a hook deleting, held by " + HookFinalizer},
@@ -317,4 +317,39 @@ func TestChartLooksDescribeThemselves(t *testing.T) {
 			t.Errorf("described %v as %q, want %q", ok, d, tt.want)
 		}
 	}
+}
+
+// An upgrade's rollout: a Deployment whose old Pod keeps it available while
+// its new ReplicaSet's Pods are rejected (the issue's argocd-applicationset-
+// controller, "0 out of 1 new replicas have been updated") is not up to
+// date, and BlockedUpdate names the webhook, any webhook.
+func TestUpToDateAndBlockedUpdate(t *testing.T) {
+	ctrl := Workload{Kind: "Deployment", Namespace: "argocd", Name: "argocd-applicationset-controller", Replicas: 1}
+	sts := Workload{Kind: "StatefulSet", Namespace: "argocd", Name: "argocd-application-controller", Replicas: 1}
+	rollout := func(generation, observed, updated, available, replicas int64, failure string) context.Context {
+		d := deployment(ctrl.Name, available, replicas, failure)
+		d.SetNamespace("argocd")
+		d.SetGeneration(generation)
+		_ = unstructured.SetNestedField(d.Object, int64(1), "spec", "replicas")
+		_ = unstructured.SetNestedField(d.Object, observed, "status", "observedGeneration")
+		_ = unstructured.SetNestedField(d.Object, updated, "status", "updatedReplicas")
+		return fake(nil, d)
+	}
+	denied := `Internal error occurred: failed calling webhook "deny-argocd.example.com": no endpoints available`
+	stsEvent := obj("v1", "Event", "argocd", "e", map[string]any{"reason": "FailedCreate",
+		"message":        `create Pod argocd-application-controller-0 in StatefulSet argocd-application-controller failed error: ` + denied,
+		"involvedObject": map[string]any{"kind": "StatefulSet", "name": sts.Name}})
+	down := obj("apps/v1", "StatefulSet", "argocd", sts.Name, map[string]any{"spec": map[string]any{"replicas": int64(1)},
+		"status": map[string]any{"observedGeneration": int64(2), "replicas": int64(0)}})
+	down.SetGeneration(2)
+	stsDown := fake(nil, stsEvent, down)
+	expectSeen(t, []seenLook{
+		{"UpToDate: the old Pod still available, the new one rejected", UpToDate(ctrl), rollout(2, 2, 0, 1, 2, denied), false, false, "0 of 1 updated, 1 available, 2 in all"},
+		{"UpToDate: the new generation not yet observed", UpToDate(ctrl), rollout(3, 2, 1, 1, 1, ""), false, false, "generation 3 not yet observed"},
+		{"UpToDate: rolled out", UpToDate(ctrl), rollout(2, 2, 1, 1, 1, ""), true, false, "1 of 1 updated"},
+		{"UpToDate: no answer", UpToDate(ctrl), fake(refused), false, true, ""},
+		{"BlockedUpdate: available by its old Pod, its new ones rejected", BlockedUpdate(ctrl), rollout(2, 2, 0, 1, 2, denied), true, false, `failed calling webhook \"deny-argocd.example.com\"`},
+		{"BlockedUpdate: rolled out", BlockedUpdate(ctrl), rollout(2, 2, 1, 1, 1, ""), false, false, "up to date"},
+		{"BlockedUpdate: a StatefulSet's FailedCreate event", BlockedUpdate(sts), stsDown, true, false, "deny-argocd.example.com"},
+	})
 }

@@ -230,7 +230,7 @@ func (k *cell) allAvailable() assert.Check {
 	if len(all) == 0 {
 		return assert.Named("the chart's workloads available", assert.Constant(true, "the chart has no workload"))
 	}
-	return assert.Named("the chart's workloads available", check.UnlessBlocked(assert.All(all...), k.anyBlocked(), blockedCertain, time.Now))
+	return assert.Named("the chart's workloads available", check.UnlessBlocked(assert.All(all...), k.anyBlocked(), "a webhook of the chart blocks the chart's own Pods", blockedCertain, time.Now))
 }
 
 // blockedCertain is how long a workload's Pods rejected by a webhook of the

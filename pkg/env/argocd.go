@@ -2,7 +2,10 @@ package env
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/step"
@@ -39,5 +42,45 @@ func UpgradeArgoCD(rel catalog.Release) step.Step {
 		r := lifecycle.From(ctx)
 		lifecycle.Note(ctx, "argocd %s -> %s: upgrading in place", r.ArgoCD, rel)
 		return r.UpgradeArgoCD(ctx, rel)
+	})
+}
+
+// UpgradeArgoCDBy upgrades the installed ArgoCD to rel in place with the
+// method, as a team does ("": as rel's own upgrade guide says, read from its
+// module zip), and waits for nothing: the looks after it wait for its
+// workloads, each saying what keeps one from coming up. refused, when not
+// nil, takes the API server's refusal of the manifests instead of the cell
+// failing: an upgrade that cannot be applied is the verdict of the cell
+// that asked for it, not its error.
+func UpgradeArgoCDBy(rel catalog.Release, m argocd.Method, refused func(ctx context.Context, err *argocd.ApplyError)) step.Step {
+	how := string(m)
+	if m == "" {
+		how = "as its upgrade guide says"
+	}
+	return act("upgrade argocd to "+rel.String()+" in place ("+how+")", func(ctx context.Context) error {
+		method, source := m, "METHOD="+string(m)
+		if m == "" {
+			g, err := argocd.ReadGuide(ctx, rel)
+			if err != nil {
+				return fmt.Errorf("the upgrade method %s's guide gives: %w", rel, err)
+			}
+			method, source = g.Method, g.Source
+		}
+		if !call(ctx, "upgrade argocd in place to "+rel.String()+" ("+string(method)+" apply)", "install_argocd", rel.String(), string(method)) {
+			return nil
+		}
+		r := lifecycle.From(ctx)
+		lifecycle.Note(ctx, "argocd %s -> %s: upgrading in place with %s (%s)", r.ArgoCD, rel, method.Command(), source)
+		if err := r.ProvideArgoCD(ctx, rel); err != nil {
+			return err
+		}
+		err := r.ApplyArgoCD(ctx, rel, method)
+		var refusal *argocd.ApplyError
+		if errors.As(err, &refusal) && refused != nil {
+			lifecycle.Note(ctx, "the API server refused %s's manifests: %v", rel, refusal.Err)
+			refused(ctx, refusal)
+			return nil
+		}
+		return err
 	})
 }

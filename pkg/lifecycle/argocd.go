@@ -58,6 +58,24 @@ func (r *Run) UpgradeArgoCD(ctx context.Context, rel catalog.Release) error {
 	return nil
 }
 
+// ProvideArgoCD gives the nodes a release's images (offline: built or
+// found cached) before an upgrade applies it.
+func (r *Run) ProvideArgoCD(ctx context.Context, rel catalog.Release) error {
+	return r.provideArgoCDImages(ctx, rel)
+}
+
+// ApplyArgoCD applies rel's install manifests over the running release with
+// the method, as a team upgrades (ProvideArgoCD first), and waits for
+// nothing: the cell's looks wait for its workloads, each saying what keeps
+// one from coming up. From here the release to uninstall is rel's, even
+// when the API server refused part of it.
+func (r *Run) ApplyArgoCD(ctx context.Context, rel catalog.Release, m argocd.Method) error {
+	r.Logf("argocd %s -> %s: upgrading in place (%s)", r.ArgoCD, rel, m.Command())
+	err := r.Installer.ApplyOver(ctx, rel, m)
+	r.ArgoCD = rel
+	return err
+}
+
 // UninstallArgoCD removes the installed release.
 func (r *Run) UninstallArgoCD(ctx context.Context) error {
 	if r.ArgoCD.IsZero() {

@@ -41,6 +41,12 @@ func NoneLeft(kind, namespace, selector string) *Check {
 	return &Check{Shell: "none_left " + words(kind, namespace, selector)}
 }
 
+// UpToDate: `kubectl rollout status --watch=false` says the
+// workload (kind.group) successfully rolled out.
+func UpToDate(kind, namespace, name string) *Check {
+	return &Check{Shell: "up_to_date " + words(kind, namespace, name)}
+}
+
 // JSONPathIs: kubectl's jsonpath output over the object is want.
 func JSONPathIs(kind, namespace, name, jsonpath, want string) *Check {
 	return &Check{Shell: "jsonpath_is " + words(kind, namespace, name, jsonpath, want)}

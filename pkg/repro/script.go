@@ -302,6 +302,7 @@ ns_args() { [ -n "$1" ] && echo "-n $1"; }
 exists() { local out; out=$(kubectl get "$1" "$3" $(ns_args "$2") -o name 2>&1) && return 0; grep -qE 'NotFound|not found|the server doesn.t have a resource type' <<<"$out" && return 1; echo "    could not tell: $out" >&2; return 2; }
 missing() { exists "$@"; [ $? -eq 1 ]; }
 jsonpath() { kubectl get "$1" "$3" $(ns_args "$2") -o "jsonpath=$4" 2>/dev/null; }
+up_to_date() { kubectl rollout status "$1/$3" $(ns_args "$2") --watch=false 2>/dev/null | grep -q 'successfully rolled out'; }
 jsonpath_is() { local out; out=$(jsonpath "$1" "$2" "$3" "$4") && [ "$out" = "$5" ]; }
 jsonpath_matches() { local out; out=$(jsonpath "$1" "$2" "$3" "$4") && grep -qE -- "$5" <<<"$out"; }
 none_left() { local out; out=$(kubectl get "$1" $(ns_args "$2") -l "$3" -o name 2>&1) || grep -q 'the server doesn.t have a resource type' <<<"$out" || return 1; [ -z "$out" ] || grep -q 'the server doesn.t have a resource type' <<<"$out"; }
@@ -374,12 +375,16 @@ load_images() { # images: kind-load those the local Docker has (REPRO_LOAD_IMAGE
   done
 }
 preload_images() { load_images $(grep -v '^$' "$BUNDLE/images.txt"); }
-install_argocd() { # tag: a fresh install, or an upgrade in place over the one running
-  step "install ArgoCD $1 from its install.yaml"
+install_argocd() { # tag [server-side|client-side]: a fresh install, or an upgrade in place over the one running
+  step "install ArgoCD $1 from its install.yaml (${2:-server-side} apply)"
   local f; f=$(install_yaml "$1") || exit 1
   load_images $(grep -E '^[[:space:]-]*image:' "$f" | awk '{print $NF}' | tr -d "\"'" | sort -u)
   kubectl get namespace argocd >/dev/null 2>&1 || kubectl create namespace argocd >/dev/null
-  kubectl apply --server-side --force-conflicts -n argocd -f "$f" >/dev/null || error "apply ArgoCD $1"
+  if [ "${2:-server-side}" = client-side ]; then
+    kubectl apply -n argocd -f "$f" >/dev/null || error "apply ArgoCD $1 (client-side)"
+  else
+    kubectl apply --server-side --force-conflicts -n argocd -f "$f" >/dev/null || error "apply ArgoCD $1"
+  fi
   [ -z "${ARGOCD_CONFIG:-}" ] || kubectl -n argocd patch configmap argocd-cm --type merge -p "$ARGOCD_CONFIG" >/dev/null
   kubectl -n argocd rollout restart statefulset/argocd-application-controller >/dev/null
   local w

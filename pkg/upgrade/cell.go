@@ -56,8 +56,9 @@ type cell struct {
 // Application created through the suite's git server and synced, FROM's
 // render recorded; deleted with cascade, what happened recorded (the
 // deletion's baseline), what it left held released; created and synced
-// again, its state recorded. ArgoCD upgraded in place to TO: a hard
-// refresh, the state and TO's render recorded and compared; a sync, the
+// again, its state recorded. ArgoCD upgraded in place to TO as the team
+// does it (upgradeArgoCD: an upgrade that cannot finish ends the cell
+// BROKEN there, saying why); a hard refresh, the state and TO's render recorded and compared; a sync, the
 // state recorded; the cascading deletion again. Then the verdict (Grade).
 func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	steps := step.New(c.Report().ID())
@@ -90,7 +91,8 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	steps.Add(env.CreateApp(k.application()).As("create application " + name + " again on " + from))
 	steps.Add(k.syncs("on " + from + ", created again")...)
 	steps.Add(k.read("on "+from+" after its syncs", &k.onFrom), env.Snapshot("on-"+from))
-	steps.Add(env.UpgradeArgoCD(k.to), env.Refresh(name, true),
+	steps.Add(k.upgradeArgoCD()...)
+	steps.Add(env.Refresh(name, true),
 		env.ObserveWithin("application "+name+"'s operation completed on "+to, assert.Intervals.Hold, k.completed()),
 		k.read("on "+to+" after a hard refresh", &k.refreshed),
 		k.render(&k.renderTo, "render-"+to+".yaml"), k.compare())

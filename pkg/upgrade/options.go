@@ -12,6 +12,7 @@ import (
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
@@ -26,6 +27,7 @@ type Options struct {
 	From, To     string
 	Apps         string // APPS: a file or directory of Applications
 	ArgoCDConfig string // ARGOCD_CM: a file: the argocd-cm ConfigMap, or a map of its data
+	Method       string // METHOD: how TO goes over FROM (argocd.Methods); "": as TO's upgrade guide says
 	// IMAGES, IMAGE_RECIPES, and EXPECT (application=OUTCOME,...) with
 	// EXPECT_WHY in place of the expectation that every Application comes
 	// through SAFE (known answers): registered by Shared.Register.
@@ -36,6 +38,7 @@ type Options struct {
 func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Apps, "apps", "", "make upgrade-check: a YAML file or directory of ArgoCD Applications (APPS)")
 	fs.StringVar(&o.ArgoCDConfig, "argocd-cm", "", "make upgrade-check: the argocd-cm settings the Applications run with: a ConfigMap manifest or a YAML map of its data (ARGOCD_CM)")
+	fs.StringVar(&o.Method, "method", "", "make upgrade-check: how TO's install manifests go over FROM's: server-side (kubectl apply --server-side --force-conflicts) or client-side (kubectl apply); default: what TO's own upgrade guide says (METHOD)")
 }
 
 // Options are one of the two runs a user's Application is checked by.
@@ -52,10 +55,21 @@ type Spec struct {
 	Images       []string
 	Recipes      [][2]string
 	ArgoCDConfig map[string]string
-	Expect       map[string]report.Outcome
-	ExpectWhy    string
+	// Method is how TO goes over FROM; "" is what TO's upgrade guide says
+	// (argocd.ReadGuide, read by each cell).
+	Method    argocd.Method
+	Expect    map[string]report.Outcome
+	ExpectWhy string
 	// Command is make upgrade-check with the options given, for a cell's replay.
 	Command string
+}
+
+// MethodSaid names the upgrade's method as the report says it.
+func (s *Spec) MethodSaid() string {
+	if s.Method == "" {
+		return "as " + s.To.String() + "'s upgrade guide says"
+	}
+	return "METHOD=" + string(s.Method) + ": " + s.Method.Command()
 }
 
 // App is the Application of APPS named name.
@@ -84,6 +98,11 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 	}
 	if s.To.Compare(s.From) <= 0 {
 		return nil, fmt.Errorf("TO %s is not newer than FROM %s: make upgrade-check upgrades", s.To, s.From)
+	}
+	if o.Method != "" {
+		if s.Method, err = argocd.ParseMethod(o.Method); err != nil {
+			return nil, fmt.Errorf("METHOD: %w", err)
+		}
 	}
 	if o.Apps == "" {
 		return nil, fmt.Errorf("APPS: name a YAML file or directory of ArgoCD Applications (kubectl get applications -n argocd -o yaml > apps.yaml)")
@@ -162,7 +181,8 @@ var verdicts = []report.Outcome{report.Safe, report.Changed, report.Broken}
 func (o Options) command() string {
 	return appcell.Command("make upgrade-check", appcell.Var{Name: "FROM", Value: o.From}, appcell.Var{Name: "TO", Value: o.To},
 		appcell.Var{Name: "APPS", Value: o.Apps}, appcell.Var{Name: "IMAGES", Value: o.Images},
-		appcell.Var{Name: "IMAGE_RECIPES", Value: o.ImageRecipes}, appcell.Var{Name: "ARGOCD_CM", Value: o.ArgoCDConfig})
+		appcell.Var{Name: "IMAGE_RECIPES", Value: o.ImageRecipes}, appcell.Var{Name: "ARGOCD_CM", Value: o.ArgoCDConfig},
+		appcell.Var{Name: "METHOD", Value: o.Method})
 }
 
 // Scenario is the scenario make upgrade-check's cells belong to; each
@@ -183,7 +203,7 @@ func (s *Spec) Plan() (*matrix.Data, runner.Scenarios) {
 		// that starts in a minute (until reports/ holds measured times)
 		Seconds: 360,
 		Title:   "a user's Applications through an in-place ArgoCD upgrade",
-		Summary: fmt.Sprintf("Each Application created on ArgoCD %s through the suite's git server and synced, ArgoCD upgraded in place to %s, refreshed, compared, synced and deleted.", s.From, s.To)}
+		Summary: fmt.Sprintf("Each Application created on ArgoCD %s through the suite's git server and synced, ArgoCD upgraded in place to %s (%s), refreshed, compared, synced and deleted.", s.From, s.To, s.MethodSaid())}
 	for _, a := range s.Apps {
 		sc.Variants = append(sc.Variants, matrix.Variant{Name: a.Name(), Summary: fmt.Sprintf("%s from %s into %s", a.Source.Kind(), a.Source.From, text.OrNone(a.Namespace())),
 			ArgoCDUpgrades: []string{s.To.String()}})

@@ -1,0 +1,37 @@
+package argocd
+
+import "testing"
+
+// The upgrade guides' own lines (docs/operator-manual/upgrading/overview.md):
+// v2.14.11 line 24 and v3.2.12 line 24 apply client-side, v3.3.10 and v3.6.1
+// line 23 server-side (read in their module zips, 2026-11-28).
+func TestParseGuide(t *testing.T) {
+	for _, tt := range []struct {
+		name, file string
+		want       Method
+		line       int
+	}{
+		{"before 3.3", "# Overview\n\n```bash\nkubectl apply -n argocd -f https://raw.githubusercontent.com/argoproj/argo-cd/<version>/manifests/install.yaml\n```\n", ClientSide, 4},
+		{"from 3.3", "text\nkubectl apply -n argocd --server-side --force-conflicts -f https://raw.githubusercontent.com/argoproj/argo-cd/<version>/manifests/install.yaml\nkubectl apply -n argocd -f https://raw.githubusercontent.com/argoproj/argo-cd/<version>/manifests/install.yaml\n", ServerSide, 2},
+		{"the HA manifest is not the install", "kubectl apply -n argocd -f https://x/manifests/ha/install.yaml\nkubectl apply -n argocd --server-side --force-conflicts -f https://x/manifests/install.yaml\n", ServerSide, 2},
+	} {
+		m, line, err := ParseGuide(tt.file)
+		if err != nil || m != tt.want || line != tt.line {
+			t.Errorf("%s: %q line %d, %v; want %q line %d", tt.name, m, line, err, tt.want, tt.line)
+		}
+	}
+	if _, _, err := ParseGuide("no command here\n"); err == nil {
+		t.Error("a guide without the command: no error")
+	}
+}
+
+func TestParseMethod(t *testing.T) {
+	for _, s := range []string{"server-side", "client-side"} {
+		if m, err := ParseMethod(s); err != nil || string(m) != s {
+			t.Errorf("ParseMethod(%q) = %q, %v", s, m, err)
+		}
+	}
+	if _, err := ParseMethod("helm"); err == nil {
+		t.Error("ParseMethod(helm): no error")
+	}
+}
