@@ -54,7 +54,8 @@ func issueRef(u string) (string, error) {
 // and cost, from the plan: each scenario's quick tier (make e2e's default) and
 // full tier, and make matrix; offline with the sources beside the checkout,
 // each cell priced at its scenario's seconds: (no report read), and the
-// builds a new machine needs at their default cold costs.
+// builds a new machine needs at the cold costs measured on one
+// (pkg/runner/coldcost.yaml), the node image beside the prebuild.
 func CostTable(cat *catalog.Catalog, data *matrix.Data, repo string) (string, error) {
 	var b strings.Builder
 	b.WriteString("| command | cells (SKIPPED) | clusters, installs | warm, 1 cluster | warm, 3 clusters | builds on a new machine |\n|---|---|---|---|---|---|\n")
@@ -64,11 +65,11 @@ func CostTable(cat *catalog.Catalog, data *matrix.Data, repo string) (string, er
 			return fmt.Errorf("%s: %w", command, err)
 		}
 		e := schedule.EstimateOf(cells, 1, schedule.NoCosts(), func(c matrix.Cell) string { return runner.Skipped(cat, c, images.Offline) })
-		var cold time.Duration
+		// what a new machine adds: the node image beside the prebuild, then
+		// the builds left to their cells (runner.Forecast.Cold)
 		builds := runner.ColdBuilds(cat, cells, repo)
-		for _, bd := range builds {
-			cold += bd.Cost
-		}
+		f := runner.Forecast{Estimate: e, Builds: builds}.On(1)
+		cold := f.Cold() - f.Warm()
 		fmt.Fprintf(&b, "| `%s` | %d (%d) | %d, %d | %s | %s | %d, about %s |\n", command, e.Cells, e.Skipped, e.Clusters, e.Installs,
 			minutes(e.Wall(1)), minutes(e.Wall(3)), len(builds), minutes(cold))
 		return nil

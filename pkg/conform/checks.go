@@ -156,10 +156,10 @@ func namespaceKept(k *cell) []step.Step {
 
 // deletionHooks is openkruise-guard-argocd's class: the chart's deletion
 // hooks, which ArgoCD runs from 3.3, do not decide the deletion. ArgoCD
-// holds it on an error of its own (3.3 creates a cluster-scoped hook again
-// at every pass and stops at "already exists"), or deletes past a hook that
-// has not completed (3.4 on, when the hook Job is not in its cache yet:
-// argo-cd#29100). A chart without deletion hooks is NOT_REPRODUCED once the
+// holds it on an error of its own (v3.3.0-v3.3.14 create a cluster-scoped
+// hook again at every pass and stop at "already exists"), or deletes past a
+// hook that has not completed (3.4 on, and 3.3 from v3.3.15, when the hook Job
+// is not in its cache yet: argo-cd#29100). A chart without deletion hooks is NOT_REPRODUCED once the
 // Application is gone.
 func deletionHooks(k *cell) []step.Step {
 	hooks := k.spec.Rendered.DeletionHooks()

@@ -122,30 +122,63 @@ func (r *Run) BuildArgoCD(ctx context.Context, rel catalog.Release) ([]string, e
 	return imgs, err
 }
 
+// ComponentBuild is a component release's offline images, built with its
+// recipe (images/<Recipe>/build.sh Version). InCell: the cell that needs it
+// builds it (a component from a source tree the user provides), not the
+// prebuild.
+type ComponentBuild struct {
+	Recipe, Version string
+	InCell          bool
+}
+
+// Prebuilt is one build of a prebuild: an ArgoCD release's images, or (its
+// ArgoCD zero) a component's.
+type Prebuilt struct {
+	ArgoCD    catalog.Release
+	Component ComponentBuild
+}
+
+func (p Prebuilt) String() string {
+	if !p.ArgoCD.IsZero() {
+		return "ArgoCD " + p.ArgoCD.String()
+	}
+	return p.Component.Recipe + " " + p.Component.Version
+}
+
 // Prebuild builds, beside the node image and the cluster, the offline images
-// of releases (in order, one at a time), so that their installs find them
-// done: on 2 cores a build's single-threaded links and downloads leave a
-// core idle that the node image's build then uses. It returns at once; a
-// release that fails here fails again, and is reported, where it is
-// installed. Its progress lines are prefixed "prebuild".
-func (r *Run) Prebuild(ctx context.Context, releases []catalog.Release) {
-	if r.Mode != images.Offline || len(releases) == 0 {
+// a run needs (in order, one at a time): the ArgoCD releases and the
+// components' images, so that the cells find them done instead of waiting
+// on a build of their own (on a new machine each of knative's first three
+// cells waited 268-309 s on Knative's images built inside it). On 2 cores a
+// build's single-threaded links and downloads leave a core idle that the
+// node image's build then uses. It returns at once; a build that fails here
+// fails again, and is reported, where its cell needs it (a cell waits on the
+// build's lock while the prebuild holds it). Its progress lines are prefixed
+// "prebuild".
+func (r *Run) Prebuild(ctx context.Context, builds []Prebuilt) {
+	if r.Mode != images.Offline || len(builds) == 0 {
 		return
 	}
 	b := *r.Images
 	b.Out, b.Spent = prefixed{r.Out, "prebuild: "}, nil // beside the run: no phase of it
-	r.Logf("prebuild: ArgoCD %s beside the node image and the cluster", releaseList(releases))
+	r.Logf("prebuild: %s beside the node image and the cluster", prebuildList(builds))
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	r.stopPrebuild = func() { cancel(); <-done }
 	go func() {
 		defer close(done)
-		for _, rel := range releases {
+		for _, p := range builds {
 			if ctx.Err() != nil {
 				return
 			}
-			if _, _, err := r.buildArgoCD(ctx, &b, rel); err != nil && ctx.Err() == nil {
-				fmt.Fprintf(b.Out, "argocd %s: %v (its install reports it)\n", rel, images.Cause(err))
+			var err error
+			if !p.ArgoCD.IsZero() {
+				_, _, err = r.buildArgoCD(ctx, &b, p.ArgoCD)
+			} else {
+				_, err = b.Component(ctx, p.Component.Recipe, p.Component.Version)
+			}
+			if err != nil && ctx.Err() == nil {
+				fmt.Fprintf(b.Out, "%s: %v (the cell that needs it reports it)\n", p, images.Cause(err))
 			}
 		}
 	}()
@@ -159,10 +192,10 @@ func (r *Run) StopPrebuild() {
 	}
 }
 
-func releaseList(rels []catalog.Release) string {
+func prebuildList(builds []Prebuilt) string {
 	var s []string
-	for _, r := range rels {
-		s = append(s, r.String())
+	for _, p := range builds {
+		s = append(s, p.String())
 	}
 	return strings.Join(s, ", ")
 }

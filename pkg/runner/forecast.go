@@ -2,33 +2,86 @@ package runner
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/gitops-conformance/suite/internal/host"
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/schedule"
 )
 
-// coldCost is what a build takes on the 2-core machine the suite is
-// developed on, cold, where this machine's build ledger has not measured it
-// yet (reports/benchmarks/2026-11-24-cold-machine.md; kyverno and kargo were
-// never timed alone: their figures are the recipes' nearest, marked so).
-var coldCost = map[string]time.Duration{
-	images.NodeRecipe: 15 * time.Minute, // 13m0s measured, 15-18 under load
-	"argocd":          10 * time.Minute, // module zip: 12m16s the first (helm, kustomize), 4-6 min the next
-	"argocd-tree":     17 * time.Minute, // v3.5.1 1045 s, v3.4.7 670 s
-	"knative":         13 * time.Minute,
-	"openkruise":      7 * time.Minute,  // 354 s (v1.5.2), 403 s (v1.8.3)
-	"kyverno":         8 * time.Minute,  // not timed alone
-	"kargo":           12 * time.Minute, // not timed alone
+// coldCostFile holds what each recipe's build takes the first time on a new
+// machine, each figure with the benchmark row it was measured in
+// (reports/benchmarks/); TestColdCostsAreTheBenchmarks holds the two together.
+//
+//go:embed coldcost.yaml
+var coldCostFile []byte
+
+// ColdCost is one recipe's build on a new machine, as coldcost.yaml records it.
+type ColdCost struct {
+	Recipe  string `json:"recipe"`
+	Seconds int    `json:"seconds"`
+	// Figure is the time as the benchmark's row writes it ("13m35s",
+	// "403 s", "about 3 min"); Benchmark the file, Row the start of the row.
+	Figure    string `json:"figure,omitempty"`
+	Benchmark string `json:"benchmark,omitempty"`
+	Row       string `json:"row,omitempty"`
+	// Measured says where and when ("on a new machine, 2026-11-27, run
+	// 20261127-123742"); "" for a recipe never timed alone, whose Guess
+	// says what the figure is instead.
+	Measured string `json:"measured"`
+	Guess    string `json:"guess,omitempty"`
 }
+
+// Cost is the figure as a duration.
+func (c ColdCost) Cost() time.Duration { return time.Duration(c.Seconds) * time.Second }
+
+// Source is what the plan says of the figure: where it was measured, or
+// that it is a guess.
+func (c ColdCost) Source() string {
+	if c.Measured == "" {
+		return c.Guess
+	}
+	return "measured " + c.Measured
+}
+
+// ColdCosts reads coldcost.yaml, by recipe.
+func ColdCosts() (map[string]ColdCost, error) {
+	var f struct {
+		Builds []ColdCost `json:"builds"`
+	}
+	if err := yaml.UnmarshalStrict(coldCostFile, &f); err != nil {
+		return nil, fmt.Errorf("pkg/runner/coldcost.yaml: %w", err)
+	}
+	out := map[string]ColdCost{}
+	for _, c := range f.Builds {
+		if c.Recipe == "" || c.Seconds <= 0 || (c.Measured == "") == (c.Guess == "") {
+			return nil, fmt.Errorf("pkg/runner/coldcost.yaml: recipe %q: want a recipe, seconds, and either measured or guess", c.Recipe)
+		}
+		out[c.Recipe] = c
+	}
+	return out, nil
+}
+
+// coldCost is coldcost.yaml, read once; the file is the binary's own, so a
+// mistake in it is a build's (the test reads it too).
+var coldCost = func() map[string]ColdCost {
+	c, err := ColdCosts()
+	if err != nil {
+		panic(err)
+	}
+	return c
+}()
 
 // coldDisk is the disk a build takes the first time on a machine, in GiB:
 // its images in Docker and what it leaves in Go's module and build caches.
@@ -55,9 +108,13 @@ type Build struct {
 	Disk float64
 	Cost time.Duration
 	// Measured: Cost is this machine's last build of it (the ledger), not
-	// the default of coldCost.
+	// the figure of coldcost.yaml, which Source then names.
 	Measured bool
+	Source   string
 	Present  bool // built and in Docker: costs nothing
+	// InCell: built by the cell that needs it, not in the prebuild beside
+	// the node image (a component built from a tree the user provides).
+	InCell bool
 }
 
 // Forecast is what a run will run and cost, known before its first build:
@@ -78,25 +135,26 @@ type Forecast struct {
 func (f Forecast) Warm() time.Duration { return f.Estimate.Wall(f.Parallel) }
 
 // Cold is Warm plus the builds still needed: the node images and the
-// ArgoCD releases side by side (a run prebuilds its releases, one after the
-// other, beside the node image), then the components, built in their
-// cells. On a new machine (run 20261127-123742) the node image took 13m35s
-// beside ArgoCD v2.14.11's 10m00s and v3.5.1's 8m47s, and the run 33m52s in
-// all, where adding every build up had estimated 1h05m.
+// prebuild side by side (a run prebuilds its ArgoCD releases and its
+// components' images, one after the other, beside the node image:
+// Runner.Prebuild), then the builds left to the cells (InCell). On a new
+// machine (run 20261127-123742) the node image took 13m35s beside ArgoCD
+// v2.14.11's 10m00s and v3.5.1's 8m47s, and the run 33m52s in all, where
+// adding every build up had estimated 1h05m.
 func (f Forecast) Cold() time.Duration {
-	var node, argo, rest time.Duration
+	var node, prebuild, inCell time.Duration
 	for _, b := range f.Builds {
 		switch {
 		case b.Present:
 		case b.Recipe == images.NodeRecipe:
 			node += b.Cost
-		case b.Recipe == "argocd" || b.Recipe == "argocd-tree":
-			argo += b.Cost
+		case b.InCell:
+			inCell += b.Cost
 		default:
-			rest += b.Cost
+			prebuild += b.Cost
 		}
 	}
-	return f.Warm() + max(node, argo) + rest
+	return f.Warm() + max(node, prebuild) + inCell
 }
 
 // Disk is what the builds still needed take on disk, in GiB.
@@ -164,7 +222,7 @@ func Skipped(cat *catalog.Catalog, c matrix.Cell, mode images.Mode) string {
 }
 
 // ColdBuilds are the offline builds cells need on a new machine (nothing
-// built, nothing measured), with their default costs: what the docs quote.
+// built, nothing measured), with coldcost.yaml's figures: what the docs quote.
 func ColdBuilds(cat *catalog.Catalog, cells []matrix.Cell, repo string) []Build {
 	return builds(context.Background(), cat, cells, func(c matrix.Cell) string { return skipped(cat, c, images.Offline) }, repo, false)
 }
@@ -179,15 +237,16 @@ func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip
 	}
 	var out []Build
 	seen := map[string]bool{}
-	add := func(recipe, version, what string, present func() (images.Built, bool)) {
+	add := func(recipe, version, what string, inCell bool, present func() (images.Built, bool)) {
 		if seen[recipe+"@"+version] {
 			return
 		}
 		seen[recipe+"@"+version] = true
 		entry, ok := present()
-		b := Build{What: what, Recipe: recipe, Cost: coldCost[recipe], Disk: coldDisk[recipe], Present: ok}
+		cold := coldCost[recipe]
+		b := Build{What: what, Recipe: recipe, Cost: cold.Cost(), Source: cold.Source(), Disk: coldDisk[recipe], Present: ok, InCell: inCell}
 		if entry.Seconds > 0 {
-			b.Cost, b.Measured = time.Duration(entry.Seconds)*time.Second, true
+			b.Cost, b.Measured, b.Source = time.Duration(entry.Seconds)*time.Second, true, "measured here"
 		}
 		out = append(out, b)
 	}
@@ -199,7 +258,7 @@ func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip
 			continue
 		}
 		k := c.Kubernetes
-		add(images.NodeRecipe, k.Version, "node image "+k.Version, func() (images.Built, bool) {
+		add(images.NodeRecipe, k.Version, "node image "+k.Version, false, func() (images.Built, bool) {
 			entry, _ := images.LedgerEntry(cache, images.NodeRecipe, k.Version)
 			return entry, here && images.NodeImagePresent(ctx, repo, cat, k)
 		})
@@ -208,13 +267,36 @@ func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip
 			if rel.FromSources() {
 				recipe, what = "argocd-tree", what+" (from its source tree)"
 			}
-			add(recipe, rel.String(), what, ledger("argocd", rel.String())) // one recipe, one ledger entry, either source
+			add(recipe, rel.String(), what, false, ledger("argocd", rel.String())) // one recipe, one ledger entry, either source
 		}
-		if recipe := recipeOf(repo, c.Scenario.Component); recipe != "" && c.ComponentVersion != "" {
-			add(recipe, c.ComponentVersion, recipe+" "+c.ComponentVersion, ledger(recipe, c.ComponentVersion))
+		if cb, ok := componentBuild(cat, repo, c); ok {
+			what := cb.Recipe + " " + cb.Version
+			if cb.InCell {
+				what += " (in its cell)"
+			}
+			add(cb.Recipe, cb.Version, what, cb.InCell, ledger(cb.Recipe, cb.Version))
 		}
 	}
 	return out
+}
+
+// componentBuild is the build of a cell's component images, if it has one:
+// its recipe and version, and whether its cell builds it (a component built
+// from a source tree the user provides, as env.ComponentImages does) rather
+// than the prebuild beside the node image. The forecast and the prebuild
+// (Runner.Prebuild) both ask it, so that the plan prices what the run does.
+func componentBuild(cat *catalog.Catalog, repo string, c matrix.Cell) (lifecycle.ComponentBuild, bool) {
+	recipe := recipeOf(repo, c.Scenario.Component)
+	if recipe == "" || c.ComponentVersion == "" {
+		return lifecycle.ComponentBuild{}, false
+	}
+	cb := lifecycle.ComponentBuild{Recipe: recipe, Version: c.ComponentVersion}
+	if cat != nil {
+		if comp, err := cat.Component(c.Scenario.Component); err == nil && comp.Sources != nil && comp.Sources.Tree != "" {
+			cb.InCell = true
+		}
+	}
+	return cb, true
 }
 
 // recipeOf is the image recipe (images/<name>/build.sh) of a component: its
@@ -270,11 +352,7 @@ func (f Forecast) String() string {
 			built++
 			continue
 		}
-		src := "default, not measured here"
-		if bd.Measured {
-			src = "measured here"
-		}
-		need = append(need, fmt.Sprintf("%s ~%s (%s)", bd.What, bd.Cost.Round(time.Minute), src))
+		need = append(need, fmt.Sprintf("%s ~%s (%s)", bd.What, bd.Cost.Round(time.Minute), bd.Source))
 	}
 	switch {
 	case f.Mode != images.Offline:
@@ -283,6 +361,7 @@ func (f Forecast) String() string {
 		fmt.Fprintf(&b, "  builds: none needed (%d cached)\n", built)
 	default:
 		fmt.Fprintf(&b, "  builds still needed (%d cached): %s\n", built, strings.Join(need, "; "))
+		b.WriteString("  builds beside the node image (the prebuild): every ArgoCD release and component image above, in the plan's order, but those marked \"in its cell\"\n")
 		fmt.Fprintf(&b, "  disk: the builds still needed take about %.0f GiB (images, Go's module and build caches, as on a new machine), besides the %d GiB a run needs\n", f.Disk(), host.DiskMin>>30)
 	}
 	fmt.Fprintf(&b, "  estimate: warm %s, cold %s (%d of %d cell(s) priced from their measured runs in reports/, the others from their scenario's seconds:)\n",

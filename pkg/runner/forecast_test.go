@@ -1,11 +1,17 @@
 package runner
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gitops-conformance/suite/internal/images"
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/matrix"
 )
 
 // The builds still needed must fit on the disk with a run's DiskMin beside
@@ -27,17 +33,138 @@ func TestFitsDisk(t *testing.T) {
 	}
 }
 
-// The node images and the ArgoCD releases build side by side, the
-// components after them; a cached build costs nothing.
+// The node images and the prebuild (ArgoCD releases and component images)
+// build side by side, the builds left to their cells after them; a cached
+// build costs nothing.
 func TestColdBuildsSideBySide(t *testing.T) {
 	f := Forecast{Builds: []Build{
 		{Recipe: images.NodeRecipe, Cost: 15 * time.Minute},
 		{Recipe: "argocd", Cost: 10 * time.Minute},
-		{Recipe: "argocd-tree", Cost: 17 * time.Minute},
-		{Recipe: "knative", Cost: 13 * time.Minute},
+		{Recipe: "argocd-tree", Cost: 9 * time.Minute},
+		{Recipe: "knative", Cost: 3 * time.Minute},
+		{Recipe: "kargo", Cost: 12 * time.Minute, InCell: true},
 		{Recipe: "argocd", Cost: 10 * time.Minute, Present: true},
 	}}
-	if got, want := f.Cold()-f.Warm(), 40*time.Minute; got != want {
-		t.Errorf("cold - warm = %s, want %s (max(15, 10+17) + 13)", got, want)
+	if got, want := f.Cold()-f.Warm(), 34*time.Minute; got != want {
+		t.Errorf("cold - warm = %s, want %s (max(15, 10+9+3) + 12 in its cell)", got, want)
+	}
+}
+
+// Every figure of coldcost.yaml is its benchmark's: the row it names, in
+// the file it names, writes the same figure, and the seconds are that
+// figure. A recipe without a benchmark says it is a guess.
+func TestColdCostsAreTheBenchmarks(t *testing.T) {
+	costs, err := ColdCosts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, recipe := range []string{images.NodeRecipe, "argocd", "argocd-tree", "knative", "openkruise", "kyverno", "kargo"} {
+		if _, ok := costs[recipe]; !ok {
+			t.Errorf("coldcost.yaml has no figure for the recipe %q", recipe)
+		}
+	}
+	for recipe, c := range costs {
+		if c.Measured == "" {
+			if !strings.Contains(c.Source(), "not measured") {
+				t.Errorf("%s: no measurement, and the plan would not say so: %q", recipe, c.Source())
+			}
+			continue
+		}
+		if !strings.HasPrefix(c.Benchmark, "reports/benchmarks/") || c.Row == "" || c.Figure == "" {
+			t.Errorf("%s: measured %q without a benchmark row and figure", recipe, c.Measured)
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("..", "..", c.Benchmark))
+		if err != nil {
+			t.Errorf("%s: %v", recipe, err)
+			continue
+		}
+		var row string
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "| "+c.Row) {
+				row = line
+				break
+			}
+		}
+		switch {
+		case row == "":
+			t.Errorf("%s: %s has no row starting %q", recipe, c.Benchmark, c.Row)
+		case !strings.Contains(row, "| "+c.Figure+" |") && !strings.Contains(row, " / "+c.Figure+" |"):
+			t.Errorf("%s: %s's row says %q, not %q", recipe, c.Benchmark, row, c.Figure)
+		}
+		if d, err := figure(c.Figure); err != nil || d != c.Cost() {
+			t.Errorf("%s: the figure %q is %s (%v), the seconds %s", recipe, c.Figure, d, err, c.Cost())
+		}
+		if date := filepath.Base(c.Benchmark)[:len("2006-01-02")]; !strings.Contains(c.Source(), date) {
+			t.Errorf("%s: the plan's %q does not date the benchmark %s", recipe, c.Source(), c.Benchmark)
+		}
+	}
+}
+
+// figure reads a benchmark's time as its rows write it: "13m35s", "403 s",
+// "about 3 min".
+func figure(s string) (time.Duration, error) {
+	s = strings.TrimPrefix(s, "about ")
+	switch {
+	case strings.HasSuffix(s, " s"):
+		n, err := strconv.Atoi(strings.TrimSuffix(s, " s"))
+		return time.Duration(n) * time.Second, err
+	case strings.HasSuffix(s, " min"):
+		n, err := strconv.Atoi(strings.TrimSuffix(s, " min"))
+		return time.Duration(n) * time.Minute, err
+	}
+	return time.ParseDuration(s)
+}
+
+// The prebuild takes every build the plan's running cells need, in their
+// order, each once: a cell's ArgoCD release (upgrade targets too), then its
+// component's images, but a component its cell builds from a source tree
+// (kargo); the forecast prices the same builds beside the node image.
+func TestPrebuildTakesEveryBuildBesideTheNodeImage(t *testing.T) {
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := catalog.MustRelease
+	k133 := catalog.KubeVersion{Version: "v1.33.13"}
+	cell := func(scenario, component, version string, rel catalog.Release, upgrades ...catalog.Release) matrix.Cell {
+		return matrix.Cell{Scenario: matrix.Scenario{Name: scenario, Component: component}, Variant: matrix.Variant{Name: "bug"},
+			ArgoCD: rel, Upgrades: upgrades, ComponentVersion: version, Kubernetes: k133}
+	}
+	cells := []matrix.Cell{
+		cell("knative-argocd", "knative-serving", "v0.47.1", release("v2.14.11")),
+		cell("knative-argocd", "knative-serving", "v0.47.1", release("v3.5.1")),
+		cell("knative-argocd", "", "", release("v3.5.1")), // minimal: no component
+		cell("kargo-argocd", "kargo", "v1.11.2", release("v2.14.11"), release("v3.6.1")),
+		cell("kubeovn-argocd", "kube-ovn", "v1.14.10", release("v3.6.1")), // no recipe: CRDs only
+	}
+	cells[4].Skip = "a planned skip"
+	var got []string
+	for _, p := range prebuilds(cat, "../..", cells, images.Offline) {
+		got = append(got, p.String())
+	}
+	want := []string{"ArgoCD v2.14.11", "knative v0.47.1", "ArgoCD v3.5.1", "ArgoCD v3.6.1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("prebuild %q, want %q", got, want)
+	}
+	if p := prebuilds(cat, "../..", cells, images.Online); len(p) != 4 {
+		t.Errorf("online the prebuild list is the same (lifecycle.Run.Prebuild builds nothing then): %v", p)
+	}
+	var inCell, beside []string
+	for _, b := range ColdBuilds(cat, cells, "../..") {
+		if b.InCell {
+			inCell = append(inCell, b.What)
+		} else if b.Recipe != images.NodeRecipe {
+			beside = append(beside, b.What)
+		}
+		if b.Measured || b.Source == "" {
+			t.Errorf("%s on a new machine: measured here %v, source %q", b.What, b.Measured, b.Source)
+		}
+	}
+	if want := []string{"kargo v1.11.2 (in its cell)"}; !slices.Equal(inCell, want) {
+		t.Errorf("built in their cells: %q, want %q", inCell, want)
+	}
+	if len(beside) != len(want) {
+		t.Errorf("the forecast prices %q beside the node image, the prebuild builds %q", beside, want)
 	}
 }

@@ -461,26 +461,38 @@ func skipped(cat *catalog.Catalog, c matrix.Cell, mode images.Mode) string {
 	return ""
 }
 
-// Prebuild starts the offline builds of the ArgoCD releases the plan's
-// running cells need (upgrade targets too), in the plan's order, beside the
-// node image and the cluster (lifecycle.Run.Prebuild). A parallel run's
+// Prebuild starts the offline builds the plan's running cells need, in the
+// plan's order, beside the node image and the cluster
+// (lifecycle.Run.Prebuild): each cell's ArgoCD release (upgrade targets
+// too), then its component's images, but those its cell builds
+// (componentBuild, which the forecast prices the same way). A parallel run's
 // clusters leave it to the run that started them.
 func (r *Runner) Prebuild(ctx context.Context) {
 	if r.queue != nil {
 		return
 	}
-	var rels []catalog.Release
-	for _, c := range r.Cells {
-		if skipped(r.Run.Catalog, c, r.Run.Mode) != "" {
+	r.Run.Prebuild(r.Context(ctx), prebuilds(r.Run.Catalog, r.Run.Repo, r.Cells, r.Run.Mode))
+}
+
+// prebuilds are what Prebuild builds for cells, in their order, each once.
+func prebuilds(cat *catalog.Catalog, repo string, cells []matrix.Cell, mode images.Mode) []lifecycle.Prebuilt {
+	var out []lifecycle.Prebuilt
+	for _, c := range cells {
+		if skipped(cat, c, mode) != "" {
 			continue
 		}
 		for _, rel := range append([]catalog.Release{c.ArgoCD}, c.Upgrades...) {
-			if !slices.Contains(rels, rel) {
-				rels = append(rels, rel)
+			if p := (lifecycle.Prebuilt{ArgoCD: rel}); !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+		if cb, ok := componentBuild(cat, repo, c); ok && !cb.InCell {
+			if p := (lifecycle.Prebuilt{Component: cb}); !slices.Contains(out, p) {
+				out = append(out, p)
 			}
 		}
 	}
-	r.Run.Prebuild(r.Context(ctx), rels)
+	return out
 }
 
 // needsCluster is false when every cell of the plan is skipped in mode; the

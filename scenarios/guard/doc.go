@@ -10,7 +10,8 @@
 // #27257), a pass of executeHooks whose create of a hook answers "already
 // exists" skips it, and when no hook was created and the hook Job is not in
 // the controller's cache yet, the phase is declared done and the deletion
-// goes ahead. 3.3's executeHooks returns the AlreadyExists error instead.
+// goes ahead. v3.3.0-v3.3.14's executeHooks returns the AlreadyExists error
+// instead; v3.3.15 (with v3.4.10 and v3.5.4) rewrote it and skips it too.
 //
 // The issue (and argo-cd#29100's discussion) expects the CRDs to go with the
 // Application, and every CloneSet and its Pods with them. ArgoCD deletes no

@@ -12,7 +12,9 @@
 // label or annotation+label, which installs upgraded from 2.x carry). The
 // release trees say otherwise (controller/hook.go up to v3.4.2 sets the label
 // on deletion hooks whatever the tracking method): the `annotation-tracking`
-// variant measures which is true.
+// variant measures which is true. The fix covers annotation and
+// annotation+label; label-only keeps the whole name as the label value
+// (util/argo/resource_tracking.go:171-179 at v3.4.3 and v3.6.1).
 //
 // Steps: the kruise chart (1.8.3, whose Helm pre-delete hook kruise-finalizer
 // ArgoCD runs as a PreDelete hook) through an Application with a 66-character
