@@ -179,13 +179,15 @@ EXPECT_WHY ?=
 # argocd-cm settings they run with (a ConfigMap manifest or a map of its data)
 APPS ?=
 ARGOCD_CM ?=
+# make upgrade-check: the argocd-cmd-params-cm settings ArgoCD runs with (a ConfigMap manifest or a map of its data)
+ARGOCD_CMD_PARAMS ?=
 # make upgrade-check: how TO's install manifests go over FROM's: server-side or client-side
 # (kubectl apply with or without --server-side --force-conflicts); empty: what TO's upgrade guide says
 METHOD ?=
 UPGRADE = -from "$(FROM)" -to "$(TO)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" \
-  -argocd-cm "$(ARGOCD_CM)" -method "$(METHOD)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
+  -argocd-cm "$(ARGOCD_CM)" -argocd-cmd-params "$(ARGOCD_CMD_PARAMS)" -method "$(METHOD)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
 
-upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [METHOD=server-side|client-side] [ARGOCD_CM=file] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
+upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [METHOD=server-side|client-side] [ARGOCD_CM=file] [ARGOCD_CMD_PARAMS=file] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
 	@test -n "$(FROM)" && test -n "$(TO)" || { echo "make upgrade-check: FROM= and TO= name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1); APPS= your Applications (default: the seed charts)"; exit 2; }
 	$(if $(APPS),,@$(CLI) upgrade-check apps -out "$(UPGRADE_APPS)" $(if $(ONLY),-only "$(ONLY)"))
 	@$(CLI) upgrade-check check -apps "$(APPS_USED)" $(UPGRADE)

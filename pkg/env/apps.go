@@ -111,41 +111,81 @@ func Refresh(name string, hard bool) step.Step {
 	})
 }
 
-// SetArgoCDConfig sets keys in argocd-cm; the cell restores the old values.
+// SetArgoCDConfig merges data into argocd-cm (the cell restores the keys
+// it set at its end); ArgoCD's components watch it and need no restart.
 func SetArgoCDConfig(data map[string]string) step.Step {
-	return act("configure argocd-cm", func(ctx context.Context) error {
+	return setConfigMap("argocd-cm", data, false)
+}
+
+// SetArgoCDCmdParams merges data into argocd-cmd-params-cm, the settings
+// ArgoCD's components read as flags at start-up (server-side diff,
+// --persist-resource-health...), then restarts every Deployment and
+// StatefulSet of ArgoCD and waits for them; the cell restores the keys it
+// set at its end. An in-place upgrade keeps them, as a team's does: neither
+// apply removes data keys install.yaml does not name.
+func SetArgoCDCmdParams(data map[string]string) step.Step {
+	return setConfigMap("argocd-cmd-params-cm", data, true)
+}
+
+// setConfigMap merges data into an ArgoCD ConfigMap, restarting ArgoCD's
+// workloads after it when they read it at start-up only.
+func setConfigMap(name string, data map[string]string, restart bool) step.Step {
+	return act("configure "+name, func(ctx context.Context) error {
 		patch, _ := json.Marshal(map[string]any{"data": data})
-		if !kubectlStep(ctx, "configure argocd-cm", "-n", argocd.Namespace, "patch", "configmap", "argocd-cm", "--type", "merge", "-p", string(patch)) {
+		if !kubectlStep(ctx, "configure "+name, "-n", argocd.Namespace, "patch", "configmap", name, "--type", "merge", "-p", string(patch)) {
 			return nil
 		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		cm, err := r.Kube.Get(ctx, "configmap", argocd.Namespace, name)
+		if err != nil {
+			return err
+		}
+		had, _, _ := unstructured.NestedStringMap(cm.Object, "data")
 		old := map[string]*string{}
 		for k := range data {
-			cm, err := r.Kube.Get(ctx, "configmap", argocd.Namespace, "argocd-cm")
-			if err != nil {
-				return err
-			}
-			data, _, _ := unstructured.NestedStringMap(cm.Object, "data")
-			if v, ok := data[k]; ok {
+			if v, ok := had[k]; ok {
 				old[k] = &v
 			} else {
 				old[k] = nil
 			}
 		}
-		c.Watch("configmap", argocd.Namespace, "argocd-cm")
-		c.Defer("restore argocd-cm", func(ctx context.Context) error { return patchConfig(ctx, r, old) })
+		c.Watch("configmap", argocd.Namespace, name)
+		c.Defer("restore "+name, func(ctx context.Context) error { return patchConfig(ctx, r, name, old) })
 		set := map[string]*string{}
 		for k, v := range data {
 			set[k] = &v
-			c.Step("argocd-cm %s:\n%s", k, v)
+			c.Step("%s %s:\n%s", name, k, v)
 		}
-		return patchConfig(ctx, r, set)
+		if err := patchConfig(ctx, r, name, set); err != nil || !restart {
+			return err
+		}
+		return restartArgoCD(ctx, r)
 	})
 }
 
-func patchConfig(ctx context.Context, r *lifecycle.Run, data map[string]*string) error {
+// restartArgoCD restarts every Deployment and StatefulSet of ArgoCD and
+// waits for each to roll out.
+func restartArgoCD(ctx context.Context, r *lifecycle.Run) error {
+	out, err := r.Kubectl.Run(ctx, "-n", argocd.Namespace, "get", "deploy,statefulset", "-o", "name")
+	if err != nil {
+		return err
+	}
+	for _, w := range strings.Fields(out) {
+		if _, err := r.Kubectl.Run(ctx, "-n", argocd.Namespace, "rollout", "restart", w); err != nil {
+			return err
+		}
+	}
+	for _, w := range strings.Fields(out) {
+		if _, err := r.Kubectl.Run(ctx, "-n", argocd.Namespace, "rollout", "status", w, "--timeout=5m"); err != nil {
+			return fmt.Errorf("restart %s/%s to read its flags: %w", argocd.Namespace, w, err)
+		}
+	}
+	return nil
+}
+
+func patchConfig(ctx context.Context, r *lifecycle.Run, name string, data map[string]*string) error {
 	patch, _ := json.Marshal(map[string]any{"data": data})
-	_, err := r.Kubectl.Run(ctx, "-n", argocd.Namespace, "patch", "configmap", "argocd-cm", "--type", "merge", "-p", string(patch))
+	_, err := r.Kubectl.Run(ctx, "-n", argocd.Namespace, "patch", "configmap", name, "--type", "merge", "-p", string(patch))
 	return err
 }
 

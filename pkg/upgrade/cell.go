@@ -80,6 +80,9 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	if len(s.ArgoCDConfig) > 0 {
 		steps.Add(env.SetArgoCDConfig(s.ArgoCDConfig))
 	}
+	if len(s.ArgoCDCmdParams) > 0 {
+		steps.Add(env.SetArgoCDCmdParams(s.ArgoCDCmdParams))
+	}
 	steps.Add(k.namespace().Steps()...)
 	steps.Add(k.SeeBefore("the webhook configurations before the application"), k.ForgetWebhooksAtEnd("the application's webhook configurations left"), env.PushRepo(name, k.files), env.CreateApp(k.application()))
 	// the render first: its hooks tell a sync held by one (heldByHook)

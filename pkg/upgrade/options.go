@@ -28,6 +28,8 @@ type Options struct {
 	Apps         string // APPS: a file or directory of Applications
 	ArgoCDConfig string // ARGOCD_CM: a file: the argocd-cm ConfigMap, or a map of its data
 	Method       string // METHOD: how TO goes over FROM (argocd.Methods); "": as TO's upgrade guide says
+	// ARGOCD_CMD_PARAMS: a file: the argocd-cmd-params-cm ConfigMap, or a map of its data
+	ArgoCDCmdParams string
 	// IMAGES, IMAGE_RECIPES, and EXPECT (application=OUTCOME,...) with
 	// EXPECT_WHY in place of the expectation that every Application comes
 	// through SAFE (known answers): registered by Shared.Register.
@@ -38,6 +40,7 @@ type Options struct {
 func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Apps, "apps", "", "make upgrade-check: a YAML file or directory of ArgoCD Applications (APPS)")
 	fs.StringVar(&o.ArgoCDConfig, "argocd-cm", "", "make upgrade-check: the argocd-cm settings the Applications run with: a ConfigMap manifest or a YAML map of its data (ARGOCD_CM)")
+	fs.StringVar(&o.ArgoCDCmdParams, "argocd-cmd-params", "", "make upgrade-check: the argocd-cmd-params-cm settings ArgoCD runs with (server-side diff, --persist-resource-health...): a ConfigMap manifest or a YAML map of its data (ARGOCD_CMD_PARAMS)")
 	fs.StringVar(&o.Method, "method", "", "make upgrade-check: how TO's install manifests go over FROM's: server-side (kubectl apply --server-side --force-conflicts) or client-side (kubectl apply); default: what TO's own upgrade guide says (METHOD)")
 }
 
@@ -55,6 +58,9 @@ type Spec struct {
 	Images       []string
 	Recipes      [][2]string
 	ArgoCDConfig map[string]string
+	// ArgoCDCmdParams are argocd-cmd-params-cm's, set before the
+	// Application is created (ArgoCD restarted to read them)
+	ArgoCDCmdParams map[string]string
 	// Method is how TO goes over FROM; "" is what TO's upgrade guide says
 	// (argocd.ReadGuide, read by each cell).
 	Method    argocd.Method
@@ -141,6 +147,11 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 			return nil, fmt.Errorf("ARGOCD_CM %q: %w", o.ArgoCDConfig, err)
 		}
 	}
+	if o.ArgoCDCmdParams != "" {
+		if s.ArgoCDCmdParams, err = argocdConfig(w.Path(o.ArgoCDCmdParams)); err != nil {
+			return nil, fmt.Errorf("ARGOCD_CMD_PARAMS %q: %w", o.ArgoCDCmdParams, err)
+		}
+	}
 	known := func(k string) error {
 		if _, ok := s.App(k); !ok {
 			return fmt.Errorf("no application %q in APPS", k)
@@ -153,8 +164,8 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 	return s, nil
 }
 
-// argocdConfig reads ARGOCD_CM: the ConfigMap as exported (its data), or a
-// map of its data.
+// argocdConfig reads ARGOCD_CM or ARGOCD_CMD_PARAMS: the ConfigMap as
+// exported (its data), or a map of its data.
 func argocdConfig(file string) (map[string]string, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -182,7 +193,7 @@ func (o Options) command() string {
 	return appcell.Command("make upgrade-check", appcell.Var{Name: "FROM", Value: o.From}, appcell.Var{Name: "TO", Value: o.To},
 		appcell.Var{Name: "APPS", Value: o.Apps}, appcell.Var{Name: "IMAGES", Value: o.Images},
 		appcell.Var{Name: "IMAGE_RECIPES", Value: o.ImageRecipes}, appcell.Var{Name: "ARGOCD_CM", Value: o.ArgoCDConfig},
-		appcell.Var{Name: "METHOD", Value: o.Method})
+		appcell.Var{Name: "ARGOCD_CMD_PARAMS", Value: o.ArgoCDCmdParams}, appcell.Var{Name: "METHOD", Value: o.Method})
 }
 
 // Scenario is the scenario make upgrade-check's cells belong to; each

@@ -2,6 +2,8 @@ package upgrade
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -146,13 +148,46 @@ func TestCellSteps(t *testing.T) {
 	}
 	all := strings.Join(names, "\n")
 	for _, want := range []string{"delete application chart-dir with cascade on v3.4.7", "delete application chart-dir with cascade on v3.5.1",
-		"application chart-dir through the upgrade v3.4.7 -> v3.5.1"} {
+		"application chart-dir through the upgrade v3.4.7 -> v3.5.1",
+		// the upgrade as the team does it, and the wait that says what keeps it
+		"upgrade argocd to v3.5.1 in place (as its upgrade guide says)", "argocd v3.5.1's workloads rolled out (or what keeps them from it)"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no step %q in:\n%s", want, all)
 		}
 	}
 	if want := "application chart-dir through the upgrade"; !strings.Contains(names[len(names)-2], want) {
 		t.Errorf("the verdict %q is not the last look:\n%s", names[len(names)-2], all)
+	}
+}
+
+// METHOD and ARGOCD_CMD_PARAMS as a user gives them: a method the check
+// does not know is one line naming those it does; the settings file is
+// read as ARGOCD_CM's is.
+func TestResolveMethodAndCmdParams(t *testing.T) {
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	params := filepath.Join(dir, "params.yaml")
+	if err := os.WriteFile(params, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cmd-params-cm}\ndata:\n  controller.diff.server.side: \"true\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := appcell.Where{CacheDir: t.TempDir()}
+	o := Options{From: "v3.4.7", To: "v3.5.1", Apps: "../../suites/upgrade-check/blocking-webhook-apps.yaml", Method: "client-side", ArgoCDCmdParams: params}
+	s, err := o.Resolve(context.Background(), cat, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Method != argocd.ClientSide || s.ArgoCDCmdParams["controller.diff.server.side"] != "true" {
+		t.Errorf("method %q, params %v", s.Method, s.ArgoCDCmdParams)
+	}
+	if !strings.Contains(s.Command, "METHOD=client-side") || !strings.Contains(s.Command, "ARGOCD_CMD_PARAMS=") {
+		t.Errorf("the replay command lacks METHOD or ARGOCD_CMD_PARAMS: %s", s.Command)
+	}
+	o.Method = "helm-upgrade"
+	if _, err := o.Resolve(context.Background(), cat, w); err == nil || !strings.Contains(err.Error(), "METHOD") || !strings.Contains(err.Error(), "server-side, client-side") {
+		t.Errorf("an unknown method: %v", err)
 	}
 }
 
