@@ -3,6 +3,7 @@ package argocd
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -172,7 +173,7 @@ func (i *Installer) ApplyOver(ctx context.Context, rel catalog.Release, m Method
 		err = fmt.Errorf("no upgrade method %q", m)
 	}
 	if err != nil {
-		return &ApplyError{Release: rel, Method: m, Err: err}
+		return &ApplyError{Release: rel, Method: m, Err: err, Refusals: refusals(err)}
 	}
 	if err := i.configure(ctx); err != nil {
 		return fmt.Errorf("install argocd %s: %w", rel, err)
@@ -191,10 +192,34 @@ type ApplyError struct {
 	Release catalog.Release
 	Method  Method
 	Err     error
+	// Refusals are the lines of kubectl's output that say what the API
+	// server refused (its warnings and the objects applied left out).
+	Refusals []string
 }
 
 func (e *ApplyError) Error() string {
+	if len(e.Refusals) > 0 {
+		return fmt.Sprintf("install argocd %s (%s): %s", e.Release, e.Method.Command(), strings.Join(e.Refusals, "; "))
+	}
 	return fmt.Sprintf("install argocd %s (%s): %v", e.Release, e.Method.Command(), e.Err)
+}
+
+// refusals are the lines of a failed kubectl apply's output that say what
+// was refused: "The CustomResourceDefinition "x" is invalid: ...", "Error
+// from server (...): ...", "error: ...".
+func refusals(err error) []string {
+	var failed *shell.Error
+	if !errors.As(err, &failed) {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(failed.Output, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.Contains(l, " is invalid: ") || strings.HasPrefix(l, "Error from server") || strings.HasPrefix(l, "error: ") {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func (e *ApplyError) Unwrap() error { return e.Err }

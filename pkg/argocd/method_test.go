@@ -1,6 +1,12 @@
 package argocd
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gitops-conformance/suite/internal/shell"
+)
 
 // The upgrade guides' own lines (docs/operator-manual/upgrading/overview.md):
 // v2.14.11 line 24 and v3.2.12 line 24 apply client-side, v3.3.10 and v3.6.1
@@ -33,5 +39,18 @@ func TestParseMethod(t *testing.T) {
 	}
 	if _, err := ParseMethod("helm"); err == nil {
 		t.Error("ParseMethod(helm): no error")
+	}
+}
+
+// What kubectl printed when client-side apply of v3.5.1's install.yaml over
+// v2.14.11 was refused (run 20261128-053114), its warnings left out.
+func TestRefusals(t *testing.T) {
+	out := `Warning: resource networkpolicies/argocd-server-network-policy is missing the kubectl.kubernetes.io/last-applied-configuration annotation which is required by kubectl apply.
+networkpolicy.networking.k8s.io/argocd-server-network-policy configured
+The CustomResourceDefinition "applicationsets.argoproj.io" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes`
+	err := &ApplyError{Method: ClientSide, Err: &shell.Error{Command: "kubectl apply", Output: out, Err: errors.New("exit status 1")}}
+	err.Refusals = refusals(err.Err)
+	if len(err.Refusals) != 1 || !strings.Contains(err.Error(), `The CustomResourceDefinition "applicationsets.argoproj.io" is invalid: metadata.annotations: Too long`) {
+		t.Errorf("refusals %q; Error() %q", err.Refusals, err.Error())
 	}
 }

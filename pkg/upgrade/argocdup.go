@@ -43,8 +43,12 @@ func (k *cell) upgradeArgoCD() []step.Step {
 
 // refused concludes the cell when the API server refused TO's manifests.
 func (k *cell) refused(ctx context.Context, err *argocd.ApplyError) {
+	said := strings.Join(err.Refusals, "; ")
+	if said == "" {
+		said = strings.TrimSpace(err.Err.Error())
+	}
 	k.conclude(ctx, "upgrade-refused", fmt.Sprintf("the upgrade to %s failed: the API server refused its manifests (%s): %s",
-		k.to, err.Method.Command(), text.Clip(strings.TrimSpace(err.Err.Error()), 600)))
+		k.to, err.Method.Command(), text.Clip(said, 600)))
 }
 
 // rolledOut waits for every Deployment and StatefulSet of TO to run its
