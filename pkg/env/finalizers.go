@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
@@ -54,19 +55,43 @@ func RemoveFinalizerAtEnd(obj Object, finalizer string) step.Step {
 	})
 }
 
+// removeFinalizer takes finalizer off the object by a JSON patch that tests
+// the index it read first, so it never removes another one. A controller
+// that changed the list in between (ArgoCD adds and drops its own while it
+// deletes: run 20261128-043720's delete-false cell on v3.6.1) fails the
+// test: the list is read again and the patch tried again, a few times.
 func removeFinalizer(ctx context.Context, kind, namespace, name, finalizer string) error {
+	var err error
+	for attempt := 1; attempt <= 5; attempt++ {
+		var done bool
+		if done, err = removeFinalizerOnce(ctx, kind, namespace, name, finalizer); done || err == nil {
+			return err
+		}
+		lifecycle.Note(ctx, "%s: the finalizers moved while %s was removed (attempt %d): %v", lifecycle.Ref(kind, namespace, name), finalizer, attempt, err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	return err
+}
+
+// removeFinalizerOnce is one read and one patch; done is true when the
+// answer is final (removed, not there, or a read that failed).
+func removeFinalizerOnce(ctx context.Context, kind, namespace, name, finalizer string) (done bool, err error) {
 	m, err := lifecycle.GetMeta(ctx, kind, namespace, name)
 	if lifecycle.NotFound(err) {
 		lifecycle.Note(ctx, "%s: not found, nothing to remove", lifecycle.Ref(kind, namespace, name))
-		return nil
+		return true, nil
 	}
 	if err != nil {
-		return err
+		return true, err
 	}
 	i := slices.Index(m.Finalizers, finalizer)
 	if i < 0 {
 		lifecycle.Note(ctx, "%s: %s; no %s to remove", lifecycle.Ref(kind, namespace, name), m.Describe(), finalizer)
-		return nil
+		return true, nil
 	}
 	// test-then-remove: the patch fails instead of removing another finalizer if the list moved
 	patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`, i, finalizer, i)
@@ -75,8 +100,8 @@ func removeFinalizer(ctx context.Context, kind, namespace, name, finalizer strin
 		args = append(args, "-n", namespace)
 	}
 	if _, err := lifecycle.From(ctx).Kubectl.Run(ctx, args...); err != nil {
-		return err
+		return false, err
 	}
 	lifecycle.Note(ctx, "%s: was %s; removed %s by hand (kubectl %s)", lifecycle.Ref(kind, namespace, name), m.Describe(), finalizer, strings.Join(args, " "))
-	return nil
+	return true, nil
 }
