@@ -272,14 +272,32 @@ repro: $(CLI) ## SCENARIO=s VARIANT=v ARGOCD=t [COMPONENT_VERSION=c]: run the ce
 	  -command "make repro SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES))" \
 	  reports/$$(readlink reports/latest)
 
-fault-test: $(E2E) ## kill kube-apiserver during a verdict's hold: the cell must end ERROR (could not tell) or REPRODUCED, never NOT_REPRODUCED
-	./hack/fault-test.sh
+# The harness's self-tests (conformance selftest fault|interrupt|mirror, internal/selftest), each on
+# a kind cluster of its own: make fault-test: FAULT=kill|pause, FAULT_PAUSE seconds;
+# make interrupt-test: INTERRUPT_CASES (at-build,at-cell,parallel), INTERRUPT_BUILD_TAG (a release no
+# run builds to the end here), INTERRUPT_EXIT_LIMIT seconds; make mirror-check: REGISTRY_NAME,
+# KEEP_REGISTRY=1 keeps the registry
+FAULT_CLUSTER ?= fault-test
+FAULT ?= kill
+FAULT_PAUSE ?= 20
+INTERRUPT_CLUSTER ?= interrupt-test
+INTERRUPT_CASES ?=
+INTERRUPT_BUILD_TAG ?= v2.14.5
+INTERRUPT_EXIT_LIMIT ?= 60
+MIRROR_CLUSTER ?= mirror-check
+REGISTRY_NAME ?= gitops-conformance-mirror-check
+KEEP_REGISTRY ?= 0
 
-mirror-check: $(CLI) $(E2E) ## the online pull path for real: the suite's registry as REGISTRY_MIRROR, holding its own builds; the smoke cell with MODE=online pulls through it (MIRROR_CLUSTER=name)
-	./hack/mirror-check.sh
+fault-test: $(CLI) $(E2E) ## kill kube-apiserver during a verdict's hold: the cell must end ERROR (could not tell) or REPRODUCED, never NOT_REPRODUCED [FAULT=kill|pause FAULT_PAUSE=s FAULT_CLUSTER=name]
+	@$(CLI) selftest fault -e2e $(E2E) -cluster $(FAULT_CLUSTER) -fault $(FAULT) -pause $(FAULT_PAUSE)s -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES)
 
-interrupt-test: $(E2E) ## Ctrl-C a real run at a build and at a cell: exit 130, no process or container left, the report says so
-	./hack/interrupt-test.sh
+mirror-check: $(CLI) $(E2E) ## the online pull path for real: the suite's registry as REGISTRY_MIRROR, holding its own builds; the smoke cell with MODE=online pulls through it [MIRROR_CLUSTER=name KEEP_REGISTRY=1]
+	@$(CLI) selftest mirror -e2e $(E2E) -cluster $(MIRROR_CLUSTER) -registry $(REGISTRY_NAME) $(if $(filter 1 true yes,$(KEEP_REGISTRY)),-keep-registry) \
+	  -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES)
+
+interrupt-test: $(CLI) $(E2E) ## Ctrl-C a real run at a build, at a cell and a parallel run at its cells: exit 130, no process or container left, the report says so [INTERRUPT_CASES=a,b INTERRUPT_CLUSTER=name]
+	@$(CLI) selftest interrupt -e2e $(E2E) -cluster $(INTERRUPT_CLUSTER) -cases "$(INTERRUPT_CASES)" -build-argocd $(INTERRUPT_BUILD_TAG) \
+	  -limit $(INTERRUPT_EXIT_LIMIT)s -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES)
 
 bench: $(CLI) $(E2E) ## the matrix sequential (PARALLEL=1, kind load) vs make matrix's default, in one run: wall times, ratio, per-scenario times, every verdict compared [BENCH_SCENARIO= BENCH_VARIANT= BENCH_ARGOCD= narrow both]
 	BENCH_PARALLEL=$(if $(filter auto,$(MATRIX_PARALLEL)),3,$(MATRIX_PARALLEL)) BENCH_DELIVER=$(DELIVER) ./hack/bench-matrix.sh
