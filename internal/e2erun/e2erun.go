@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -124,43 +125,87 @@ func Tail(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// Interrupts forwards SIGINT and SIGTERM sent to this process to the run
-// current returns (to its process group: the run sits in a session of its
-// own, so a terminal's Ctrl-C reaches this process only) until stop is
-// called. A second Ctrl-C is forwarded too: the run then ends without
-// waiting for its cleanup, as it would at a terminal. interrupted reports
-// whether a signal came.
-func Interrupts(current func() *Run) (interrupted func() bool, stop func()) {
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	got := make(chan struct{})
-	quit := make(chan struct{})
+// Interrupts takes SIGINT and SIGTERM for a command that drives runs (a
+// self-test, a benchmark) until Stop: each signal is forwarded to the run
+// started last through it (to its process group: the run sits in a session
+// of its own, so a terminal's Ctrl-C reaches this process only), which then
+// stops, reports and cleans up as at a terminal; a second Ctrl-C is
+// forwarded too (the run then ends without waiting for its cleanup). A
+// signal while no run is under way cancels the context Watch returned, so
+// the step in between (a build, a push) ends.
+type Interrupts struct {
+	ch      chan os.Signal
+	current atomic.Pointer[Run]
+	got     chan struct{}
+	quit    chan struct{}
+	cancel  context.CancelCauseFunc
+}
+
+// Watch starts taking the signals; ctx is cancelled by one that comes while
+// no run is under way.
+func Watch(ctx context.Context) (context.Context, *Interrupts) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	in := &Interrupts{ch: make(chan os.Signal, 2), got: make(chan struct{}), quit: make(chan struct{}), cancel: cancel}
+	signal.Notify(in.ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		first := true
 		for {
 			select {
-			case <-ch:
+			case <-in.ch:
 				if first {
-					close(got)
+					close(in.got)
 					first = false
 				}
-				if r := current(); r != nil && r.cmd != nil && r.cmd.Process != nil {
-					r.Signal(syscall.SIGINT)
+				if r := in.current.Load(); r != nil {
+					select {
+					case <-r.done:
+						in.cancel(errors.New("interrupted"))
+					default:
+						r.Signal(syscall.SIGINT)
+					}
+				} else {
+					in.cancel(errors.New("interrupted"))
 				}
-			case <-quit:
+			case <-in.quit:
 				return
 			}
 		}
 	}()
-	interrupted = func() bool {
-		select {
-		case <-got:
-			return true
-		default:
-			return false
-		}
+	return ctx, in
+}
+
+// Start starts r; signals go to it from now on.
+func (in *Interrupts) Start(r *Run) error {
+	if err := r.Start(); err != nil {
+		return err
 	}
-	return interrupted, func() { signal.Stop(ch); close(quit) }
+	in.current.Store(r)
+	return nil
+}
+
+// Exec starts r and waits for its end.
+func (in *Interrupts) Exec(r *Run) (int, error) {
+	if err := in.Start(r); err != nil {
+		return 0, err
+	}
+	return r.Wait()
+}
+
+// Interrupted reports whether a signal came.
+func (in *Interrupts) Interrupted() bool {
+	select {
+	case <-in.got:
+		return true
+	default:
+		return false
+	}
+}
+
+// Stop stops taking the signals.
+func (in *Interrupts) Stop() {
+	signal.Stop(in.ch)
+	close(in.quit)
+	in.cancel(nil)
 }
 
 // WaitFor polls ready every second until it holds, the run ends, or limit
@@ -184,5 +229,9 @@ func WaitFor(ctx context.Context, limit time.Duration, r *Run, ready func() bool
 
 // Report loads the report a run wrote under dir (its -reports): dir/latest.
 func Report(dir string) (*report.Report, error) {
-	return report.LoadDir(filepath.Join(dir, "latest"))
+	run, err := filepath.EvalSymlinks(filepath.Join(dir, "latest"))
+	if err != nil {
+		return nil, fmt.Errorf("load the run's report: %w", err)
+	}
+	return report.LoadDir(run)
 }

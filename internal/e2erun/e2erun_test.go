@@ -50,7 +50,7 @@ func TestReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := Report(dir)
-	if err != nil || r.RunID != "20261128-010203" {
+	if err != nil || r.RunID != "20261128-010203" || filepath.Base(r.Dir) != "20261128-010203" {
 		t.Fatalf("Report = %+v, %v", r, err)
 	}
 }

@@ -68,9 +68,10 @@ func (f Fault) Run(ctx context.Context) error {
 		"-test.v", "-test.count=1", "-test.timeout", "30m", "-test.run", "TestMatrix", "-cluster", f.Cluster,
 		"-reports", filepath.Join(tmp, "reports"), "-mode", "offline", "-scenario", "kubeovn-argocd", "-variant", "bug",
 		"-argocd", f.ArgoCD, "-kubernetes", f.Kubernetes}...)
-	interrupted, stop := e2erun.Interrupts(func() *e2erun.Run { return run })
-	defer stop()
-	if err := run.Start(); err != nil {
+	ctx, in := e2erun.Watch(ctx)
+	defer in.Stop()
+	interrupted := in.Interrupted
+	if err := in.Start(run); err != nil {
 		return err
 	}
 	node := f.Cluster + "-control-plane"

@@ -178,9 +178,9 @@ func (i Interrupt) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var current *e2erun.Run
-	interrupted, stop := e2erun.Interrupts(func() *e2erun.Run { return current })
-	defer stop()
+	ctx, in := e2erun.Watch(ctx)
+	defer in.Stop()
+	interrupted := in.Interrupted
 	if left, _ := Containers(ctx, i.Cluster+"-"); len(left) > 0 {
 		t.Log.Printf("removing cluster %s left by an earlier run", i.Cluster)
 		if err := i.DeleteCluster(ctx, i.Cluster); err != nil {
@@ -191,10 +191,10 @@ func (i Interrupt) Run(ctx context.Context) error {
 		if len(i.Cases) > 0 && !slices.Contains(i.Cases, c.Name) {
 			continue
 		}
-		current = e2erun.E2E(i.E2E, i.Repo, filepath.Join(tmp, c.Name+".log"), append([]string{
+		run := e2erun.E2E(i.E2E, i.Repo, filepath.Join(tmp, c.Name+".log"), append([]string{
 			"-test.v", "-test.count=1", "-test.timeout", "60m", "-test.run", "TestMatrix",
 			"-cluster", i.Cluster, "-reports", filepath.Join(tmp, c.Name), "-mode", "offline"}, c.args(i)...)...)
-		i.runCase(ctx, t, c, current, interrupted)
+		i.runCase(ctx, t, c, in, run)
 		if left, _ := Containers(ctx, i.Cluster+"-"); len(left) > 0 {
 			t.Log.Printf("%s: removing what the run left: %s", c.Name, strings.Join(left, " "))
 			if err := i.DeleteCluster(context.WithoutCancel(ctx), i.Cluster); err != nil {
@@ -219,9 +219,10 @@ func (i Interrupt) Run(ctx context.Context) error {
 }
 
 // runCase runs one case and checks what the run did about its interrupt.
-func (i Interrupt) runCase(ctx context.Context, t *Tally, c InterruptCase, run *e2erun.Run, interrupted func() bool) {
+func (i Interrupt) runCase(ctx context.Context, t *Tally, c InterruptCase, in *e2erun.Interrupts, run *e2erun.Run) {
+	interrupted := in.Interrupted
 	t.Log.Printf("%s: starting (%s)", c.Name, strings.Join(c.args(i), " "))
-	if err := run.Start(); err != nil {
+	if err := in.Start(run); err != nil {
 		t.Check(false, "%s: %v", c.Name, err)
 		return
 	}

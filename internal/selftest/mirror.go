@@ -60,20 +60,10 @@ func (m Mirror) Run(ctx context.Context) (err error) {
 			log.Printf("FAIL: %v", err)
 		}
 	}()
-	var run *e2erun.Run
-	interrupted, stop := e2erun.Interrupts(func() *e2erun.Run { return run })
-	defer stop()
-	// a Ctrl-C before the run starts ends what runs now (the build, a push)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		for ctx.Err() == nil && !interrupted() {
-			time.Sleep(200 * time.Millisecond)
-		}
-		if run == nil {
-			cancel()
-		}
-	}()
+	// a Ctrl-C before the run ends what runs now (the build, a push)
+	ctx, in := e2erun.Watch(ctx)
+	defer in.Stop()
+	interrupted := in.Interrupted
 	defer func() {
 		if m.KeepRegistry {
 			log.Printf("registry %s kept (KEEP_REGISTRY=1); remove it with: %s registry stop -name %s", m.Registry, m.CLI, m.Registry)
@@ -127,12 +117,12 @@ func (m Mirror) Run(ctx context.Context) (err error) {
 		return err
 	}
 	log.Printf("the smoke cell, online through REGISTRY_MIRROR=%s (cluster %s; report under %s)", mirror, m.Cluster, root)
-	run = e2erun.E2E(m.E2E, m.Repo, filepath.Join(root, "run.log"), []string{
+	run := e2erun.E2E(m.E2E, m.Repo, filepath.Join(root, "run.log"), []string{
 		"-test.count=1", "-test.timeout", "40m", "-test.run", "TestMatrix",
 		"-scenario", "kubeovn-argocd", "-variant", "bug", "-argocd", m.ArgoCD, "-kubernetes", m.Kubernetes, "-mode", "online",
 		"-registry-mirror", mirror, "-node-image", "built", "-cluster", m.Cluster, "-command", "make mirror-check", "-reports", root}...)
 	run.Echo = m.Out
-	if err := run.Start(); err != nil {
+	if err := in.Start(run); err != nil {
 		return err
 	}
 	rc, err := run.Wait()
