@@ -142,7 +142,7 @@ e2e: $(CLI) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [COMPON
 	@$(CLI) check $(SELECTION) -repeat $(REPEAT) -cells "$(CELLS)" -parallel $(PARALLEL) -limit $(E2E_TIMEOUT) -run-file $(RUN_FILE)
 	@$(MAKE) --no-print-directory $(E2E)
 	. ./$(RUN_FILE) && $(RUN_E2E) -test.timeout $$E2E_LIMIT -test.run TestMatrix $(SELECTION) \
-	  -repeat $(REPEAT) -clusters $$E2E_CLUSTERS -cells "$(CELLS)" -cluster $(CLUSTER) $(KEEP_FLAG) $(if $(E2E_REPORTS),-reports "$(E2E_REPORTS)" -costs reports) \
+	  -repeat $(REPEAT) -clusters $$E2E_CLUSTERS -cells "$(CELLS)" -cluster $(CLUSTER) $(KEEP_FLAG) $(if $(E2E_REPORTS),-reports "$(abspath $(E2E_REPORTS))" -costs "$(CURDIR)/reports") \
 	  -command "$(or $(E2E_COMMAND),make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES)) TIER=$(TIER) REPEAT=$(REPEAT) PARALLEL=$(PARALLEL)$(if $(CELLS), CELLS=$(CELLS)))"
 
 # make conform: the chart to check and how it is installed (docs/conform.md)

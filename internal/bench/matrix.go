@@ -73,20 +73,21 @@ func (m Matrix) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	root, err := filepath.Abs(filepath.Join(m.Reports, "bench-"+start.UTC().Format("20060102-150405")))
+	reports, err := filepath.Abs(m.Reports) // the test binary runs in suites/
 	if err != nil {
 		return err
 	}
+	root := filepath.Join(reports, "bench-"+start.UTC().Format("20060102-150405"))
 	_, in := e2erun.Watch(ctx)
 	defer in.Stop()
 	interrupted := in.Interrupted
-	var reports []*report.Report
+	var runs []*report.Report
 	var walls []time.Duration
 	for _, mr := range m.Runs() {
 		fmt.Fprintf(m.Out, "== %s: %s (%s)\n", mr.Name, m.What, strings.Join(mr.Args, " "))
 		dir := filepath.Join(root, strings.ToLower(strings.SplitN(mr.Name, "=", 2)[0]))
 		args := append(append([]string{"-test.run", "TestMatrix", "-test.count=1", "-test.timeout", "600m"}, m.Selection...), mr.Args...)
-		run := e2erun.E2E(m.E2E, m.Repo, dir+".log", append(args, "-command", "make bench ("+mr.Name+")", "-reports", dir, "-costs", m.Reports)...)
+		run := e2erun.E2E(m.E2E, m.Repo, dir+".log", append(args, "-command", "make bench ("+mr.Name+")", "-reports", dir, "-costs", reports)...)
 		run.Echo = m.Out
 		t := time.Now()
 		rc, err := in.Exec(run)
@@ -103,9 +104,9 @@ func (m Matrix) Run(ctx context.Context) error {
 			return fmt.Errorf("bench: the %s run wrote no report (exit %d): %w", mr.Name, rc, err)
 		}
 		fmt.Fprintf(m.Out, "== %s: exit %d in %ds, report %s\n", mr.Name, rc, int(wall.Seconds()), r.Dir)
-		reports, walls = append(reports, r), append(walls, wall)
+		runs, walls = append(runs, r), append(walls, wall)
 	}
-	cmp := nightly.Compare(reports[0], reports[1])
+	cmp := nightly.Compare(runs[0], runs[1])
 	text := fmt.Sprintf("# The matrix: one cluster vs %d at once\n\n%s; %s.\n", m.Parallel, Machine(time.Now()), m.What) +
 		"Process wall time (cluster creation, every cell, cluster deletion; the binaries were built before):\n" +
 		fmt.Sprintf("sequential %d s (PARALLEL=1 DELIVER=load), PARALLEL=%d DELIVER=%s %d s: ratio %s.\n\n",

@@ -120,7 +120,7 @@ func (m Mirror) Run(ctx context.Context) (err error) {
 	run := e2erun.E2E(m.E2E, m.Repo, filepath.Join(root, "run.log"), []string{
 		"-test.count=1", "-test.timeout", "40m", "-test.run", "TestMatrix",
 		"-scenario", "kubeovn-argocd", "-variant", "bug", "-argocd", m.ArgoCD, "-kubernetes", m.Kubernetes, "-mode", "online",
-		"-registry-mirror", mirror, "-node-image", "built", "-cluster", m.Cluster, "-command", "make mirror-check", "-reports", root}...)
+		"-registry-mirror", mirror, "-node-image", "built", "-cluster", m.Cluster, "-command", "make mirror-check", "-reports", root, "-costs", filepath.Dir(root)}...)
 	run.Echo = m.Out
 	if err := in.Start(run); err != nil {
 		return err
