@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // A run ended by SIGINT has exit status 130, as a shell reports it; its
@@ -17,7 +18,7 @@ func TestRunStatusAndOutput(t *testing.T) {
 		t.Skip("no sh:", err)
 	}
 	for i := 0; i < 100 && !strings.Contains(r.Output(), "started"); i++ {
-		syscall.Nanosleep(&syscall.Timespec{Nsec: 50e6}, nil)
+		time.Sleep(50 * time.Millisecond)
 	}
 	r.Signal(syscall.SIGINT)
 	rc, err := r.Wait()
