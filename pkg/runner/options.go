@@ -47,16 +47,16 @@ type Options struct {
 	NodeImage string
 	// Deliver is how offline builds reach the nodes: "load" (kind load) or
 	// "registry" (pushed once into the suite's registry, pulled by the nodes).
-	Deliver  string
-	Repeat   int
-	Keep     bool
-	Cluster  string
-	Reports  string // reports directory; empty: <repo>/reports
+	Deliver string
+	Repeat  int
+	Keep    bool
+	Cluster string
+	Reports string // reports directory; empty: <repo>/reports
 	// Costs is the reports directory the plan's estimate reads measured
 	// cell times from; empty: Reports. A run that writes its report
 	// elsewhere (make bench-quick's, each in a directory of its own) is
 	// still estimated from the times measured so far.
-	Costs string
+	Costs    string
 	Command  string // the command line that started the run, for the report
 	From, To string // bisect's range
 	Sweep    bool   // bisect runs every release of the range
