@@ -161,16 +161,27 @@ func (b Infra) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(reports)
+	failed := false // a run that failed keeps its output for a look
+	defer func() {
+		if !failed {
+			os.RemoveAll(reports)
+		}
+	}()
 	e2e := func(variant string) error {
 		run := e2erun.E2E(b.E2E, b.Repo, filepath.Join(reports, variant+".log"), "-test.count=1", "-test.timeout", "60m", "-test.run", "TestMatrix",
 			"-scenario", "kubeovn-argocd", "-argocd", b.ArgoCD[0], "-kubernetes", b.Kubernetes.Version, "-variant", variant,
 			"-cluster", b.Cluster, "-reports", filepath.Join(reports, variant))
 		rc, err := in.Exec(run)
-		if err == nil && (rc == 130 || interrupted()) {
-			err = ErrInterrupted
+		switch {
+		case err != nil:
+			return err
+		case rc == 130 || interrupted():
+			return ErrInterrupted
+		case rc != 0: // its time still counts; the figure says so
+			failed = true
+			fmt.Fprintf(b.Out, "kubeovn-argocd %s: the run exited %d (its output: %s)\n", variant, rc, run.Log)
 		}
-		return err
+		return nil
 	}
 	s = time.Now()
 	for _, v := range b.Cells {
