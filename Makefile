@@ -13,8 +13,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 # (bin/conformance catalog defaults, catalog.MakeDefaults) into $(CATALOG_MK),
 # which make remakes when the catalog or its reader changes and then reads
 # again: SOURCE_DEFAULTS, CATALOG_SMOKE_ARGOCD, CATALOG_KUBERNETES, CATALOG_KIND,
-# CATALOG_ARGOCD (exported for the hack/ scripts). make help and make clean
-# alone do without it.
+# CATALOG_ARGOCD. make help and make clean alone do without it.
 CATALOG_MK ?= bin/catalog.mk
 ifneq ($(filter-out help clean,$(or $(MAKECMDGOALS),help)),)
 include $(CATALOG_MK)
@@ -72,7 +71,6 @@ SMOKE_VARIANT ?= bug,ignore-differences
 SMOKE_ARGOCD ?= $(CATALOG_SMOKE_ARGOCD)
 # the smoke and the tests built on it run on the catalog's default Kubernetes
 SMOKE_KUBERNETES ?= $(CATALOG_KUBERNETES)
-export SMOKE_KUBERNETES SMOKE_ARGOCD CATALOG_KUBERNETES CATALOG_KIND CATALOG_ARGOCD
 
 CLI := bin/conformance
 # The e2e test binary (go test -c -tags e2e ./suites): make runs it directly so
@@ -134,13 +132,17 @@ smoke: $(CLI) ## the end-to-end smoke: cluster checks and kubeovn-argocd on one 
 	  -scenario $(SMOKE_SCENARIO) -variant $(SMOKE_VARIANT) -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES) -mode $(MODE) $(PULL) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make smoke"
 
+# make e2e: E2E_REPORTS=dir writes the run's report under dir (make bench-quick gives each run one
+# of its own, to read the report that run wrote); its estimate still reads the times under reports/
+E2E_REPORTS ?=
+
 # make e2e: the plan is checked and printed, with its estimate, before the e2e test binary is
 # compiled or anything built; bad input ends there (exit 2)
 e2e: $(CLI) ## run cells: SCENARIO=a[,b] [VARIANT=..] [ARGOCD=tag[,tag]] [COMPONENT_VERSION=v[,v]] [KUBERNETES=v[,v]] [TIER=quick|full] [CELLS=id[,id]] [REPEAT=N] [PARALLEL=N|auto] [KEEP=1] [MODE=offline|online]
 	@$(CLI) check $(SELECTION) -repeat $(REPEAT) -cells "$(CELLS)" -parallel $(PARALLEL) -limit $(E2E_TIMEOUT) -run-file $(RUN_FILE)
 	@$(MAKE) --no-print-directory $(E2E)
 	. ./$(RUN_FILE) && $(RUN_E2E) -test.timeout $$E2E_LIMIT -test.run TestMatrix $(SELECTION) \
-	  -repeat $(REPEAT) -clusters $$E2E_CLUSTERS -cells "$(CELLS)" -cluster $(CLUSTER) $(KEEP_FLAG) \
+	  -repeat $(REPEAT) -clusters $$E2E_CLUSTERS -cells "$(CELLS)" -cluster $(CLUSTER) $(KEEP_FLAG) $(if $(E2E_REPORTS),-reports "$(abspath $(E2E_REPORTS))" -costs "$(CURDIR)/reports") \
 	  -command "$(or $(E2E_COMMAND),make e2e SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES)) TIER=$(TIER) REPEAT=$(REPEAT) PARALLEL=$(PARALLEL)$(if $(CELLS), CELLS=$(CELLS)))"
 
 # make conform: the chart to check and how it is installed (docs/conform.md)
@@ -277,26 +279,62 @@ repro: $(CLI) ## SCENARIO=s VARIANT=v ARGOCD=t [COMPONENT_VERSION=c]: run the ce
 	  -command "make repro SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES))" \
 	  reports/$$(readlink reports/latest)
 
-fault-test: $(E2E) ## kill kube-apiserver during a verdict's hold: the cell must end ERROR (could not tell) or REPRODUCED, never NOT_REPRODUCED
-	./hack/fault-test.sh
+# The harness's self-tests (conformance selftest fault|interrupt|mirror, internal/selftest), each on
+# a kind cluster of its own: make fault-test: FAULT=kill|pause, FAULT_PAUSE seconds;
+# make interrupt-test: INTERRUPT_CASES (at-build,at-cell,parallel), INTERRUPT_BUILD_TAG (a release no
+# run builds to the end here), INTERRUPT_EXIT_LIMIT seconds; make mirror-check: REGISTRY_NAME,
+# KEEP_REGISTRY=1 keeps the registry
+FAULT_CLUSTER ?= fault-test
+FAULT ?= kill
+FAULT_PAUSE ?= 20
+INTERRUPT_CLUSTER ?= interrupt-test
+INTERRUPT_CASES ?=
+INTERRUPT_BUILD_TAG ?= v2.14.5
+INTERRUPT_EXIT_LIMIT ?= 60
+MIRROR_CLUSTER ?= mirror-check
+REGISTRY_NAME ?= gitops-conformance-mirror-check
+KEEP_REGISTRY ?= 0
 
-mirror-check: $(CLI) $(E2E) ## the online pull path for real: the suite's registry as REGISTRY_MIRROR, holding its own builds; the smoke cell with MODE=online pulls through it (MIRROR_CLUSTER=name)
-	./hack/mirror-check.sh
+fault-test: $(CLI) $(E2E) ## kill kube-apiserver during a verdict's hold: the cell must end ERROR (could not tell) or REPRODUCED, never NOT_REPRODUCED [FAULT=kill|pause FAULT_PAUSE=s FAULT_CLUSTER=name]
+	@$(CLI) selftest fault -e2e $(E2E) -cluster $(FAULT_CLUSTER) -fault $(FAULT) -pause $(FAULT_PAUSE)s -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES)
 
-interrupt-test: $(E2E) ## Ctrl-C a real run at a build and at a cell: exit 130, no process or container left, the report says so
-	./hack/interrupt-test.sh
+mirror-check: $(CLI) $(E2E) ## the online pull path for real: the suite's registry as REGISTRY_MIRROR, holding its own builds; the smoke cell with MODE=online pulls through it [MIRROR_CLUSTER=name KEEP_REGISTRY=1]
+	@$(CLI) selftest mirror -e2e $(E2E) -cluster $(MIRROR_CLUSTER) -registry $(REGISTRY_NAME) $(if $(filter 1 true yes,$(KEEP_REGISTRY)),-keep-registry) \
+	  -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES)
+
+interrupt-test: $(CLI) $(E2E) ## Ctrl-C a real run at a build, at a cell and a parallel run at its cells: exit 130, no process or container left, the report says so [INTERRUPT_CASES=a,b INTERRUPT_CLUSTER=name]
+	@$(CLI) selftest interrupt -e2e $(E2E) -cluster $(INTERRUPT_CLUSTER) -cases "$(INTERRUPT_CASES)" -build-argocd $(INTERRUPT_BUILD_TAG) \
+	  -limit $(INTERRUPT_EXIT_LIMIT)s -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES)
+
+# The benchmarks (conformance bench quick|matrix|infra|delivery, internal/bench): BENCH_SCENARIO,
+# BENCH_VARIANT and BENCH_ARGOCD narrow them, BENCH_CLUSTER names their clusters (each its own
+# default), BENCH_PARALLEL, BENCH_DELIVER, BENCH_BUDGET (minutes), BENCH_CELLS, BENCH_COLD=1;
+# BENCH_PLAN=1 prints what one runs and runs nothing
+BENCH_SCENARIO ?=
+BENCH_VARIANT ?=
+BENCH_ARGOCD ?=
+BENCH_CLUSTER ?=
+BENCH_PARALLEL ?=
+BENCH_DELIVER ?=
+BENCH_BUDGET ?= 15
+BENCH_CELLS ?= bug,ignore-differences
+BENCH_COLD ?= 0
+BENCH_PLAN ?= 0
+BENCH_FLAGS = $(if $(BENCH_CLUSTER),-cluster "$(BENCH_CLUSTER)") $(if $(filter 1 true yes,$(BENCH_PLAN)),-plan)
 
 bench: $(CLI) $(E2E) ## the matrix sequential (PARALLEL=1, kind load) vs make matrix's default, in one run: wall times, ratio, per-scenario times, every verdict compared [BENCH_SCENARIO= BENCH_VARIANT= BENCH_ARGOCD= narrow both]
-	BENCH_PARALLEL=$(if $(filter auto,$(MATRIX_PARALLEL)),3,$(MATRIX_PARALLEL)) BENCH_DELIVER=$(DELIVER) ./hack/bench-matrix.sh
+	@$(CLI) bench matrix -e2e $(E2E) -scenario "$(BENCH_SCENARIO)" -variant "$(BENCH_VARIANT)" -argocd "$(BENCH_ARGOCD)" \
+	  -parallel $(or $(BENCH_PARALLEL),$(if $(filter auto,$(MATRIX_PARALLEL)),3,$(MATRIX_PARALLEL))) -deliver $(or $(BENCH_DELIVER),$(DELIVER)) $(BENCH_FLAGS)
 
 bench-quick: $(CLI) ## each scenario's quick tier as make e2e runs it: the plan's estimate, the wall time and each cell's phases (build, cluster, install, steps, waits, holds, evidence, teardown); writes reports/benchmarks/<time>-quick.md, exit 1 over BENCH_BUDGET (15 min) [BENCH_SCENARIO=a,b BENCH_PARALLEL=auto]
-	./hack/bench-quick.sh
+	@$(CLI) bench quick -scenario "$(BENCH_SCENARIO)" -parallel $(or $(BENCH_PARALLEL),auto) -budget $(BENCH_BUDGET)m $(BENCH_FLAGS)
 
-bench-infra: ## benchmarks: node image, cluster create, ArgoCD image and install, cluster reuse
-	./hack/bench.sh
+bench-infra: $(CLI) $(E2E) ## benchmarks: node image, cluster create, ArgoCD image and install, cluster reuse [BENCH_ARGOCD=a,b BENCH_CELLS=v,v BENCH_COLD=1]
+	@$(CLI) bench infra -e2e $(E2E) -argocd "$(BENCH_ARGOCD)" -kubernetes $(SMOKE_KUBERNETES) -cells "$(BENCH_CELLS)" \
+	  $(if $(filter 1 true yes,$(BENCH_COLD)),-cold) $(BENCH_FLAGS)
 
 bench-delivery: $(CLI) ## offline images to a node, per ArgoCD release per cluster: kind load vs push once + pull through the suite's registry [BENCH_ARGOCD=..]
-	./hack/bench-delivery.sh
+	@$(CLI) bench delivery -argocd "$(BENCH_ARGOCD)" $(BENCH_FLAGS)
 
 # make docs: the pages generated from the code and the data (hack/docgen)
 REPORT ?=

@@ -152,7 +152,11 @@ func parallel() int {
 		fmt.Fprintln(os.Stderr, err)
 		return exitFailed
 	}
-	return r.Parallel(ctx, opts.Clusters, schedule.ReadCosts(filepath.Dir(r.Dir)), self, args, again)
+	costs := opts.Costs // the times measured so far: -costs, else the reports the run's own sits among
+	if costs == "" {
+		costs = filepath.Dir(r.Dir)
+	}
+	return r.Parallel(ctx, opts.Clusters, schedule.ReadCosts(costs), self, args, again)
 }
 
 func newRunner(ctx context.Context) (*runner.Runner, error) {

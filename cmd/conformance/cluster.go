@@ -29,11 +29,17 @@ func clusterDelete(ctx context.Context, c cli, fs *flag.FlagSet, args []string) 
 	if fs.NArg() > 0 {
 		return &runner.BadInput{Err: fmt.Errorf("cluster delete: unexpected argument %q", fs.Arg(0))}
 	}
+	return deleteCluster(ctx, c, *name)
+}
+
+// deleteCluster deletes the kind cluster name, a parallel run's name-<n>
+// and their registries (cluster delete; the self-tests' cleanup).
+func deleteCluster(ctx context.Context, c cli, name string) error {
 	cache, err := runner.CacheDir()
 	if err != nil {
 		return err
 	}
-	ours := regexp.MustCompile(`^` + regexp.QuoteMeta(*name) + `(-[0-9]+)?$`)
+	ours := regexp.MustCompile(`^` + regexp.QuoteMeta(name) + `(-[0-9]+)?$`)
 	if kind := kindInCache(filepath.Join(cache, "bin"), c); kind == "" {
 		fmt.Fprintln(c.stdout, "no kind binary in the suite's cache: the suite never made a cluster here")
 	} else {
@@ -41,7 +47,7 @@ func clusterDelete(ctx context.Context, c cli, fs *flag.FlagSet, args []string) 
 		if err != nil {
 			return fmt.Errorf("cluster delete: %w", err)
 		}
-		names := []string{*name}
+		names := []string{name}
 		for _, n := range strings.Fields(out) {
 			if ours.MatchString(n) && !slices.Contains(names, n) {
 				names = append(names, n)

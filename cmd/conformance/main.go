@@ -106,6 +106,9 @@ func selectionCommand(cmd string) func(ctx context.Context, c cli, fs *flag.Flag
 }
 
 func reportsDir(o runner.Options) string {
+	if o.Costs != "" {
+		return o.Costs
+	}
 	if o.Reports != "" {
 		return o.Reports
 	}

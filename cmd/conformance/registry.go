@@ -21,7 +21,7 @@ import (
 const defaultRegistry = "gitops-conformance-registry"
 
 // registryCommand drives the suite's local registry from scripts
-// (hack/mirror-check.sh): the registry a MODE=online run with
+// (scripts; conformance selftest mirror drives it in-process): the registry a MODE=online run with
 // REGISTRY_MIRROR is tested against here.
 func registryCommand(sub string) func(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	return func(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {

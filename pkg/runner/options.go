@@ -47,11 +47,16 @@ type Options struct {
 	NodeImage string
 	// Deliver is how offline builds reach the nodes: "load" (kind load) or
 	// "registry" (pushed once into the suite's registry, pulled by the nodes).
-	Deliver  string
-	Repeat   int
-	Keep     bool
-	Cluster  string
-	Reports  string // reports directory; empty: <repo>/reports
+	Deliver string
+	Repeat  int
+	Keep    bool
+	Cluster string
+	Reports string // reports directory; empty: <repo>/reports
+	// Costs is the reports directory the plan's estimate reads measured
+	// cell times from; empty: Reports. A run that writes its report
+	// elsewhere (make bench-quick's, each in a directory of its own) is
+	// still estimated from the times measured so far.
+	Costs    string
 	Command  string // the command line that started the run, for the report
 	From, To string // bisect's range
 	Sweep    bool   // bisect runs every release of the range
@@ -93,6 +98,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.Keep, "keep", false, "keep the cluster at the end")
 	fs.StringVar(&o.Cluster, "cluster", "gitops-conformance", "kind cluster name")
 	fs.StringVar(&o.Reports, "reports", "", "reports directory (default: <repo>/reports)")
+	fs.StringVar(&o.Costs, "costs", "", "the reports directory the plan's estimate reads measured cell times from (default: -reports)")
 	fs.StringVar(&o.Command, "command", "", "the command line that started the run, for the report")
 	fs.StringVar(&o.From, "from", "", "bisect: first ArgoCD tag; make upgrade-check: the release the Applications start on (FROM)")
 	fs.StringVar(&o.To, "to", "", "bisect: last ArgoCD tag; make upgrade-check: the release upgraded to in place (TO)")

@@ -190,7 +190,11 @@ func New(ctx context.Context, o Options, cat *catalog.Catalog, data *matrix.Data
 		detected = images.Online
 	}
 	detected, _ = images.Detect(ctx, detected, images.HTTPProbe)
-	f := NewForecast(ctx, cat, cells, detected, o.Clusters, o.Repeat, schedule.ReadCosts(reports), repo)
+	costs := o.Costs
+	if costs == "" {
+		costs = reports
+	}
+	f := NewForecast(ctx, cat, cells, detected, o.Clusters, o.Repeat, schedule.ReadCosts(costs), repo)
 	r.report.Estimate = f.Report()
 	r.Run.Logf("plan: %d cell(s) to run x %d, %d SKIPPED; estimate warm %s, cold %s (%d build(s) still needed)",
 		f.Estimate.Cells, o.Repeat, f.Estimate.Skipped, f.Warm().Round(time.Minute), f.Cold().Round(time.Minute), len(r.report.Estimate.Builds))
