@@ -3,8 +3,16 @@
 
 SHELL := /bin/bash
 GO ?= go
-export GOTOOLCHAIN := local
-export GOSUMDB := off
+# The suite's Go is go.mod's toolchain line (go1.27.3; ArgoCD 3.6's API types
+# need Go 1.27): GOTOOLCHAIN=auto takes it from the module proxy, once, where
+# this machine's Go is older. The go command verifies a toolchain against the
+# checksum database and refuses under GOSUMDB=off ("checksum database disabled
+# by GOSUMDB=off"), so the database is on and GONOSUMDB=* leaves every module
+# out of it, as GOSUMDB=off did. The image recipes set their own Go
+# (GOTOOLCHAIN=local, or a release's approved toolchain: images/argocd/gotoolchain.sh).
+export GOTOOLCHAIN := auto
+export GOSUMDB := sum.golang.org
+export GONOSUMDB := *
 # -trimpath: compiled packages do not depend on where the module cache is, so
 # the build cache serves a run whose GOMODCACHE is new (CI starts each run on
 # an empty one) instead of recompiling every dependency.

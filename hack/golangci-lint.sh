@@ -2,16 +2,24 @@
 # Runs golangci-lint with .golangci.yml, building the pinned version from the
 # Go module proxy once into the suite's cache (a few minutes on 2 cores; later
 # runs take the cached binary).
+#
+# It is built by the suite's Go, go.mod's toolchain line (GOTOOLCHAIN=auto, as
+# the Makefile sets it): a golangci-lint built by an older Go refuses the
+# module ("the Go language version (go1.26) used to build golangci-lint is
+# lower than the targeted Go version (1.27.3)"), so the binary's name carries
+# the Go that built it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=v2.15.0
+export GOTOOLCHAIN=auto GOSUMDB=sum.golang.org GONOSUMDB='*'
+suite_go=$(go env GOVERSION)
 dir=${GITOPS_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance}/bin
-bin=$dir/golangci-lint-$version
+bin=$dir/golangci-lint-$version-$suite_go
 if [ ! -x "$bin" ]; then
-  echo "building golangci-lint $version (once, into $dir)"
+  echo "building golangci-lint $version with $suite_go (once, into $dir)"
   tmp=$(mktemp -d "$dir/tmp-lint.XXXXXX" 2>/dev/null || { mkdir -p "$dir" && mktemp -d "$dir/tmp-lint.XXXXXX"; })
   trap 'rm -rf "$tmp"' EXIT
-  GOBIN=$tmp GOFLAGS=-mod=mod GOSUMDB=off go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$version"
+  GOBIN=$tmp GOFLAGS=-mod=mod GOTOOLCHAIN=$suite_go go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$version"
   mv "$tmp/golangci-lint" "$bin"
 fi
 exec "$bin" run --config .golangci.yml ./...

@@ -71,7 +71,7 @@ var vocabulary = []string{"pkg/step", "pkg/env", "pkg/check", "pkg/assert", "pkg
 // phase, a manifest's objects) and the formats it writes (YAML, a bcrypt
 // hash in a chart value). Anything else of the outside world goes through
 // the vocabulary.
-var apiTypes = []string{"github.com/argoproj/argo-cd/v3/pkg/apis/", "github.com/argoproj/gitops-engine/pkg/sync/common",
+var apiTypes = []string{"github.com/argoproj/argo-cd/v3/pkg/apis/", "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/common",
 	"k8s.io/apimachinery/pkg/apis/", "sigs.k8s.io/yaml", "golang.org/x/crypto/bcrypt"}
 
 // The scenarios and the worked example of docs/writing-scenarios.md import

@@ -83,7 +83,10 @@ binaries kubernetes "$KUBE_VERSION" "$kube" "about 10 min cold on 2 cores"
 binaries etcd "$ETCD_VERSION" "$bin/etcd-$ETCD_VERSION"
 binaries coredns "$COREDNS_VERSION" "$bin/coredns-$COREDNS_VERSION"
 step "build pause and runc-nosysresource"
-(cd "$repo" && go build -trimpath -ldflags "-s -w" -o "$work/pause" ./cmd/pause &&
+# the suite's own code, with the suite's Go: go.mod's toolchain line (GOTOOLCHAIN=auto
+# takes it from the module proxy, verified against the checksum database, as the Makefile does)
+(cd "$repo" && export GOTOOLCHAIN=auto GOSUMDB=sum.golang.org GONOSUMDB='*' &&
+  go build -trimpath -ldflags "-s -w" -o "$work/pause" ./cmd/pause &&
   go build -trimpath -ldflags "-s -w" -o "$work/runc-nosysresource" ./cmd/runc-nosysresource)
 
 # the images kubeadm will ask for, under the names it uses
@@ -127,7 +130,7 @@ cp "$bin/coredns-$COREDNS_VERSION" "$work/coredns" && component coredns "$coredn
 component pause "$pause_image" scratch "$work/pause"
 
 step "node base image"
-kind_dir=$(go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | sed -n 's/^\s*"Dir": "\(.*\)",$/\1/p')
+kind_dir=$(cd "$work" && go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | sed -n 's/^\s*"Dir": "\(.*\)",$/\1/p')
 ctx=$work/node
 mkdir -p "$ctx"
 cp -r "$kind_dir/images/base/files" "$ctx/files"

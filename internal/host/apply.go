@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gitops-conformance/suite/internal/shell"
+	"github.com/gitops-conformance/suite/pkg/catalog"
 )
 
 // Gather reads the host's facts; cacheDir is the suite's build cache.
@@ -112,7 +113,8 @@ const aptLockWait = "-oDPkg::Lock::Timeout=300"
 const WrapperPath = "/usr/local/bin/" + WrapperRuntime
 
 func installWrapper(ctx context.Context, repo string) error {
-	if _, err := shell.Env(ctx, []string{"CGO_ENABLED=0"}, "go", "build", "-C", repo, "-o", WrapperPath, "./cmd/runc-nosysresource"); err != nil {
+	env := append([]string{"CGO_ENABLED=0"}, catalog.SuiteToolchainEnv()...)
+	if _, err := shell.Env(ctx, env, "go", "build", "-C", repo, "-o", WrapperPath, "./cmd/runc-nosysresource"); err != nil {
 		return fmt.Errorf("build %s: %w", WrapperRuntime, err)
 	}
 	const daemonJSON = "/etc/docker/daemon.json"

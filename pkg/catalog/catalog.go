@@ -485,3 +485,9 @@ func goVersion(v string) [3]int {
 func ToolchainEnv(toolchain string) []string {
 	return []string{"GOTOOLCHAIN=" + toolchain, "GOSUMDB=sum.golang.org", "GONOSUMDB=*"}
 }
+
+// SuiteToolchainEnv is the environment a go command building the suite's own
+// code runs with, as the Makefile sets it: GOTOOLCHAIN=auto takes go.mod's
+// toolchain line (go1.27.3) from the module proxy where the machine's Go is
+// older, under ToolchainEnv's checksum rules.
+func SuiteToolchainEnv() []string { return ToolchainEnv("auto") }

@@ -247,3 +247,33 @@ func TestGoToolchain(t *testing.T) {
 		t.Errorf("ToolchainEnv = %s", got)
 	}
 }
+
+// The suite's own Go is go.mod's toolchain line (the Makefile's
+// GOTOOLCHAIN=auto takes it): it is the approved toolchain of go.mod's Go
+// minor, so the suite and the releases it builds take one Go 1.27 from the
+// module proxy, not two.
+func TestSuiteToolchainIsApproved(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var need, toolchain string
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "go "); ok {
+			need = strings.TrimSpace(v)
+		}
+		if v, ok := strings.CutPrefix(l, "toolchain "); ok {
+			toolchain = strings.TrimSpace(v)
+		}
+	}
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, err := c.GoToolchain(need); err != nil || toolchain != want {
+		t.Errorf("go.mod: go %s, toolchain %q; the catalog's approved toolchain for it is %q (%v)", need, toolchain, want, err)
+	}
+	if got := strings.Join(SuiteToolchainEnv(), " "); got != "GOTOOLCHAIN=auto GOSUMDB=sum.golang.org GONOSUMDB=*" {
+		t.Errorf("SuiteToolchainEnv = %s", got)
+	}
+}

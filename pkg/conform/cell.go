@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
+	synccommon "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/common"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 
 	"github.com/gitops-conformance/suite/internal/images"

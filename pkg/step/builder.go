@@ -1,8 +1,11 @@
 package step
 
 import (
+	"context"
 	"fmt"
+	"testing"
 
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 )
 
@@ -16,6 +19,31 @@ type Builder struct {
 // stage is a run of actions and the looks that follow them.
 type stage struct {
 	acts, looks []Step
+	skipped     string // the look that skipped in this run of the stage
+}
+
+// look is the stage's i-th look as an assessment. A look that skips (an
+// input not provided: env.Provided) ends its stage, as a failed one does:
+// the looks after it are skipped, not run on what it found missing. That was
+// e2e-framework's own behaviour up to v0.6.0; v0.7.0 runs a feature's next
+// assessment after a skipped one (pkg/env/env.go, execFeature: wasSkipped).
+func (st *stage) look(i int) features.Func {
+	s := st.looks[i]
+	return func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+		t.Helper()
+		if i == 0 {
+			st.skipped = ""
+		}
+		if st.skipped != "" {
+			t.Skipf("not run: %q skipped", st.skipped)
+		}
+		defer func() {
+			if t.Skipped() {
+				st.skipped = s.name
+			}
+		}()
+		return s.fn(ctx, t, cfg)
+	}
 }
 
 // New starts the steps of the cell id (matrix.Cell's report ID).
@@ -66,8 +94,8 @@ func (b *Builder) Scenario() Scenario {
 		for _, s := range st.acts {
 			f = f.WithSetup(s.name, s.fn)
 		}
-		for _, s := range st.looks {
-			f = f.Assess(s.name, s.fn)
+		for i, s := range st.looks {
+			f = f.Assess(s.name, st.look(i))
 		}
 		sc.Stages = append(sc.Stages, f.Feature())
 	}

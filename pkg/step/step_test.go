@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"sigs.k8s.io/e2e-framework/pkg/env"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 	"sigs.k8s.io/e2e-framework/pkg/types"
@@ -56,3 +57,26 @@ func TestUnmadeStepPanics(t *testing.T) {
 }
 
 var _ features.Func = nop
+
+// TestSkippedLookEndsItsStage: the looks after one that skipped do not run
+// (e2e-framework v0.7.0 would run them), also when the stage runs again.
+func TestSkippedLookEndsItsStage(t *testing.T) {
+	var ran []string
+	look := func(name string, skip bool) Step {
+		return Look(name, func(ctx context.Context, t *testing.T, _ *envconf.Config) context.Context {
+			ran = append(ran, name)
+			if skip {
+				t.Skip("not provided")
+			}
+			return ctx
+		})
+	}
+	sc := New("cell").Add(Act("push", nop), look("provided", true), look("after", false)).Scenario()
+	for range 2 {
+		testenv := env.New()
+		testenv.Test(t, sc.Stages[0])
+	}
+	if want := []string{"provided", "provided"}; !slices.Equal(ran, want) {
+		t.Errorf("ran %q, want %q", ran, want)
+	}
+}

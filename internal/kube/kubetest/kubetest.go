@@ -1,6 +1,8 @@
 package kubetest
 
 import (
+	"strconv"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -48,8 +50,19 @@ func Client(fail error, objs ...*unstructured.Unstructured) *kube.Client {
 		plural, _ := meta.UnsafeGuessKindToResource(k.GVK)
 		lists[plural] = k.GVK.Kind + "List"
 	}
+	// Each object carries the resourceVersion the fake's tracker stores it
+	// at (1 + its place among its kind's objects), as a server's objects
+	// do: the tracker keeps versions beside the objects, and since
+	// client-go v0.36 (testing/fixture.go, tracker.Watch) a watch from ""
+	// starts with every stored object of the resource, so a wait that
+	// watches what it read would wake on that replay instead of a change.
 	runtimeObjs := make([]runtime.Object, 0, len(objs))
+	stored := map[schema.GroupVersionKind]int{}
 	for _, o := range objs {
+		if stored[o.GroupVersionKind()]++; o.GetResourceVersion() == "" {
+			o = o.DeepCopy()
+			o.SetResourceVersion(strconv.Itoa(1 + stored[o.GroupVersionKind()]))
+		}
 		runtimeObjs = append(runtimeObjs, o)
 	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists, runtimeObjs...)
