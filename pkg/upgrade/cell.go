@@ -27,6 +27,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/step"
+	"github.com/gitops-conformance/suite/pkg/upgrade/inplace"
 )
 
 // cell is one Application through the upgrade: the spec, and what the
@@ -57,7 +58,7 @@ type cell struct {
 // render recorded; deleted with cascade, what happened recorded (the
 // deletion's baseline), what it left held released; created and synced
 // again, its state recorded. ArgoCD upgraded in place to TO as the team
-// does it (upgradeArgoCD: an upgrade that cannot finish ends the cell
+// does it (inplace.Steps: an upgrade that cannot finish ends the cell
 // BROKEN there, saying why); a hard refresh, the state and TO's render recorded and compared; a sync, the
 // state recorded; the cascading deletion again. Then the verdict (Grade).
 func (s *Spec) Feature(c matrix.Cell) step.Scenario {
@@ -94,7 +95,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	steps.Add(env.CreateApp(k.application()).As("create application " + name + " again on " + from))
 	steps.Add(k.syncs("on " + from + ", created again")...)
 	steps.Add(k.read("on "+from+" after its syncs", &k.onFrom), env.Snapshot("on-"+from))
-	steps.Add(k.upgradeArgoCD()...)
+	steps.Add(inplace.Steps(k.to, k.spec.Method, k)...)
 	steps.Add(env.Refresh(name, true),
 		env.ObserveWithin("application "+name+"'s operation completed on "+to, assert.Intervals.Hold, k.completed()),
 		k.read("on "+to+" after a hard refresh", &k.refreshed),
@@ -106,6 +107,23 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		k.read("on "+to+" after a sync", &k.synced), env.Snapshot("on-"+to))
 	steps.Add(k.deletion(to, &k.delTo)...)
 	return steps.Add(assert.Graded("application "+name+" through the upgrade "+from+" -> "+to, k.grade), k.release(&k.delTo, to)).Scenario()
+}
+
+// AppName is the Application's name (inplace.Owner).
+func (k *cell) AppName() string { return k.app.Name() }
+
+// OwnWebhooks are, of the live webhooks, the Application's: those its
+// renders hold, and those its controllers registered at run time
+// (appcell.ChartWebhooks) (inplace.Owner).
+func (k *cell) OwnWebhooks(_ context.Context, live []check.Webhook) []check.Webhook {
+	rendered, err := k.renderedWebhooks()
+	if err != nil {
+		return nil
+	}
+	if k.Before == nil {
+		return rendered
+	}
+	return append(rendered, appcell.ChartWebhooks(live, rendered, k.Before, k.Namespaces())...)
 }
 
 // deletion deletes the Application with cascade as `argocd app delete`

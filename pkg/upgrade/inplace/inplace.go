@@ -1,4 +1,9 @@
-package upgrade
+// Package inplace upgrades a running ArgoCD in place the way a team does it
+// (the method: client-side or server-side apply of the release's
+// install.yaml), then waits for the new release to run, and when it cannot
+// finish says so at once, with the cause the cluster gave and whose object
+// it is: the cell concludes BROKEN there (make upgrade-check).
+package inplace
 
 import (
 	"context"
@@ -14,9 +19,9 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 
 	"github.com/gitops-conformance/suite/internal/text"
-	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
@@ -29,20 +34,37 @@ import (
 // chart's own (the controllers' retries back off to well under it).
 const blockedCertain = time.Minute
 
-// upgradeArgoCD is ArgoCD upgraded in place to TO the way the team does it
-// (Spec.Method), then the wait for TO's workloads to run. An upgrade the
-// API server refuses, or one whose Pods cannot start, is the cell's
-// verdict: BROKEN with the cause the cluster gave, at once, and the cell
-// ends there (no step after it would find a controller to wait on).
-func (k *cell) upgradeArgoCD() []step.Step {
+// Owner is the Application whose cell upgrades ArgoCD: whose objects the
+// verdict can blame.
+type Owner interface {
+	// AppName is the Application's name.
+	AppName() string
+	// OwnWebhooks are, of the live webhooks, the Application's own.
+	OwnWebhooks(ctx context.Context, live []check.Webhook) []check.Webhook
+}
+
+// upgrade is one in-place upgrade to a release.
+type upgrade struct {
+	to     catalog.Release
+	method argocd.Method
+	owner  Owner
+}
+
+// Steps upgrade ArgoCD in place to `to` the way the team does it (method;
+// "": as to's upgrade guide says), then wait for to's workloads to run. An
+// upgrade the API server refuses, or one whose Pods cannot start, is the
+// cell's verdict: BROKEN with the cause the cluster gave, at once, and the
+// cell ends there (no step after it would find a controller to wait on).
+func Steps(to catalog.Release, method argocd.Method, owner Owner) []step.Step {
+	k := &upgrade{to: to, method: method, owner: owner}
 	return []step.Step{
-		env.UpgradeArgoCDBy(k.to, k.spec.Method, k.refused),
-		step.Look("argocd "+k.to.String()+"'s workloads rolled out (or what keeps them from it)", k.rolledOut),
+		env.UpgradeArgoCDBy(to, method, k.refused),
+		step.Look("argocd "+to.String()+"'s workloads rolled out (or what keeps them from it)", k.rolledOut),
 	}
 }
 
 // refused concludes the cell when the API server refused TO's manifests.
-func (k *cell) refused(ctx context.Context, err *argocd.ApplyError) {
+func (k *upgrade) refused(ctx context.Context, err *argocd.ApplyError) {
 	said := strings.Join(err.Refusals, "; ")
 	if said == "" {
 		said = strings.TrimSpace(err.Err.Error())
@@ -57,7 +79,7 @@ func (k *cell) refused(ctx context.Context, err *argocd.ApplyError) {
 // at once with that cause; one not up within Intervals.Install ends it with
 // what the cluster said of it. Either concludes the cell BROKEN, naming the
 // webhook's configuration and whether it is the Application's.
-func (k *cell) rolledOut(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+func (k *upgrade) rolledOut(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 	t.Helper()
 	if assert.RecordFrom(ctx).Stopped() {
 		return ctx
@@ -70,7 +92,7 @@ func (k *cell) rolledOut(ctx context.Context, t *testing.T, cfg *envconf.Config)
 }
 
 // waitRolledOut is rolledOut's wait, in a run.
-func (k *cell) waitRolledOut(ctx context.Context, t *testing.T, cfg *envconf.Config) {
+func (k *upgrade) waitRolledOut(ctx context.Context, t *testing.T, cfg *envconf.Config) {
 	rec := assert.RecordFrom(ctx)
 	r := lifecycle.From(ctx)
 	start := time.Now()
@@ -115,21 +137,21 @@ var namedWebhook = regexp.MustCompile(`webhook \\?"([^"\\]+)\\?"`)
 
 // blame names the webhook configurations whose webhooks the failure
 // quotes, each said to be the Application's or not.
-func (k *cell) blame(ctx context.Context, seen string) string {
+func (k *upgrade) blame(ctx context.Context, seen string) string {
 	live, err := check.LiveWebhooks(ctx)
 	if err != nil {
 		return "a webhook (its configuration could not be read: " + err.Error() + ")"
 	}
-	ours := k.webhooks(ctx, live)
+	ours := k.owner.OwnWebhooks(ctx, live)
 	var named []string
 	for _, m := range namedWebhook.FindAllStringSubmatch(seen, -1) {
 		for _, w := range live {
 			if w.Name != m[1] {
 				continue
 			}
-			whose := "not of application " + k.app.Name()
+			whose := "not of application " + k.owner.AppName()
 			if slices.ContainsFunc(ours, func(o check.Webhook) bool { return o.ConfigRef() == w.ConfigRef() }) {
-				whose = "application " + k.app.Name() + "'s own"
+				whose = "application " + k.owner.AppName() + "'s own"
 			}
 			if n := fmt.Sprintf("webhook %q of %s (%s)", w.Name, w.ConfigRef(), whose); !slices.Contains(named, n) {
 				named = append(named, n)
@@ -142,25 +164,12 @@ func (k *cell) blame(ctx context.Context, seen string) string {
 	return strings.Join(named, " and ") + " rejects ArgoCD's new Pods"
 }
 
-// webhooks are the Application's: those its renders hold, and those its
-// controllers registered at run time (appcell.ChartWebhooks).
-func (k *cell) webhooks(ctx context.Context, live []check.Webhook) []check.Webhook {
-	rendered, err := k.renderedWebhooks()
-	if err != nil {
-		return nil
-	}
-	if k.Before == nil {
-		return rendered
-	}
-	return append(rendered, appcell.ChartWebhooks(live, rendered, k.Before, k.Namespaces())...)
-}
-
 // releaseBlocking deletes the Application's webhook configurations that
 // keep ArgoCD's Pods out, once the cause is recorded: the cell's cleanup
 // needs a running controller to delete the Application, and nothing may
 // wait on one that cannot start. A configuration not of the Application is
 // left as it is (the report names it).
-func (k *cell) releaseBlocking(ctx context.Context, t *testing.T, cfg *envconf.Config, seen string) {
+func (k *upgrade) releaseBlocking(ctx context.Context, t *testing.T, cfg *envconf.Config, seen string) {
 	live, err := check.LiveWebhooks(ctx)
 	if err != nil {
 		return
@@ -168,7 +177,7 @@ func (k *cell) releaseBlocking(ctx context.Context, t *testing.T, cfg *envconf.C
 	var refs []string
 	var deletes []step.Step
 	for _, m := range namedWebhook.FindAllStringSubmatch(seen, -1) {
-		for _, w := range k.webhooks(ctx, live) {
+		for _, w := range k.owner.OwnWebhooks(ctx, live) {
 			if w.Name == m[1] && !slices.Contains(refs, w.ConfigRef()) {
 				refs = append(refs, w.ConfigRef())
 				deletes = append(deletes, env.Delete(w.ConfigObject()))
@@ -184,7 +193,7 @@ func (k *cell) releaseBlocking(ctx context.Context, t *testing.T, cfg *envconf.C
 
 // warnings are the newest Warning events in ArgoCD's namespace, as a
 // reason's tail ("; events: ...").
-func (k *cell) warnings(ctx context.Context) string {
+func (k *upgrade) warnings(ctx context.Context) string {
 	list, err := check.List(ctx, lifecycle.Selection{Kinds: "events", Namespace: argocd.Namespace})
 	if err != nil {
 		return "; the events could not be read: " + err.Error()
@@ -226,7 +235,7 @@ func lastSeen(e unstructured.Unstructured) string {
 
 // conclude ends the cell BROKEN with why, its evidence dumped under name
 // first: the state the verdict rests on.
-func (k *cell) conclude(ctx context.Context, name, why string) {
+func (k *upgrade) conclude(ctx context.Context, name, why string) {
 	r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 	r.DumpEvidence(ctx, c, name)
 	assert.RecordFrom(ctx).Conclude(report.Broken, why)
