@@ -25,7 +25,15 @@ const (
 
 // Variants are the variants Feature handles (suites.Matrix checks that
 // matrix.yaml declares exactly these).
-var Variants = []string{matrix.Bug, "annotation-tracking", "short-name", Upgrade, Minimal}
+var Variants = []string{matrix.Bug, "annotation-tracking", "short-name", Upgrade, Minimal, LabelTracking}
+
+// LabelTracking is the fix of argo-cd#27542 (v3.4.3) under label-only
+// tracking: it truncates the label only beside the annotation; label-only
+// tracking keeps the whole name as the label (v3.6.1
+// util/argo/resource_tracking.go:171-179, "let Kubernetes surface the
+// validation error"), so the sync itself is refused, not only the deletion
+// hooks: NOT_MITIGATED, saying so.
+const LabelTracking = "label-tracking"
 
 // Upgrade is the mitigation by an in-place upgrade of ArgoCD past the fix,
 // with the Application already stuck: released or not.
@@ -44,11 +52,15 @@ var variants = map[string]variant{
 	"short-name":          {Short, "annotation+label", true},
 	Upgrade:               {Long, "annotation+label", true},
 	Minimal:               {Long, "annotation+label", false},
+	LabelTracking:         {Long, "label", true},
 }
 
 // Feature is the scenario for one cell.
 func Feature(c matrix.Cell) step.Scenario {
 	v := variants[c.Variant.Name]
+	if c.Variant.Name == LabelTracking {
+		return labelOnly(c, v)
+	}
 	app := env.Application(v.name)
 	deletionError := check.DeletionErrorMatches(v.name, limit)
 	s := step.New(c.Report().ID()).Add(install(c, v)...).Add(
@@ -74,6 +86,23 @@ func Feature(c matrix.Cell) step.Scenario {
 		}
 	}
 	return s.Add(assert.Resolved("application "+v.name+" deleted", assert.Intervals.Sync, assert.Intervals.HoldShort, check.AppGone(v.name))).Scenario()
+}
+
+// labelOnly is the label-tracking cell: the Application created and synced
+// under label-only tracking; mitigated when the sync succeeds and stays so,
+// not when it ends Failed or Error (its message names the 63-character limit).
+func labelOnly(c matrix.Cell, v variant) step.Scenario {
+	ended := assert.Any(check.OperationPhaseIs(v.name, synccommon.OperationSucceeded),
+		check.OperationPhaseIs(v.name, synccommon.OperationFailed), check.OperationPhaseIs(v.name, synccommon.OperationError))
+	return step.New(c.Report().ID()).Add(install(c, v)...).Add(
+		env.SetArgoCDConfig(map[string]string{"application.resourceTrackingMethod": v.tracking}),
+		env.CreateApp(application(c, v)), env.Sync(v.name)).Add(
+		env.ReleaseDeletionHooksAtEnd(v.name)...).Add(
+		assert.That("the sync ended", assert.Intervals.Install, ended),
+		env.See(check.OperationMessageContains(v.name, limit)),
+		env.Snapshot("at-verdict"),
+		assert.Resolved("application "+v.name+" synced under label-only tracking", assert.Intervals.Sync, assert.Intervals.HoldShort,
+			check.OperationPhaseIs(v.name, synccommon.OperationSucceeded))).Scenario()
 }
 
 // install makes the destination namespace and provides what the Application
