@@ -98,6 +98,12 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	steps.Add(inplace.Steps(k.to, k.spec.Method, k)...)
 	steps.Add(env.Refresh(name, true),
 		env.ObserveWithin("application "+name+"'s operation completed on "+to, assert.Intervals.Hold, k.completed()),
+		// the controller's first comparison can meet a repo server still
+		// coming up (ComparisonError, sync Unknown: run 20261128-062113); the
+		// controller compares again by itself within its reconciliation
+		// timeout, as a user's would, and Unknown still after that is the state
+		env.ObserveWithin("application "+name+" compared on "+to+" (sync status known)", assert.Intervals.Hold,
+			assert.Any(check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced), check.SyncStatusIs(name, v1alpha1.SyncStatusCodeOutOfSync))),
 		k.read("on "+to+" after a hard refresh", &k.refreshed),
 		k.render(&k.renderTo, "render-"+to+".yaml"), k.compare())
 	steps.Add(env.Unless(check.OperationPhaseIs(name, synccommon.OperationRunning), "sync on "+to, env.Sync(name, k.syncOptions()...).As("sync application "+name+" on "+to)),
