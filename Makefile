@@ -286,11 +286,14 @@ REPRO_CLUSTER ?= repro-bundle
 repro: $(CLI) ## SCENARIO=s VARIANT=v ARGOCD=t [COMPONENT_VERSION=c]: run the cell, then its bundle's repro.sh on a new kind cluster (REPRO_CLUSTER); prints the bundle and whether it reached the cell's verdict
 	@$(CLI) check $(SELECTION)
 	@$(MAKE) --no-print-directory $(E2E)
-	-$(RUN_E2E) -test.run TestMatrix $(SELECTION) -repeat 1 -cluster $(CLUSTER) \
+	-$(RUN_E2E) -test.run TestMatrix $(SELECTION) -repeat 1 -cluster $(CLUSTER) -reports "$(REPRO_REPORTS)" -costs "$(CURDIR)/reports" \
 	  -command "make repro SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES))"
 	@$(CLI) repro run -cluster $(REPRO_CLUSTER) \
 	  -command "make repro SCENARIO=$(SCENARIO) VARIANT=$(VARIANT) ARGOCD=$(ARGOCD) COMPONENT_VERSION=$(COMPONENT_VERSION)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES))" \
-	  reports/$$(readlink reports/latest)
+	  "$(REPRO_REPORTS)/latest"
+
+# make repro's cell writes its report into a directory of its own, so the bundle replayed is that run's
+REPRO_REPORTS := $(CURDIR)/reports/repro-$(shell date -u +%Y%m%d-%H%M%S)
 
 # The harness's self-tests (conformance selftest fault|interrupt|mirror, internal/selftest), each on
 # a kind cluster of its own: make fault-test: FAULT=kill|pause, FAULT_PAUSE seconds;
