@@ -34,6 +34,10 @@ func reproRun(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error
 	}
 	var dirs []string
 	for _, d := range fs.Args() {
+		// a run's directory may be named by its latest link (reports/latest)
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			d = real
+		}
 		found, err := bundles(d)
 		if err != nil {
 			return err

@@ -32,9 +32,17 @@ func TestReproRunSkipsBundlesWithoutAVerdict(t *testing.T) {
 	if err := repro.Write(cell, repro.Cell{ID: "kubeovn-argocd_bug_v2.14.11", Outcome: "ERROR", Reason: "install argocd: boom"}, &repro.Log{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	err := reproCommand(context.Background(), cat, []string{"run", filepath.Dir(filepath.Dir(cell))}, &out)
-	if err == nil || !strings.Contains(out.String(), "not run: the cell ended ERROR") {
-		t.Fatalf("err %v, output %q", err, out.String())
+	run := filepath.Dir(filepath.Dir(cell))
+	// the run named by its latest link, as make repro names it
+	latest := filepath.Join(t.TempDir(), "latest")
+	if err := os.Symlink(run, latest); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{run, latest} {
+		var out bytes.Buffer
+		err := reproCommand(context.Background(), cat, []string{"run", dir}, &out)
+		if err == nil || !strings.Contains(out.String(), "not run: the cell ended ERROR") {
+			t.Fatalf("%s: err %v, output %q", dir, err, out.String())
+		}
 	}
 }
