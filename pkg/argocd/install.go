@@ -270,6 +270,22 @@ func (i *Installer) configure(ctx context.Context) error {
 	return err
 }
 
+// Restart restarts every Deployment and StatefulSet of the release (their
+// flags, argocd-cmd-params-cm, are read at start-up only) and waits for
+// each to roll out.
+func (i *Installer) Restart(ctx context.Context) error {
+	out, err := i.Kubectl.Run(ctx, "-n", Namespace, "get", "deploy,statefulset", "-o", "name")
+	if err != nil {
+		return err
+	}
+	for _, w := range strings.Fields(out) {
+		if _, err := i.Kubectl.Run(ctx, "-n", Namespace, "rollout", "restart", w); err != nil {
+			return err
+		}
+	}
+	return i.rollout(ctx)
+}
+
 func (i *Installer) rollout(ctx context.Context) error {
 	out, err := i.Kubectl.Run(ctx, "-n", Namespace, "get", "deploy,statefulset", "-o", "name")
 	if err != nil {

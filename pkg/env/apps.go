@@ -159,28 +159,8 @@ func setConfigMap(name string, data map[string]string, restart bool) step.Step {
 		if err := patchConfig(ctx, r, name, set); err != nil || !restart {
 			return err
 		}
-		return restartArgoCD(ctx, r)
+		return r.Installer.Restart(ctx)
 	})
-}
-
-// restartArgoCD restarts every Deployment and StatefulSet of ArgoCD and
-// waits for each to roll out.
-func restartArgoCD(ctx context.Context, r *lifecycle.Run) error {
-	out, err := r.Kubectl.Run(ctx, "-n", argocd.Namespace, "get", "deploy,statefulset", "-o", "name")
-	if err != nil {
-		return err
-	}
-	for _, w := range strings.Fields(out) {
-		if _, err := r.Kubectl.Run(ctx, "-n", argocd.Namespace, "rollout", "restart", w); err != nil {
-			return err
-		}
-	}
-	for _, w := range strings.Fields(out) {
-		if _, err := r.Kubectl.Run(ctx, "-n", argocd.Namespace, "rollout", "status", w, "--timeout=5m"); err != nil {
-			return fmt.Errorf("restart %s/%s to read its flags: %w", argocd.Namespace, w, err)
-		}
-	}
-	return nil
 }
 
 func patchConfig(ctx context.Context, r *lifecycle.Run, name string, data map[string]*string) error {
