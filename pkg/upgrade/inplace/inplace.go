@@ -40,9 +40,8 @@ type Owner interface {
 
 // upgrade is one in-place upgrade to a release.
 type upgrade struct {
-	to     catalog.Release
-	method argocd.Method
-	owner  Owner
+	to    catalog.Release
+	owner Owner
 }
 
 // Steps upgrade ArgoCD in place to `to` the way the team does it (method;
@@ -51,7 +50,7 @@ type upgrade struct {
 // cell's verdict: BROKEN with the cause the cluster gave, at once, and the
 // cell ends there (no step after it would find a controller to wait on).
 func Steps(to catalog.Release, method argocd.Method, owner Owner) []step.Step {
-	k := &upgrade{to: to, method: method, owner: owner}
+	k := &upgrade{to: to, owner: owner}
 	return []step.Step{
 		env.UpgradeArgoCDBy(to, method, k.refused),
 		step.Look("argocd "+to.String()+"'s workloads rolled out (or what keeps them from it)", k.rolledOut),
