@@ -114,9 +114,10 @@ func (k *upgrade) waitRolledOut(ctx context.Context, t *testing.T, cfg *envconf.
 	}
 	var stuck *check.BlockedError
 	if errors.As(err, &stuck) {
+		cs, err := k.culprits(ctx, stuck.Seen)
 		k.conclude(ctx, "upgrade-blocked", fmt.Sprintf("the upgrade to %s cannot finish: %s (%s after the apply): %s%s",
-			k.to, k.blame(ctx, stuck.Seen), time.Since(start).Round(time.Second), text.Clip(stuck.Seen, 500), k.warnings(ctx)))
-		k.releaseBlocking(ctx, t, cfg, stuck.Seen)
+			k.to, k.blame(cs, err), time.Since(start).Round(time.Second), text.Clip(stuck.Seen, 500), k.warnings(ctx)))
+		k.releaseBlocking(ctx, t, cfg, cs)
 		return
 	}
 	if assert.IsUnknown(err) {
@@ -129,31 +130,48 @@ func (k *upgrade) waitRolledOut(ctx context.Context, t *testing.T, cfg *envconf.
 
 var namedWebhook = regexp.MustCompile(`webhook \\?"([^"\\]+)\\?"`)
 
-// blame names the webhook configurations whose webhooks the failure
-// quotes, each said to be the Application's or not.
-func (k *upgrade) blame(ctx context.Context, seen string) string {
+// culprit is a live webhook a blocked wait's answer names, each with
+// whether its configuration is the Application's; read once, for the
+// verdict's words (blame) and for the release after it (releaseBlocking).
+type culprit struct {
+	check.Webhook
+	ours bool
+}
+
+// culprits reads the live webhooks once and keeps those seen names.
+func (k *upgrade) culprits(ctx context.Context, seen string) ([]culprit, error) {
 	live, err := check.LiveWebhooks(ctx)
 	if err != nil {
-		return "a webhook (its configuration could not be read: " + err.Error() + ")"
+		return nil, err
 	}
 	ours := k.owner.OwnWebhooks(ctx, live)
-	var named []string
+	var out []culprit
 	for _, m := range namedWebhook.FindAllStringSubmatch(seen, -1) {
 		for _, w := range live {
-			if w.Name != m[1] {
-				continue
-			}
-			whose := "not of application " + k.owner.AppName()
-			if slices.ContainsFunc(ours, func(o check.Webhook) bool { return o.ConfigRef() == w.ConfigRef() }) {
-				whose = "application " + k.owner.AppName() + "'s own"
-			}
-			if n := fmt.Sprintf("webhook %q of %s (%s)", w.Name, w.ConfigRef(), whose); !slices.Contains(named, n) {
-				named = append(named, n)
+			if w.Name == m[1] && !slices.ContainsFunc(out, func(c culprit) bool { return c.Name == w.Name && c.ConfigRef() == w.ConfigRef() }) {
+				out = append(out, culprit{w, slices.ContainsFunc(ours, func(o check.Webhook) bool { return o.ConfigRef() == w.ConfigRef() })})
 			}
 		}
 	}
-	if len(named) == 0 {
+	return out, nil
+}
+
+// blame names the webhook configurations whose webhooks the failure
+// quotes, each said to be the Application's or not.
+func (k *upgrade) blame(cs []culprit, err error) string {
+	if err != nil {
+		return "a webhook (its configuration could not be read: " + err.Error() + ")"
+	}
+	if len(cs) == 0 {
 		return "a webhook no configuration names now"
+	}
+	var named []string
+	for _, c := range cs {
+		whose := "not of application " + k.owner.AppName()
+		if c.ours {
+			whose = "application " + k.owner.AppName() + "'s own"
+		}
+		named = append(named, fmt.Sprintf("webhook %q of %s (%s)", c.Name, c.ConfigRef(), whose))
 	}
 	return strings.Join(named, " and ") + " rejects ArgoCD's new Pods"
 }
@@ -163,19 +181,13 @@ func (k *upgrade) blame(ctx context.Context, seen string) string {
 // needs a running controller to delete the Application, and nothing may
 // wait on one that cannot start. A configuration not of the Application is
 // left as it is (the report names it).
-func (k *upgrade) releaseBlocking(ctx context.Context, t *testing.T, cfg *envconf.Config, seen string) {
-	live, err := check.LiveWebhooks(ctx)
-	if err != nil {
-		return
-	}
+func (k *upgrade) releaseBlocking(ctx context.Context, t *testing.T, cfg *envconf.Config, cs []culprit) {
 	var refs []string
 	var deletes []step.Step
-	for _, m := range namedWebhook.FindAllStringSubmatch(seen, -1) {
-		for _, w := range k.owner.OwnWebhooks(ctx, live) {
-			if w.Name == m[1] && !slices.Contains(refs, w.ConfigRef()) {
-				refs = append(refs, w.ConfigRef())
-				deletes = append(deletes, env.Delete(w.ConfigObject()))
-			}
+	for _, c := range cs {
+		if c.ours && !slices.Contains(refs, c.ConfigRef()) {
+			refs = append(refs, c.ConfigRef())
+			deletes = append(deletes, env.Delete(c.ConfigObject()))
 		}
 	}
 	if len(deletes) == 0 {
