@@ -3,11 +3,13 @@ package appcell
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/pkg/fixture"
 )
@@ -104,4 +106,33 @@ func localCopy(name string) string {
 func isChart(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, "Chart.yaml"))
 	return err == nil
+}
+
+// WithObject is the source's files with one more object, as a team adds
+// one in git: a template of a Helm chart, a file of a directory, a file
+// named in a kustomization's resources. file is the new file's name; doc
+// its manifest.
+func (s Source) WithObject(file, doc string) (map[string]string, error) {
+	files := maps.Clone(s.Files)
+	switch s.Kind() {
+	case "Helm chart":
+		file = "templates/" + file
+	case "kustomize directory":
+		k := map[string]any{}
+		if err := yaml.Unmarshal([]byte(files["kustomization.yaml"]), &k); err != nil {
+			return nil, fmt.Errorf("kustomization.yaml: %w", err)
+		}
+		resources, _ := k["resources"].([]any)
+		k["resources"] = append(resources, file)
+		out, err := yaml.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		files["kustomization.yaml"] = string(out)
+	}
+	if _, ok := files[file]; ok {
+		return nil, fmt.Errorf("the source already holds %s", file)
+	}
+	files[file] = doc
+	return files, nil
 }

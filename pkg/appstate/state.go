@@ -18,8 +18,11 @@ type State struct {
 	Release string // the ArgoCD release running
 	Sync    string // Synced, OutOfSync, Unknown
 	Health  string
-	// Phase and Message are the last operation's ("" for none).
-	Phase, Message string
+	// Phase and Message are the last operation's ("" for none); By says who
+	// started it: "auto-sync" for ArgoCD's own, else the user's name.
+	Phase, Message, By string
+	// Revision is the commit the Application was last compared at.
+	Revision string
 	// OutOfSync are the resources the Application shows OutOfSync.
 	OutOfSync []string
 	// Unhealthy are the resources whose health is not Healthy.
@@ -71,7 +74,7 @@ func (h Hook) String() string {
 
 // Of reads an Application's state.
 func Of(app *v1alpha1.Application, release string) State {
-	s := State{Release: release, Sync: string(app.Status.Sync.Status), Health: string(app.Status.Health.Status)}
+	s := State{Release: release, Sync: string(app.Status.Sync.Status), Health: string(app.Status.Health.Status), Revision: app.Status.Sync.Revision}
 	for _, r := range app.Status.Resources {
 		ref := ResourceRef(r.Group, r.Kind, r.Namespace, r.Name)
 		if r.Status == v1alpha1.SyncStatusCodeOutOfSync {
@@ -86,6 +89,12 @@ func Of(app *v1alpha1.Application, release string) State {
 	}
 	if op := app.Status.OperationState; op != nil {
 		s.Phase, s.Message = string(op.Phase), text.Clip(op.Message, 300)
+		switch by := op.Operation.InitiatedBy; {
+		case by.Automated:
+			s.By = "auto-sync"
+		case by.Username != "":
+			s.By = by.Username
+		}
 		if op.SyncResult != nil {
 			for _, r := range op.SyncResult.Resources {
 				if r.HookType == "" {
@@ -142,7 +151,7 @@ func (s State) Lines() []string {
 	out := []string{
 		"argocd " + s.Release,
 		"sync " + text.OrNone(s.Sync) + ", health " + text.OrNone(s.Health),
-		"operation " + text.OrNone(s.Phase) + MessageOf(s.Message),
+		"operation " + text.OrNone(s.Phase) + by(s.By) + MessageOf(s.Message),
 		"OutOfSync: " + text.OrNone(strings.Join(s.OutOfSync, ", ")),
 		"not Healthy: " + text.OrNone(strings.Join(healthLines(s.Unhealthy), ", ")),
 	}
@@ -164,6 +173,14 @@ func (s State) Lines() []string {
 }
 
 func (s State) String() string { return strings.Join(s.Lines(), "; ") }
+
+// by says who started an operation, if known.
+func by(who string) string {
+	if who == "" {
+		return ""
+	}
+	return " by " + who
+}
 
 // MessageOf is a message as a state line shows it: " (message)", or "".
 func MessageOf(m string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	synccommon "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/common"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
@@ -74,6 +75,29 @@ func (a *Apps) Refreshed(name string) assert.Check {
 	return a.check(name, func(app *v1alpha1.Application) bool {
 		_, pending := app.Annotations[v1alpha1.AnnotationKeyRefresh]
 		return !pending
+	})
+}
+
+// ResourceIs holds when the Application's status lists its resource of
+// kind and name with sync status s; s "" holds when it lists none such.
+// prunable also asks that ArgoCD mark it to prune (no longer in the render).
+func (a *Apps) ResourceIs(name, kind, resource string, s v1alpha1.SyncStatusCode, prunable bool) assert.Check {
+	return a.check(name, func(app *v1alpha1.Application) bool {
+		for _, r := range app.Status.Resources {
+			if r.Kind == kind && r.Name == resource {
+				return r.Status == s && r.RequiresPruning == prunable
+			}
+		}
+		return s == ""
+	})
+}
+
+// ReconciledSince holds once the controller compared the Application (its
+// reconciledAt) at since() or later: a refresh of its own, none asked for.
+func (a *Apps) ReconciledSince(name string, since func() time.Time) assert.Check {
+	return a.check(name, func(app *v1alpha1.Application) bool {
+		at := app.Status.ReconciledAt
+		return at != nil && !at.Time.Before(since().Truncate(time.Second))
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	synccommon "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/common"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
@@ -96,4 +97,33 @@ func AppManifests(ctx context.Context, name string) (*argocd.Render, error) {
 // shows them: health, and target and live state.
 func AppResources(ctx context.Context, name string) ([]argocd.Resource, error) {
 	return argocd.API{Kube: lifecycle.From(ctx).Kube}.Resources(ctx, name)
+}
+
+// ResourceIs holds when the Application's status lists its resource of kind
+// and name with sync status s ("" for not listed at all); prunable asks that
+// ArgoCD also mark it to prune (its source no longer holds it).
+func ResourceIs(name, kind, resource string, s v1alpha1.SyncStatusCode, prunable bool) assert.Check {
+	is := "lists " + strings.ToLower(kind) + " " + resource + " " + string(s)
+	switch {
+	case s == "":
+		is = "lists no " + strings.ToLower(kind) + " " + resource
+	case prunable:
+		is += ", to prune"
+	}
+	field := `{.status.resources[?(@.name=="` + resource + `")]`
+	want := string(s) + "/"
+	if prunable {
+		want += "true"
+	}
+	return describe(lifecycle.Application(name), is, assert.Scripted(func(ctx context.Context) (bool, string, error) {
+		return lifecycle.From(ctx).Apps.ResourceIs(name, kind, resource, s, prunable)(ctx)
+	}, static(repro.ApplicationField(name, field+".status}/"+field+".requiresPruning}", want))))
+}
+
+// ReconciledSince holds once the controller compared the Application at
+// since() or later, by itself (no refresh asked for).
+func ReconciledSince(name string, since func() time.Time) assert.Check {
+	return describe(lifecycle.Application(name), "compared by the controller since then", assert.Scripted(func(ctx context.Context) (bool, string, error) {
+		return lifecycle.From(ctx).Apps.ReconciledSince(name, since)(ctx)
+	}, static(repro.Unscripted())))
 }

@@ -51,17 +51,37 @@ func describe(verb string, check assert.Check) string {
 // ObserveWithin waits up to timeout for check and records the outcome as an
 // observation either way: evidence for the report, never a verdict or an error.
 func ObserveWithin(what string, timeout time.Duration, check assert.Check) step.Step {
+	return ObserveInto(what, timeout, check, nil)
+}
+
+// Observed is what an observation saw: whether the check held within its
+// wait, after how long, and what the last look saw.
+type Observed struct {
+	Held  bool
+	After time.Duration
+	Seen  string
+}
+
+// ObserveInto is ObserveWithin that also keeps what it saw in dst (when not
+// nil), for a verdict the cell reaches later. dst stays zero in a plan.
+func ObserveInto(what string, timeout time.Duration, check assert.Check, dst *Observed) step.Step {
 	return look("observe "+what, func(ctx context.Context) error {
 		if !repro.Record(ctx, repro.Step{Kind: repro.Observe, What: what, Check: assert.ScriptOf(ctx, check), Timeout: timeout}) {
 			return nil
 		}
 		start := time.Now()
-		if err := assert.Eventually(ctx, what, timeout, check); err != nil {
+		err := assert.Eventually(ctx, what, timeout, check)
+		o := Observed{Held: err == nil, After: time.Since(start).Round(time.Second)}
+		if err != nil {
+			o.Seen = err.Error()
 			lifecycle.Note(ctx, "observed: %s: no: %v", what, err)
-			return nil
+		} else {
+			_, o.Seen, _ = check(ctx)
+			lifecycle.Note(ctx, "observed: %s: yes, after %s: %s", what, o.After, o.Seen)
 		}
-		_, seen, _ := check(ctx)
-		lifecycle.Note(ctx, "observed: %s: yes, after %s: %s", what, time.Since(start).Round(time.Second), seen)
+		if dst != nil {
+			*dst = o
+		}
 		return nil
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	synccommon "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/common"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
@@ -37,9 +38,13 @@ type cell struct {
 	app      App
 	from, to catalog.Release
 	files    fixture.Files // the source as pushed to the git server
-	// the states read: on FROM after its syncs, on TO after a hard
-	// refresh, on TO after a sync
+	// the states read: on FROM after its syncs, on TO after its own
+	// refresh, on TO after the syncs of the commits pushed
 	onFrom, refreshed, synced *appstate.State
+	// when the upgrade was over; what the Application showed of the
+	// change and the removal pushed after it
+	upgraded        time.Time
+	change, removal Pushed
 	// the renders of FROM's and TO's repo servers, and how they differ
 	renderFrom, renderTo *argocd.Render
 	changes              []appstate.ObjectChange
@@ -96,7 +101,10 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	steps.Add(k.syncs("on " + from + ", created again")...)
 	steps.Add(k.read("on "+from+" after its syncs", &k.onFrom), env.Snapshot("on-"+from))
 	steps.Add(inplace.Steps(k.to, k.spec.Method, k)...)
-	steps.Add(env.Refresh(name, true),
+	// no refresh asked for: TO's controller compares the Application by
+	// itself when it starts, as after a team's upgrade
+	steps.Add(k.mark(&k.upgraded),
+		env.ObserveWithin("application "+name+" compared by "+to+"'s controller by itself", assert.Intervals.Install, check.ReconciledSince(name, func() time.Time { return k.upgraded })),
 		env.ObserveWithin("application "+name+"'s operation completed on "+to, assert.Intervals.Hold, k.completed()),
 		// the controller's first comparison can meet a repo server still
 		// coming up (ComparisonError, sync Unknown: run 20261128-062113); the
@@ -104,13 +112,17 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		// timeout, as a user's would, and Unknown still after that is the state
 		env.ObserveWithin("application "+name+" compared on "+to+" (sync status known)", assert.Intervals.Hold,
 			assert.Any(check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced), check.SyncStatusIs(name, v1alpha1.SyncStatusCodeOutOfSync))),
-		k.read("on "+to+" after a hard refresh", &k.refreshed),
-		k.render(&k.renderTo, "render-"+to+".yaml"), k.compare())
-	steps.Add(env.Unless(check.OperationPhaseIs(name, synccommon.OperationRunning), "sync on "+to, env.Sync(name, k.syncOptions()...).As("sync application "+name+" on "+to)),
-		env.ObserveWithin("the sync on "+to+" completed, or held by a hook", assert.Intervals.Install, k.settled()),
-		env.ObserveWithin("application "+name+" Synced on "+to+" after the sync", assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)),
-		env.ObserveWithin("application "+name+"'s health settled on "+to+" after the sync (not Progressing)", assert.Intervals.Rollout, k.healthSettled()),
-		k.read("on "+to+" after a sync", &k.synced), env.Snapshot("on-"+to))
+		k.read("on "+to+" after its own refresh", &k.refreshed))
+	// then a change and a removal pushed to its source, as a team's next
+	// commits: what ArgoCD does with each, by itself where the Application
+	// syncs by itself
+	steps.Add(k.push(&k.change, false)...)
+	steps.Add(k.push(&k.removal, true)...)
+	// the source as on FROM again, at a new commit: TO's repo server renders it
+	steps.Add(k.render(&k.renderTo, "render-"+to+".yaml"), k.compare(),
+		env.ObserveWithin("application "+name+" Synced on "+to, assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)),
+		env.ObserveWithin("application "+name+"'s health settled on "+to+" (not Progressing)", assert.Intervals.Rollout, k.healthSettled()),
+		k.read("on "+to+" after its syncs", &k.synced), env.Snapshot("on-"+to))
 	steps.Add(k.deletion(to, &k.delTo)...)
 	return steps.Add(assert.Graded("application "+name+" through the upgrade "+from+" -> "+to, k.grade), k.release(&k.delTo, to)).Scenario()
 }
@@ -229,7 +241,8 @@ func (k *cell) syncOptions() []string {
 
 // application is the user's Application as the suite creates it: its
 // source the suite's git server, its destination this cluster, its project
-// default, and no automated sync (the check syncs at its own points).
+// default; its sync policy (automated, prune, selfHeal, retry, options) as
+// the user wrote it.
 func (k *cell) application() fixture.App {
 	name := k.app.Name()
 	return fixture.App{Name: name, Render: func() (*v1alpha1.Application, error) {
@@ -244,9 +257,6 @@ func (k *cell) application() fixture.App {
 		spec.Source = src
 		spec.Project = "default"
 		spec.Destination = v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: given.Spec.Destination.Namespace}
-		if spec.SyncPolicy != nil {
-			spec.SyncPolicy.Automated = nil //nolint:staticcheck // the field, not the deprecated helper
-		}
 		app.Spec = *spec
 		return app, nil
 	}}
@@ -254,8 +264,17 @@ func (k *cell) application() fixture.App {
 
 // syncs syncs the Application as a user does at an install and again (an
 // upgrade: the hooks run each time), unless the first is held by a hook.
+// An Application that syncs by itself is not synced: the check waits for
+// ArgoCD's own sync.
 func (k *cell) syncs(on string) []step.Step {
 	name := k.app.Name()
+	if k.automated() {
+		return []step.Step{
+			env.ObserveWithin("ArgoCD's auto-sync "+on+" completed, or held by a hook", assert.Intervals.Install, k.settled()),
+			env.ObserveWithin("application "+name+" Synced "+on, assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)),
+			env.ObserveWithin("application "+name+"'s health settled "+on+" (not Progressing)", assert.Intervals.Rollout, k.healthSettled()),
+		}
+	}
 	return []step.Step{
 		env.Sync(name, k.syncOptions()...).As("sync application " + name + " " + on),
 		env.ObserveWithin("the install sync "+on+" completed, or held by a hook", assert.Intervals.Install, k.settled()),

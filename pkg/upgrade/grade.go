@@ -22,8 +22,12 @@ const shown = 8
 type Reading struct {
 	From, To string
 	// OnFrom, Refreshed and Synced are the states on FROM after its syncs,
-	// on TO after a hard refresh, on TO after a sync.
+	// on TO after the controller's own refresh, on TO after the syncs of the
+	// commits pushed (ArgoCD's own where the Application syncs by itself).
 	OnFrom, Refreshed, Synced appstate.State
+	// Change and Removal are what ArgoCD did with the commits pushed after
+	// the upgrade.
+	Change, Removal Pushed
 	// Changes are how TO's render differs from FROM's.
 	Changes []appstate.ObjectChange
 	// Hooks are the render's hooks with a fixed name (kind namespace/name):
@@ -61,6 +65,11 @@ func Grade(r Reading) (report.Outcome, string) {
 		}
 		broken = append(broken, line)
 	}
+	for _, p := range []Pushed{r.Change, r.Removal} {
+		if p := p.problem(); p != "" {
+			broken = append(broken, p)
+		}
+	}
 	broken = append(broken, hookRegressions(r.OnFrom, r.Synced, r.Hooks)...)
 	if !r.DelTo.Gone {
 		p := "the cascading deletion was held: " + r.DelTo.Held
@@ -89,10 +98,10 @@ func Grade(r Reading) (report.Outcome, string) {
 		changed = append(changed, fmt.Sprintf("the render: %d object(s) differ: %s%s", n, strings.Join(refs, "; "), more))
 	}
 	if d := appstate.Differences(r.OnFrom, r.Refreshed); len(d) > 0 {
-		changed = append(changed, "after a hard refresh: "+strings.Join(d, ", "))
+		changed = append(changed, "after its own refresh: "+strings.Join(d, ", "))
 	}
 	if d := appstate.Differences(r.OnFrom, r.Synced); len(d) > 0 {
-		changed = append(changed, "after a sync: "+strings.Join(d, ", "))
+		changed = append(changed, "after the syncs: "+strings.Join(d, ", "))
 	}
 	switch {
 	case !r.DelFrom.Gone && r.DelTo.Gone:
@@ -103,7 +112,7 @@ func Grade(r Reading) (report.Outcome, string) {
 	if len(changed) > 0 {
 		return report.Changed, fmt.Sprintf("%s -> %s: %s%s", r.From, r.To, strings.Join(changed, "; "), note)
 	}
-	return report.Safe, fmt.Sprintf("%s -> %s: the same render, the same sync, health and hooks after a hard refresh and a sync; the cascading deletion goes through on both%s", r.From, r.To, note)
+	return report.Safe, fmt.Sprintf("%s -> %s: the same render, the same sync, health and hooks after the controller's own refresh and after the syncs of a change and a removal pushed to git (%s); the cascading deletion goes through on both%s", r.From, r.To, r.Change.Wanted+", "+r.Removal.Wanted, note)
 }
 
 // problem is one thing wrong in a state: what (compared between the two
@@ -177,7 +186,7 @@ func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 		}
 	}
 	r := Reading{From: k.from.String(), To: k.to.String(), OnFrom: *k.onFrom, Refreshed: *k.refreshed, Synced: *k.synced,
-		Changes: k.changes, DelFrom: k.delFrom, DelTo: k.delTo}
+		Changes: k.changes, DelFrom: k.delFrom, DelTo: k.delTo, Change: k.change, Removal: k.removal}
 	if p := k.newest; p != nil {
 		for _, h := range p.Hooks() {
 			if h.GetName() != "" {
@@ -189,7 +198,7 @@ func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 	for _, s := range []struct {
 		when  string
 		state appstate.State
-	}{{"on " + r.From + " after its syncs", r.OnFrom}, {"on " + r.To + " after a hard refresh", r.Refreshed}, {"on " + r.To + " after a sync", r.Synced}} {
+	}{{"on " + r.From + " after its syncs", r.OnFrom}, {"on " + r.To + " after its own refresh", r.Refreshed}, {"on " + r.To + " after the syncs of the commits pushed", r.Synced}} {
 		fmt.Fprintf(&b, "## %s\n%s\n\n", s.when, strings.Join(s.state.Lines(), "\n"))
 	}
 	for _, d := range []struct {
