@@ -1,6 +1,7 @@
 package appstate
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,5 +56,21 @@ func TestExplain(t *testing.T) {
 	}
 	if got, want := strings.Join(s.Drift, "|"), "admissionregistration.k8s.io/ValidatingWebhookConfiguration v: differ .webhooks[0].rules[0]; missing none"; got != want {
 		t.Errorf("Drift %q, want %q", got, want)
+	}
+}
+
+// The status's fields as paths, a list's items as one; gone are those of
+// the first the second lacks, but for conditions and messages.
+func TestFields(t *testing.T) {
+	status := map[string]any{"sync": map[string]any{"status": "Synced"}, "resources": []any{
+		map[string]any{"name": "a", "health": map[string]any{"status": "Healthy"}},
+		map[string]any{"name": "b", "health": map[string]any{"status": "Degraded", "message": "x"}}}}
+	got := Fields(status)
+	want := []string{"status.resources[].health.message", "status.resources[].health.status", "status.resources[].name", "status.sync.status"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Fields = %q, want %q", got, want)
+	}
+	if gone := Gone(got, []string{"status.resources[].name", "status.sync.status"}); !slices.Equal(gone, []string{"status.resources[].health.status"}) {
+		t.Errorf("Gone = %q", gone)
 	}
 }

@@ -45,6 +45,9 @@ type cell struct {
 	// change and the removal pushed after it
 	upgraded        time.Time
 	change, removal Pushed
+	// the fields of the Application's status on FROM and on TO, after
+	// their syncs (appstate.Fields)
+	fieldsFrom, fieldsTo []string
 	// the renders of FROM's and TO's repo servers, and how they differ
 	renderFrom, renderTo *argocd.Render
 	changes              []appstate.ObjectChange
@@ -59,13 +62,16 @@ type cell struct {
 }
 
 // Feature is a cell of make upgrade-check. On ArgoCD FROM: the
-// Application created through the suite's git server and synced, FROM's
-// render recorded; deleted with cascade, what happened recorded (the
-// deletion's baseline), what it left held released; created and synced
-// again, its state recorded. ArgoCD upgraded in place to TO as the team
-// does it (inplace.Steps: an upgrade that cannot finish ends the cell
-// BROKEN there, saying why); a hard refresh, the state and TO's render recorded and compared; a sync, the
-// state recorded; the cascading deletion again. Then the verdict (Grade).
+// Application created through the suite's git server with its sync policy
+// as written and synced (by ArgoCD itself where automated), FROM's render
+// recorded; deleted with cascade, what happened recorded (the deletion's
+// baseline), what it left held released; created and synced again, its
+// state recorded. ArgoCD upgraded in place to TO as the team does it
+// (inplace.Steps: an upgrade that cannot finish ends the cell BROKEN there,
+// saying why); the state once TO's controller compared it by itself; a
+// change and a removal pushed to git, what ArgoCD did with each asked
+// nothing (push); TO's render recorded and compared, the state recorded;
+// the cascading deletion again. Then the verdict (Grade).
 func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	steps := step.New(c.Report().ID())
 	a, ok := s.App(c.Variant.Name)
@@ -99,7 +105,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	steps.Add(k.namespace().Again()...)
 	steps.Add(env.CreateApp(k.application()).As("create application " + name + " again on " + from))
 	steps.Add(k.syncs("on " + from + ", created again")...)
-	steps.Add(k.read("on "+from+" after its syncs", &k.onFrom), env.Snapshot("on-"+from))
+	steps.Add(k.read("on "+from+" after its syncs", &k.onFrom), k.fields(from, &k.fieldsFrom), env.Snapshot("on-"+from))
 	steps.Add(inplace.Steps(k.to, k.spec.Method, k)...)
 	// no refresh asked for: TO's controller compares the Application by
 	// itself when it starts, as after a team's upgrade
@@ -122,7 +128,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	steps.Add(k.render(&k.renderTo, "render-"+to+".yaml"), k.compare(),
 		env.ObserveWithin("application "+name+" Synced on "+to, assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)),
 		env.ObserveWithin("application "+name+"'s health settled on "+to+" (not Progressing)", assert.Intervals.Rollout, k.healthSettled()),
-		k.read("on "+to+" after its syncs", &k.synced), env.Snapshot("on-"+to))
+		k.read("on "+to+" after its syncs", &k.synced), k.fields(to, &k.fieldsTo), env.Snapshot("on-"+to))
 	steps.Add(k.deletion(to, &k.delTo)...)
 	return steps.Add(assert.Graded("application "+name+" through the upgrade "+from+" -> "+to, k.grade), k.release(&k.delTo, to)).Scenario()
 }
@@ -414,6 +420,23 @@ func (k *cell) read(when string, dst **appstate.State) step.Step {
 		}
 		*dst = &s
 		lifecycle.Note(ctx, "%s: %s", when, s)
+		return nil
+	})
+}
+
+// fields records into dst the fields the Application's status holds on a
+// release, as the API server returns the resource (what a tool reading
+// the CR finds), not as the suite's types know it.
+func (k *cell) fields(on string, dst *[]string) step.Step {
+	name := k.app.Name()
+	return appcell.Reads("the fields of application "+name+"'s status on "+on, func(ctx context.Context) error {
+		live, err := check.Get(ctx, lifecycle.Application(name))
+		if err != nil {
+			return assert.Unknown(err)
+		}
+		status, _ := live.Object["status"].(map[string]any)
+		*dst = appstate.Fields(status)
+		lifecycle.CellFrom(ctx).WriteEvidence("status-fields-"+on+".txt", strings.Join(*dst, "\n")+"\n")
 		return nil
 	})
 }

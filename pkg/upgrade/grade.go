@@ -28,6 +28,9 @@ type Reading struct {
 	// Change and Removal are what ArgoCD did with the commits pushed after
 	// the upgrade.
 	Change, Removal Pushed
+	// FieldsFrom and FieldsTo are the fields of the Application's status
+	// on each release (appstate.Fields).
+	FieldsFrom, FieldsTo []string
 	// Changes are how TO's render differs from FROM's.
 	Changes []appstate.ObjectChange
 	// Hooks are the render's hooks with a fixed name (kind namespace/name):
@@ -103,6 +106,10 @@ func Grade(r Reading) (report.Outcome, string) {
 	if d := appstate.Differences(r.OnFrom, r.Synced); len(d) > 0 {
 		changed = append(changed, "after the syncs: "+strings.Join(d, ", "))
 	}
+	if gone := appstate.Gone(r.FieldsFrom, r.FieldsTo); len(gone) > 0 {
+		changed = append(changed, fmt.Sprintf("the Application's status no longer holds %d field(s) it held on %s (a tool reading the resource loses them): %s",
+			len(gone), r.From, strings.Join(gone[:min(len(gone), shown)], ", ")))
+	}
 	switch {
 	case !r.DelFrom.Gone && r.DelTo.Gone:
 		changed = append(changed, fmt.Sprintf("the cascading deletion, held on %s (%s), goes through on %s", r.From, r.DelFrom.Held, r.To))
@@ -174,7 +181,7 @@ func hookRegressions(from, to appstate.State, named []string) []string {
 // grade is the cell's verdict from what it read (Grade); a state it could
 // not read is an error: the run could not tell.
 func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
-	if k.onFrom == nil || k.refreshed == nil || k.synced == nil || k.renderFrom == nil || k.renderTo == nil || !k.delFrom.Read || !k.delTo.Read {
+	if k.onFrom == nil || k.refreshed == nil || k.synced == nil || k.renderFrom == nil || k.renderTo == nil || !k.delFrom.Read || !k.delTo.Read || k.fieldsFrom == nil || k.fieldsTo == nil {
 		return "", "", errors.New("could not tell: a state, a render or a deletion was not read")
 	}
 	for _, d := range []struct {

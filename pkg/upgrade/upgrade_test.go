@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
@@ -24,6 +26,10 @@ var gone = Deletion{Read: true, Gone: true}
 // heldSaying is a sync held on its hook, with the operation's message.
 func heldSaying(message string) appstate.State {
 	return appstate.State{Release: "v2.14.4", Sync: "Synced", Health: "Healthy", Phase: "Running", Message: message}
+}
+
+func acted(what, wanted string) Pushed {
+	return Pushed{What: what, Wanted: wanted, Observed: env.Observed{Held: true, After: time.Minute}}
 }
 
 func heldBy(why string) Deletion { return Deletion{Read: true, Held: why} }
@@ -73,6 +79,17 @@ func TestGrade(t *testing.T) {
 			Refreshed: appstate.State{Release: "b", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}},
 			Synced:    appstate.State{Release: "b", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}}, DelFrom: gone, DelTo: gone},
 			report.Broken, "on b: OutOfSync after the sync: CRD x (already so on a)"},
+		{"a commit after the upgrade not acted on (argo-cd#27344's symptom)", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
+			Change:  Pushed{What: "a change: configmap ns/m added", Wanted: "synced by ArgoCD itself", Observed: env.Observed{Seen: "timed out: sync Synced, health Healthy"}},
+			Removal: acted("a removal: configmap ns/m taken out again", "pruned by ArgoCD itself")},
+			report.Broken, "on b: a change: configmap ns/m added, pushed after the upgrade, not synced by ArgoCD itself within 6m30s with no refresh asked for (timed out: sync Synced, health Healthy)"},
+		{"a field of the status gone (3.0: the resources' health, argo-cd#22921)", Reading{From: "v2.14.11", To: "v3.5.1", OnFrom: synced("v2.14.11"), Refreshed: synced("v3.5.1"), Synced: synced("v3.5.1"), DelFrom: gone, DelTo: gone,
+			FieldsFrom: []string{"status.resources[].health.status", "status.resources[].health.message", "status.resources[].name", "status.conditions[].type"},
+			FieldsTo:   []string{"status.resources[].name"}},
+			report.Changed, "the Application's status no longer holds 1 field(s) it held on v2.14.11 (a tool reading the resource loses them): status.resources[].health.status"},
+		{"both commits acted on", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
+			Change: acted("a change", "shown OutOfSync"), Removal: acted("a removal", "shown to prune")},
+			report.Safe, "after the syncs of a change and a removal pushed to git (shown OutOfSync, shown to prune)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, why := Grade(tc.r)
@@ -150,10 +167,19 @@ func TestCellSteps(t *testing.T) {
 	for _, want := range []string{"delete application chart-dir with cascade on v3.4.7", "delete application chart-dir with cascade on v3.5.1",
 		"application chart-dir through the upgrade v3.4.7 -> v3.5.1",
 		// the upgrade as the team does it, and the wait that says what keeps it
-		"upgrade argocd to v3.5.1 in place (as its upgrade guide says)", "argocd v3.5.1's workloads rolled out (or what keeps them from it)"} {
+		"upgrade argocd to v3.5.1 in place (as its upgrade guide says)", "argocd v3.5.1's workloads rolled out (or what keeps them from it)",
+		// no hard refresh; a change and a removal pushed, each waited for
+		// as the policy says (this Application syncs by hand)
+		"observe application chart-dir compared by v3.5.1's controller by itself",
+		"push a change: configmap demo/gitops-conformance-upgrade-check added to application chart-dir's source on v3.5.1",
+		"observe application chart-dir: a change: configmap demo/gitops-conformance-upgrade-check added, shown OutOfSync on v3.5.1 (no refresh asked for)",
+		"observe application chart-dir: a removal: configmap demo/gitops-conformance-upgrade-check taken out again, shown to prune on v3.5.1 (no refresh asked for)"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no step %q in:\n%s", want, all)
 		}
+	}
+	if strings.Contains(all, "hard refresh") {
+		t.Errorf("a hard refresh is asked for:\n%s", all)
 	}
 	if want := "application chart-dir through the upgrade"; !strings.Contains(names[len(names)-2], want) {
 		t.Errorf("the verdict %q is not the last look:\n%s", names[len(names)-2], all)
@@ -197,7 +223,7 @@ func TestResolveMethodAndCmdParams(t *testing.T) {
 func TestAnUnreadObjectIsCouldNotTell(t *testing.T) {
 	st := &appstate.State{Release: "v3.4.7", Sync: "Synced", Health: "Healthy", Phase: "Succeeded"}
 	k := &cell{from: catalog.MustRelease("v3.4.7"), to: catalog.MustRelease("v3.5.1"), onFrom: st, refreshed: st, synced: st,
-		renderFrom: &argocd.Render{}, renderTo: &argocd.Render{},
+		renderFrom: &argocd.Render{}, renderTo: &argocd.Render{}, fieldsFrom: []string{"status.sync.status"}, fieldsTo: []string{"status.sync.status"},
 		delFrom: Deletion{Read: true, Gone: true}, delTo: Deletion{Read: true, Gone: true, Unread: []string{"configmap team/x: connection refused"}}}
 	_, _, err := k.grade(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "could not tell what the cascading deletion on v3.5.1 left: configmap team/x: connection refused") {
