@@ -82,14 +82,25 @@ func (a *Apps) Refreshed(name string) assert.Check {
 // kind and name with sync status s; s "" holds when it lists none such.
 // prunable also asks that ArgoCD mark it to prune (no longer in the render).
 func (a *Apps) ResourceIs(name, kind, resource string, s v1alpha1.SyncStatusCode, prunable bool) assert.Check {
-	return a.check(name, func(app *v1alpha1.Application) bool {
+	return func(ctx context.Context) (bool, string, error) {
+		app, err := a.api().Get(ctx, name, metaGet)
+		if errors.IsNotFound(err) {
+			return false, "application not found", nil
+		}
+		if err != nil {
+			return false, "", assert.Unknown(fmt.Errorf("get application %s: %w", name, err))
+		}
 		for _, r := range app.Status.Resources {
 			if r.Kind == kind && r.Name == resource {
-				return r.Status == s && r.RequiresPruning == prunable
+				listed := fmt.Sprintf("lists %s %s %s", kind, resource, r.Status)
+				if r.RequiresPruning {
+					listed += " (to prune)"
+				}
+				return r.Status == s && r.RequiresPruning == prunable, listed + "; " + Describe(app), nil
 			}
 		}
-		return s == ""
-	})
+		return s == "", fmt.Sprintf("lists no %s %s; %s", kind, resource, Describe(app)), nil
+	}
 }
 
 // ReconciledSince holds once the controller compared the Application (its

@@ -43,8 +43,9 @@ type cell struct {
 	onFrom, refreshed, synced *appstate.State
 	// when the upgrade was over; what the Application showed of the
 	// change and the removal pushed after it
-	upgraded        time.Time
-	change, removal Pushed
+	upgraded time.Time
+	// what ArgoCD did with the commits pushed: on FROM, and on TO
+	added, removal, change Pushed
 	// the fields of the Application's status on FROM and on TO, after
 	// their syncs (appstate.Fields)
 	fieldsFrom, fieldsTo []string
@@ -105,6 +106,8 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	steps.Add(k.namespace().Again()...)
 	steps.Add(env.CreateApp(k.application()).As("create application " + name + " again on " + from))
 	steps.Add(k.syncs("on " + from + ", created again")...)
+	// a commit on FROM, as a team's: what FROM does with one (the baseline)
+	steps.Add(k.push(&k.added, added, from)...)
 	steps.Add(k.read("on "+from+" after its syncs", &k.onFrom), k.fields(from, &k.fieldsFrom), env.Snapshot("on-"+from))
 	steps.Add(inplace.Steps(k.to, k.spec.Method, k)...)
 	// no refresh asked for: TO's controller compares the Application by
@@ -119,12 +122,13 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		env.ObserveWithin("application "+name+" compared on "+to+" (sync status known)", assert.Intervals.Hold,
 			assert.Any(check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced), check.SyncStatusIs(name, v1alpha1.SyncStatusCodeOutOfSync))),
 		k.read("on "+to+" after its own refresh", &k.refreshed))
-	// then a change and a removal pushed to its source, as a team's next
-	// commits: what ArgoCD does with each, by itself where the Application
-	// syncs by itself
-	steps.Add(k.push(&k.change, false)...)
-	steps.Add(k.push(&k.removal, true)...)
-	// the source as on FROM again, at a new commit: TO's repo server renders it
+	// then a team's next commits, by itself where the Application syncs by
+	// itself: a removal of what was made on FROM, before any sync on TO (3.0's
+	// orphans: an object tracked as FROM tracks it), then a change
+	steps.Add(k.push(&k.removal, removed, to)...)
+	steps.Add(k.push(&k.change, changed, to)...)
+	// the source as on FROM but for the marker's annotation, at a new
+	// commit: TO's repo server renders it (the marker left out of the compare)
 	steps.Add(k.render(&k.renderTo, "render-"+to+".yaml"), k.compare(),
 		env.ObserveWithin("application "+name+" Synced on "+to, assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)),
 		env.ObserveWithin("application "+name+"'s health settled on "+to+" (not Progressing)", assert.Intervals.Rollout, k.healthSettled()),
@@ -462,7 +466,7 @@ func (k *cell) render(dst **argocd.Render, file string) step.Step {
 // compare compares the two renders, object by object and field by field.
 func (k *cell) compare() step.Step {
 	return appcell.Reads("the renders of "+k.from.String()+" and "+k.to.String()+" compared", func(ctx context.Context) error {
-		k.changes = appstate.Compare(k.renderFrom.Objects, k.renderTo.Objects)
+		k.changes = appstate.Compare(withoutMarker(k.renderFrom.Objects), withoutMarker(k.renderTo.Objects))
 		var lines []string
 		for _, c := range k.changes {
 			lines = append(lines, c.String())
@@ -470,6 +474,13 @@ func (k *cell) compare() step.Step {
 		lifecycle.CellFrom(ctx).WriteEvidence("render-diff.txt", strings.Join(lines, "\n")+"\n")
 		lifecycle.Note(ctx, "the renders of %s and %s: %d object(s) differ", k.from, k.to, len(k.changes))
 		return nil
+	})
+}
+
+// withoutMarker is objs but the marker (push): what the user's source renders.
+func withoutMarker(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	return slices.DeleteFunc(slices.Clone(objs), func(o *unstructured.Unstructured) bool {
+		return o.GetKind() == "ConfigMap" && o.GetName() == Marker
 	})
 }
 

@@ -25,9 +25,9 @@ type Reading struct {
 	// on TO after the controller's own refresh, on TO after the syncs of the
 	// commits pushed (ArgoCD's own where the Application syncs by itself).
 	OnFrom, Refreshed, Synced appstate.State
-	// Change and Removal are what ArgoCD did with the commits pushed after
-	// the upgrade.
-	Change, Removal Pushed
+	// Added is what FROM did with the commit pushed on it; Removal and
+	// Change, what TO did with those pushed after the upgrade.
+	Added, Removal, Change Pushed
 	// FieldsFrom and FieldsTo are the fields of the Application's status
 	// on each release (appstate.Fields).
 	FieldsFrom, FieldsTo []string
@@ -68,8 +68,11 @@ func Grade(r Reading) (report.Outcome, string) {
 		}
 		broken = append(broken, line)
 	}
-	for _, p := range []Pushed{r.Change, r.Removal} {
+	for _, p := range []Pushed{r.Removal, r.Change} {
 		if p := p.problem(); p != "" {
+			if r.Added.problem() != "" {
+				p += " (" + r.From + " did not act on its commit either: " + r.Added.problem() + ")"
+			}
 			broken = append(broken, p)
 		}
 	}
@@ -119,7 +122,7 @@ func Grade(r Reading) (report.Outcome, string) {
 	if len(changed) > 0 {
 		return report.Changed, fmt.Sprintf("%s -> %s: %s%s", r.From, r.To, strings.Join(changed, "; "), note)
 	}
-	return report.Safe, fmt.Sprintf("%s -> %s: the same render, the same sync, health and hooks after the controller's own refresh and after the syncs of a change and a removal pushed to git (%s); the cascading deletion goes through on both%s", r.From, r.To, r.Change.Wanted+", "+r.Removal.Wanted, note)
+	return report.Safe, fmt.Sprintf("%s -> %s: the same render, the same sync, health and hooks after the controller's own refresh and after the syncs of a removal and a change pushed to git (%s); the cascading deletion goes through on both%s", r.From, r.To, r.Removal.Wanted+", then "+r.Change.Wanted, note)
 }
 
 // problem is one thing wrong in a state: what (compared between the two

@@ -17,10 +17,10 @@ import (
 	"github.com/gitops-conformance/suite/pkg/step"
 )
 
-// Marker is the object the check adds to an Application's source after the
-// upgrade and then removes: a ConfigMap nothing reads, the same for a Helm
-// chart, a directory and a kustomization (a chart's own objects cannot be
-// annotated without editing its templates).
+// Marker is the object the check adds to an Application's source on FROM,
+// removes after the upgrade and adds again, annotated: a ConfigMap nothing
+// reads, the same for a Helm chart, a directory and a kustomization (a
+// chart's own objects cannot be annotated without editing its templates).
 const Marker = "gitops-conformance-upgrade-check"
 
 // PickUp bounds the wait for ArgoCD to act on a commit without being asked:
@@ -32,12 +32,20 @@ const Marker = "gitops-conformance-upgrade-check"
 // sync to start. No refresh is asked for: that is what a team's commit gets.
 const PickUp = 6*time.Minute + 30*time.Second
 
-// Pushed is what the Application showed of a commit pushed to its source
-// after the upgrade: What the commit did, and whether ArgoCD acted on it
-// within PickUp (Seen): showed it OutOfSync, or synced it by itself.
+// commit is one of the commits the check pushes to the Application's source.
+type commit int
+
+const (
+	added   commit = iota // on FROM: the marker added
+	removed               // after the upgrade, before any sync on TO: the marker taken out
+	changed               // then: the marker back, with an annotation
+)
+
+// Pushed is what the Application showed of a commit pushed to its source:
+// What the commit did, and whether ArgoCD acted on it within PickUp as
+// Wanted (showed it OutOfSync, or synced it by itself).
 type Pushed struct {
-	What string
-	// Wanted is what the check waited for.
+	What   string
 	Wanted string
 	env.Observed
 }
@@ -71,67 +79,81 @@ func (k *cell) mark(dst *time.Time) step.Step {
 	})
 }
 
-// push pushes a commit to the Application's source after the upgrade (the
-// marker added; or, removal, the source as given again) and records into
-// dst what ArgoCD did with it within PickUp, asked nothing: an Application
-// that syncs by itself must sync it (and, pruning, prune the marker); one
-// that does not must show it (OutOfSync, the marker to prune), and is then
-// synced as its user would.
-func (k *cell) push(dst *Pushed, removal bool) []step.Step {
-	name, to, ns := k.app.Name(), k.to.String(), k.markerNamespace()
+// push pushes a commit to the Application's source on a release and
+// records into dst what ArgoCD did with it within PickUp, asked nothing: an
+// Application that syncs by itself must sync it (and, pruning, prune the
+// marker taken out); one that does not must show it (OutOfSync, the marker
+// to prune), and is then synced as its user would.
+func (k *cell) push(dst *Pushed, c commit, on string) []step.Step {
+	name, ns := k.app.Name(), k.markerNamespace()
 	ref := "configmap " + ns + "/" + Marker
-	files, what := k.withMarker(), "a change: "+ref+" added"
-	if removal {
-		files, what = k.files, "a removal: "+ref+" taken out again"
+	files := k.files
+	switch c {
+	case added:
+		files, dst.What = k.withMarker(false), "a change: "+ref+" added"
+	case removed:
+		dst.What = "a removal: " + ref + ", made on " + k.from.String() + ", taken out"
+	case changed:
+		files, dst.What = k.withMarker(true), "a change: "+ref+" back, annotated"
 	}
-	dst.What = what
 	var want assert.Check
 	switch {
-	case !removal && k.automated():
+	case c != removed && k.automated():
 		dst.Wanted = "synced by ArgoCD itself"
-		want = assert.All(check.ResourceIs(name, "ConfigMap", Marker, v1alpha1.SyncStatusCodeSynced, false), k.settled())
-	case removal && k.prunes():
+		want = assert.All(k.markerIs(v1alpha1.SyncStatusCodeSynced, false), k.settled())
+	case c == removed && k.prunes():
 		dst.Wanted = "pruned by ArgoCD itself"
-		want = assert.All(check.ResourceIs(name, "ConfigMap", Marker, "", false), k.settled())
-	case removal:
+		want = assert.All(k.markerIs("", false), k.settled())
+	case c == removed:
 		dst.Wanted = "shown to prune"
-		want = check.ResourceIs(name, "ConfigMap", Marker, v1alpha1.SyncStatusCodeOutOfSync, true)
+		want = k.markerIs(v1alpha1.SyncStatusCodeOutOfSync, true)
 	default:
 		dst.Wanted = "shown OutOfSync"
-		want = check.ResourceIs(name, "ConfigMap", Marker, v1alpha1.SyncStatusCodeOutOfSync, false)
+		want = k.markerIs(v1alpha1.SyncStatusCodeOutOfSync, false)
 	}
 	var steps []step.Step
-	if !removal {
-		steps = append(steps, env.DeleteObjectAtEnd(env.ConfigMap(ns, Marker), "the object make upgrade-check pushed after the upgrade"))
+	if c == added {
+		steps = append(steps, env.DeleteObjectAtEnd(env.ConfigMap(ns, Marker), "the object make upgrade-check pushed"))
 	}
 	steps = append(steps,
-		env.PushRepo(name, files).As("push "+what+" to application "+name+"'s source on "+to),
-		env.ObserveInto("application "+name+": "+what+", "+dst.Wanted+" on "+to+" (no refresh asked for)", PickUp, want, &dst.Observed))
+		env.PushRepo(name, files).As("push "+dst.What+" to application "+name+"'s source on "+on),
+		env.ObserveInto("application "+name+": "+dst.What+", "+dst.Wanted+" on "+on+" (no refresh asked for)", PickUp, want, &dst.Observed))
 	switch {
-	case removal && k.automated() && !k.prunes():
+	case c == removed && k.automated() && !k.prunes():
 		// as the team whose auto-sync does not prune prunes by hand
 		steps = append(steps, env.Delete(env.ConfigMap(ns, Marker)).As("delete "+ref+" (the auto-sync does not prune it: by hand, as its team does)"))
 	case !k.automated():
-		steps = append(steps, env.Unless(check.OperationPhaseIs(name, synccommon.OperationRunning), "sync on "+to+" ("+what+")",
-			env.Sync(name, k.syncOptions()...).As("sync application "+name+" on "+to+" ("+what+")")),
-			env.ObserveWithin("the sync on "+to+" ("+what+") completed, or held by a hook", assert.Intervals.Install, k.settled()))
+		steps = append(steps, env.Unless(check.OperationPhaseIs(name, synccommon.OperationRunning), "sync on "+on+" ("+dst.What+")",
+			env.Sync(name, k.syncOptions()...).As("sync application "+name+" on "+on+" ("+dst.What+")")),
+			env.ObserveWithin("the sync on "+on+" ("+dst.What+") completed, or held by a hook", assert.Intervals.Install, k.settled()))
 	}
 	return steps
 }
 
-// withMarker is the Application's source with the marker added.
-func (k *cell) withMarker() fixture.Files {
+// markerIs holds when the Application lists the marker with sync status s
+// ("" for not at all), prunable or not.
+func (k *cell) markerIs(s v1alpha1.SyncStatusCode, prunable bool) assert.Check {
+	return check.ResourceIs(k.app.Name(), "ConfigMap", Marker, s, prunable)
+}
+
+// withMarker is the Application's source with the marker added; annotated,
+// with a harmless annotation of its own.
+func (k *cell) withMarker(annotated bool) fixture.Files {
 	return func(ctx context.Context) (map[string]string, error) {
+		annotations := ""
+		if annotated {
+			annotations = "\n  annotations:\n    conformance.gitops.io/pushed: after the upgrade to " + k.to.String()
+		}
 		doc := fmt.Sprintf(`apiVersion: v1
 kind: ConfigMap
 metadata:
   name: %s
   namespace: %s
   labels:
-    app.kubernetes.io/part-of: gitops-conformance
+    app.kubernetes.io/part-of: gitops-conformance%s
 data:
-  why: a change pushed after the upgrade to %s (make upgrade-check); taken out by the next commit
-`, Marker, k.markerNamespace(), k.to)
+  why: make upgrade-check's commits to the source, %s -> %s
+`, Marker, k.markerNamespace(), annotations, k.from, k.to)
 		files, err := k.files(ctx)
 		if err != nil {
 			return nil, err
@@ -142,11 +164,11 @@ data:
 	}
 }
 
-// problem says, for the verdict, what ArgoCD did not do with a commit
-// pushed after the upgrade: "" when it did what was wanted.
+// problem says, for the verdict, what ArgoCD did not do with a commit: ""
+// when it did what was wanted.
 func (p Pushed) problem() string {
 	if p.What == "" || p.Held {
 		return ""
 	}
-	return fmt.Sprintf("%s, pushed after the upgrade, not %s within %s with no refresh asked for (%s)", p.What, p.Wanted, PickUp, p.Seen)
+	return fmt.Sprintf("%s, pushed to git, not %s within %s with no refresh asked for (%s)", p.What, p.Wanted, PickUp, p.Seen)
 }

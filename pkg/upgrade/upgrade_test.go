@@ -82,14 +82,23 @@ func TestGrade(t *testing.T) {
 		{"a commit after the upgrade not acted on (argo-cd#27344's symptom)", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
 			Change:  Pushed{What: "a change: configmap ns/m added", Wanted: "synced by ArgoCD itself", Observed: env.Observed{Seen: "timed out: sync Synced, health Healthy"}},
 			Removal: acted("a removal: configmap ns/m taken out again", "pruned by ArgoCD itself")},
-			report.Broken, "on b: a change: configmap ns/m added, pushed after the upgrade, not synced by ArgoCD itself within 6m30s with no refresh asked for (timed out: sync Synced, health Healthy)"},
+			report.Broken, "on b: a change: configmap ns/m added, pushed to git, not synced by ArgoCD itself within 6m30s with no refresh asked for (timed out: sync Synced, health Healthy)"},
+		{"a removal not pruned, FROM's commit acted on (3.0's orphans)", Reading{From: "v2.14.11", To: "v3.0.12", OnFrom: synced("v2.14.11"), Refreshed: synced("v3.0.12"), Synced: synced("v3.0.12"), DelFrom: gone, DelTo: gone,
+			Added:   acted("a change: configmap ns/m added", "synced by ArgoCD itself"),
+			Removal: Pushed{What: "a removal: configmap ns/m, made on v2.14.11, taken out", Wanted: "pruned by ArgoCD itself", Observed: env.Observed{Seen: "timed out: lists configmap m Synced"}},
+			Change:  acted("a change: configmap ns/m back, annotated", "synced by ArgoCD itself")},
+			report.Broken, "on v3.0.12: a removal: configmap ns/m, made on v2.14.11, taken out, pushed to git, not pruned by ArgoCD itself within 6m30s with no refresh asked for (timed out: lists configmap m Synced)"},
+		{"not acted on on either side", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
+			Added:  Pushed{What: "a change: m added", Wanted: "shown OutOfSync", Observed: env.Observed{Seen: "timed out"}},
+			Change: Pushed{What: "a change: m back", Wanted: "shown OutOfSync", Observed: env.Observed{Seen: "timed out"}}},
+			report.Broken, "(a did not act on its commit either: a change: m added, pushed to git, not shown OutOfSync"},
 		{"a field of the status gone (3.0: the resources' health, argo-cd#22921)", Reading{From: "v2.14.11", To: "v3.5.1", OnFrom: synced("v2.14.11"), Refreshed: synced("v3.5.1"), Synced: synced("v3.5.1"), DelFrom: gone, DelTo: gone,
 			FieldsFrom: []string{"status.resources[].health.status", "status.resources[].health.message", "status.resources[].name", "status.conditions[].type"},
 			FieldsTo:   []string{"status.resources[].name"}},
 			report.Changed, "the Application's status no longer holds 1 field(s) it held on v2.14.11 (a tool reading the resource loses them): status.resources[].health.status"},
 		{"both commits acted on", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
 			Change: acted("a change", "shown OutOfSync"), Removal: acted("a removal", "shown to prune")},
-			report.Safe, "after the syncs of a change and a removal pushed to git (shown OutOfSync, shown to prune)"},
+			report.Safe, "after the syncs of a removal and a change pushed to git (shown to prune, then shown OutOfSync)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, why := Grade(tc.r)
@@ -168,12 +177,13 @@ func TestCellSteps(t *testing.T) {
 		"application chart-dir through the upgrade v3.4.7 -> v3.5.1",
 		// the upgrade as the team does it, and the wait that says what keeps it
 		"upgrade argocd to v3.5.1 in place (as its upgrade guide says)", "argocd v3.5.1's workloads rolled out (or what keeps them from it)",
-		// no hard refresh; a change and a removal pushed, each waited for
-		// as the policy says (this Application syncs by hand)
+		// no hard refresh; a commit on FROM, a removal and a change on TO,
+		// each waited for as the policy says (this Application syncs by hand)
 		"observe application chart-dir compared by v3.5.1's controller by itself",
-		"push a change: configmap demo/gitops-conformance-upgrade-check added to application chart-dir's source on v3.5.1",
-		"observe application chart-dir: a change: configmap demo/gitops-conformance-upgrade-check added, shown OutOfSync on v3.5.1 (no refresh asked for)",
-		"observe application chart-dir: a removal: configmap demo/gitops-conformance-upgrade-check taken out again, shown to prune on v3.5.1 (no refresh asked for)"} {
+		"push a change: configmap demo/gitops-conformance-upgrade-check added to application chart-dir's source on v3.4.7",
+		"observe application chart-dir: a change: configmap demo/gitops-conformance-upgrade-check added, shown OutOfSync on v3.4.7 (no refresh asked for)",
+		"observe application chart-dir: a removal: configmap demo/gitops-conformance-upgrade-check, made on v3.4.7, taken out, shown to prune on v3.5.1 (no refresh asked for)",
+		"observe application chart-dir: a change: configmap demo/gitops-conformance-upgrade-check back, annotated, shown OutOfSync on v3.5.1 (no refresh asked for)"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no step %q in:\n%s", want, all)
 		}
