@@ -24,10 +24,13 @@ const (
 	// ClientSide is `kubectl apply -n argocd -f install.yaml`, the upgrade
 	// guide's command before v3.3.0.
 	ClientSide Method = "client-side"
+	// SelfManaged is ArgoCD upgraded by an Application of its own: its
+	// install.yaml in git, synced with the sync options the team gives.
+	SelfManaged Method = "self-managed"
 )
 
 // Methods are the methods an upgrade can take, in the order help lists them.
-var Methods = []Method{ServerSide, ClientSide}
+var Methods = []Method{ServerSide, ClientSide, SelfManaged}
 
 // ParseMethod reads a METHOD value; "" is the release's guide (Guide).
 func ParseMethod(s string) (Method, error) {
@@ -45,11 +48,17 @@ func ParseMethod(s string) (Method, error) {
 
 // Command is the method's command line, as the guide spells it.
 func (m Method) Command() string {
-	if m == ServerSide {
+	switch m {
+	case ServerSide:
 		return "kubectl apply -n argocd --server-side --force-conflicts -f install.yaml"
+	case SelfManaged:
+		return "install.yaml pushed to git and synced by ArgoCD's own Application " + SelfApp
 	}
 	return "kubectl apply -n argocd -f install.yaml"
 }
+
+// SelfApp is the Application a self-managed ArgoCD upgrades itself with.
+const SelfApp = "argocd"
 
 // GuideFile is where a release's upgrade guide gives the command that
 // upgrades it, in the release's source.

@@ -45,7 +45,14 @@ func PushRepo(repo string, files fixture.Files) step.Step {
 }
 
 // CreateApp creates an Application; the cell deletes it (cascading) at its end.
-func CreateApp(fix fixture.App) step.Step {
+func CreateApp(fix fixture.App) step.Step { return createApp(fix, argocd.Foreground) }
+
+// CreateAppKeepingResources creates an Application the cell deletes at its
+// end without its resources (non-cascading): one that manages what must
+// outlive it, as ArgoCD's own.
+func CreateAppKeepingResources(fix fixture.App) step.Step { return createApp(fix, argocd.NonCascade) }
+
+func createApp(fix fixture.App, atEnd argocd.Deletion) step.Step {
 	return act("create application "+argocd.Namespace+"/"+fix.Name, func(ctx context.Context) error {
 		app, err := fix.Render()
 		if err != nil {
@@ -57,7 +64,7 @@ func CreateApp(fix fixture.App) step.Step {
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Watch("applications.argoproj.io", argocd.Namespace, app.Name)
 		c.Defer("delete application "+app.Name, func(ctx context.Context) error {
-			if err := r.Apps.Delete(ctx, app.Name, argocd.Foreground); err != nil {
+			if err := r.Apps.Delete(ctx, app.Name, atEnd); err != nil {
 				return err
 			}
 			return assert.Eventually(ctx, "application "+app.Name+" gone", assert.Intervals.Sync, r.Apps.Gone(app.Name))

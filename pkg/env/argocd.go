@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/step"
 )
@@ -83,4 +85,42 @@ func UpgradeArgoCDBy(rel catalog.Release, m argocd.Method, refused func(ctx cont
 		}
 		return err
 	})
+}
+
+// ProvideArgoCDImages gives the node rel's images (built offline, or pulled)
+// without installing anything: for an upgrade that ArgoCD applies itself.
+func ProvideArgoCDImages(rel catalog.Release) step.Step {
+	return act("argocd "+rel.String()+"'s images on the node", func(ctx context.Context) error {
+		if !call(ctx, "argocd "+rel.String()+"'s images on the node", "load_argocd_images", rel.String()) {
+			return nil
+		}
+		return lifecycle.From(ctx).ProvideArgoCD(ctx, rel)
+	})
+}
+
+// ArgoCDUpgradedItself records that rel runs from here, ArgoCD having been
+// asked to sync rel's manifests itself (whatever came of it: the cleanup
+// uninstalls rel's).
+func ArgoCDUpgradedItself(rel catalog.Release) step.Step {
+	return actInRun("argocd "+rel.String()+" the release to uninstall from here", func(ctx context.Context) error {
+		lifecycle.From(ctx).UpgradedItself(rel)
+		return nil
+	})
+}
+
+// ArgoCDManifest is rel's install.yaml as the suite installs it (offline,
+// its images the ones the suite built under their upstream names), as the
+// files of a repository: install.yaml.
+func ArgoCDManifest(rel catalog.Release) fixture.Files {
+	return func(ctx context.Context) (map[string]string, error) {
+		path, err := lifecycle.From(ctx).Installer.Manifest(ctx, rel)
+		if err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"install.yaml": string(data)}, nil
+	}
 }

@@ -76,6 +76,14 @@ func (r *Run) ApplyArgoCD(ctx context.Context, rel catalog.Release, m argocd.Met
 	return err
 }
 
+// UpgradedItself records that rel is the release running, ArgoCD having
+// synced rel's install manifests itself (a self-managed upgrade): from here
+// the release to uninstall is rel's.
+func (r *Run) UpgradedItself(rel catalog.Release) {
+	r.Logf("argocd %s -> %s: upgraded by an Application of its own", r.ArgoCD, rel)
+	r.ArgoCD = rel
+}
+
 // UninstallArgoCD removes the installed release.
 func (r *Run) UninstallArgoCD(ctx context.Context) error {
 	if r.ArgoCD.IsZero() {

@@ -375,6 +375,10 @@ load_images() { # images: kind-load those the local Docker has (REPRO_LOAD_IMAGE
   done
 }
 preload_images() { load_images $(grep -v '^$' "$BUNDLE/images.txt"); }
+load_argocd_images() { # tag: a release's images on the node, nothing installed (ArgoCD upgrades itself)
+  local f; f=$(install_yaml "$1") || exit 1
+  load_images $(grep -E '^[[:space:]-]*image:' "$f" | awk '{print $NF}' | tr -d "\"'" | sort -u)
+}
 install_argocd() { # tag [server-side|client-side]: a fresh install, or an upgrade in place over the one running
   step "install ArgoCD $1 from its install.yaml (${2:-server-side} apply)"
   local f; f=$(install_yaml "$1") || exit 1

@@ -109,7 +109,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	// a commit on FROM, as a team's: what FROM does with one (the baseline)
 	steps.Add(k.push(&k.added, added, from)...)
 	steps.Add(k.read("on "+from+" after its syncs", &k.onFrom), k.fields(from, &k.fieldsFrom), env.Snapshot("on-"+from))
-	steps.Add(inplace.Steps(k.to, k.spec.Method, k)...)
+	steps.Add(inplace.Steps(k.from, k.to, inplace.How{Method: k.spec.Method, SyncOptions: k.spec.SelfSyncOptions}, k)...)
 	// no refresh asked for: TO's controller compares the Application by
 	// itself when it starts, as after a team's upgrade
 	steps.Add(k.mark(&k.upgraded),

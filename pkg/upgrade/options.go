@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 
@@ -30,6 +31,8 @@ type Options struct {
 	Method       string // METHOD: how TO goes over FROM (argocd.Methods); "": as TO's upgrade guide says
 	// ARGOCD_CMD_PARAMS: a file: the argocd-cmd-params-cm ConfigMap, or a map of its data
 	ArgoCDCmdParams string
+	// SELF_SYNC_OPTIONS: METHOD=self-managed's Application's sync options, comma-separated
+	SelfSyncOptions string
 	// IMAGES, IMAGE_RECIPES, and EXPECT (application=OUTCOME,...) with
 	// EXPECT_WHY in place of the expectation that every Application comes
 	// through SAFE (known answers): registered by Shared.Register.
@@ -41,7 +44,8 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Apps, "apps", "", "make upgrade-check: a YAML file or directory of ArgoCD Applications (APPS)")
 	fs.StringVar(&o.ArgoCDConfig, "argocd-cm", "", "make upgrade-check: the argocd-cm settings the Applications run with: a ConfigMap manifest or a YAML map of its data (ARGOCD_CM)")
 	fs.StringVar(&o.ArgoCDCmdParams, "argocd-cmd-params", "", "make upgrade-check: the argocd-cmd-params-cm settings ArgoCD runs with (server-side diff, --persist-resource-health...): a ConfigMap manifest or a YAML map of its data (ARGOCD_CMD_PARAMS)")
-	fs.StringVar(&o.Method, "method", "", "make upgrade-check: how TO's install manifests go over FROM's: server-side (kubectl apply --server-side --force-conflicts) or client-side (kubectl apply); default: what TO's own upgrade guide says (METHOD)")
+	fs.StringVar(&o.Method, "method", "", "make upgrade-check: how TO's install manifests go over FROM's: server-side (kubectl apply --server-side --force-conflicts), client-side (kubectl apply) or self-managed (an Application of ArgoCD's own syncs TO's install.yaml from git); default: what TO's own upgrade guide says (METHOD)")
+	fs.StringVar(&o.SelfSyncOptions, "self-sync-options", "", "make upgrade-check METHOD=self-managed: the sync options of ArgoCD's own Application, comma-separated (e.g. ServerSideApply=true) (SELF_SYNC_OPTIONS)")
 }
 
 // Options are one of the two runs a user's Application is checked by.
@@ -63,8 +67,10 @@ type Spec struct {
 	ArgoCDCmdParams map[string]string
 	// Method is how TO goes over FROM; "" is what TO's upgrade guide says
 	// (argocd.ReadGuide, read by each cell).
-	Method    argocd.Method
-	Expect    map[string]report.Outcome
+	Method argocd.Method
+	// SelfSyncOptions are METHOD=self-managed's Application's sync options.
+	SelfSyncOptions []string
+	Expect          map[string]report.Outcome
 	ExpectWhy string
 	// Command is make upgrade-check with the options given, for a cell's replay.
 	Command string
@@ -75,7 +81,11 @@ func (s *Spec) MethodSaid() string {
 	if s.Method == "" {
 		return "as " + s.To.String() + "'s upgrade guide says"
 	}
-	return "METHOD=" + string(s.Method) + ": " + s.Method.Command()
+	said := "METHOD=" + string(s.Method) + ": " + s.Method.Command()
+	if s.Method == argocd.SelfManaged {
+		said += ", sync options " + text.OrNone(strings.Join(s.SelfSyncOptions, ","))
+	}
+	return said
 }
 
 // App is the Application of APPS named name.
@@ -108,6 +118,16 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 	if o.Method != "" {
 		if s.Method, err = argocd.ParseMethod(o.Method); err != nil {
 			return nil, fmt.Errorf("METHOD: %w", err)
+		}
+	}
+	if o.SelfSyncOptions != "" {
+		if s.Method != argocd.SelfManaged {
+			return nil, fmt.Errorf("SELF_SYNC_OPTIONS %q: only for METHOD=%s (ArgoCD's own Application's sync options)", o.SelfSyncOptions, argocd.SelfManaged)
+		}
+		for _, opt := range strings.Split(o.SelfSyncOptions, ",") {
+			if opt = strings.TrimSpace(opt); opt != "" {
+				s.SelfSyncOptions = append(s.SelfSyncOptions, opt)
+			}
 		}
 	}
 	if o.Apps == "" {
@@ -193,7 +213,8 @@ func (o Options) command() string {
 	return appcell.Command("make upgrade-check", appcell.Var{Name: "FROM", Value: o.From}, appcell.Var{Name: "TO", Value: o.To},
 		appcell.Var{Name: "APPS", Value: o.Apps}, appcell.Var{Name: "IMAGES", Value: o.Images},
 		appcell.Var{Name: "IMAGE_RECIPES", Value: o.ImageRecipes}, appcell.Var{Name: "ARGOCD_CM", Value: o.ArgoCDConfig},
-		appcell.Var{Name: "ARGOCD_CMD_PARAMS", Value: o.ArgoCDCmdParams}, appcell.Var{Name: "METHOD", Value: o.Method})
+		appcell.Var{Name: "ARGOCD_CMD_PARAMS", Value: o.ArgoCDCmdParams}, appcell.Var{Name: "METHOD", Value: o.Method},
+		appcell.Var{Name: "SELF_SYNC_OPTIONS", Value: o.SelfSyncOptions})
 }
 
 // Scenario is the scenario make upgrade-check's cells belong to; each
@@ -214,7 +235,7 @@ func (s *Spec) Plan() (*matrix.Data, runner.Scenarios) {
 		// that starts in a minute (until reports/ holds measured times)
 		Seconds: 360,
 		Title:   "a user's Applications through an in-place ArgoCD upgrade",
-		Summary: fmt.Sprintf("Each Application created on ArgoCD %s through the suite's git server and synced, ArgoCD upgraded in place to %s (%s), refreshed, compared, synced and deleted.", s.From, s.To, s.MethodSaid())}
+		Summary: fmt.Sprintf("Each Application created on ArgoCD %s through the suite's git server and synced, ArgoCD upgraded in place to %s (%s); a commit on each release acted on by ArgoCD as the sync policy says; the renders compared; deleted.", s.From, s.To, s.MethodSaid())}
 	for _, a := range s.Apps {
 		sc.Variants = append(sc.Variants, matrix.Variant{Name: a.Name(), Summary: fmt.Sprintf("%s from %s into %s", a.Source.Kind(), a.Source.From, text.OrNone(a.Namespace())),
 			ArgoCDUpgrades: []string{s.To.String()}})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -221,8 +222,17 @@ func TestResolveMethodAndCmdParams(t *testing.T) {
 	if !strings.Contains(s.Command, "METHOD=client-side") || !strings.Contains(s.Command, "ARGOCD_CMD_PARAMS=") {
 		t.Errorf("the replay command lacks METHOD or ARGOCD_CMD_PARAMS: %s", s.Command)
 	}
-	o.Method = "helm-upgrade"
-	if _, err := o.Resolve(context.Background(), cat, w); err == nil || !strings.Contains(err.Error(), "METHOD") || !strings.Contains(err.Error(), "server-side, client-side") {
+	o.SelfSyncOptions = "ServerSideApply=true"
+	if _, err := o.Resolve(context.Background(), cat, w); err == nil || !strings.Contains(err.Error(), "only for METHOD=self-managed") {
+		t.Errorf("sync options for ArgoCD's own Application with another method: %v", err)
+	}
+	o.Method, o.SelfSyncOptions = "self-managed", "ServerSideApply=true, Replace=false"
+	if s, err = o.Resolve(context.Background(), cat, w); err != nil || !slices.Equal(s.SelfSyncOptions, []string{"ServerSideApply=true", "Replace=false"}) ||
+		!strings.Contains(s.MethodSaid(), "sync options ServerSideApply=true,Replace=false") {
+		t.Errorf("self-managed: %v %+v", err, s)
+	}
+	o.Method, o.SelfSyncOptions = "helm-upgrade", ""
+	if _, err := o.Resolve(context.Background(), cat, w); err == nil || !strings.Contains(err.Error(), "METHOD") || !strings.Contains(err.Error(), "server-side, client-side, self-managed") {
 		t.Errorf("an unknown method: %v", err)
 	}
 }

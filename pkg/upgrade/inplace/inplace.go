@@ -44,17 +44,25 @@ type upgrade struct {
 	owner Owner
 }
 
-// Steps upgrade ArgoCD in place to `to` the way the team does it (method;
-// "": as to's upgrade guide says), then wait for to's workloads to run. An
-// upgrade the API server refuses, or one whose Pods cannot start, is the
-// cell's verdict: BROKEN with the cause the cluster gave, at once, and the
-// cell ends there (no step after it would find a controller to wait on).
-func Steps(to catalog.Release, method argocd.Method, owner Owner) []step.Step {
+// How is how the team upgrades ArgoCD: the method ("": as TO's upgrade
+// guide says), and for a self-managed ArgoCD its Application's sync options.
+type How struct {
+	Method      argocd.Method
+	SyncOptions []string
+}
+
+// Steps upgrade ArgoCD in place from `from` to `to` the way the team does
+// it, then wait for to's workloads to run. An upgrade the API server
+// refuses (or ArgoCD's own sync fails), or one whose Pods cannot start, is
+// the cell's verdict: BROKEN with the cause the cluster gave, at once, and
+// the cell ends there (no step after it would find a controller to wait on).
+func Steps(from, to catalog.Release, how How, owner Owner) []step.Step {
 	k := &upgrade{to: to, owner: owner}
-	return []step.Step{
-		env.UpgradeArgoCDBy(to, method, k.refused),
-		step.Look("argocd "+to.String()+"'s workloads rolled out (or what keeps them from it)", k.rolledOut),
+	rolledOut := step.Look("argocd "+to.String()+"'s workloads rolled out (or what keeps them from it)", k.rolledOut)
+	if how.Method == argocd.SelfManaged {
+		return append(k.selfManaged(from, how.SyncOptions), rolledOut)
 	}
+	return []step.Step{env.UpgradeArgoCDBy(to, how.Method, k.refused), rolledOut}
 }
 
 // refused concludes the cell when the API server refused TO's manifests.
