@@ -71,7 +71,7 @@ type Spec struct {
 	// SelfSyncOptions are METHOD=self-managed's Application's sync options.
 	SelfSyncOptions []string
 	Expect          map[string]report.Outcome
-	ExpectWhy string
+	ExpectWhy       string
 	// Command is make upgrade-check with the options given, for a cell's replay.
 	Command string
 }
