@@ -192,15 +192,18 @@ ARGOCD_CM ?=
 # make upgrade-check: the argocd-cmd-params-cm settings ArgoCD runs with (a ConfigMap manifest or a map of its data)
 ARGOCD_CMD_PARAMS ?=
 # make upgrade-check: how TO's install manifests go over FROM's: server-side or client-side
-# (kubectl apply with or without --server-side --force-conflicts), or self-managed (an Application
-# of ArgoCD's own syncs TO's install.yaml from git, with SELF_SYNC_OPTIONS); empty: what TO's
-# upgrade guide says
+# (kubectl apply with or without --server-side --force-conflicts), self-managed (an Application
+# of ArgoCD's own syncs TO's install.yaml from git, with SELF_SYNC_OPTIONS), or kustomize (the
+# team's OVERLAY built over TO's install.yaml, applied server-side); empty: what TO's upgrade
+# guide says
 METHOD ?=
 SELF_SYNC_OPTIONS ?=
+# make upgrade-check METHOD=kustomize: the team's kustomize overlay of ArgoCD's install manifests (a directory)
+OVERLAY ?=
 UPGRADE = -from "$(FROM)" -to "$(TO)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" \
-  -argocd-cm "$(ARGOCD_CM)" -argocd-cmd-params "$(ARGOCD_CMD_PARAMS)" -method "$(METHOD)" -self-sync-options "$(SELF_SYNC_OPTIONS)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
+  -argocd-cm "$(ARGOCD_CM)" -argocd-cmd-params "$(ARGOCD_CMD_PARAMS)" -method "$(METHOD)" -self-sync-options "$(SELF_SYNC_OPTIONS)" -overlay "$(OVERLAY)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
 
-upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [METHOD=server-side|client-side|self-managed] [SELF_SYNC_OPTIONS=ServerSideApply=true,..] [ARGOCD_CM=file] [ARGOCD_CMD_PARAMS=file] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
+upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [METHOD=server-side|client-side|self-managed|kustomize] [SELF_SYNC_OPTIONS=ServerSideApply=true,..] [OVERLAY=dir] [ARGOCD_CM=file] [ARGOCD_CMD_PARAMS=file] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
 	@test -n "$(FROM)" && test -n "$(TO)" || { echo "make upgrade-check: FROM= and TO= name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1); APPS= your Applications (default: the seed charts)"; exit 2; }
 	$(if $(APPS),,@$(CLI) upgrade-check apps -out "$(UPGRADE_APPS)" $(if $(ONLY),-only "$(ONLY)"))
 	@$(CLI) upgrade-check check -apps "$(APPS_USED)" $(UPGRADE)

@@ -161,11 +161,57 @@ func (i *Installer) ApplyOver(ctx context.Context, rel catalog.Release, m Method
 	if err != nil {
 		return err
 	}
+	return i.applyManifest(ctx, rel, manifest, m)
+}
+
+// InstallOverlay applies a release through the team's overlay
+// (ApplyOverlay), waits for every workload to roll out and verifies the
+// running version: the release as the team runs it.
+func (i *Installer) InstallOverlay(ctx context.Context, rel catalog.Release, o Overlay) error {
+	if err := i.ApplyOverlay(ctx, rel, o); err != nil {
+		return err
+	}
+	if err := i.rollout(ctx); err != nil {
+		return fmt.Errorf("install argocd %s through %s: %w", rel, o.Dir, err)
+	}
+	_, err := i.Verify(ctx, rel)
+	return err
+}
+
+// ApplyOverlay applies a release's install manifests through the team's
+// kustomize overlay (Overlay.Build), server-side, as ApplyOver applies
+// them: over a running release, an upgrade in place. An overlay that does
+// not build over the release's manifests is an *ApplyError of stage build.
+func (i *Installer) ApplyOverlay(ctx context.Context, rel catalog.Release, o Overlay) error {
+	manifest, err := i.Manifest(ctx, rel)
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp(i.CacheDir, "overlay-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	built, err := o.Build(ctx, i.Kubectl, rel.String(), manifest, work)
+	var failed *ApplyError
+	if errors.As(err, &failed) {
+		failed.Release = rel
+	}
+	if err != nil {
+		return err
+	}
+	return i.applyManifest(ctx, rel, built, Kustomize)
+}
+
+// applyManifest applies a release's manifest with the method's apply and
+// configures ArgoCD as the suite runs it.
+func (i *Installer) applyManifest(ctx context.Context, rel catalog.Release, manifest string, m Method) error {
 	if _, err := i.Kubectl.Run(ctx, "create", "namespace", Namespace); err != nil && !strings.Contains(err.Error(), "AlreadyExists") {
 		return fmt.Errorf("install argocd %s: %w", rel, err)
 	}
+	var err error
 	switch m {
-	case ServerSide:
+	case ServerSide, Kustomize:
 		err = i.Kubectl.ApplyFile(ctx, manifest, "-n", Namespace)
 	case ClientSide:
 		_, err = i.Kubectl.Run(ctx, "apply", "-n", Namespace, "-f", manifest)
@@ -191,7 +237,10 @@ func (i *Installer) ApplyOver(ctx context.Context, rel catalog.Release, m Method
 type ApplyError struct {
 	Release catalog.Release
 	Method  Method
-	Err     error
+	// Stage is "build" when a team's overlay did not build over the
+	// release's manifests (nothing was applied), "" for the apply.
+	Stage string
+	Err   error
 	// Refusals are the lines of kubectl's output that say what the API
 	// server refused (its warnings and the objects applied left out).
 	Refusals []string

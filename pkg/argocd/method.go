@@ -27,10 +27,14 @@ const (
 	// SelfManaged is ArgoCD upgraded by an Application of its own: its
 	// install.yaml in git, synced with the sync options the team gives.
 	SelfManaged Method = "self-managed"
+	// Kustomize is the team's own kustomize overlay of the install
+	// manifests (OVERLAY), the release's install.yaml in the place of the
+	// one it names, built and applied server-side.
+	Kustomize Method = "kustomize"
 )
 
 // Methods are the methods an upgrade can take, in the order help lists them.
-var Methods = []Method{ServerSide, ClientSide, SelfManaged}
+var Methods = []Method{ServerSide, ClientSide, SelfManaged, Kustomize}
 
 // ParseMethod reads a METHOD value; "" is the release's guide (Guide).
 func ParseMethod(s string) (Method, error) {
@@ -53,6 +57,8 @@ func (m Method) Command() string {
 		return "kubectl apply -n argocd --server-side --force-conflicts -f install.yaml"
 	case SelfManaged:
 		return "install.yaml pushed to git and synced by ArgoCD's own Application " + SelfApp
+	case Kustomize:
+		return "kubectl kustomize OVERLAY (the release's install.yaml in place of the one it names) | kubectl apply -n argocd --server-side --force-conflicts -f -"
 	}
 	return "kubectl apply -n argocd -f install.yaml"
 }

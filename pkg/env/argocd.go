@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
@@ -123,4 +124,39 @@ func ArgoCDManifest(rel catalog.Release) fixture.Files {
 		}
 		return map[string]string{"install.yaml": string(data)}, nil
 	}
+}
+
+// ArgoCDThroughOverlay applies the running release again through the team's
+// kustomize overlay and waits for it: the release as the team runs it,
+// before anything is checked on it. repro.sh installs the release plain (the
+// overlay is not in its bundle).
+func ArgoCDThroughOverlay(rel catalog.Release, o argocd.Overlay) step.Step {
+	return actInRun("argocd "+rel.String()+" through the overlay "+o.Dir, func(ctx context.Context) error {
+		if err := lifecycle.From(ctx).Installer.InstallOverlay(ctx, rel, o); err != nil {
+			return err
+		}
+		lifecycle.Note(ctx, "argocd %s applied again through the overlay %s (%s in place of %s)", rel, o.Dir, argocd.OverlayInstall, strings.Join(o.Entries, ", "))
+		return nil
+	})
+}
+
+// UpgradeArgoCDOverlay upgrades ArgoCD in place to rel through the team's
+// kustomize overlay (argocd.Kustomize); an overlay that does not build
+// over rel's manifests, or manifests the API server refuses, go to refused.
+func UpgradeArgoCDOverlay(rel catalog.Release, o argocd.Overlay, refused func(ctx context.Context, err *argocd.ApplyError)) step.Step {
+	return actInRun("upgrade argocd to "+rel.String()+" in place (through the overlay "+o.Dir+")", func(ctx context.Context) error {
+		r := lifecycle.From(ctx)
+		lifecycle.Note(ctx, "argocd %s -> %s: upgrading in place with %s (METHOD=kustomize, OVERLAY=%s)", r.ArgoCD, rel, argocd.Kustomize.Command(), o.Dir)
+		if err := r.ProvideArgoCD(ctx, rel); err != nil {
+			return err
+		}
+		err := r.ApplyArgoCDOverlay(ctx, rel, o)
+		var refusal *argocd.ApplyError
+		if errors.As(err, &refusal) && refused != nil {
+			lifecycle.Note(ctx, "%s's manifests through the overlay: %v", rel, refusal.Err)
+			refused(ctx, refusal)
+			return nil
+		}
+		return err
+	})
 }

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"io"
@@ -73,6 +74,19 @@ func (r *Run) ApplyArgoCD(ctx context.Context, rel catalog.Release, m argocd.Met
 	r.Logf("argocd %s -> %s: upgrading in place (%s)", r.ArgoCD, rel, m.Command())
 	err := r.Installer.ApplyOver(ctx, rel, m)
 	r.ArgoCD = rel
+	return err
+}
+
+// ApplyArgoCDOverlay is ApplyArgoCD through the team's kustomize overlay:
+// an overlay that does not build over rel's manifests applied nothing, and
+// the release running stays the one before.
+func (r *Run) ApplyArgoCDOverlay(ctx context.Context, rel catalog.Release, o argocd.Overlay) error {
+	r.Logf("argocd %s -> %s: upgrading in place through the overlay %s", r.ArgoCD, rel, o.Dir)
+	err := r.Installer.ApplyOverlay(ctx, rel, o)
+	var failed *argocd.ApplyError
+	if !errors.As(err, &failed) || failed.Stage != "build" {
+		r.ArgoCD = rel
+	}
 	return err
 }
 

@@ -90,6 +90,10 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		// registered first, these run last: what the Application left
 		env.RemoveRenderedAtEnd("what the application left", k.rendered), env.ReleaseCRDsAtEnd("the application's custom resources", k.crds, a.Namespace()))
 	steps.Add(k.images()...)
+	if s.Method == argocd.Kustomize {
+		// FROM as the team runs it: through its overlay too
+		steps.Add(env.ArgoCDThroughOverlay(k.from, s.Overlay))
+	}
 	if len(s.ArgoCDConfig) > 0 {
 		steps.Add(env.SetArgoCDConfig(s.ArgoCDConfig))
 	}
@@ -109,7 +113,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	// a commit on FROM, as a team's: what FROM does with one (the baseline)
 	steps.Add(k.push(&k.added, added, from)...)
 	steps.Add(k.read("on "+from+" after its syncs", &k.onFrom), k.fields(from, &k.fieldsFrom), env.Snapshot("on-"+from))
-	steps.Add(inplace.Steps(k.from, k.to, inplace.How{Method: k.spec.Method, SyncOptions: k.spec.SelfSyncOptions}, k)...)
+	steps.Add(inplace.Steps(k.from, k.to, inplace.How{Method: k.spec.Method, SyncOptions: k.spec.SelfSyncOptions, Overlay: k.spec.Overlay}, k)...)
 	// no refresh asked for: TO's controller compares the Application by
 	// itself when it starts, as after a team's upgrade
 	steps.Add(k.mark(&k.upgraded),

@@ -33,6 +33,8 @@ type Options struct {
 	ArgoCDCmdParams string
 	// SELF_SYNC_OPTIONS: METHOD=self-managed's Application's sync options, comma-separated
 	SelfSyncOptions string
+	// OVERLAY: METHOD=kustomize's overlay, a directory
+	Overlay string
 	// IMAGES, IMAGE_RECIPES, and EXPECT (application=OUTCOME,...) with
 	// EXPECT_WHY in place of the expectation that every Application comes
 	// through SAFE (known answers): registered by Shared.Register.
@@ -45,6 +47,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.ArgoCDConfig, "argocd-cm", "", "make upgrade-check: the argocd-cm settings the Applications run with: a ConfigMap manifest or a YAML map of its data (ARGOCD_CM)")
 	fs.StringVar(&o.ArgoCDCmdParams, "argocd-cmd-params", "", "make upgrade-check: the argocd-cmd-params-cm settings ArgoCD runs with (server-side diff, --persist-resource-health...): a ConfigMap manifest or a YAML map of its data (ARGOCD_CMD_PARAMS)")
 	fs.StringVar(&o.Method, "method", "", "make upgrade-check: how TO's install manifests go over FROM's: server-side (kubectl apply --server-side --force-conflicts), client-side (kubectl apply) or self-managed (an Application of ArgoCD's own syncs TO's install.yaml from git); default: what TO's own upgrade guide says (METHOD)")
+	fs.StringVar(&o.Overlay, "overlay", "", "make upgrade-check METHOD=kustomize: the team's kustomize overlay of ArgoCD's install manifests, a directory whose kustomization names install.yaml (or upstream's URL) among its resources (OVERLAY)")
 	fs.StringVar(&o.SelfSyncOptions, "self-sync-options", "", "make upgrade-check METHOD=self-managed: the sync options of ArgoCD's own Application, comma-separated (e.g. ServerSideApply=true) (SELF_SYNC_OPTIONS)")
 }
 
@@ -70,6 +73,8 @@ type Spec struct {
 	Method argocd.Method
 	// SelfSyncOptions are METHOD=self-managed's Application's sync options.
 	SelfSyncOptions []string
+	// Overlay is METHOD=kustomize's overlay, read.
+	Overlay argocd.Overlay
 	Expect          map[string]report.Outcome
 	ExpectWhy       string
 	// Command is make upgrade-check with the options given, for a cell's replay.
@@ -82,8 +87,11 @@ func (s *Spec) MethodSaid() string {
 		return "as " + s.To.String() + "'s upgrade guide says"
 	}
 	said := "METHOD=" + string(s.Method) + ": " + s.Method.Command()
-	if s.Method == argocd.SelfManaged {
+	switch s.Method {
+	case argocd.SelfManaged:
 		said += ", sync options " + text.OrNone(strings.Join(s.SelfSyncOptions, ","))
+	case argocd.Kustomize:
+		said = strings.Replace(said, "OVERLAY", s.Overlay.Dir, 1)
 	}
 	return said
 }
@@ -118,6 +126,16 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 	if o.Method != "" {
 		if s.Method, err = argocd.ParseMethod(o.Method); err != nil {
 			return nil, fmt.Errorf("METHOD: %w", err)
+		}
+	}
+	switch {
+	case s.Method == argocd.Kustomize && o.Overlay == "":
+		return nil, fmt.Errorf("METHOD=%s: name the overlay, OVERLAY=dir (a kustomization of ArgoCD's install manifests)", argocd.Kustomize)
+	case o.Overlay != "" && s.Method != argocd.Kustomize:
+		return nil, fmt.Errorf("OVERLAY %q: only for METHOD=%s", o.Overlay, argocd.Kustomize)
+	case o.Overlay != "":
+		if s.Overlay, err = argocd.ReadOverlay(w.Path(o.Overlay)); err != nil {
+			return nil, fmt.Errorf("OVERLAY: %w", err)
 		}
 	}
 	if o.SelfSyncOptions != "" {
@@ -214,7 +232,7 @@ func (o Options) command() string {
 		appcell.Var{Name: "APPS", Value: o.Apps}, appcell.Var{Name: "IMAGES", Value: o.Images},
 		appcell.Var{Name: "IMAGE_RECIPES", Value: o.ImageRecipes}, appcell.Var{Name: "ARGOCD_CM", Value: o.ArgoCDConfig},
 		appcell.Var{Name: "ARGOCD_CMD_PARAMS", Value: o.ArgoCDCmdParams}, appcell.Var{Name: "METHOD", Value: o.Method},
-		appcell.Var{Name: "SELF_SYNC_OPTIONS", Value: o.SelfSyncOptions})
+		appcell.Var{Name: "SELF_SYNC_OPTIONS", Value: o.SelfSyncOptions}, appcell.Var{Name: "OVERLAY", Value: o.Overlay})
 }
 
 // Scenario is the scenario make upgrade-check's cells belong to; each

@@ -49,6 +49,8 @@ type upgrade struct {
 type How struct {
 	Method      argocd.Method
 	SyncOptions []string
+	// Overlay is the team's kustomize overlay (argocd.Kustomize).
+	Overlay argocd.Overlay
 }
 
 // Steps upgrade ArgoCD in place from `from` to `to` the way the team does
@@ -59,8 +61,11 @@ type How struct {
 func Steps(from, to catalog.Release, how How, owner Owner) []step.Step {
 	k := &upgrade{to: to, owner: owner}
 	rolledOut := step.Look("argocd "+to.String()+"'s workloads rolled out (or what keeps them from it)", k.rolledOut)
-	if how.Method == argocd.SelfManaged {
+	switch how.Method {
+	case argocd.SelfManaged:
 		return append(k.selfManaged(from, how.SyncOptions), rolledOut)
+	case argocd.Kustomize:
+		return []step.Step{env.UpgradeArgoCDOverlay(to, how.Overlay, k.refused), rolledOut}
 	}
 	return []step.Step{env.UpgradeArgoCDBy(to, how.Method, k.refused), rolledOut}
 }
@@ -71,8 +76,12 @@ func (k *upgrade) refused(ctx context.Context, err *argocd.ApplyError) {
 	if said == "" {
 		said = strings.TrimSpace(err.Err.Error())
 	}
-	k.conclude(ctx, "upgrade-refused", fmt.Sprintf("the upgrade to %s failed: the API server refused its manifests (%s): %s",
-		k.to, err.Method.Command(), text.Clip(said, 600)))
+	what := "the API server refused its manifests"
+	if err.Stage == "build" {
+		what = "the overlay does not build over its manifests (nothing applied)"
+	}
+	k.conclude(ctx, "upgrade-refused", fmt.Sprintf("the upgrade to %s failed: %s (%s): %s",
+		k.to, what, err.Method.Command(), text.Clip(said, 600)))
 }
 
 // rolledOut waits for every Deployment and StatefulSet of TO to run its
