@@ -108,14 +108,15 @@ func (k *upgrade) selfSynced(ctx context.Context, t *testing.T, failed, evidence
 	})(ctx)
 }
 
-// failedResources quotes the resources an operation could not sync.
+// failedResources quotes the resources an operation could not sync, but
+// for what its message quotes already.
 func failedResources(op *v1alpha1.OperationState) string {
 	if op.SyncResult == nil {
 		return ""
 	}
 	var out []string
 	for _, r := range op.SyncResult.Resources {
-		if r.Status == synccommon.ResultCodeSyncFailed {
+		if r.Status == synccommon.ResultCodeSyncFailed && !strings.Contains(op.Message, r.Message) {
 			out = append(out, fmt.Sprintf("%s %s: %s", r.Kind, r.Name, text.Clip(r.Message, 300)))
 		}
 	}
