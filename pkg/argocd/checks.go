@@ -16,6 +16,11 @@ import (
 
 // check builds an assert.Check over an Application.
 func (a *Apps) check(name string, cond func(*v1alpha1.Application) bool) assert.Check {
+	return a.look(name, func(app *v1alpha1.Application) (bool, string) { return cond(app), Describe(app) })
+}
+
+// look builds an assert.Check over an Application that says what it saw.
+func (a *Apps) look(name string, cond func(*v1alpha1.Application) (bool, string)) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
 		app, err := a.api().Get(ctx, name, metaGet)
 		if errors.IsNotFound(err) {
@@ -24,7 +29,8 @@ func (a *Apps) check(name string, cond func(*v1alpha1.Application) bool) assert.
 		if err != nil {
 			return false, "", assert.Unknown(fmt.Errorf("get application %s: %w", name, err))
 		}
-		return cond(app), Describe(app), nil
+		ok, seen := cond(app)
+		return ok, seen, nil
 	}
 }
 
@@ -82,25 +88,18 @@ func (a *Apps) Refreshed(name string) assert.Check {
 // kind and name with sync status s; s "" holds when it lists none such.
 // prunable also asks that ArgoCD mark it to prune (no longer in the render).
 func (a *Apps) ResourceIs(name, kind, resource string, s v1alpha1.SyncStatusCode, prunable bool) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
-		app, err := a.api().Get(ctx, name, metaGet)
-		if errors.IsNotFound(err) {
-			return false, "application not found", nil
-		}
-		if err != nil {
-			return false, "", assert.Unknown(fmt.Errorf("get application %s: %w", name, err))
-		}
+	return a.look(name, func(app *v1alpha1.Application) (bool, string) {
 		for _, r := range app.Status.Resources {
 			if r.Kind == kind && r.Name == resource {
 				listed := fmt.Sprintf("lists %s %s %s", kind, resource, r.Status)
 				if r.RequiresPruning {
 					listed += " (to prune)"
 				}
-				return r.Status == s && r.RequiresPruning == prunable, listed + "; " + Describe(app), nil
+				return r.Status == s && r.RequiresPruning == prunable, listed + "; " + Describe(app)
 			}
 		}
-		return s == "", fmt.Sprintf("lists no %s %s; %s", kind, resource, Describe(app)), nil
-	}
+		return s == "", fmt.Sprintf("lists no %s %s; %s", kind, resource, Describe(app))
+	})
 }
 
 // ReconciledSince holds once the controller compared the Application (its

@@ -77,15 +77,20 @@ func UpgradeArgoCDBy(rel catalog.Release, m argocd.Method, refused func(ctx cont
 		if err := r.ProvideArgoCD(ctx, rel); err != nil {
 			return err
 		}
-		err := r.ApplyArgoCD(ctx, rel, method)
-		var refusal *argocd.ApplyError
-		if errors.As(err, &refusal) && refused != nil {
-			lifecycle.Note(ctx, "the API server refused %s's manifests: %v", rel, refusal.Err)
-			refused(ctx, refusal)
-			return nil
-		}
-		return err
+		return refusedTo(ctx, rel, r.ApplyArgoCD(ctx, rel, method), refused)
 	})
+}
+
+// refusedTo hands an upgrade's refusal (an *argocd.ApplyError) to refused,
+// the cell's verdict; any other error is the step's.
+func refusedTo(ctx context.Context, rel catalog.Release, err error, refused func(ctx context.Context, err *argocd.ApplyError)) error {
+	var refusal *argocd.ApplyError
+	if errors.As(err, &refusal) && refused != nil {
+		lifecycle.Note(ctx, "%s's manifests refused (%s): %v", rel, refusal.Method, refusal.Err)
+		refused(ctx, refusal)
+		return nil
+	}
+	return err
 }
 
 // ProvideArgoCDImages gives the node rel's images (built offline, or pulled)
@@ -150,13 +155,6 @@ func UpgradeArgoCDOverlay(rel catalog.Release, o argocd.Overlay, refused func(ct
 		if err := r.ProvideArgoCD(ctx, rel); err != nil {
 			return err
 		}
-		err := r.ApplyArgoCDOverlay(ctx, rel, o)
-		var refusal *argocd.ApplyError
-		if errors.As(err, &refusal) && refused != nil {
-			lifecycle.Note(ctx, "%s's manifests through the overlay: %v", rel, refusal.Err)
-			refused(ctx, refusal)
-			return nil
-		}
-		return err
+		return refusedTo(ctx, rel, r.ApplyArgoCDOverlay(ctx, rel, o), refused)
 	})
 }
