@@ -1,8 +1,8 @@
 package lifecycle
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"

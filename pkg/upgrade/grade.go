@@ -92,6 +92,12 @@ func Grade(r Reading) (report.Outcome, string) {
 		return report.Broken, fmt.Sprintf("on %s: %s%s", r.To, strings.Join(broken, "; "), note)
 	}
 	var changed []string
+	// first: short, and a reason is clipped (run 20261128-082325's render
+	// changes left no room for it)
+	if gone := appstate.Gone(r.FieldsFrom, r.FieldsTo); len(gone) > 0 {
+		changed = append(changed, fmt.Sprintf("the Application's status no longer holds %d field(s) it held on %s (a tool reading the resource loses them): %s",
+			len(gone), r.From, strings.Join(gone[:min(len(gone), shown)], ", ")))
+	}
 	if n := len(r.Changes); n > 0 {
 		var refs []string
 		for _, c := range r.Changes[:min(n, shown)] {
@@ -108,10 +114,6 @@ func Grade(r Reading) (report.Outcome, string) {
 	}
 	if d := appstate.Differences(r.OnFrom, r.Synced); len(d) > 0 {
 		changed = append(changed, "after the syncs: "+strings.Join(d, ", "))
-	}
-	if gone := appstate.Gone(r.FieldsFrom, r.FieldsTo); len(gone) > 0 {
-		changed = append(changed, fmt.Sprintf("the Application's status no longer holds %d field(s) it held on %s (a tool reading the resource loses them): %s",
-			len(gone), r.From, strings.Join(gone[:min(len(gone), shown)], ", ")))
 	}
 	switch {
 	case !r.DelFrom.Gone && r.DelTo.Gone:
@@ -196,7 +198,8 @@ func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 		}
 	}
 	r := Reading{From: k.from.String(), To: k.to.String(), OnFrom: *k.onFrom, Refreshed: *k.refreshed, Synced: *k.synced,
-		Changes: k.changes, DelFrom: k.delFrom, DelTo: k.delTo, Change: k.change, Removal: k.removal}
+		Changes: k.changes, DelFrom: k.delFrom, DelTo: k.delTo, Added: k.added, Removal: k.removal, Change: k.change,
+		FieldsFrom: k.fieldsFrom, FieldsTo: k.fieldsTo}
 	if p := k.newest; p != nil {
 		for _, h := range p.Hooks() {
 			if h.GetName() != "" {

@@ -74,9 +74,9 @@ type Spec struct {
 	// SelfSyncOptions are METHOD=self-managed's Application's sync options.
 	SelfSyncOptions []string
 	// Overlay is METHOD=kustomize's overlay, read.
-	Overlay argocd.Overlay
-	Expect          map[string]report.Outcome
-	ExpectWhy       string
+	Overlay   argocd.Overlay
+	Expect    map[string]report.Outcome
+	ExpectWhy string
 	// Command is make upgrade-check with the options given, for a cell's replay.
 	Command string
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
@@ -248,5 +249,27 @@ func TestAnUnreadObjectIsCouldNotTell(t *testing.T) {
 	_, _, err := k.grade(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "could not tell what the cascading deletion on v3.5.1 left: configmap team/x: connection refused") {
 		t.Errorf("grade: %v", err)
+	}
+}
+
+// What a cell read reaches the verdict: the commits and the status's
+// fields too (run 20261128-082325 read status.resources[].health.status on
+// v2.14.11 and not on v3.5.1, and the verdict did not say so).
+func TestTheCellsReadingsReachTheVerdict(t *testing.T) {
+	st := &appstate.State{Release: "v2.14.11", Sync: "Synced", Health: "Healthy", Phase: "Succeeded"}
+	k := &cell{from: catalog.MustRelease("v2.14.11"), to: catalog.MustRelease("v3.5.1"), onFrom: st, refreshed: st, synced: st,
+		renderFrom: &argocd.Render{}, renderTo: &argocd.Render{},
+		fieldsFrom: []string{"status.resources[].health.status", "status.sync.status"}, fieldsTo: []string{"status.sync.status"},
+		added:   Pushed{What: "a change: m added", Wanted: "synced by ArgoCD itself", Observed: env.Observed{Seen: "timed out"}},
+		change:  Pushed{What: "a change: m back", Wanted: "synced by ArgoCD itself", Observed: env.Observed{Seen: "timed out"}},
+		delFrom: Deletion{Read: true, Gone: true}, delTo: Deletion{Read: true, Gone: true}}
+	ctx, _ := lifecycle.WithCell(context.Background(), t.TempDir())
+	o, why, err := k.grade(ctx)
+	if err != nil || o != report.Broken || !strings.Contains(why, "v2.14.11 did not act on its commit either") {
+		t.Errorf("grade = %s (%s) %v", o, why, err)
+	}
+	k.added.Held, k.change.Held = true, true
+	if o, why, _ = k.grade(ctx); o != report.Changed || !strings.Contains(why, "status.resources[].health.status") {
+		t.Errorf("grade = %s (%s)", o, why)
 	}
 }
