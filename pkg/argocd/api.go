@@ -19,9 +19,32 @@ type API struct {
 	Kube *kube.Client
 }
 
-// proxy is the service proxy path of the API server's path p.
+// proxy is the service proxy path of the API server's path p, over TLS.
 func proxy(p string) string {
 	return "/api/v1/namespaces/" + Namespace + "/services/https:argocd-server:443/proxy" + p
+}
+
+// plainProxy is proxy over plain HTTP: an API server run with
+// server.insecure (argocd-cmd-params-cm, as teams behind an ingress do)
+// answers no TLS, and the service proxy says only that it is "unable to
+// handle the request".
+func plainProxy(p string) string {
+	return "/api/v1/namespaces/" + Namespace + "/services/http:argocd-server:80/proxy" + p
+}
+
+// serverRequest sends a request to ArgoCD's API server: over TLS, and when
+// that fails over plain HTTP, whose answer counts only when it succeeds (a
+// server with TLS redirects it back). The TLS attempt's answer and error
+// stand otherwise: ArgoCD's own error, or the proxy's.
+func serverRequest(ctx context.Context, k *kube.Client, method, p string, body []byte, headers map[string]string) ([]byte, error) {
+	out, err := k.Request(ctx, method, proxy(p), body, headers)
+	if err == nil {
+		return out, nil
+	}
+	if plain, perr := k.Request(ctx, method, plainProxy(p), body, headers); perr == nil {
+		return plain, nil
+	}
+	return out, err
 }
 
 // InitialAdminSecret holds the admin password an install generates.
@@ -41,7 +64,7 @@ func (a API) login(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("argocd admin password (secret %s/%s): no data.password", Namespace, InitialAdminSecret)
 	}
 	body, _ := json.Marshal(map[string]string{"username": "admin", "password": string(password)})
-	out, err := a.Kube.Request(ctx, "POST", proxy("/api/v1/session"), body, map[string]string{"Content-Type": "application/json"})
+	out, err := serverRequest(ctx, a.Kube, "POST", "/api/v1/session", body, map[string]string{"Content-Type": "application/json"})
 	if err != nil {
 		return "", fmt.Errorf("argocd login: %w", err)
 	}
@@ -58,7 +81,7 @@ func (a API) get(ctx context.Context, p string, v any) error {
 	if err != nil {
 		return err
 	}
-	out, err := a.Kube.Request(ctx, "GET", proxy(p), nil, map[string]string{"Cookie": "argocd.token=" + token})
+	out, err := serverRequest(ctx, a.Kube, "GET", p, nil, map[string]string{"Cookie": "argocd.token=" + token})
 	if err != nil {
 		if len(out) > 0 { // ArgoCD's own error, which the proxy's status hides
 			return fmt.Errorf("argocd API %s: %w: %.300s", p, err, out)

@@ -165,13 +165,14 @@ func (i *Installer) ApplyOver(ctx context.Context, rel catalog.Release, m Method
 }
 
 // InstallOverlay applies a release through the team's overlay
-// (ApplyOverlay), waits for every workload to roll out and verifies the
-// running version: the release as the team runs it.
+// (ApplyOverlay), restarts every workload (what the overlay sets in
+// argocd-cmd-params-cm is read at start-up), waits for each to roll out and
+// verifies the running version: the release as the team runs it.
 func (i *Installer) InstallOverlay(ctx context.Context, rel catalog.Release, o Overlay) error {
 	if err := i.ApplyOverlay(ctx, rel, o); err != nil {
 		return err
 	}
-	if err := i.rollout(ctx); err != nil {
+	if err := i.Restart(ctx); err != nil {
 		return fmt.Errorf("install argocd %s through %s: %w", rel, o.Dir, err)
 	}
 	_, err := i.Verify(ctx, rel)
@@ -354,7 +355,7 @@ func (i *Installer) RunningVersion(ctx context.Context) (string, error) {
 	var v struct{ Version string }
 	var last error
 	for range 30 {
-		out, err := i.Kube.GetRaw(ctx, "/api/v1/namespaces/"+Namespace+"/services/https:argocd-server:443/proxy/api/version")
+		out, err := serverRequest(ctx, i.Kube, "GET", "/api/version", nil, nil)
 		if err == nil {
 			if err := json.Unmarshal(out, &v); err == nil && v.Version != "" {
 				return v.Version, nil
