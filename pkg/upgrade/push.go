@@ -10,10 +10,12 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 
+	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/step"
 )
 
@@ -53,6 +55,9 @@ type Pushed struct {
 	What   string
 	Wanted string
 	env.Observed
+	// Left says, of a removal not acted on, where the object is: read
+	// after the wait, for the verdict's words.
+	Left string
 }
 
 // automated says the Application syncs by itself (its policy kept).
@@ -127,6 +132,9 @@ func (k *cell) push(dst *Pushed, c commit, on string) []step.Step {
 	steps = append(steps,
 		env.PushRepo(name, files).As("push "+dst.What+" to application "+name+"'s source on "+on),
 		env.ObserveInto("application "+name+": "+dst.What+", "+dst.Wanted+" on "+on+" (no refresh asked for)", PickUp, want, &dst.Observed))
+	if c == removed {
+		steps = append(steps, k.whereLeft(dst))
+	}
 	switch {
 	case c == removed && k.automated() && !k.prunes():
 		// as the team whose auto-sync does not prune prunes by hand
@@ -137,6 +145,45 @@ func (k *cell) push(dst *Pushed, c commit, on string) []step.Step {
 			env.ObserveWithin("the sync on "+on+" ("+dst.What+") completed, or held by a hook", assert.Intervals.Install, k.settled()))
 	}
 	return steps
+}
+
+// whereLeft reads, when a removal was not acted on, whether the marker is
+// still in the cluster and whether the Application still lists it: one it
+// lists no more but that stays is left behind (ArgoCD no longer counts it as
+// the Application's: 3.0's orphans).
+func (k *cell) whereLeft(dst *Pushed) step.Step {
+	ref := env.ConfigMap(k.markerNamespace(), Marker)
+	return appcell.Reads("where "+ref.String()+" is, if the removal was not acted on", func(ctx context.Context) error {
+		if dst.Held {
+			return nil
+		}
+		_, err := check.Get(ctx, ref)
+		switch {
+		case lifecycle.NotFound(err):
+			dst.Left = "gone from the cluster"
+			return nil
+		case err != nil:
+			dst.Left = "could not tell whether it is still in the cluster: " + err.Error()
+			return nil
+		}
+		app, err := check.App(ctx, k.app.Name())
+		if err != nil {
+			dst.Left = "still in the cluster; could not tell whether the Application lists it: " + err.Error()
+			return nil
+		}
+		for _, r := range app.Status.Resources {
+			if r.Kind == "ConfigMap" && r.Name == Marker {
+				dst.Left = fmt.Sprintf("still in the cluster, the Application lists it %s", r.Status)
+				if r.RequiresPruning {
+					dst.Left += ", to prune"
+				}
+				return nil
+			}
+		}
+		dst.Left = "still in the cluster, and the Application no longer lists it: left behind (ArgoCD does not count it as the Application's)"
+		lifecycle.Note(ctx, "%s: %s", ref, dst.Left)
+		return nil
+	})
 }
 
 // markerIs holds when the Application lists the marker with sync status s
@@ -179,5 +226,9 @@ func (p Pushed) problem() string {
 	if p.What == "" || p.Held {
 		return ""
 	}
-	return fmt.Sprintf("%s, pushed to git, not %s within %s with no refresh asked for (%s)", p.What, p.Wanted, PickUp, p.Seen)
+	seen := p.Seen
+	if p.Left != "" {
+		seen = p.Left
+	}
+	return fmt.Sprintf("%s, pushed to git, not %s within %s with no refresh asked for: %s", p.What, p.Wanted, PickUp, seen)
 }
