@@ -105,7 +105,8 @@ func (fakeProxy) GoMod(_ context.Context, module, version string) ([]byte, error
 
 // Each scenario runs every variant on each release of its axis (the seed
 // pins), as the nightly did before it read releases, and on the newest
-// patch of each supported line.
+// patch of each supported line; a seed pin only some variants name on their
+// own axis (the guard's bug on v3.6.0) runs those variants.
 func TestNightlyPlanRunsTheSeedAxesAndTheSupportedLines(t *testing.T) {
 	cat, data := loadMatrix(t)
 	f := &releases.Finder{Catalog: cat, Matrix: data, Source: fakeProxy{}, Mode: images.Online, Repo: t.TempDir()}
@@ -148,9 +149,21 @@ func TestNightlyPlanRunsTheSeedAxesAndTheSupportedLines(t *testing.T) {
 				// seed pin: online the supported line's newest patch takes the full tier
 				continue
 			}
+			want := ""
+			if !slices.Contains([]string{"v3.4.13", "v3.5.7", "v3.6.1"}, tag) {
+				var on []string
+				for _, v := range s.Variants {
+					if slices.Contains(s.ArgoCDAxis(v, cat.ArgoCD.Default), tag) {
+						on = append(on, v.Name)
+					}
+				}
+				if len(on) < len(s.Variants) {
+					want = strings.Join(on, ",")
+				}
+			}
 			sh, ok := full[s.Name+"@"+tag]
-			if !ok || sh.Variant != "" {
-				t.Errorf("no full shard of %s on %s (%+v)", s.Name, tag, sh)
+			if !ok || sh.Variant != want {
+				t.Errorf("no full shard of %s on %s with VARIANT=%q (%+v)", s.Name, tag, want, sh)
 			}
 		}
 	}
