@@ -194,10 +194,13 @@ ARGOCD_CMD_PARAMS ?=
 # make upgrade-check: how TO's install manifests go over FROM's: server-side or client-side
 # (kubectl apply with or without --server-side --force-conflicts); empty: what TO's upgrade guide says
 METHOD ?=
+# make upgrade-check: the cluster's metrics-server, as managed Kubernetes runs one: empty, the
+# catalog's (built offline from sigs.k8s.io/metrics-server's module zip); none, without it
+METRICS ?=
 UPGRADE = -from "$(FROM)" -to "$(TO)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" \
-  -argocd-cm "$(ARGOCD_CM)" -argocd-cmd-params "$(ARGOCD_CMD_PARAMS)" -method "$(METHOD)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
+  -argocd-cm "$(ARGOCD_CM)" -argocd-cmd-params "$(ARGOCD_CMD_PARAMS)" -method "$(METHOD)" -metrics "$(METRICS)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
 
-upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [METHOD=server-side|client-side] [ARGOCD_CM=file] [ARGOCD_CMD_PARAMS=file] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
+upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [METHOD=server-side|client-side] [ARGOCD_CM=file] [ARGOCD_CMD_PARAMS=file] [METRICS=none] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
 	@test -n "$(FROM)" && test -n "$(TO)" || { echo "make upgrade-check: FROM= and TO= name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1); APPS= your Applications (default: the seed charts)"; exit 2; }
 	$(if $(APPS),,@$(CLI) upgrade-check apps -out "$(UPGRADE_APPS)" $(if $(ONLY),-only "$(ONLY)"))
 	@$(CLI) upgrade-check check -apps "$(APPS_USED)" $(UPGRADE)

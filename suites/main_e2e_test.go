@@ -286,6 +286,11 @@ func upgradeRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 		return nil, err
 	}
 	r.Run.Notes = append(r.Run.Notes, route.Notes()...)
+	metrics := "the cluster: " + spec.Metrics.String()
+	if spec.Metrics.On() {
+		metrics += " (METRICS; each cell installs it before its Application and deletes it at its end)"
+	}
+	r.Run.Notes = append(r.Run.Notes, metrics)
 	return r, nil
 }
 

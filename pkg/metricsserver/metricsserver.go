@@ -16,6 +16,7 @@
 package metricsserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -29,6 +30,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/sources"
 )
 
 // Component is metrics-server's name in the catalog and its image recipe's
@@ -247,4 +249,27 @@ func container(manifest string) ([]string, string, error) {
 		}
 	}
 	return nil, "", errors.New("no Deployment " + Deployment + " with a container " + Deployment)
+}
+
+// Manifests renders version's manifests (Render) from its module zip,
+// through the module proxy in either mode, and says where they came from:
+// the module, its zip's hash, the overlay and the flags added.
+func Manifests(ctx context.Context, cat *catalog.Catalog, version string) (Rendered, string, error) {
+	comp, err := cat.Component(Component)
+	if err != nil {
+		return Rendered{}, "", err
+	}
+	m, err := sources.DownloadModule(ctx, comp.Module, version)
+	if err != nil {
+		return Rendered{}, "", err
+	}
+	r, err := Render(os.DirFS(m.Dir))
+	if err != nil {
+		return Rendered{}, "", fmt.Errorf("%s@%s: %w", comp.Module, version, err)
+	}
+	from := fmt.Sprintf("%s@%s (module zip %s): %s, as kubectl kustomize renders it (the release's components.yaml)", comp.Module, version, m.Sum, Release)
+	if len(r.Added) > 0 {
+		from += ", plus " + strings.Join(r.Added, " ")
+	}
+	return r, from, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/metricsserver"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/runner"
 )
@@ -30,6 +31,9 @@ type Options struct {
 	Method       string // METHOD: how TO goes over FROM (argocd.Methods); "": as TO's upgrade guide says
 	// ARGOCD_CMD_PARAMS: a file: the argocd-cmd-params-cm ConfigMap, or a map of its data
 	ArgoCDCmdParams string
+	// METRICS: the cluster's metrics-server, a version the catalog pins, or
+	// none; "": the catalog's (metricsserver.Parse)
+	Metrics string
 	// IMAGES, IMAGE_RECIPES, and EXPECT (application=OUTCOME,...) with
 	// EXPECT_WHY in place of the expectation that every Application comes
 	// through SAFE (known answers): registered by Shared.Register.
@@ -41,6 +45,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Apps, "apps", "", "make upgrade-check: a YAML file or directory of ArgoCD Applications (APPS)")
 	fs.StringVar(&o.ArgoCDConfig, "argocd-cm", "", "make upgrade-check: the argocd-cm settings the Applications run with: a ConfigMap manifest or a YAML map of its data (ARGOCD_CM)")
 	fs.StringVar(&o.ArgoCDCmdParams, "argocd-cmd-params", "", "make upgrade-check: the argocd-cmd-params-cm settings ArgoCD runs with (server-side diff, --persist-resource-health...): a ConfigMap manifest or a YAML map of its data (ARGOCD_CMD_PARAMS)")
+	fs.StringVar(&o.Metrics, "metrics", "", "make upgrade-check: the cluster's metrics-server, as managed Kubernetes runs one: none, or a version the catalog pins; default: the catalog's (METRICS)")
 	fs.StringVar(&o.Method, "method", "", "make upgrade-check: how TO's install manifests go over FROM's: server-side (kubectl apply --server-side --force-conflicts) or client-side (kubectl apply); default: what TO's own upgrade guide says (METHOD)")
 }
 
@@ -63,7 +68,9 @@ type Spec struct {
 	ArgoCDCmdParams map[string]string
 	// Method is how TO goes over FROM; "" is what TO's upgrade guide says
 	// (argocd.ReadGuide, read by each cell).
-	Method    argocd.Method
+	Method argocd.Method
+	// Metrics is the cluster's metrics-server (METRICS), or none.
+	Metrics   metricsserver.Setting
 	Expect    map[string]report.Outcome
 	ExpectWhy string
 	// Command is make upgrade-check with the options given, for a cell's replay.
@@ -109,6 +116,9 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 		if s.Method, err = argocd.ParseMethod(o.Method); err != nil {
 			return nil, fmt.Errorf("METHOD: %w", err)
 		}
+	}
+	if s.Metrics, err = metricsserver.Parse(o.Metrics, cat); err != nil {
+		return nil, err
 	}
 	if o.Apps == "" {
 		return nil, fmt.Errorf("APPS: name a YAML file or directory of ArgoCD Applications (kubectl get applications -n argocd -o yaml > apps.yaml)")
@@ -193,7 +203,8 @@ func (o Options) command() string {
 	return appcell.Command("make upgrade-check", appcell.Var{Name: "FROM", Value: o.From}, appcell.Var{Name: "TO", Value: o.To},
 		appcell.Var{Name: "APPS", Value: o.Apps}, appcell.Var{Name: "IMAGES", Value: o.Images},
 		appcell.Var{Name: "IMAGE_RECIPES", Value: o.ImageRecipes}, appcell.Var{Name: "ARGOCD_CM", Value: o.ArgoCDConfig},
-		appcell.Var{Name: "ARGOCD_CMD_PARAMS", Value: o.ArgoCDCmdParams}, appcell.Var{Name: "METHOD", Value: o.Method})
+		appcell.Var{Name: "ARGOCD_CMD_PARAMS", Value: o.ArgoCDCmdParams}, appcell.Var{Name: "METHOD", Value: o.Method},
+		appcell.Var{Name: "METRICS", Value: o.Metrics})
 }
 
 // Scenario is the scenario make upgrade-check's cells belong to; each
@@ -214,7 +225,10 @@ func (s *Spec) Plan() (*matrix.Data, runner.Scenarios) {
 		// that starts in a minute (until reports/ holds measured times)
 		Seconds: 360,
 		Title:   "a user's Applications through an in-place ArgoCD upgrade",
-		Summary: fmt.Sprintf("Each Application created on ArgoCD %s through the suite's git server and synced, ArgoCD upgraded in place to %s (%s), refreshed, compared, synced and deleted.", s.From, s.To, s.MethodSaid())}
+		Summary: fmt.Sprintf("On a cluster with %s, each Application created on ArgoCD %s through the suite's git server and synced, ArgoCD upgraded in place to %s (%s), refreshed, compared, synced and deleted.", s.Metrics, s.From, s.To, s.MethodSaid())}
+	if s.Metrics.On() {
+		sc.Builds = append(sc.Builds, metricsserver.Component+"@"+s.Metrics.Version)
+	}
 	for _, a := range s.Apps {
 		sc.Variants = append(sc.Variants, matrix.Variant{Name: a.Name(), Summary: fmt.Sprintf("%s from %s into %s", a.Source.Kind(), a.Source.From, text.OrNone(a.Namespace())),
 			ArgoCDUpgrades: []string{s.To.String()}})

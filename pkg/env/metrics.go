@@ -1,0 +1,76 @@
+package env
+
+import (
+	"context"
+	"time"
+
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/metricsserver"
+	"github.com/gitops-conformance/suite/pkg/repro"
+	"github.com/gitops-conformance/suite/pkg/step"
+)
+
+// MetricsServer gives the cluster the metrics-server s names (METRICS), as
+// every managed Kubernetes has one: its image (offline built from its
+// module zip by images/metrics-server/build.sh, online pulled by the node),
+// its release manifests with --kubelet-insecure-tls (metricsserver.Manifests)
+// applied, and a wait, bounded, until the metrics API serves a node's
+// usage, quoting what the cluster said if it never does. The cell deletes
+// it at its end. With METRICS=none it only notes that the cluster has none
+// (a HorizontalPodAutoscaler then cannot read its metrics).
+func MetricsServer(s metricsserver.Setting) step.Step {
+	if !s.On() {
+		return lookInRun("the cluster's metrics-server: none (METRICS=none)", func(ctx context.Context) error {
+			lifecycle.Note(ctx, "cluster: no metrics-server (METRICS=none): the metrics API (%s) is not served, so HorizontalPodAutoscalers cannot read resource metrics", metricsserver.NodesPath)
+			return nil
+		})
+	}
+	return InOrder("the cluster's "+s.String(), ComponentImages(metricsserver.Component, s.Version), applyMetricsServer(s.Version), metricsServed(s.Version))
+}
+
+// applyMetricsServer applies version's manifests server-side, noting where
+// they came from; the cell deletes them at its end.
+func applyMetricsServer(version string) step.Step {
+	what := metricsserver.Component + " " + version
+	return act("apply "+what, func(ctx context.Context) error {
+		r := lifecycle.From(ctx)
+		m, from, err := metricsserver.Manifests(ctx, r.Catalog, version)
+		if err != nil {
+			return err
+		}
+		if !applyStep(ctx, what, m.Manifest) {
+			return nil
+		}
+		c := lifecycle.CellFrom(ctx)
+		c.WriteEvidence("metrics-server.yaml", m.Manifest)
+		c.Step("apply %s: %d bytes (metrics-server.yaml), image %s", what, len(m.Manifest), m.Image)
+		c.Defer("delete "+what, func(ctx context.Context) error { return deleteManifest(ctx, m.Manifest) })
+		lifecycle.Note(ctx, "cluster: %s, image %s, manifests from %s", what, m.Image, from)
+		return r.Kubectl.Apply(ctx, m.Manifest)
+	})
+}
+
+// metricsServed waits, up to Intervals.Rollout, for the metrics API to
+// serve a node's usage; not served is an ERROR of the cell, quoting what
+// the API server, the APIService and metrics-server's Pods said last.
+func metricsServed(version string) step.Step {
+	what := metricsserver.Component + " " + version + " serving node metrics"
+	served := check.MetricsServed()
+	return look("wait "+what, func(ctx context.Context) error {
+		if !repro.Record(ctx, repro.Step{Kind: repro.Wait, What: what, Check: assert.ScriptOf(ctx, served), Timeout: assert.Intervals.Rollout}) {
+			return nil
+		}
+		start := time.Now()
+		err := assert.Eventually(ctx, what, assert.Intervals.Rollout, served)
+		_, seen, _ := served(ctx)
+		if err != nil {
+			repro.Ended(ctx, seen, err.Error())
+			return err
+		}
+		repro.Ended(ctx, seen, "held")
+		lifecycle.Note(ctx, "cluster: %s after %s (%s)", what, time.Since(start).Round(time.Second), seen)
+		return nil
+	})
+}
