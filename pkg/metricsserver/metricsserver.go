@@ -1,11 +1,13 @@
 // Package metricsserver is the metrics-server a run's cluster has, as every
-// managed Kubernetes has one (make upgrade-check's METRICS): which one (a
-// version the catalog pins, or none), and its manifests, rendered from its Go
-// module zip as upstream renders its release's components.yaml
-// (`kubectl kustomize manifests/overlays/release`, metrics-server's Makefile
-// target release-manifests) with the one flag a kind cluster needs,
-// --kubelet-insecure-tls (kind's kubelets serve certificates the cluster's CA
-// did not sign).
+// managed Kubernetes has one (make upgrade-check's METRICS): which one, a
+// version the catalog pins or none, and its manifests, rendered from its Go
+// module zip.
+//
+// The manifests are upstream's release manifests, rendered as its release's
+// components.yaml is (`kubectl kustomize manifests/overlays/release`,
+// metrics-server's Makefile target release-manifests), with the one flag a
+// kind cluster needs, --kubelet-insecure-tls (kind's kubelets serve
+// certificates the cluster's CA did not sign).
 //
 // Upstream's own test overlay (manifests/overlays/test, its component
 // manifests/components/test) adds --kubelet-insecure-tls too, but with --v=4,
