@@ -290,6 +290,7 @@ func upgradeRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 	if spec.Metrics.On() {
 		metrics += " (METRICS; each cell installs it before its Application and deletes it at its end)"
 	}
+	r.Run.Logf("plan: %s", metrics)
 	r.Run.Notes = append(r.Run.Notes, metrics)
 	return r, nil
 }
