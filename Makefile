@@ -222,12 +222,16 @@ upgrade-check-smoke: $(CLI) ## make upgrade-check on the suite's clean chart as 
 LONGNAME_APP := gitops-conformance-applicationset-generated-kruise-cluster-east-01
 KNOWN := docs/upgrade-check.md, known answers:
 
-upgrade-check-validate: $(CLI) ## make upgrade-check's known answers, one run each: argo-cd#27527's long-named Application v3.4.2 -> v3.4.3 (its deletion held, then through: CHANGED), the kyverno chart v2.14.3 -> v2.14.4 (held on both: BROKEN), the seed charts v3.4.7 -> v3.5.1 and v3.5.1 -> v3.6.1, an Application whose webhook keeps ArgoCD's Pods out and a client-side apply of v3.5.1 (both BROKEN)
+upgrade-check-validate: $(CLI) ## make upgrade-check's known answers, one run each: argo-cd#27527's long-named Application v3.4.2 -> v3.4.3 (its deletion held, then through: CHANGED), the kyverno chart v2.14.3 -> v2.14.4 (held on both: BROKEN), the seed charts v3.4.7 -> v3.5.1 and v3.5.1 -> v3.6.1 (without metrics-server, as measured), knative-serving v3.4.7 -> v3.5.1 with metrics-server and without (BROKEN both: its webhook configurations; its HPAs Degraded on 3.5 only without), an Application whose webhook keeps ArgoCD's Pods out and a client-side apply of v3.5.1 (both BROKEN)
 	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.2 TO=v3.4.3 APPS=suites/upgrade-check/longname-apps.yaml \
 	  ARGOCD_CM=suites/upgrade-check/label-tracking.yaml EXPECT=$(LONGNAME_APP)=CHANGED EXPECT_WHY="$(KNOWN) argo-cd issue 27527"
 	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.3 TO=v2.14.4 ONLY=kyverno EXPECT=kyverno=BROKEN EXPECT_WHY="$(KNOWN) kyverno"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.7 TO=v3.5.1 EXPECT=knative-serving=BROKEN EXPECT_WHY="$(KNOWN) seeds"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.5.1 TO=v3.6.1 EXPECT=knative-serving=BROKEN EXPECT_WHY="$(KNOWN) seeds on 3.6"
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.7 TO=v3.5.1 METRICS=none EXPECT=knative-serving=BROKEN EXPECT_WHY="$(KNOWN) seeds, no metrics-server"
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.7 TO=v3.5.1 ONLY=knative-serving EXPECT=knative-serving=BROKEN \
+	  EXPECT_WHY="$(KNOWN) knative-serving with metrics-server (HPAs Healthy; its webhook configurations OutOfSync)"
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.7 TO=v3.5.1 ONLY=knative-serving METRICS=none EXPECT=knative-serving=BROKEN \
+	  EXPECT_WHY="$(KNOWN) knative-serving without metrics-server (HPAs Degraded on 3.5)"
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.5.1 TO=v3.6.1 METRICS=none EXPECT=knative-serving=BROKEN EXPECT_WHY="$(KNOWN) seeds on 3.6, no metrics-server"
 	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.11 TO=v3.5.1 APPS=suites/upgrade-check/blocking-webhook-apps.yaml \
 	  EXPECT=blocking-webhook=BROKEN EXPECT_WHY="$(KNOWN) a webhook keeps ArgoCD's Pods out"
 	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.11 TO=v3.5.1 METHOD=client-side APPS=suites/upgrade-check/smoke-apps.yaml \
