@@ -288,7 +288,7 @@ func upgradeRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 	r.Run.Notes = append(r.Run.Notes, route.Notes()...)
 	metrics := "the cluster: " + spec.Metrics.String()
 	if spec.Metrics.On() {
-		metrics += " (METRICS; each cell installs it before its Application and deletes it at its end)"
+		metrics += " (METRICS; applied by each cell before its Application, kept from one cell to the next)"
 	}
 	r.Run.Logf("plan: %s", metrics)
 	r.Run.Notes = append(r.Run.Notes, metrics)

@@ -17,12 +17,23 @@ import (
 // module zip by images/metrics-server/build.sh, online pulled by the node),
 // its release manifests with --kubelet-insecure-tls (metricsserver.Manifests)
 // applied, and a wait, bounded, until the metrics API serves a node's
-// usage, quoting what the cluster said if it never does. The cell deletes
-// it at its end. With METRICS=none it only notes that the cluster has none
-// (a HorizontalPodAutoscaler then cannot read its metrics).
+// usage, quoting what the cluster said if it never does. It is the
+// cluster's, as on a managed cluster: applied again by each cell (no change
+// after the first), never deleted by one; the cluster goes with the run.
+// Deleted at one cell's end and applied again by the next, on the same
+// cluster, its APIService stayed Available=False (FailedDiscoveryCheck:
+// "bad status from https://<its service>:443/apis/metrics.k8s.io/v1beta1:
+// 404") for the whole wait, its Pod ready (run 20261128-083055, the second
+// cell). With METRICS=none it notes that the cluster has none (a
+// HorizontalPodAutoscaler then cannot read its metrics), or that the
+// metrics API answers all the same (a kept cluster's metrics-server).
 func MetricsServer(s metricsserver.Setting) step.Step {
 	if !s.On() {
 		return lookInRun("the cluster's metrics-server: none (METRICS=none)", func(ctx context.Context) error {
+			if _, err := lifecycle.From(ctx).Kube.GetRaw(ctx, metricsserver.NodesPath); err == nil {
+				lifecycle.Note(ctx, "cluster: METRICS=none, but the metrics API (%s) answers: a metrics-server this run did not install (a kept cluster's: KEEP=1)", metricsserver.NodesPath)
+				return nil
+			}
 			lifecycle.Note(ctx, "cluster: no metrics-server (METRICS=none): the metrics API (%s) is not served, so HorizontalPodAutoscalers cannot read resource metrics", metricsserver.NodesPath)
 			return nil
 		})
@@ -31,7 +42,7 @@ func MetricsServer(s metricsserver.Setting) step.Step {
 }
 
 // applyMetricsServer applies version's manifests server-side, noting where
-// they came from; the cell deletes them at its end.
+// they came from; they stay (MetricsServer).
 func applyMetricsServer(version string) step.Step {
 	what := metricsserver.Component + " " + version
 	return act("apply "+what, func(ctx context.Context) error {
@@ -45,8 +56,7 @@ func applyMetricsServer(version string) step.Step {
 		}
 		c := lifecycle.CellFrom(ctx)
 		c.WriteEvidence("metrics-server.yaml", m.Manifest)
-		c.Step("apply %s: %d bytes (metrics-server.yaml), image %s", what, len(m.Manifest), m.Image)
-		c.Defer("delete "+what, func(ctx context.Context) error { return deleteManifest(ctx, m.Manifest) })
+		c.Step("apply %s: %d bytes (metrics-server.yaml), image %s; kept for the run's later cells", what, len(m.Manifest), m.Image)
 		lifecycle.Note(ctx, "cluster: %s, image %s, manifests from %s", what, m.Image, from)
 		return r.Kubectl.Apply(ctx, m.Manifest)
 	})
