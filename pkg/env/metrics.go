@@ -38,27 +38,48 @@ func MetricsServer(s metricsserver.Setting) step.Step {
 			return nil
 		})
 	}
-	return InOrder("the cluster's "+s.String(), ComponentImages(metricsserver.Component, s.Version), applyMetricsServer(s.Version), metricsServed(s.Version))
+	rendered := &metricsserver.Rendered{}
+	deployment := check.Workload{Kind: "Deployment", Namespace: metricsserver.Namespace, Name: metricsserver.Deployment, Replicas: 1}
+	return InOrder("the cluster's "+s.String(), ComponentImages(metricsserver.Component, s.Version), applyMetricsServer(s.Version, rendered),
+		assert.That("metrics-server "+s.Version+"'s deployment available, before its APIService (metricsserver.Rendered.Parts)", assert.Intervals.Rollout, check.Available(deployment)),
+		applyAPIService(s.Version, rendered), metricsServed(s.Version))
 }
 
-// applyMetricsServer applies version's manifests server-side, noting where
-// they came from; they stay (MetricsServer).
-func applyMetricsServer(version string) step.Step {
+// applyMetricsServer applies version's manifests but its APIService
+// server-side, noting where they came from, and keeps them in into; they
+// stay (MetricsServer).
+func applyMetricsServer(version string, into *metricsserver.Rendered) step.Step {
 	what := metricsserver.Component + " " + version
-	return act("apply "+what, func(ctx context.Context) error {
+	return act("apply "+what+" (its APIService after)", func(ctx context.Context) error {
 		r := lifecycle.From(ctx)
 		m, from, err := metricsserver.Manifests(ctx, r.Catalog, version)
 		if err != nil {
 			return err
 		}
-		if !applyStep(ctx, what, m.Manifest) {
+		*into = m
+		rest, _ := m.Parts()
+		if !applyStep(ctx, what, rest) {
 			return nil
 		}
 		c := lifecycle.CellFrom(ctx)
 		c.WriteEvidence("metrics-server.yaml", m.Manifest)
-		c.Step("apply %s: %d bytes (metrics-server.yaml), image %s; kept for the run's later cells", what, len(m.Manifest), m.Image)
+		c.Step("apply %s but its APIService: %d bytes (metrics-server.yaml), image %s; kept for the run's later cells", what, len(rest), m.Image)
 		lifecycle.Note(ctx, "cluster: %s, image %s, manifests from %s", what, m.Image, from)
-		return r.Kubectl.Apply(ctx, m.Manifest)
+		return r.Kubectl.Apply(ctx, rest)
+	})
+}
+
+// applyAPIService applies the APIService of the manifests applyMetricsServer
+// read, once metrics-server's Deployment is available.
+func applyAPIService(version string, from *metricsserver.Rendered) step.Step {
+	what := metricsserver.Component + " " + version + "'s APIService " + metricsserver.APIService
+	return act("apply "+what, func(ctx context.Context) error {
+		_, api := from.Parts()
+		if !applyStep(ctx, what, api) {
+			return nil
+		}
+		lifecycle.CellFrom(ctx).Step("apply %s", what)
+		return lifecycle.From(ctx).Kubectl.Apply(ctx, api)
 	})
 }
 

@@ -258,3 +258,28 @@ func Manifests(ctx context.Context, cat *catalog.Catalog, version string) (Rende
 	}
 	return r, from, nil
 }
+
+// Parts splits the manifest into the APIService and the rest (the
+// Deployment, its Service, its RBAC), in the manifest's order: the
+// APIService is applied once metrics-server's Service has a ready backend.
+// Applied together, the API server's availability check can connect to the
+// new Service's ClusterIP before kube-proxy has its rule, past the node, and
+// keep that connection: run 20261128-084652's APIService stayed
+// FailedDiscoveryCheck, "bad status from https://10.96.245.41:443/...: 404",
+// its Pod ready, the API server's connection to the ClusterIP in the node's
+// conntrack table without the NAT to the Pod (a reply from the ClusterIP
+// itself), and a new Pod or APIService did not change it.
+func (r Rendered) Parts() (rest, apiService string) {
+	var others, services []string
+	for _, doc := range strings.Split(r.Manifest, "\n---\n") {
+		var d struct {
+			Kind string `json:"kind"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &d); err == nil && d.Kind == "APIService" {
+			services = append(services, strings.TrimSpace(doc)+"\n")
+			continue
+		}
+		others = append(others, strings.TrimSpace(doc)+"\n")
+	}
+	return strings.Join(others, "---\n"), strings.Join(services, "---\n")
+}

@@ -94,6 +94,19 @@ func TestRender(t *testing.T) {
 		t.Errorf("manifest:\n%s\nwant the args\n%s", r.Manifest, want)
 	}
 
+	// the APIService apart from the rest
+	withAPI := module("          - --cert-dir=/tmp\n")
+	withAPI["manifests/base/apiservice.yaml"] = &fstest.MapFile{Data: []byte("apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata:\n  name: v1beta1.metrics.k8s.io\nspec:\n  group: metrics.k8s.io\n  version: v1beta1\n")}
+	withAPI["manifests/base/kustomization.yaml"].Data = []byte(strings.Replace(string(withAPI["manifests/base/kustomization.yaml"].Data), "resources:\n", "resources:\n- apiservice.yaml\n", 1))
+	r2, err := Render(withAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest, api := r2.Parts()
+	if strings.Contains(rest, "kind: APIService") || !strings.Contains(rest, "kind: Deployment") || !strings.Contains(api, "kind: APIService") || strings.Contains(api, "kind: Deployment") {
+		t.Errorf("parts:\n%s\n=== and ===\n%s", rest, api)
+	}
+
 	// a release that has the flag already is taken as it is
 	r, err = Render(module("          - --kubelet-insecure-tls\n"))
 	if err != nil {
