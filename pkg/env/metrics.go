@@ -17,14 +17,11 @@ import (
 // module zip by images/metrics-server/build.sh, online pulled by the node),
 // its release manifests with --kubelet-insecure-tls (metricsserver.Manifests)
 // applied, and a wait, bounded, until the metrics API serves a node's
-// usage, quoting what the cluster said if it never does. It is the
-// cluster's, as on a managed cluster: applied again by each cell (no change
-// after the first), never deleted by one; the cluster goes with the run.
-// Deleted at one cell's end and applied again by the next, on the same
-// cluster, its APIService stayed Available=False (FailedDiscoveryCheck:
-// "bad status from https://<its service>:443/apis/metrics.k8s.io/v1beta1:
-// 404") for the whole wait, its Pod ready (run 20261128-083055, the second
-// cell). With METRICS=none it notes that the cluster has none (a
+// usage, quoting what the cluster said if it never does. Its APIService
+// is applied once its Deployment is available (metricsserver.Rendered.Parts
+// says why). It is the cluster's, as on a managed cluster: applied again by
+// each cell (no change after the first), never deleted by one; the cluster
+// goes with the run. With METRICS=none it notes that the cluster has none (a
 // HorizontalPodAutoscaler then cannot read its metrics), or that the
 // metrics API answers all the same (a kept cluster's metrics-server).
 func MetricsServer(s metricsserver.Setting) step.Step {
