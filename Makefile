@@ -200,10 +200,13 @@ METHOD ?=
 SELF_SYNC_OPTIONS ?=
 # make upgrade-check METHOD=kustomize: the team's kustomize overlay of ArgoCD's install manifests (a directory)
 OVERLAY ?=
+# make upgrade-check: the cluster's metrics-server, as managed Kubernetes runs one: empty, the
+# catalog's (built offline from sigs.k8s.io/metrics-server's module zip); none, without it
+METRICS ?=
 UPGRADE = -from "$(FROM)" -to "$(TO)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" \
-  -argocd-cm "$(ARGOCD_CM)" -argocd-cmd-params "$(ARGOCD_CMD_PARAMS)" -method "$(METHOD)" -self-sync-options "$(SELF_SYNC_OPTIONS)" -overlay "$(OVERLAY)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
+  -argocd-cm "$(ARGOCD_CM)" -argocd-cmd-params "$(ARGOCD_CMD_PARAMS)" -method "$(METHOD)" -self-sync-options "$(SELF_SYNC_OPTIONS)" -overlay "$(OVERLAY)" -metrics "$(METRICS)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
 
-upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [METHOD=server-side|client-side|self-managed|kustomize] [SELF_SYNC_OPTIONS=ServerSideApply=true,..] [OVERLAY=dir] [ARGOCD_CM=file] [ARGOCD_CMD_PARAMS=file] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
+upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [METHOD=server-side|client-side|self-managed|kustomize] [SELF_SYNC_OPTIONS=ServerSideApply=true,..] [OVERLAY=dir] [ARGOCD_CM=file] [ARGOCD_CMD_PARAMS=file] [METRICS=none] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
 	@test -n "$(FROM)" && test -n "$(TO)" || { echo "make upgrade-check: FROM= and TO= name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1); APPS= your Applications (default: the seed charts)"; exit 2; }
 	$(if $(APPS),,@$(CLI) upgrade-check apps -out "$(UPGRADE_APPS)" $(if $(ONLY),-only "$(ONLY)"))
 	@$(CLI) upgrade-check check -apps "$(APPS_USED)" $(UPGRADE)
@@ -225,12 +228,16 @@ upgrade-check-smoke: $(CLI) ## make upgrade-check on the suite's clean chart as 
 LONGNAME_APP := gitops-conformance-applicationset-generated-kruise-cluster-east-01
 KNOWN := docs/upgrade-check.md, known answers:
 
-upgrade-check-validate: $(CLI) ## make upgrade-check's known answers, one run each: argo-cd#27527's long-named Application v3.4.2 -> v3.4.3 (its deletion held, then through: CHANGED), the kyverno chart v2.14.3 -> v2.14.4 (held on both: BROKEN), the seed charts v3.4.7 -> v3.5.1 and v3.5.1 -> v3.6.1, an Application whose webhook keeps ArgoCD's Pods out, a client-side apply of v3.5.1, ArgoCD managing itself without ServerSideApply=true and 3.0's orphans (each BROKEN), the same with annotation+label kept (CHANGED: the status's resources' health gone), Helm 4's null defaults (SAFE: a null field, the same to the API server), and with ServerSideApply v3.5.1 -> v3.6.1 (SAFE)
+upgrade-check-validate: $(CLI) ## make upgrade-check's known answers, one run each: argo-cd#27527's long-named Application v3.4.2 -> v3.4.3 (its deletion held, then through: CHANGED), the kyverno chart v2.14.3 -> v2.14.4 (held on both: BROKEN), the seed charts v3.4.7 -> v3.5.1 and v3.5.1 -> v3.6.1 (without metrics-server, as measured), knative-serving v3.4.7 -> v3.5.1 with metrics-server and without (BROKEN both: its webhook configurations; its HPAs Degraded on 3.5 only without), an Application whose webhook keeps ArgoCD's Pods out, a client-side apply of v3.5.1, ArgoCD managing itself without ServerSideApply=true and 3.0's orphans (each BROKEN), the same with annotation+label kept (CHANGED: the status's resources' health gone), Helm 4's null defaults (SAFE: a null field, the same to the API server), and with ServerSideApply v3.5.1 -> v3.6.1 (SAFE)
 	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.2 TO=v3.4.3 APPS=suites/upgrade-check/longname-apps.yaml \
 	  ARGOCD_CM=suites/upgrade-check/label-tracking.yaml EXPECT=$(LONGNAME_APP)=CHANGED EXPECT_WHY="$(KNOWN) argo-cd issue 27527"
 	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.3 TO=v2.14.4 ONLY=kyverno EXPECT=kyverno=BROKEN EXPECT_WHY="$(KNOWN) kyverno"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.7 TO=v3.5.1 EXPECT=knative-serving=BROKEN EXPECT_WHY="$(KNOWN) seeds"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.5.1 TO=v3.6.1 EXPECT=knative-serving=BROKEN EXPECT_WHY="$(KNOWN) seeds on 3.6"
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.7 TO=v3.5.1 METRICS=none EXPECT=knative-serving=BROKEN EXPECT_WHY="$(KNOWN) seeds, no metrics-server"
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.7 TO=v3.5.1 ONLY=knative-serving EXPECT=knative-serving=BROKEN \
+	  EXPECT_WHY="$(KNOWN) knative-serving with metrics-server (HPAs Healthy; its webhook configurations OutOfSync)"
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.7 TO=v3.5.1 ONLY=knative-serving METRICS=none EXPECT=knative-serving=BROKEN \
+	  EXPECT_WHY="$(KNOWN) knative-serving without metrics-server (HPAs Degraded on 3.5)"
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.5.1 TO=v3.6.1 METRICS=none EXPECT=knative-serving=BROKEN EXPECT_WHY="$(KNOWN) seeds on 3.6, no metrics-server"
 	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.11 TO=v3.5.1 APPS=suites/upgrade-check/blocking-webhook-apps.yaml \
 	  EXPECT=blocking-webhook=BROKEN EXPECT_WHY="$(KNOWN) a webhook keeps ArgoCD's Pods out"
 	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.11 TO=v3.5.1 METHOD=client-side APPS=suites/upgrade-check/smoke-apps.yaml \

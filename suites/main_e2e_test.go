@@ -286,6 +286,12 @@ func upgradeRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 		return nil, err
 	}
 	r.Run.Notes = append(r.Run.Notes, route.Notes()...)
+	metrics := "the cluster: " + spec.Metrics.String()
+	if spec.Metrics.On() {
+		metrics += " (METRICS; applied by each cell before its Application, kept from one cell to the next)"
+	}
+	r.Run.Logf("plan: %s", metrics)
+	r.Run.Notes = append(r.Run.Notes, metrics)
 	return r, nil
 }
 

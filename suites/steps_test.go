@@ -143,15 +143,17 @@ func allowedIn(own, outside []string, module, p string) error {
 // cell's notes, evidence and refs, pkg/argocd's render (upgrade-check reads
 // the repo server's), pkg/helm to render a chart (conform), internal/text's
 // clip and "none", internal/images' offline mode, internal/gitserver's
-// repository URL and internal/kube's manifest decoder, and pkg/upgrade/inplace
-// (ArgoCD upgraded in place, fenced the same). No shell, no kubectl,
+// repository URL and internal/kube's manifest decoder, pkg/upgrade/inplace
+// (ArgoCD upgraded in place, fenced the same), and pkg/metricsserver's
+// setting (METRICS parsed: the cluster's metrics-server, which env.MetricsServer
+// installs). No shell, no kubectl,
 // no client or e2e-framework feature of their own: internal/shell,
 // internal/cluster, internal/host, client-go, klient and features are not
 // on the list, and no selector of the run's raw clients (Kube, Kubectl) or
 // lifecycle.Get is used (read from the syntax tree, not grepped).
 var harness = []string{"pkg/step", "pkg/env", "pkg/check", "pkg/assert", "pkg/matrix", "pkg/fixture", "pkg/appcell", "pkg/appstate", "pkg/route",
 	"pkg/catalog", "pkg/report", "pkg/runner", "pkg/lifecycle", "pkg/argocd", "pkg/helm",
-	"internal/text", "internal/images", "internal/gitserver", "internal/kube", "pkg/upgrade/inplace"}
+	"internal/text", "internal/images", "internal/gitserver", "internal/kube", "pkg/upgrade/inplace", "pkg/metricsserver"}
 
 // harnessOutside are the packages from outside the module the harness may
 // import beside API types: the e2e-framework config a step's func takes,

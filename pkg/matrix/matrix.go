@@ -54,6 +54,11 @@ type Scenario struct {
 	// ReplayCommand, when set, is the command a cell of this scenario is run
 	// again with, before its CHECKS= and ARGOCD= (Cell.Replay); else make e2e.
 	ReplayCommand string `json:"-"`
+	// Builds are the image recipes (component@version, images/<component>/build.sh)
+	// its cells need besides their component's: what the cluster runs for
+	// them (make upgrade-check's metrics-server), prebuilt offline beside the
+	// node image and priced by the plan.
+	Builds []string `json:"-"`
 
 	versions []string // the selection's component versions this scenario runs, if any
 }

@@ -107,6 +107,12 @@ func ServiceAnswers(namespace, service, port, path, want string) *Check {
 	return &Check{Shell: "service_answers " + words(namespace, service, port, path, want)}
 }
 
+// RawAnswers: a GET of an API path (`kubectl get --raw PATH`) returns a
+// body holding want.
+func RawAnswers(path, want string) *Check {
+	return &Check{Shell: "raw_answers " + words(path, want)}
+}
+
 // ApplicationField: a field of an Application (jsonpath) is want.
 func ApplicationField(name, jsonpath, want string) *Check {
 	return JSONPathIs("applications.argoproj.io", "argocd", name, jsonpath, want)

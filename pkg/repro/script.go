@@ -321,6 +321,7 @@ event_matches() { # namespace kind reason extended-regex (over "object: message"
 rolled_out() { kubectl get deployments -n "$1" -o jsonpath='{range .items[*]}{.status.availableReplicas}/{.spec.replicas}{"\n"}{end}' | awk -F/ '$1 != $2 {bad=1} END {exit (bad || NR == 0)}'; }
 finalizer_pending() { local out; out=$(jsonpath "$1" "$2" "$3" '{.metadata.deletionTimestamp} {.metadata.finalizers}') && [[ $out == ?*" "*"\"$4\""* ]]; }
 service_answers() { kubectl get --raw "/api/v1/namespaces/$1/services/$2:$3/proxy$4" 2>/dev/null | grep -qF -- "$5"; }
+raw_answers() { kubectl get --raw "$1" 2>/dev/null | grep -qF -- "$2"; }
 
 # --- waits and verdicts (the suite's, polling every 2 s) ---
 wait_for() { # what seconds check...

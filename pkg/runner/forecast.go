@@ -98,6 +98,7 @@ var coldDisk = map[string]float64{
 	"openkruise":      3, // not measured alone
 	"kyverno":         4, // not measured alone
 	"kargo":           5, // not measured alone
+	"metrics-server":  1, // an 82 MB image and its Go build (client-go, apiserver)
 }
 
 // Build is one image build a plan needs.
@@ -269,7 +270,7 @@ func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip
 			}
 			add(recipe, rel.String(), what, false, ledger("argocd", rel.String())) // one recipe, one ledger entry, either source
 		}
-		if cb, ok := componentBuild(cat, repo, c); ok {
+		for _, cb := range componentBuilds(cat, repo, c) {
 			what := cb.Recipe + " " + cb.Version
 			if cb.InCell {
 				what += " (in its cell)"
@@ -278,6 +279,35 @@ func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip
 		}
 	}
 	return out
+}
+
+// componentBuilds are the builds of a cell's images: its component's
+// (componentBuild), then those its scenario names besides
+// (matrix.Scenario.Builds: make upgrade-check's metrics-server).
+func componentBuilds(cat *catalog.Catalog, repo string, c matrix.Cell) []lifecycle.ComponentBuild {
+	var out []lifecycle.ComponentBuild
+	if cb, ok := componentBuild(cat, repo, c); ok {
+		out = append(out, cb)
+	}
+	for _, b := range c.Scenario.Builds {
+		component, version, _ := strings.Cut(b, "@")
+		recipe := recipeOf(repo, component)
+		if recipe == "" || version == "" {
+			continue
+		}
+		out = append(out, lifecycle.ComponentBuild{Recipe: recipe, Version: version, InCell: fromTree(cat, component)})
+	}
+	return out
+}
+
+// fromTree reports whether a component's images build from a source tree
+// the user provides (its catalog sources name one): its cell builds them.
+func fromTree(cat *catalog.Catalog, component string) bool {
+	if cat == nil {
+		return false
+	}
+	comp, err := cat.Component(component)
+	return err == nil && comp.Sources != nil && comp.Sources.Tree != ""
 }
 
 // componentBuild is the build of a cell's component images, if it has one:
@@ -290,13 +320,7 @@ func componentBuild(cat *catalog.Catalog, repo string, c matrix.Cell) (lifecycle
 	if recipe == "" || c.ComponentVersion == "" {
 		return lifecycle.ComponentBuild{}, false
 	}
-	cb := lifecycle.ComponentBuild{Recipe: recipe, Version: c.ComponentVersion}
-	if cat != nil {
-		if comp, err := cat.Component(c.Scenario.Component); err == nil && comp.Sources != nil && comp.Sources.Tree != "" {
-			cb.InCell = true
-		}
-	}
-	return cb, true
+	return lifecycle.ComponentBuild{Recipe: recipe, Version: c.ComponentVersion, InCell: fromTree(cat, c.Scenario.Component)}, true
 }
 
 // recipeOf is the image recipe (images/<name>/build.sh) of a component: its

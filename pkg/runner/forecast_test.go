@@ -139,15 +139,20 @@ func TestPrebuildTakesEveryBuildBesideTheNodeImage(t *testing.T) {
 		cell("kubeovn-argocd", "kube-ovn", "v1.14.10", release("v3.6.1")), // no recipe: CRDs only
 	}
 	cells[4].Skip = "a planned skip"
+	// make upgrade-check's cells: no component of the catalog's, the
+	// cluster's metrics-server besides (matrix.Scenario.Builds)
+	upgrade := cell("upgrade-check", "applications", "", release("v3.4.7"), release("v3.5.1"))
+	upgrade.Scenario.Builds = []string{"metrics-server@v0.9.0"}
+	cells = append(cells, upgrade, upgrade)
 	var got []string
 	for _, p := range prebuilds(cat, "../..", cells, images.Offline) {
 		got = append(got, p.String())
 	}
-	want := []string{"ArgoCD v2.14.11", "knative v0.47.1", "ArgoCD v3.5.1", "ArgoCD v3.6.1"}
+	want := []string{"ArgoCD v2.14.11", "knative v0.47.1", "ArgoCD v3.5.1", "ArgoCD v3.6.1", "ArgoCD v3.4.7", "metrics-server v0.9.0"}
 	if !slices.Equal(got, want) {
 		t.Errorf("prebuild %q, want %q", got, want)
 	}
-	if p := prebuilds(cat, "../..", cells, images.Online); len(p) != 4 {
+	if p := prebuilds(cat, "../..", cells, images.Online); len(p) != len(want) {
 		t.Errorf("online the prebuild list is the same (lifecycle.Run.Prebuild builds nothing then): %v", p)
 	}
 	var inCell, beside []string

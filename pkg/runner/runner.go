@@ -468,7 +468,8 @@ func skipped(cat *catalog.Catalog, c matrix.Cell, mode images.Mode) string {
 // Prebuild starts the offline builds the plan's running cells need, in the
 // plan's order, beside the node image and the cluster
 // (lifecycle.Run.Prebuild): each cell's ArgoCD release (upgrade targets
-// too), then its component's images, but those its cell builds
+// too), then its component's images and those its scenario names besides
+// (matrix.Scenario.Builds), but those its cell builds
 // (componentBuild, which the forecast prices the same way). A parallel run's
 // clusters leave it to the run that started them.
 func (r *Runner) Prebuild(ctx context.Context) {
@@ -490,8 +491,8 @@ func prebuilds(cat *catalog.Catalog, repo string, cells []matrix.Cell, mode imag
 				out = append(out, p)
 			}
 		}
-		if cb, ok := componentBuild(cat, repo, c); ok && !cb.InCell {
-			if p := (lifecycle.Prebuilt{Component: cb}); !slices.Contains(out, p) {
+		for _, cb := range componentBuilds(cat, repo, c) {
+			if p := (lifecycle.Prebuilt{Component: cb}); !cb.InCell && !slices.Contains(out, p) {
 				out = append(out, p)
 			}
 		}

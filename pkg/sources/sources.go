@@ -42,31 +42,41 @@ func File(ctx context.Context, cat *catalog.Catalog, component, version, key str
 // go 1.27.0), which the local go will not extract, is downloaded again with
 // the catalog's approved toolchain of that Go.
 func ModuleDir(ctx context.Context, module, version string) (string, error) {
+	m, err := DownloadModule(ctx, module, version)
+	return m.Dir, err
+}
+
+// Module is a module version as downloaded: its directory, and its zip's
+// hash as go.sum holds it (h1:...), what a build read.
+type Module struct{ Dir, Sum string }
+
+// DownloadModule is ModuleDir with the zip's hash.
+func DownloadModule(ctx context.Context, module, version string) (Module, error) {
 	env := []string{"GOFLAGS=-mod=mod", "GOSUMDB=off", "GOTOOLCHAIN=local"}
 	out, err := shell.Run(ctx, shell.Cmd{Name: "go", Args: []string{"mod", "download", "-json", module + "@" + version}, Env: env, Dir: os.TempDir()})
-	var m struct{ Dir, Error string }
+	var m struct{ Dir, Sum, Error string }
 	_ = json.Unmarshal([]byte(out), &m)
 	if need := NeedsGo(m.Error); need != "" {
 		cat, cerr := catalog.Load()
 		if cerr != nil {
-			return "", cerr
+			return Module{}, cerr
 		}
 		toolchain, terr := cat.GoToolchain(need)
 		if terr != nil {
-			return "", fmt.Errorf("download %s@%s: %s; %w", module, version, m.Error, terr)
+			return Module{}, fmt.Errorf("download %s@%s: %s; %w", module, version, m.Error, terr)
 		}
-		m.Dir, m.Error = "", ""
+		m.Dir, m.Sum, m.Error = "", "", ""
 		out, err = shell.Run(ctx, shell.Cmd{Name: "go", Args: []string{"mod", "download", "-json", module + "@" + version},
 			Env: append([]string{"GOFLAGS=-mod=mod"}, catalog.ToolchainEnv(toolchain)...), Dir: os.TempDir()})
 		_ = json.Unmarshal([]byte(out), &m)
 	}
 	if m.Error != "" {
-		return "", fmt.Errorf("download %s@%s: %s", module, version, m.Error)
+		return Module{}, fmt.Errorf("download %s@%s: %s", module, version, m.Error)
 	}
 	if err != nil {
-		return "", fmt.Errorf("download %s@%s: %w", module, version, err)
+		return Module{}, fmt.Errorf("download %s@%s: %w", module, version, err)
 	}
-	return m.Dir, nil
+	return Module{Dir: m.Dir, Sum: m.Sum}, nil
 }
 
 var requiresGo = regexp.MustCompile(`requires go >= ([0-9][0-9.]*) \(running go`)

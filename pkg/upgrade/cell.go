@@ -90,6 +90,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		// registered first, these run last: what the Application left
 		env.RemoveRenderedAtEnd("what the application left", k.rendered), env.ReleaseCRDsAtEnd("the application's custom resources", k.crds, a.Namespace()))
 	steps.Add(k.images()...)
+	steps.Add(env.MetricsServer(s.Metrics))
 	if s.Method == argocd.Kustomize {
 		// FROM as the team runs it: through its overlay too
 		steps.Add(env.ArgoCDThroughOverlay(k.from, s.Overlay))

@@ -16,6 +16,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/metricsserver"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/runner"
 )
@@ -35,6 +36,9 @@ type Options struct {
 	SelfSyncOptions string
 	// OVERLAY: METHOD=kustomize's overlay, a directory
 	Overlay string
+	// METRICS: the cluster's metrics-server, a version the catalog pins, or
+	// none; "": the catalog's (metricsserver.Parse)
+	Metrics string
 	// IMAGES, IMAGE_RECIPES, and EXPECT (application=OUTCOME,...) with
 	// EXPECT_WHY in place of the expectation that every Application comes
 	// through SAFE (known answers): registered by Shared.Register.
@@ -49,6 +53,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Method, "method", "", "make upgrade-check: how TO's install manifests go over FROM's: server-side (kubectl apply --server-side --force-conflicts), client-side (kubectl apply) or self-managed (an Application of ArgoCD's own syncs TO's install.yaml from git); default: what TO's own upgrade guide says (METHOD)")
 	fs.StringVar(&o.Overlay, "overlay", "", "make upgrade-check METHOD=kustomize: the team's kustomize overlay of ArgoCD's install manifests, a directory whose kustomization names install.yaml (or upstream's URL) among its resources (OVERLAY)")
 	fs.StringVar(&o.SelfSyncOptions, "self-sync-options", "", "make upgrade-check METHOD=self-managed: the sync options of ArgoCD's own Application, comma-separated (e.g. ServerSideApply=true) (SELF_SYNC_OPTIONS)")
+	fs.StringVar(&o.Metrics, "metrics", "", "make upgrade-check: the cluster's metrics-server, as managed Kubernetes runs one: none, or a version the catalog pins; default: the catalog's (METRICS)")
 }
 
 // Options are one of the two runs a user's Application is checked by.
@@ -74,7 +79,9 @@ type Spec struct {
 	// SelfSyncOptions are METHOD=self-managed's Application's sync options.
 	SelfSyncOptions []string
 	// Overlay is METHOD=kustomize's overlay, read.
-	Overlay   argocd.Overlay
+	Overlay argocd.Overlay
+	// Metrics is the cluster's metrics-server (METRICS), or none.
+	Metrics   metricsserver.Setting
 	Expect    map[string]report.Outcome
 	ExpectWhy string
 	// Command is make upgrade-check with the options given, for a cell's replay.
@@ -147,6 +154,9 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 				s.SelfSyncOptions = append(s.SelfSyncOptions, opt)
 			}
 		}
+	}
+	if s.Metrics, err = metricsserver.Parse(o.Metrics, cat); err != nil {
+		return nil, err
 	}
 	if o.Apps == "" {
 		return nil, fmt.Errorf("APPS: name a YAML file or directory of ArgoCD Applications (kubectl get applications -n argocd -o yaml > apps.yaml)")
@@ -232,7 +242,8 @@ func (o Options) command() string {
 		appcell.Var{Name: "APPS", Value: o.Apps}, appcell.Var{Name: "IMAGES", Value: o.Images},
 		appcell.Var{Name: "IMAGE_RECIPES", Value: o.ImageRecipes}, appcell.Var{Name: "ARGOCD_CM", Value: o.ArgoCDConfig},
 		appcell.Var{Name: "ARGOCD_CMD_PARAMS", Value: o.ArgoCDCmdParams}, appcell.Var{Name: "METHOD", Value: o.Method},
-		appcell.Var{Name: "SELF_SYNC_OPTIONS", Value: o.SelfSyncOptions}, appcell.Var{Name: "OVERLAY", Value: o.Overlay})
+		appcell.Var{Name: "SELF_SYNC_OPTIONS", Value: o.SelfSyncOptions}, appcell.Var{Name: "OVERLAY", Value: o.Overlay},
+		appcell.Var{Name: "METRICS", Value: o.Metrics})
 }
 
 // Scenario is the scenario make upgrade-check's cells belong to; each
@@ -253,7 +264,10 @@ func (s *Spec) Plan() (*matrix.Data, runner.Scenarios) {
 		// that starts in a minute (until reports/ holds measured times)
 		Seconds: 360,
 		Title:   "a user's Applications through an in-place ArgoCD upgrade",
-		Summary: fmt.Sprintf("Each Application created on ArgoCD %s through the suite's git server and synced, ArgoCD upgraded in place to %s (%s); a commit on each release acted on by ArgoCD as the sync policy says; the renders compared; deleted.", s.From, s.To, s.MethodSaid())}
+		Summary: fmt.Sprintf("On a cluster with %s, each Application created on ArgoCD %s through the suite's git server and synced, ArgoCD upgraded in place to %s (%s); a commit on each release acted on by ArgoCD as the sync policy says; the renders compared; deleted.", s.Metrics, s.From, s.To, s.MethodSaid())}
+	if s.Metrics.On() {
+		sc.Builds = append(sc.Builds, metricsserver.Component+"@"+s.Metrics.Version)
+	}
 	for _, a := range s.Apps {
 		sc.Variants = append(sc.Variants, matrix.Variant{Name: a.Name(), Summary: fmt.Sprintf("%s from %s into %s", a.Source.Kind(), a.Source.From, text.OrNone(a.Namespace())),
 			ArgoCDUpgrades: []string{s.To.String()}})
