@@ -47,6 +47,11 @@ const (
 type Pushed struct {
 	What   string
 	Wanted string
+	// Commit is the commit pushed: ArgoCD must have compared it (its sync
+	// revision), not merely still show what it showed of an earlier one
+	// (v3.2.9, run 20261128-081223: the marker "Synced" of the commit before
+	// the removal it never compared)
+	Commit string
 	env.Observed
 }
 
@@ -115,8 +120,9 @@ func (k *cell) push(dst *Pushed, c commit, on string) []step.Step {
 	if c == added {
 		steps = append(steps, env.DeleteObjectAtEnd(env.ConfigMap(ns, Marker), "the object make upgrade-check pushed"))
 	}
+	want = assert.All(check.ComparedAt(name, func() string { return dst.Commit }), want)
 	steps = append(steps,
-		env.PushRepo(name, files).As("push "+dst.What+" to application "+name+"'s source on "+on),
+		env.PushRepoInto(name, files, &dst.Commit).As("push "+dst.What+" to application "+name+"'s source on "+on),
 		env.ObserveInto("application "+name+": "+dst.What+", "+dst.Wanted+" on "+on+" (no refresh asked for)", PickUp, want, &dst.Observed))
 	switch {
 	case c == removed && k.automated() && !k.prunes():
