@@ -219,7 +219,7 @@ upgrade-check-smoke: $(CLI) ## make upgrade-check on the suite's clean chart as 
 LONGNAME_APP := gitops-conformance-applicationset-generated-kruise-cluster-east-01
 KNOWN := docs/upgrade-check.md, known answers:
 
-upgrade-check-validate: $(CLI) ## make upgrade-check's known answers, one run each: argo-cd#27527's long-named Application v3.4.2 -> v3.4.3 (its deletion held, then through: CHANGED), the kyverno chart v2.14.3 -> v2.14.4 (held on both: BROKEN), the seed charts v3.4.7 -> v3.5.1 and v3.5.1 -> v3.6.1, an Application whose webhook keeps ArgoCD's Pods out and a client-side apply of v3.5.1 (both BROKEN), argo-cd#27344 v3.2.6 -> v3.2.9 (commits after the upgrade not picked up without a refresh: BROKEN)
+upgrade-check-validate: $(CLI) ## make upgrade-check's known answers, one run each: argo-cd#27527's long-named Application v3.4.2 -> v3.4.3 (its deletion held, then through: CHANGED), the kyverno chart v2.14.3 -> v2.14.4 (held on both: BROKEN), the seed charts v3.4.7 -> v3.5.1 and v3.5.1 -> v3.6.1, an Application whose webhook keeps ArgoCD's Pods out and a client-side apply of v3.5.1 (both BROKEN), argo-cd#27344 v3.2.6 -> v3.2.9 (commits after the upgrade not picked up without a refresh: BROKEN) and -> v3.2.11 (reverted: SAFE)
 	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.2 TO=v3.4.3 APPS=suites/upgrade-check/longname-apps.yaml \
 	  ARGOCD_CM=suites/upgrade-check/label-tracking.yaml EXPECT=$(LONGNAME_APP)=CHANGED EXPECT_WHY="$(KNOWN) argo-cd issue 27527"
 	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.3 TO=v2.14.4 ONLY=kyverno EXPECT=kyverno=BROKEN EXPECT_WHY="$(KNOWN) kyverno"
@@ -231,6 +231,8 @@ upgrade-check-validate: $(CLI) ## make upgrade-check's known answers, one run ea
 	  EXPECT=conform-clean=BROKEN EXPECT_WHY="$(KNOWN) client-side apply of a 3.3+ install.yaml"
 	$(MAKE) --no-print-directory upgrade-check FROM=v3.2.6 TO=v3.2.9 APPS=suites/upgrade-check/smoke-apps.yaml \
 	  EXPECT=conform-clean=BROKEN EXPECT_WHY="$(KNOWN) argo-cd issue 27344"
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.2.6 TO=v3.2.11 APPS=suites/upgrade-check/smoke-apps.yaml \
+	  EXPECT=conform-clean=SAFE EXPECT_WHY="$(KNOWN) argo-cd issue 27344, reverted"
 
 # make conform-validate: only these validations of suites/conform.yaml; make upgrade-check-apps:
 # only these Applications of suites/upgrade-check.yaml (names, comma-separated)
