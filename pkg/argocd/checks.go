@@ -111,4 +111,19 @@ func (a *Apps) ReconciledSince(name string, since func() time.Time) assert.Check
 	})
 }
 
+// ComparedAt holds once the controller compared the Application at commit()
+// (its status.sync.revision): it acted on that commit, not on a status it
+// still shows from an earlier one. An empty commit never holds.
+func (a *Apps) ComparedAt(name string, commit func() string) assert.Check {
+	return a.look(name, func(app *v1alpha1.Application) (bool, string) {
+		c, at := commit(), app.Status.Sync.Revision
+		return c != "" && at == c, "compared at " + short(at) + "; " + Describe(app)
+	})
+}
+
+// short is a commit as git abbreviates it (12 hex digits), "<none>" for none.
+func short(commit string) string {
+	return orNone(commit[:min(12, len(commit))])
+}
+
 var metaGet = metav1.GetOptions{}

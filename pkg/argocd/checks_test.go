@@ -68,3 +68,24 @@ func TestChecksOnAFailedReadCouldNotTell(t *testing.T) {
 		t.Errorf("Gone on NotFound = %v, %v", gone, err)
 	}
 }
+
+// ComparedAt holds only at the commit pushed: a status left from an earlier
+// commit (the controller never compared the new one) does not.
+func TestComparedAt(t *testing.T) {
+	app := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: Namespace},
+		Status: v1alpha1.ApplicationStatus{Sync: v1alpha1.SyncStatus{Status: v1alpha1.SyncStatusCodeSynced, Revision: "b358281193e3785595dc2a55a4d36b9538939e4f"}}}
+	a := &Apps{client: fake.NewSimpleClientset(app)}
+	for _, tc := range []struct {
+		name, commit string
+		ok           bool
+	}{
+		{"the commit compared", "b358281193e3785595dc2a55a4d36b9538939e4f", true},
+		{"a commit pushed since, not compared", "5b0aaec8cadc0a6d3b8c4a1f0e9d7c6b5a4f3e2d", false},
+		{"nothing pushed yet", "", false},
+	} {
+		ok, seen, err := a.ComparedAt("a", func() string { return tc.commit })(context.Background())
+		if err != nil || ok != tc.ok {
+			t.Errorf("%s: ComparedAt = %v (%s, %v), want %v", tc.name, ok, seen, err, tc.ok)
+		}
+	}
+}

@@ -127,3 +127,12 @@ func ReconciledSince(name string, since func() time.Time) assert.Check {
 		return lifecycle.From(ctx).Apps.ReconciledSince(name, since)(ctx)
 	}, static(repro.Unscripted())))
 }
+
+// ComparedAt holds once the controller compared the Application at the
+// commit commit() names (its status.sync.revision): what it shows is of that
+// commit, not left from an earlier one.
+func ComparedAt(name string, commit func() string) assert.Check {
+	return describe(lifecycle.Application(name), "compared at the commit pushed", assert.Scripted(func(ctx context.Context) (bool, string, error) {
+		return lifecycle.From(ctx).Apps.ComparedAt(name, commit)(ctx)
+	}, static(repro.Unscripted())))
+}

@@ -22,6 +22,13 @@ import (
 
 // PushRepo commits files to a fixture repository on the in-cluster git server.
 func PushRepo(repo string, files fixture.Files) step.Step {
+	return PushRepoInto(repo, files, nil)
+}
+
+// PushRepoInto is PushRepo that also keeps the commit pushed in dst (when
+// not nil), for a check that ArgoCD compared that commit. dst stays empty in
+// a plan.
+func PushRepoInto(repo string, files fixture.Files, dst *string) step.Step {
 	return act("push repository "+repo, func(ctx context.Context) error {
 		f, err := files(ctx)
 		if err != nil {
@@ -40,6 +47,9 @@ func PushRepo(repo string, files fixture.Files) step.Step {
 			return err
 		}
 		lifecycle.Note(ctx, "pushed %d file(s) to %s at %s", len(f), gitserver.URL(repo), commit[:min(12, len(commit))])
+		if dst != nil {
+			*dst = commit
+		}
 		return nil
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 
+	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
@@ -54,6 +55,11 @@ const (
 type Pushed struct {
 	What   string
 	Wanted string
+	// Commit is the commit pushed: ArgoCD must have compared it (its sync
+	// revision), not merely still show what it showed of an earlier one
+	// (v3.2.9, run 20261128-081223: the marker "Synced" of the commit before
+	// the removal it never compared)
+	Commit string
 	env.Observed
 	// Left says, of a removal not acted on, where the object is: read
 	// after the wait, for the verdict's words.
@@ -129,8 +135,9 @@ func (k *cell) push(dst *Pushed, c commit, on string) []step.Step {
 	if c == added {
 		steps = append(steps, env.DeleteObjectAtEnd(env.ConfigMap(ns, Marker), "the object make upgrade-check pushed"))
 	}
+	want = assert.All(check.ComparedAt(name, func() string { return dst.Commit }), want)
 	steps = append(steps,
-		env.PushRepo(name, files).As("push "+dst.What+" to application "+name+"'s source on "+on),
+		env.PushRepoInto(name, files, &dst.Commit).As("push "+dst.What+" to application "+name+"'s source on "+on),
 		env.ObserveInto("application "+name+": "+dst.What+", "+dst.Wanted+" on "+on+" (no refresh asked for)", PickUp, want, &dst.Observed))
 	if c == removed {
 		steps = append(steps, k.whereLeft(dst))
@@ -169,6 +176,11 @@ func (k *cell) whereLeft(dst *Pushed) step.Step {
 		app, err := check.App(ctx, k.app.Name())
 		if err != nil {
 			dst.Left = "still in the cluster; could not tell whether the Application lists it: " + err.Error()
+			return nil
+		}
+		if at := app.Status.Sync.Revision; at != dst.Commit {
+			// the commit was never compared: what it lists is of an earlier one
+			dst.Left = fmt.Sprintf("still in the cluster; the Application never compared the commit pushed (%s), it is compared at %s", text.Clip(dst.Commit, 12), text.Clip(at, 12))
 			return nil
 		}
 		for _, r := range app.Status.Resources {
