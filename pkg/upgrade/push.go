@@ -35,9 +35,9 @@ const Marker = "gitops-conformance-upgrade-check"
 // argo-cd/v3@v3.5.1 reposerver/cache/cache.go:70), and 30 s for the sync to
 // start. The suite's installs set timeout.reconciliation to 15s
 // (argocd.Config; the repo server takes its revision cache's expiry from
-// the same key), so ArgoCD acts within a minute here (run 20261128-075823:
-// 35 s and 31 s on v2.14.21); the bound only keeps a slow answer from
-// reading as none.
+// the same key), so ArgoCD acts within a minute here (run 20261128-091714:
+// 31 s on v2.14.11, 23 s and 29 s on v2.14.21); the bound only keeps a slow
+// answer from reading as none.
 const PickUp = 6*time.Minute + 30*time.Second
 
 // commit is one of the commits the check pushes to the Application's source.
