@@ -324,11 +324,11 @@ func (i *Installer) configure(ctx context.Context) error {
 // flags, argocd-cmd-params-cm, are read at start-up only) and waits for
 // each to roll out.
 func (i *Installer) Restart(ctx context.Context) error {
-	out, err := i.Kubectl.Run(ctx, "-n", Namespace, "get", "deploy,statefulset", "-o", "name")
+	ws, err := i.workloadRefs(ctx)
 	if err != nil {
 		return err
 	}
-	for _, w := range strings.Fields(out) {
+	for _, w := range ws {
 		if _, err := i.Kubectl.Run(ctx, "-n", Namespace, "rollout", "restart", w); err != nil {
 			return err
 		}
@@ -336,12 +336,22 @@ func (i *Installer) Restart(ctx context.Context) error {
 	return i.rollout(ctx)
 }
 
-func (i *Installer) rollout(ctx context.Context) error {
+// workloadRefs are the release's Deployments and StatefulSets as kubectl
+// names them (deployment.apps/argocd-server).
+func (i *Installer) workloadRefs(ctx context.Context) ([]string, error) {
 	out, err := i.Kubectl.Run(ctx, "-n", Namespace, "get", "deploy,statefulset", "-o", "name")
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(out), nil
+}
+
+func (i *Installer) rollout(ctx context.Context) error {
+	ws, err := i.workloadRefs(ctx)
 	if err != nil {
 		return err
 	}
-	for _, w := range strings.Fields(out) {
+	for _, w := range ws {
 		if _, err := i.Kubectl.Run(ctx, "-n", Namespace, "rollout", "status", w, "--timeout=5m"); err != nil {
 			return fmt.Errorf("rollout %s/%s: %w", Namespace, w, err)
 		}
