@@ -383,7 +383,7 @@ load_argocd_images() { # tag: a release's images on the node, nothing installed 
 install_argocd() { # tag [server-side|client-side]: a fresh install, or an upgrade in place over the one running
   step "install ArgoCD $1 from its install.yaml (${2:-server-side} apply)"
   local f; f=$(install_yaml "$1") || exit 1
-  load_images $(grep -E '^[[:space:]-]*image:' "$f" | awk '{print $NF}' | tr -d "\"'" | sort -u)
+  load_argocd_images "$1"
   kubectl get namespace argocd >/dev/null 2>&1 || kubectl create namespace argocd >/dev/null
   if [ "${2:-server-side}" = client-side ]; then
     kubectl apply -n argocd -f "$f" >/dev/null || error "apply ArgoCD $1 (client-side)"
