@@ -47,6 +47,13 @@ func OperationPhaseIs(name string, p synccommon.OperationPhase) assert.Check {
 	}, static(repro.OperationPhaseIs(name, string(p)))))
 }
 
+// OperationEnded holds when the Application's last operation has ended:
+// Succeeded, Failed or Error.
+func OperationEnded(name string) assert.Check {
+	return assert.Any(OperationPhaseIs(name, synccommon.OperationSucceeded),
+		OperationPhaseIs(name, synccommon.OperationFailed), OperationPhaseIs(name, synccommon.OperationError))
+}
+
 // OperationMessageContains holds when the operation's message contains s.
 func OperationMessageContains(name, s string) assert.Check {
 	return describe(lifecycle.Application(name), "operation message contains "+strconv.Quote(s), assert.Scripted(func(ctx context.Context) (bool, string, error) {

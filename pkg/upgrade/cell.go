@@ -310,11 +310,7 @@ func (k *cell) healthSettled() assert.Check {
 }
 
 // completed holds when the Application's last operation has ended.
-func (k *cell) completed() assert.Check {
-	name := k.app.Name()
-	return assert.Any(check.OperationPhaseIs(name, synccommon.OperationSucceeded),
-		check.OperationPhaseIs(name, synccommon.OperationFailed), check.OperationPhaseIs(name, synccommon.OperationError))
-}
+func (k *cell) completed() assert.Check { return check.OperationEnded(k.app.Name()) }
 
 // settled holds when the last operation has ended or is held by a hook.
 func (k *cell) settled() assert.Check { return assert.Any(k.completed(), k.heldByHook()) }

@@ -92,8 +92,7 @@ func Feature(c matrix.Cell) step.Scenario {
 // under label-only tracking; mitigated when the sync succeeds and stays so,
 // not when it ends Failed or Error (its message names the 63-character limit).
 func labelOnly(c matrix.Cell, v variant) step.Scenario {
-	ended := assert.Any(check.OperationPhaseIs(v.name, synccommon.OperationSucceeded),
-		check.OperationPhaseIs(v.name, synccommon.OperationFailed), check.OperationPhaseIs(v.name, synccommon.OperationError))
+	ended := check.OperationEnded(v.name)
 	return step.New(c.Report().ID()).Add(install(c, v)...).Add(
 		env.SetArgoCDConfig(map[string]string{"application.resourceTrackingMethod": v.tracking}),
 		env.CreateApp(application(c, v)), env.Sync(v.name)).Add(

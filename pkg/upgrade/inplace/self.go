@@ -82,9 +82,7 @@ func (k *upgrade) selfSynced(ctx context.Context, t *testing.T, failed, evidence
 	}
 	_ = env.InRun(func(ctx context.Context) error {
 		name := argocd.SelfApp
-		ended := assert.Any(check.OperationPhaseIs(name, synccommon.OperationSucceeded),
-			check.OperationPhaseIs(name, synccommon.OperationFailed), check.OperationPhaseIs(name, synccommon.OperationError))
-		if err := assert.Eventually(ctx, "application "+name+"'s sync ended", assert.Intervals.Install, ended); err != nil {
+		if err := assert.Eventually(ctx, "application "+name+"'s sync ended", assert.Intervals.Install, check.OperationEnded(name)); err != nil {
 			if assert.IsUnknown(err) {
 				rec.Fail(err.Error())
 				t.Fatal(err)
