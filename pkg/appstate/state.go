@@ -21,8 +21,6 @@ type State struct {
 	// Phase and Message are the last operation's ("" for none); By says who
 	// started it: "auto-sync" for ArgoCD's own, else the user's name.
 	Phase, Message, By string
-	// Revision is the commit the Application was last compared at.
-	Revision string
 	// OutOfSync are the resources the Application shows OutOfSync.
 	OutOfSync []string
 	// Unhealthy are the resources whose health is not Healthy.
@@ -74,7 +72,7 @@ func (h Hook) String() string {
 
 // Of reads an Application's state.
 func Of(app *v1alpha1.Application, release string) State {
-	s := State{Release: release, Sync: string(app.Status.Sync.Status), Health: string(app.Status.Health.Status), Revision: app.Status.Sync.Revision}
+	s := State{Release: release, Sync: string(app.Status.Sync.Status), Health: string(app.Status.Health.Status)}
 	for _, r := range app.Status.Resources {
 		ref := ResourceRef(r.Group, r.Kind, r.Namespace, r.Name)
 		if r.Status == v1alpha1.SyncStatusCodeOutOfSync {

@@ -41,8 +41,7 @@ type cell struct {
 	// the states read: on FROM after its syncs, on TO after its own
 	// refresh, on TO after the syncs of the commits pushed
 	onFrom, refreshed, synced *appstate.State
-	// when the upgrade was over; what the Application showed of the
-	// change and the removal pushed after it
+	// when the upgrade was over
 	upgraded time.Time
 	// what ArgoCD did with the commits pushed: on FROM, and on TO
 	added, removal, change Pushed
@@ -67,10 +66,10 @@ type cell struct {
 // as written and synced (by ArgoCD itself where automated), FROM's render
 // recorded; deleted with cascade, what happened recorded (the deletion's
 // baseline), what it left held released; created and synced again, its
-// state recorded. ArgoCD upgraded in place to TO as the team does it
-// (inplace.Steps: an upgrade that cannot finish ends the cell BROKEN there,
-// saying why); the state once TO's controller compared it by itself; a
-// change and a removal pushed to git, what ArgoCD did with each asked
+// state recorded after a commit to its source (push). ArgoCD upgraded in
+// place to TO as the team does it (inplace.Steps: an upgrade that cannot
+// finish ends the cell BROKEN there, saying why); the state once TO's controller compared it by itself; a
+// removal and then a change pushed to git, what ArgoCD did with each asked
 // nothing (push); TO's render recorded and compared, the state recorded;
 // the cascading deletion again. Then the verdict (Grade).
 func (s *Spec) Feature(c matrix.Cell) step.Scenario {

@@ -68,10 +68,11 @@ func Grade(r Reading) (report.Outcome, string) {
 		}
 		broken = append(broken, line)
 	}
+	onFrom := r.Added.problem()
 	for _, p := range []Pushed{r.Removal, r.Change} {
 		if p := p.problem(); p != "" {
-			if r.Added.problem() != "" {
-				p += " (" + r.From + " did not act on its commit either: " + r.Added.problem() + ")"
+			if onFrom != "" {
+				p += " (" + r.From + " did not act on its commit either: " + onFrom + ")"
 			}
 			broken = append(broken, p)
 		}
@@ -187,7 +188,7 @@ func hookRegressions(from, to appstate.State, named []string) []string {
 // not read is an error: the run could not tell.
 func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 	if k.onFrom == nil || k.refreshed == nil || k.synced == nil || k.renderFrom == nil || k.renderTo == nil || !k.delFrom.Read || !k.delTo.Read || k.fieldsFrom == nil || k.fieldsTo == nil {
-		return "", "", errors.New("could not tell: a state, a render or a deletion was not read")
+		return "", "", errors.New("could not tell: a state, the status's fields, a render or a deletion was not read")
 	}
 	for _, d := range []struct {
 		on  catalog.Release
