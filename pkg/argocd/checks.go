@@ -89,17 +89,27 @@ func (a *Apps) Refreshed(name string) assert.Check {
 // prunable also asks that ArgoCD mark it to prune (no longer in the render).
 func (a *Apps) ResourceIs(name, kind, resource string, s v1alpha1.SyncStatusCode, prunable bool) assert.Check {
 	return a.look(name, func(app *v1alpha1.Application) (bool, string) {
-		for _, r := range app.Status.Resources {
-			if r.Kind == kind && r.Name == resource {
-				listed := fmt.Sprintf("lists %s %s %s", kind, resource, r.Status)
-				if r.RequiresPruning {
-					listed += " (to prune)"
-				}
-				return r.Status == s && r.RequiresPruning == prunable, listed + "; " + Describe(app)
-			}
+		r, ok := Listed(app, kind, resource)
+		if !ok {
+			return s == "", fmt.Sprintf("lists no %s %s; %s", kind, resource, Describe(app))
 		}
-		return s == "", fmt.Sprintf("lists no %s %s; %s", kind, resource, Describe(app))
+		listed := fmt.Sprintf("lists %s %s %s", kind, resource, r.Status)
+		if r.RequiresPruning {
+			listed += " (to prune)"
+		}
+		return r.Status == s && r.RequiresPruning == prunable, listed + "; " + Describe(app)
 	})
+}
+
+// Listed is the Application's status entry of its resource of kind and
+// name, if it lists one.
+func Listed(app *v1alpha1.Application, kind, name string) (v1alpha1.ResourceStatus, bool) {
+	for _, r := range app.Status.Resources {
+		if r.Kind == kind && r.Name == name {
+			return r, true
+		}
+	}
+	return v1alpha1.ResourceStatus{}, false
 }
 
 // ReconciledSince holds once the controller compared the Application (its

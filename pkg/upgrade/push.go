@@ -12,6 +12,7 @@ import (
 
 	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
@@ -183,14 +184,12 @@ func (k *cell) whereLeft(dst *Pushed) step.Step {
 			dst.Left = fmt.Sprintf("still in the cluster; the Application never compared the commit pushed (%s), it is compared at %s", text.Clip(dst.Commit, 12), text.Clip(at, 12))
 			return nil
 		}
-		for _, r := range app.Status.Resources {
-			if r.Kind == "ConfigMap" && r.Name == Marker {
-				dst.Left = fmt.Sprintf("still in the cluster, the Application lists it %s", r.Status)
-				if r.RequiresPruning {
-					dst.Left += ", to prune"
-				}
-				return nil
+		if r, ok := argocd.Listed(app, "ConfigMap", Marker); ok {
+			dst.Left = fmt.Sprintf("still in the cluster, the Application lists it %s", r.Status)
+			if r.RequiresPruning {
+				dst.Left += ", to prune"
 			}
+			return nil
 		}
 		dst.Left = "still in the cluster, and the Application no longer lists it: left behind (ArgoCD does not count it as the Application's)"
 		lifecycle.Note(ctx, "%s: %s", ref, dst.Left)
