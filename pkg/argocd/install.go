@@ -193,11 +193,7 @@ func (i *Installer) ApplyOverlay(ctx context.Context, rel catalog.Release, o Ove
 		return err
 	}
 	defer os.RemoveAll(work)
-	built, err := o.Build(ctx, i.Kubectl, rel.String(), manifest, work)
-	var failed *ApplyError
-	if errors.As(err, &failed) {
-		failed.Release = rel
-	}
+	built, err := o.Build(ctx, i.Kubectl, rel, manifest, work)
 	if err != nil {
 		return err
 	}

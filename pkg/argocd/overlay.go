@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/internal/kube"
+	"github.com/gitops-conformance/suite/pkg/catalog"
 )
 
 // OverlayInstall is the file an overlay's copy holds a release's
@@ -83,7 +84,7 @@ func namesInstall(entry string) bool {
 // manifest's path; an overlay that does not build over this release's
 // manifests (a patch whose target is gone) is an *ApplyError of stage
 // "build", quoting kustomize.
-func (o Overlay) Build(ctx context.Context, kubectl kube.Kubectl, rel string, manifest, work string) (string, error) {
+func (o Overlay) Build(ctx context.Context, kubectl kube.Kubectl, rel catalog.Release, manifest, work string) (string, error) {
 	dir := filepath.Join(work, "overlay")
 	if err := os.RemoveAll(dir); err != nil {
 		return "", err
@@ -112,9 +113,9 @@ func (o Overlay) Build(ctx context.Context, kubectl kube.Kubectl, rel string, ma
 	}
 	built, err := kubectl.Run(ctx, "kustomize", dir)
 	if err != nil {
-		return "", &ApplyError{Method: Kustomize, Stage: "build", Err: err, Refusals: refusals(err)}
+		return "", &ApplyError{Release: rel, Method: Kustomize, Stage: "build", Err: err, Refusals: refusals(err)}
 	}
-	result := filepath.Join(work, "overlay-built-"+rel+".yaml")
+	result := filepath.Join(work, "overlay-built-"+rel.String()+".yaml")
 	return result, os.WriteFile(result, []byte(built), 0o644)
 }
 
