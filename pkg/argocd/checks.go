@@ -131,6 +131,38 @@ func (a *Apps) ComparedAt(name string, commit func() string) assert.Check {
 	})
 }
 
+// OperationAt holds when the last operation is in phase p at commit():
+// the revision its result names, or, while it runs, the one it asked for.
+// auto says it must be ArgoCD's own (an auto-sync), not one asked for.
+func (a *Apps) OperationAt(name string, p synccommon.OperationPhase, commit func() string, auto bool) assert.Check {
+	return a.look(name, func(app *v1alpha1.Application) (bool, string) {
+		op := app.Status.OperationState
+		if op == nil {
+			return false, "no operation; " + Describe(app)
+		}
+		at := OperationRevision(op)
+		by := "asked for"
+		if op.Operation.InitiatedBy.Automated {
+			by = "auto-sync"
+		}
+		c := commit()
+		ok := c != "" && at == c && op.Phase == p && (p == synccommon.OperationRunning || app.Operation == nil) && (!auto || by == "auto-sync")
+		return ok, fmt.Sprintf("operation (%s) at %s; compared at %s; %s", by, short(at), short(app.Status.Sync.Revision), Describe(app))
+	})
+}
+
+// OperationRevision is the commit an operation synced: its result's, or,
+// while it runs, the one it asked for.
+func OperationRevision(op *v1alpha1.OperationState) string {
+	if op.SyncResult != nil && op.SyncResult.Revision != "" {
+		return op.SyncResult.Revision
+	}
+	if op.Operation.Sync != nil {
+		return op.Operation.Sync.Revision
+	}
+	return ""
+}
+
 // short is a commit as git abbreviates it (12 hex digits), "<none>" for none.
 func short(commit string) string {
 	return orNone(commit[:min(12, len(commit))])

@@ -143,3 +143,11 @@ func ComparedAt(name string, commit func() string) assert.Check {
 		return lifecycle.From(ctx).Apps.ComparedAt(name, commit)(ctx)
 	}, static(repro.Unscripted())))
 }
+
+// OperationAt holds when the Application's last operation is in phase p at
+// the commit commit() names; auto: an auto-sync, ArgoCD's own.
+func OperationAt(name string, p synccommon.OperationPhase, commit func() string, auto bool) assert.Check {
+	return describe(lifecycle.Application(name), "operation "+string(p)+" at the commit pushed", assert.Scripted(func(ctx context.Context) (bool, string, error) {
+		return lifecycle.From(ctx).Apps.OperationAt(name, p, commit, auto)(ctx)
+	}, static(repro.Unscripted())))
+}

@@ -45,6 +45,8 @@ type cell struct {
 	upgraded time.Time
 	// what ArgoCD did with the commits pushed: on FROM, and on TO
 	added, removal, change Pushed
+	// the commits pushed during a sync (DURING_SYNC): on FROM, and on TO
+	duringFrom, duringTo Trials
 	// the fields of the Application's status on FROM and on TO, after
 	// their syncs (appstate.Fields)
 	fieldsFrom, fieldsTo []string
@@ -112,6 +114,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	steps.Add(k.syncs("on " + from + ", created again")...)
 	// a commit on FROM, as a team's: what FROM does with one (the baseline)
 	steps.Add(k.push(&k.added, added, from)...)
+	steps.Add(k.duringSync(&k.duringFrom, k.from, false)...)
 	steps.Add(k.read("on "+from+" after its syncs", &k.onFrom), k.fields(from, &k.fieldsFrom), env.Snapshot("on-"+from))
 	steps.Add(inplace.Steps(k.from, k.to, inplace.How{Method: k.spec.Method, SyncOptions: k.spec.SelfSyncOptions, Overlay: k.spec.Overlay}, k)...)
 	// no refresh asked for: TO's controller compares the Application by
@@ -131,6 +134,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	// orphans: an object tracked as FROM tracks it), then a change
 	steps.Add(k.push(&k.removal, removed, to)...)
 	steps.Add(k.push(&k.change, changed, to)...)
+	steps.Add(k.duringSync(&k.duringTo, k.to, true)...)
 	// the source as on FROM but for the marker's annotation, at a new
 	// commit: TO's repo server renders it (the marker left out of the compare)
 	steps.Add(k.render(&k.renderTo, "render-"+to+".yaml"), k.compare(),
@@ -265,6 +269,7 @@ func (k *cell) application() fixture.App {
 		app.APIVersion, app.Kind = "argoproj.io/v1alpha1", "Application"
 		app.Name, app.Namespace = name, argocd.Namespace
 		app.Labels = map[string]string{"app.kubernetes.io/part-of": "gitops-conformance"}
+		app.Annotations = kept(given.Annotations)
 		spec := given.Spec.DeepCopy()
 		src := spec.Source.DeepCopy()
 		src.RepoURL, src.Path, src.Chart, src.TargetRevision = gitserver.URL(name), ".", "", ""
@@ -274,6 +279,26 @@ func (k *cell) application() fixture.App {
 		app.Spec = *spec
 		return app, nil
 	}}
+}
+
+// kept are the annotations of a user's Application the suite keeps: ArgoCD
+// reads some (manifest-generate-paths decides when a commit is compared:
+// argo-cd#27875), but not an export's last-applied configuration, a
+// refresh asked for when it was exported, nor the suite's own.
+func kept(given map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range given {
+		switch {
+		case k == "kubectl.kubernetes.io/last-applied-configuration", k == v1alpha1.AnnotationKeyRefresh,
+			k == ImagesAnnotation, k == RecipesAnnotation:
+		default:
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // syncs syncs the Application as a user does at an install and again (an

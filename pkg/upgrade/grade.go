@@ -28,6 +28,9 @@ type Reading struct {
 	// Added is what FROM did with the commit pushed on it; Removal and
 	// Change, what TO did with those pushed after the upgrade.
 	Added, Removal, Change Pushed
+	// DuringFrom and DuringTo are the commits pushed while a sync ran, on
+	// each release (DURING_SYNC; none without).
+	DuringFrom, DuringTo Trials
 	// FieldsFrom and FieldsTo are the fields of the Application's status
 	// on each release (appstate.Fields).
 	FieldsFrom, FieldsTo []string
@@ -77,6 +80,12 @@ func Grade(r Reading) (report.Outcome, string) {
 			broken = append(broken, p)
 		}
 	}
+	if p := r.DuringTo.problem(r.To); p != "" {
+		if r.DuringFrom.problem(r.From) != "" {
+			p += " (on " + r.From + ": " + r.DuringFrom.String() + ")"
+		}
+		broken = append(broken, p)
+	}
 	broken = append(broken, hookRegressions(r.OnFrom, r.Synced, r.Hooks)...)
 	if !r.DelTo.Gone {
 		p := "the cascading deletion was held: " + r.DelTo.Held
@@ -116,6 +125,9 @@ func Grade(r Reading) (report.Outcome, string) {
 	if d := appstate.Differences(r.OnFrom, r.Synced); len(d) > 0 {
 		changed = append(changed, "after the syncs: "+strings.Join(d, ", "))
 	}
+	if r.DuringFrom.problem(r.From) != "" && len(r.DuringTo) > 0 {
+		changed = append(changed, fmt.Sprintf("a commit pushed while ArgoCD synced the one before (argo-cd#27875): %s on %s, %s on %s", r.DuringFrom, r.From, r.DuringTo, r.To))
+	}
 	switch {
 	case !r.DelFrom.Gone && r.DelTo.Gone:
 		changed = append(changed, fmt.Sprintf("the cascading deletion, held on %s (%s), goes through on %s", r.From, r.DelFrom.Held, r.To))
@@ -125,7 +137,11 @@ func Grade(r Reading) (report.Outcome, string) {
 	if len(changed) > 0 {
 		return report.Changed, fmt.Sprintf("%s -> %s: %s%s", r.From, r.To, strings.Join(changed, "; "), note)
 	}
-	return report.Safe, fmt.Sprintf("%s -> %s: the same render, the same sync, health and hooks after the controller's own refresh and after the syncs of a removal and a change pushed to git (%s); the cascading deletion goes through on both%s", r.From, r.To, r.Removal.Wanted+", then "+r.Change.Wanted, note)
+	during := ""
+	if len(r.DuringTo) > 0 {
+		during = fmt.Sprintf("; commits pushed while a sync ran: %s on %s, %s on %s", r.DuringFrom, r.From, r.DuringTo, r.To)
+	}
+	return report.Safe, fmt.Sprintf("%s -> %s: the same render, the same sync, health and hooks after the controller's own refresh and after the syncs of a removal and a change pushed to git (%s)%s; the cascading deletion goes through on both%s", r.From, r.To, r.Removal.Wanted+", then "+r.Change.Wanted, during, note)
 }
 
 // problem is one thing wrong in a state: what (compared between the two

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -39,6 +40,9 @@ type Options struct {
 	// METRICS: the cluster's metrics-server, a version the catalog pins, or
 	// none; "": the catalog's (metricsserver.Parse)
 	Metrics string
+	// DURING_SYNC: the trials of a commit pushed while a sync runs, on each
+	// release (argo-cd#27875); 0: none
+	DuringSync int
 	// IMAGES, IMAGE_RECIPES, and EXPECT (application=OUTCOME,...) with
 	// EXPECT_WHY in place of the expectation that every Application comes
 	// through SAFE (known answers): registered by Shared.Register.
@@ -53,6 +57,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Method, "method", "", "make upgrade-check: how TO's install manifests go over FROM's: server-side (kubectl apply --server-side --force-conflicts), client-side (kubectl apply) or self-managed (an Application of ArgoCD's own syncs TO's install.yaml from git); default: what TO's own upgrade guide says (METHOD)")
 	fs.StringVar(&o.Overlay, "overlay", "", "make upgrade-check METHOD=kustomize: the team's kustomize overlay of ArgoCD's install manifests, a directory whose kustomization names install.yaml (or upstream's URL) among its resources (OVERLAY)")
 	fs.StringVar(&o.SelfSyncOptions, "self-sync-options", "", "make upgrade-check METHOD=self-managed: the sync options of ArgoCD's own Application, comma-separated (e.g. ServerSideApply=true) (SELF_SYNC_OPTIONS)")
+	fs.IntVar(&o.DuringSync, "during-sync", 0, "make upgrade-check: on each release, N commits each pushed while ArgoCD's auto-sync of the one before runs (a PreSync hook keeps it running), and whether ArgoCD syncs each by itself, k/N (argo-cd#27875) (DURING_SYNC)")
 	fs.StringVar(&o.Metrics, "metrics", "", "make upgrade-check: the cluster's metrics-server, as managed Kubernetes runs one: none, or a version the catalog pins; default: the catalog's (METRICS)")
 }
 
@@ -81,9 +86,11 @@ type Spec struct {
 	// Overlay is METHOD=kustomize's overlay, read.
 	Overlay argocd.Overlay
 	// Metrics is the cluster's metrics-server (METRICS), or none.
-	Metrics   metricsserver.Setting
-	Expect    map[string]report.Outcome
-	ExpectWhy string
+	Metrics metricsserver.Setting
+	// DuringSync is DURING_SYNC: the trials on each release (duringSync).
+	DuringSync int
+	Expect     map[string]report.Outcome
+	ExpectWhy  string
 	// Command is make upgrade-check with the options given, for a cell's replay.
 	Command string
 }
@@ -155,6 +162,10 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 			}
 		}
 	}
+	if o.DuringSync < 0 || o.DuringSync > MaxTrials {
+		return nil, fmt.Errorf("DURING_SYNC %d: the trials on each release, 0 to %d (each takes one to four minutes)", o.DuringSync, MaxTrials)
+	}
+	s.DuringSync = o.DuringSync
 	if s.Metrics, err = metricsserver.Parse(o.Metrics, cat); err != nil {
 		return nil, err
 	}
@@ -233,6 +244,17 @@ func argocdConfig(file string) (map[string]string, error) {
 	return m, nil
 }
 
+// MaxTrials bounds DURING_SYNC.
+const MaxTrials = 20
+
+// trials is DURING_SYNC as make takes it: "" for none.
+func trials(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
 // verdicts are the outcomes a make upgrade-check cell can have.
 var verdicts = []report.Outcome{report.Safe, report.Changed, report.Broken}
 
@@ -243,7 +265,7 @@ func (o Options) command() string {
 		appcell.Var{Name: "IMAGE_RECIPES", Value: o.ImageRecipes}, appcell.Var{Name: "ARGOCD_CM", Value: o.ArgoCDConfig},
 		appcell.Var{Name: "ARGOCD_CMD_PARAMS", Value: o.ArgoCDCmdParams}, appcell.Var{Name: "METHOD", Value: o.Method},
 		appcell.Var{Name: "SELF_SYNC_OPTIONS", Value: o.SelfSyncOptions}, appcell.Var{Name: "OVERLAY", Value: o.Overlay},
-		appcell.Var{Name: "METRICS", Value: o.Metrics})
+		appcell.Var{Name: "METRICS", Value: o.Metrics}, appcell.Var{Name: "DURING_SYNC", Value: trials(o.DuringSync)})
 }
 
 // Scenario is the scenario make upgrade-check's cells belong to; each

@@ -107,11 +107,11 @@ func (k *cell) push(dst *Pushed, c commit, on string) []step.Step {
 	files := k.files
 	switch c {
 	case added:
-		files, dst.What = k.withMarker(false), "a change: "+ref+" added"
+		files, dst.What = k.withMarker(false, ""), "a change: "+ref+" added"
 	case removed:
 		dst.What = "a removal: " + ref + ", made on " + k.from.String() + ", taken out"
 	case changed:
-		files, dst.What = k.withMarker(true), "a change: "+ref+" back, annotated"
+		files, dst.What = k.withMarker(true, ""), "a change: "+ref+" back, annotated"
 	}
 	var want assert.Check
 	switch {
@@ -204,12 +204,16 @@ func (k *cell) markerIs(s v1alpha1.SyncStatusCode, prunable bool) assert.Check {
 }
 
 // withMarker is the Application's source with the marker added; annotated,
-// with a harmless annotation of its own.
-func (k *cell) withMarker(annotated bool) fixture.Files {
+// with a harmless annotation of its own; with trial, its data naming a
+// trial's commit (duringSync).
+func (k *cell) withMarker(annotated bool, trial string) fixture.Files {
 	return func(ctx context.Context) (map[string]string, error) {
 		annotations := ""
 		if annotated {
 			annotations = "\n  annotations:\n    conformance.gitops.io/pushed: after the upgrade to " + k.to.String()
+		}
+		if trial != "" {
+			trial = "\n  trial: " + trial
 		}
 		doc := fmt.Sprintf(`apiVersion: v1
 kind: ConfigMap
@@ -219,8 +223,8 @@ metadata:
   labels:
     app.kubernetes.io/part-of: gitops-conformance%s
 data:
-  why: make upgrade-check's commits to the source, %s -> %s
-`, Marker, k.markerNamespace(), annotations, k.from, k.to)
+  why: make upgrade-check's commits to the source, %s -> %s%s
+`, Marker, k.markerNamespace(), annotations, k.from, k.to, trial)
 		files, err := k.files(ctx)
 		if err != nil {
 			return nil, err

@@ -103,6 +103,20 @@ func TestGrade(t *testing.T) {
 		{"both commits acted on", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
 			Change: acted("a change", "shown OutOfSync"), Removal: acted("a removal", "shown to prune")},
 			report.Safe, "after the syncs of a removal and a change pushed to git (shown to prune, then shown OutOfSync)"},
+		{"a commit during a sync not synced on TO (argo-cd#27875)", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
+			DuringFrom: Trials{trial(true, true), trial(true, true)},
+			DuringTo: Trials{trial(true, true), {During: true, Observed: env.Observed{Seen: "timed out: operation (auto-sync) at 1111"},
+				Log: `level=info msg="Skipping auto-sync: most recent sync already to 1111" application=argocd/during-sync`}}},
+			report.Broken, `a commit pushed while ArgoCD synced the one before (argo-cd#27875): 1/2 synced by ArgoCD itself on b, within 3m0s with no refresh asked for; not synced: timed out: operation (auto-sync) at 1111; the controller logged: level=info msg="Skipping auto-sync`},
+		{"the same on both sides says so", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
+			DuringFrom: Trials{trial(true, false)}, DuringTo: Trials{trial(true, false), trial(false, false)}},
+			report.Broken, "0/1 synced by ArgoCD itself (1 of 2 trials not counted: B not pushed during a sync of A) on b, within 3m0s with no refresh asked for; not synced: timed out (on a: 0/1 synced by ArgoCD itself)"},
+		{"fixed on TO", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
+			DuringFrom: Trials{trial(true, false)}, DuringTo: Trials{trial(true, true)}},
+			report.Changed, "argo-cd#27875): 0/1 synced by ArgoCD itself on a, 1/1 synced by ArgoCD itself on b"},
+		{"synced on both", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
+			DuringFrom: Trials{trial(true, true)}, DuringTo: Trials{trial(true, true)}},
+			report.Safe, "commits pushed while a sync ran: 1/1 synced by ArgoCD itself on a, 1/1 synced by ArgoCD itself on b"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, why := Grade(tc.r)
@@ -331,5 +345,74 @@ func TestTheCellsReadingsReachTheVerdict(t *testing.T) {
 	k.added.Held, k.change.Held = true, true
 	if o, why, _ = k.grade(ctx); o != report.Changed || !strings.Contains(why, "status.resources[].health.status") {
 		t.Errorf("grade = %s (%s)", o, why)
+	}
+}
+
+// trial is a trial of a commit during a sync: during, B pushed while A
+// synced; synced, B synced by ArgoCD itself.
+func trial(during, synced bool) Trial {
+	t := Trial{During: during, Observed: env.Observed{Held: synced}}
+	if !synced {
+		t.Seen = "timed out"
+	}
+	return t
+}
+
+func TestAutoSyncLines(t *testing.T) {
+	log := `time="2026-11-28T11:00:01Z" level=info msg="Initiated automated sync to '1111'" application=argocd/during-sync
+time="2026-11-28T11:00:02Z" level=info msg="Refreshing app status (controller refresh requested), level (2)" application=argocd/during-sync
+time="2026-11-28T11:00:31Z" level=info msg="Skipping auto-sync: most recent sync already to 2222" application=argocd/during-sync
+time="2026-11-28T11:00:31Z" level=info msg="Skipping auto-sync: application status is Synced" application=argocd/during-sync-other
+time="2026-11-28T11:00:40Z" level=info msg="Already attempted sync: comparing synced revisions to [2222]" app-namespace=argocd app-qualified-name=argocd/during-sync application=during-sync`
+	got := AutoSyncLines(log, "during-sync")
+	if len(got) != 3 || !strings.Contains(got[0], "Initiated automated sync") || !strings.Contains(got[1], "most recent sync already") || !strings.Contains(got[2], "Already attempted") {
+		t.Errorf("AutoSyncLines = %q", got)
+	}
+}
+
+func TestKeptAnnotations(t *testing.T) {
+	got := kept(map[string]string{"argocd.argoproj.io/manifest-generate-paths": ".", "argocd.argoproj.io/refresh": "hard",
+		"kubectl.kubernetes.io/last-applied-configuration": "{}", ImagesAnnotation: "x"})
+	if len(got) != 1 || got["argocd.argoproj.io/manifest-generate-paths"] != "." {
+		t.Errorf("kept = %v", got)
+	}
+}
+
+// DURING_SYNC's trials run on each release, each step named once; an
+// Application that does not sync by itself gets none, and is told so.
+func TestDuringSyncSteps(t *testing.T) {
+	for _, tc := range []struct {
+		apps string
+		want []string
+	}{
+		{"../../suites/upgrade-check/during-sync-apps.yaml", []string{"trial 1 on v3.5.1: push commit A (a PreSync hook that runs 30s) to application during-sync's source",
+			"observe trial 2 on v3.6.1: commit B synced by ArgoCD itself (no refresh asked for)", "push commit B while A syncs",
+			"observe the source as before the trials synced by ArgoCD itself on v3.6.1"}},
+		{"testdata/apps", []string{"DURING_SYNC: application chart-dir does not sync by itself: no trial on v3.6.1"}},
+	} {
+		apps, files, err := ReadApps(tc.apps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := appcell.Resolver{CacheDir: t.TempDir()}.Resolve(apps[0], files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &Spec{From: catalog.MustRelease("v3.5.1"), To: catalog.MustRelease("v3.6.1"), DuringSync: 2, Apps: []App{{Spec: apps[0], File: files[0], Source: src}}}
+		data, code := s.Plan()
+		sc := code[Scenario].Feature(matrix.Cell{Scenario: data.Scenarios[0], Variant: data.Scenarios[0].Variants[0], ArgoCD: s.From, Upgrades: []catalog.Release{s.To}})
+		if len(sc.Repeated) > 0 {
+			t.Errorf("%s: step names taken twice: %q", tc.apps, sc.Repeated)
+		}
+		var names []string
+		for _, st := range sc.Steps {
+			names = append(names, st.Name())
+		}
+		all := strings.Join(names, "\n")
+		for _, want := range tc.want {
+			if !strings.Contains(all, want) {
+				t.Errorf("%s: no step %q in:\n%s", tc.apps, want, all)
+			}
+		}
 	}
 }
