@@ -45,6 +45,8 @@ type cell struct {
 	upgraded time.Time
 	// what ArgoCD did with the commits pushed: on FROM, and on TO
 	added, removal, change Pushed
+	// with CHANGE: what ArgoCD did with the patch's revert
+	revert Pushed
 	// the commits pushed during a sync (DURING_SYNC): on FROM, and on TO
 	duringFrom, duringTo Trials
 	// the fields of the Application's status on FROM and on TO, after
@@ -134,6 +136,10 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	// orphans: an object tracked as FROM tracks it), then a change
 	steps.Add(k.push(&k.removal, removed, to)...)
 	steps.Add(k.push(&k.change, changed, to)...)
+	if _, ok := s.Changes[name]; ok {
+		// the source as on FROM again, so that TO's render compares with FROM's
+		steps.Add(k.push(&k.revert, reverted, to)...)
+	}
 	steps.Add(k.duringSync(&k.duringTo, k.to, true)...)
 	// the source as on FROM but for the marker's annotation, at a new
 	// commit: TO's repo server renders it (the marker left out of the compare)

@@ -28,6 +28,8 @@ type Reading struct {
 	// Added is what FROM did with the commit pushed on it; Removal and
 	// Change, what TO did with those pushed after the upgrade.
 	Added, Removal, Change Pushed
+	// Revert is, with CHANGE, what TO did with the patch taken out again.
+	Revert Pushed
 	// DuringFrom and DuringTo are the commits pushed while a sync ran, on
 	// each release (DURING_SYNC; none without).
 	DuringFrom, DuringTo Trials
@@ -72,7 +74,7 @@ func Grade(r Reading) (report.Outcome, string) {
 		broken = append(broken, line)
 	}
 	onFrom := r.Added.problem()
-	for _, p := range []Pushed{r.Removal, r.Change} {
+	for _, p := range []Pushed{r.Removal, r.Change, r.Revert} {
 		if p := p.problem(); p != "" {
 			if onFrom != "" {
 				p += " (" + r.From + " did not act on its commit either: " + onFrom + ")"

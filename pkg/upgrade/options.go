@@ -40,6 +40,9 @@ type Options struct {
 	// METRICS: the cluster's metrics-server, a version the catalog pins, or
 	// none; "": the catalog's (metricsserver.Parse)
 	Metrics string
+	// CHANGE: a patch of an Application's source (a file, or
+	// application=file,...), the change pushed after the upgrade
+	Change string
 	// DURING_SYNC: the trials of a commit pushed while a sync runs, on each
 	// release (argo-cd#27875); 0: none
 	DuringSync int
@@ -57,6 +60,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Method, "method", "", "make upgrade-check: how TO's install manifests go over FROM's: server-side (kubectl apply --server-side --force-conflicts), client-side (kubectl apply) or self-managed (an Application of ArgoCD's own syncs TO's install.yaml from git); default: what TO's own upgrade guide says (METHOD)")
 	fs.StringVar(&o.Overlay, "overlay", "", "make upgrade-check METHOD=kustomize: the team's kustomize overlay of ArgoCD's install manifests, a directory whose kustomization names install.yaml (or upstream's URL) among its resources (OVERLAY)")
 	fs.StringVar(&o.SelfSyncOptions, "self-sync-options", "", "make upgrade-check METHOD=self-managed: the sync options of ArgoCD's own Application, comma-separated (e.g. ServerSideApply=true) (SELF_SYNC_OPTIONS)")
+	fs.StringVar(&o.Change, "change", "", "make upgrade-check: the change pushed to an Application's source after the upgrade, in place of the check's own: a patch as `git diff` writes it, paths from the source's root; file (APPS holds one Application) or application=file,... (CHANGE)")
 	fs.IntVar(&o.DuringSync, "during-sync", 0, "make upgrade-check: on each release, N commits each pushed while ArgoCD's auto-sync of the one before runs (a PreSync hook keeps it running), and whether ArgoCD syncs each by itself, k/N (argo-cd#27875) (DURING_SYNC)")
 	fs.StringVar(&o.Metrics, "metrics", "", "make upgrade-check: the cluster's metrics-server, as managed Kubernetes runs one: none, or a version the catalog pins; default: the catalog's (METRICS)")
 }
@@ -87,6 +91,8 @@ type Spec struct {
 	Overlay argocd.Overlay
 	// Metrics is the cluster's metrics-server (METRICS), or none.
 	Metrics metricsserver.Setting
+	// Changes are CHANGE's patches, by Application.
+	Changes map[string]Patch
 	// DuringSync is DURING_SYNC: the trials on each release (duringSync).
 	DuringSync int
 	Expect     map[string]report.Outcome
@@ -211,6 +217,11 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 			return nil, fmt.Errorf("ARGOCD_CMD_PARAMS %q: %w", o.ArgoCDCmdParams, err)
 		}
 	}
+	if o.Change != "" {
+		if err := s.readChanges(ctx, o.Change, w); err != nil {
+			return nil, err
+		}
+	}
 	known := func(k string) error {
 		if _, ok := s.App(k); !ok {
 			return fmt.Errorf("no application %q in APPS", k)
@@ -265,7 +276,7 @@ func (o Options) command() string {
 		appcell.Var{Name: "IMAGE_RECIPES", Value: o.ImageRecipes}, appcell.Var{Name: "ARGOCD_CM", Value: o.ArgoCDConfig},
 		appcell.Var{Name: "ARGOCD_CMD_PARAMS", Value: o.ArgoCDCmdParams}, appcell.Var{Name: "METHOD", Value: o.Method},
 		appcell.Var{Name: "SELF_SYNC_OPTIONS", Value: o.SelfSyncOptions}, appcell.Var{Name: "OVERLAY", Value: o.Overlay},
-		appcell.Var{Name: "METRICS", Value: o.Metrics}, appcell.Var{Name: "DURING_SYNC", Value: trials(o.DuringSync)})
+		appcell.Var{Name: "METRICS", Value: o.Metrics}, appcell.Var{Name: "CHANGE", Value: o.Change}, appcell.Var{Name: "DURING_SYNC", Value: trials(o.DuringSync)})
 }
 
 // Scenario is the scenario make upgrade-check's cells belong to; each

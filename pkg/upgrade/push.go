@@ -45,9 +45,10 @@ const PickUp = 6*time.Minute + 30*time.Second
 type commit int
 
 const (
-	added   commit = iota // on FROM: the marker added
-	removed               // after the upgrade, before any sync on TO: the marker taken out
-	changed               // then: the marker back, with an annotation
+	added    commit = iota // on FROM: the marker added
+	removed                // after the upgrade, before any sync on TO: the marker taken out
+	changed                // then: the marker back, with an annotation (and CHANGE's patch)
+	reverted               // with CHANGE: the patch taken out again
 )
 
 // Pushed is what the Application showed of a commit pushed to its source:
@@ -112,6 +113,11 @@ func (k *cell) push(dst *Pushed, c commit, on string) []step.Step {
 		dst.What = "a removal: " + ref + ", made on " + k.from.String() + ", taken out"
 	case changed:
 		files, dst.What = k.withMarker(true, ""), "a change: "+ref+" back, annotated"
+		if p, ok := k.spec.Changes[name]; ok {
+			files, dst.What = p.On(files), "a change: CHANGE's "+p.File+", and "+ref+" back, annotated"
+		}
+	case reverted:
+		files, dst.What = k.withMarker(true, ""), "CHANGE's "+k.spec.Changes[name].File+" reverted"
 	}
 	var want assert.Check
 	switch {

@@ -416,3 +416,50 @@ func TestDuringSyncSteps(t *testing.T) {
 		}
 	}
 }
+
+// CHANGE's patch applies as git apply does; one that does not apply is
+// refused before anything runs, naming the Application.
+func TestChangePatch(t *testing.T) {
+	files := map[string]string{"values.yaml": "replicas: 1\nlevel: info\n", "templates/cm.yaml": "kind: ConfigMap\n"}
+	p := Patch{File: "change.patch", Diff: `diff --git a/values.yaml b/values.yaml
+--- a/values.yaml
++++ b/values.yaml
+@@ -1,2 +1,2 @@
+ replicas: 1
+-level: info
++level: debug
+diff --git a/templates/extra.yaml b/templates/extra.yaml
+new file mode 100644
+--- /dev/null
++++ b/templates/extra.yaml
+@@ -0,0 +1 @@
++kind: Secret
+`}
+	got, err := p.Apply(context.Background(), files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["values.yaml"] != "replicas: 1\nlevel: debug\n" || got["templates/extra.yaml"] != "kind: Secret\n" || got["templates/cm.yaml"] != files["templates/cm.yaml"] {
+		t.Errorf("Apply = %q", got)
+	}
+	apps, srcFiles, err := ReadApps("../../suites/upgrade-check/during-sync-apps.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := appcell.Resolver{CacheDir: t.TempDir()}.Resolve(apps[0], srcFiles[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "change.patch"), []byte(p.Diff), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &Spec{Apps: []App{{Spec: apps[0], File: srcFiles[0], Source: src}}}
+	err = s.readChanges(context.Background(), "change.patch", appcell.Where{Repo: dir})
+	if err == nil || !strings.Contains(err.Error(), "application during-sync: CHANGE change.patch does not apply") {
+		t.Errorf("readChanges of a patch of another source: %v", err)
+	}
+	if err := s.readChanges(context.Background(), "other=change.patch", appcell.Where{Repo: dir}); err == nil || !strings.Contains(err.Error(), `no application "other"`) {
+		t.Errorf("readChanges naming no such application: %v", err)
+	}
+}

@@ -1,0 +1,104 @@
+package upgrade
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gitops-conformance/suite/internal/shell"
+	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/fixture"
+)
+
+// Patch is CHANGE's change of one Application's source, pushed after the
+// upgrade in place of the check's own (its marker back, annotated): a
+// unified diff as `git diff` writes it, its paths from the source's root
+// (the chart's directory, the directory of manifests, the kustomization's).
+type Patch struct {
+	File string // as the user named it
+	Diff string
+}
+
+// On is files with the patch applied.
+func (p Patch) On(files fixture.Files) fixture.Files {
+	return func(ctx context.Context) (map[string]string, error) {
+		f, err := files(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return p.Apply(ctx, f)
+	}
+}
+
+// Apply applies the patch to files as `git apply` does, in a scratch
+// directory: the files after it, those it adds, not those it deletes.
+func (p Patch) Apply(ctx context.Context, files map[string]string) (map[string]string, error) {
+	dir, err := os.MkdirTemp("", "upgrade-check-change-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	for name, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := shell.Run(ctx, shell.Cmd{Name: "git", Args: []string{"apply", "--whitespace=nowarn", "-"}, Dir: dir, Stdin: strings.NewReader(p.Diff)}); err != nil {
+		return nil, fmt.Errorf("CHANGE %s does not apply (git apply): %w", p.File, err)
+	}
+	out := map[string]string{}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	return out, err
+}
+
+// readChanges reads CHANGE into s.Changes: a patch file for the only
+// Application of APPS, or application=file,... . Each must apply to its
+// Application's source.
+func (s *Spec) readChanges(ctx context.Context, given string, w appcell.Where) error {
+	s.Changes = map[string]Patch{}
+	for _, item := range strings.Split(given, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, file, named := strings.Cut(item, "=")
+		if !named {
+			if len(s.Apps) != 1 {
+				return fmt.Errorf("CHANGE %q: APPS holds %d Applications: name the one the patch is for, CHANGE=application=file", item, len(s.Apps))
+			}
+			name, file = s.Apps[0].Name(), item
+		}
+		a, ok := s.App(name)
+		if !ok {
+			return fmt.Errorf("CHANGE %q: no application %q in APPS", item, name)
+		}
+		diff, err := os.ReadFile(w.Path(file))
+		if err != nil {
+			return fmt.Errorf("CHANGE %q: %w", item, appcell.UnwrapPath(err))
+		}
+		p := Patch{File: file, Diff: string(diff)}
+		if _, err := p.Apply(ctx, a.Source.Files); err != nil {
+			return fmt.Errorf("application %s: %w", name, err)
+		}
+		s.Changes[name] = p
+	}
+	return nil
+}
