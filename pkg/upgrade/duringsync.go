@@ -2,8 +2,10 @@ package upgrade
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -200,7 +202,7 @@ func (k *cell) autoSyncLog(t *Trial, what string) step.Step {
 		lines := AutoSyncLines(out, name)
 		lifecycle.CellFrom(ctx).WriteEvidence(fmt.Sprintf("autosync-%s.log", strings.ReplaceAll(what, " ", "-")), strings.Join(lines, "\n")+"\n")
 		if len(lines) > 0 {
-			t.Log = lines[len(lines)-1]
+			t.Log = logMessage(lines[len(lines)-1])
 		}
 		return nil
 	})
@@ -210,8 +212,9 @@ func (k *cell) autoSyncLog(t *Trial, what string) step.Step {
 // auto-sync decided for the Application name.
 func AutoSyncLines(log, name string) []string {
 	// the controller names it application=NAME (3.x, with
-	// app-qualified-name=argocd/NAME) or application=argocd/NAME
-	of := regexp.MustCompile(`(^|\s)(application|app-qualified-name)="?(` + argocd.Namespace + `/)?` + regexp.QuoteMeta(name) + `"?(\s|$)`)
+	// app-qualified-name=argocd/NAME) or application=argocd/NAME; in JSON
+	// (v3.6.1, run 20261128-105941) "application":"NAME"
+	of := regexp.MustCompile(`(^|[\s,{])"?(application|app-qualified-name)"?[=:]"?(` + argocd.Namespace + `/)?` + regexp.QuoteMeta(name) + `"?([\s,}]|$)`)
 	var out []string
 	for _, l := range strings.Split(log, "\n") {
 		if !of.MatchString(l) {
@@ -225,6 +228,16 @@ func AutoSyncLines(log, name string) []string {
 		}
 	}
 	return out
+}
+
+// logMessage is a log line as the verdict quotes it: a JSON line's time
+// and message, any other line as it is.
+func logMessage(line string) string {
+	var l struct{ Time, Msg string }
+	if json.Unmarshal([]byte(line), &l) != nil || l.Msg == "" {
+		return line
+	}
+	return l.Time + " " + strconv.Quote(l.Msg)
 }
 
 // withTrial is the source with the marker (its data naming the trial's

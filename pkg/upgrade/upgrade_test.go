@@ -363,10 +363,15 @@ func TestAutoSyncLines(t *testing.T) {
 time="2026-11-28T11:00:02Z" level=info msg="Refreshing app status (controller refresh requested), level (2)" application=argocd/during-sync
 time="2026-11-28T11:00:31Z" level=info msg="Skipping auto-sync: most recent sync already to 2222" application=argocd/during-sync
 time="2026-11-28T11:00:31Z" level=info msg="Skipping auto-sync: application status is Synced" application=argocd/during-sync-other
-time="2026-11-28T11:00:40Z" level=info msg="Already attempted sync: comparing synced revisions to [2222]" app-namespace=argocd app-qualified-name=argocd/during-sync application=during-sync`
+time="2026-11-28T11:00:40Z" level=info msg="Already attempted sync: comparing synced revisions to [2222]" app-namespace=argocd app-qualified-name=argocd/during-sync application=during-sync
+{"app-namespace":"argocd","application":"during-sync","level":"info","msg":"Skipping auto-sync: most recent sync already to [102aad678a07]","project":"default","time":"2026-11-28T11:15:57Z"}
+{"app-namespace":"argocd","application":"during-sync-other","level":"info","msg":"Skipping auto-sync: another operation is in progress","project":"default","time":"2026-11-28T11:15:57Z"}`
 	got := AutoSyncLines(log, "during-sync")
-	if len(got) != 3 || !strings.Contains(got[0], "Initiated automated sync") || !strings.Contains(got[1], "most recent sync already") || !strings.Contains(got[2], "Already attempted") {
+	if len(got) != 4 || !strings.Contains(got[0], "Initiated automated sync") || !strings.Contains(got[1], "most recent sync already") || !strings.Contains(got[2], "Already attempted") || !strings.Contains(got[3], "102aad678a07") {
 		t.Errorf("AutoSyncLines = %q", got)
+	}
+	if m := logMessage(got[3]); m != `2026-11-28T11:15:57Z "Skipping auto-sync: most recent sync already to [102aad678a07]"` {
+		t.Errorf("logMessage = %s", m)
 	}
 }
 
