@@ -171,15 +171,7 @@ func TestRemoteSourcesSayHowToPointAtACopy(t *testing.T) {
 // A cell's steps name themselves once each, and the verdict comes after
 // both deletions.
 func TestCellSteps(t *testing.T) {
-	apps, files, err := ReadApps("testdata/apps")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := appcell.Resolver{CacheDir: t.TempDir()}.Resolve(apps[0], files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Spec{From: catalog.MustRelease("v3.4.7"), To: catalog.MustRelease("v3.5.1"), Apps: []App{{Spec: apps[0], File: files[0], Source: src}}}
+	s := &Spec{From: catalog.MustRelease("v3.4.7"), To: catalog.MustRelease("v3.5.1"), Apps: []App{firstApp(t, "testdata/apps")}}
 	data, code := s.Plan()
 	c := matrix.Cell{Scenario: data.Scenarios[0], Variant: data.Scenarios[0].Variants[0], ArgoCD: s.From, Upgrades: []catalog.Release{s.To}}
 	sc := code[Scenario].Feature(c)
@@ -395,15 +387,7 @@ func TestDuringSyncSteps(t *testing.T) {
 			"observe the source as before the trials synced by ArgoCD itself on v3.6.1"}},
 		{"testdata/apps", []string{"DURING_SYNC: application chart-dir does not sync by itself: no trial on v3.6.1"}},
 	} {
-		apps, files, err := ReadApps(tc.apps)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, err := appcell.Resolver{CacheDir: t.TempDir()}.Resolve(apps[0], files[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := &Spec{From: catalog.MustRelease("v3.5.1"), To: catalog.MustRelease("v3.6.1"), DuringSync: 2, Apps: []App{{Spec: apps[0], File: files[0], Source: src}}}
+		s := &Spec{From: catalog.MustRelease("v3.5.1"), To: catalog.MustRelease("v3.6.1"), DuringSync: 2, Apps: []App{firstApp(t, tc.apps)}}
 		data, code := s.Plan()
 		sc := code[Scenario].Feature(matrix.Cell{Scenario: data.Scenarios[0], Variant: data.Scenarios[0].Variants[0], ArgoCD: s.From, Upgrades: []catalog.Release{s.To}})
 		if len(sc.Repeated) > 0 {
@@ -447,19 +431,11 @@ new file mode 100644
 	if got["values.yaml"] != "replicas: 1\nlevel: debug\n" || got["templates/extra.yaml"] != "kind: Secret\n" || got["templates/cm.yaml"] != files["templates/cm.yaml"] {
 		t.Errorf("Apply = %q", got)
 	}
-	apps, srcFiles, err := ReadApps("../../suites/upgrade-check/during-sync-apps.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := appcell.Resolver{CacheDir: t.TempDir()}.Resolve(apps[0], srcFiles[0])
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "change.patch"), []byte(p.Diff), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := &Spec{Apps: []App{{Spec: apps[0], File: srcFiles[0], Source: src}}}
+	s := &Spec{Apps: []App{firstApp(t, "../../suites/upgrade-check/during-sync-apps.yaml")}}
 	err = s.readChanges(context.Background(), "change.patch", appcell.Where{Repo: dir})
 	if err == nil || !strings.Contains(err.Error(), "application during-sync: CHANGE change.patch does not apply") {
 		t.Errorf("readChanges of a patch of another source: %v", err)
@@ -467,4 +443,19 @@ new file mode 100644
 	if err := s.readChanges(context.Background(), "other=change.patch", appcell.Where{Repo: dir}); err == nil || !strings.Contains(err.Error(), `no application "other"`) {
 		t.Errorf("readChanges naming no such application: %v", err)
 	}
+}
+
+// firstApp is the first Application of the APPS file or directory path,
+// its source read.
+func firstApp(t *testing.T, path string) App {
+	t.Helper()
+	apps, files, err := ReadApps(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := appcell.Resolver{CacheDir: t.TempDir()}.Resolve(apps[0], files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return App{Spec: apps[0], File: files[0], Source: src}
 }
