@@ -217,7 +217,8 @@ func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 		}
 	}
 	r := Reading{From: k.from.String(), To: k.to.String(), OnFrom: *k.onFrom, Refreshed: *k.refreshed, Synced: *k.synced,
-		Changes: k.changes, DelFrom: k.delFrom, DelTo: k.delTo, Added: k.added, Removal: k.removal, Change: k.change,
+		Changes: k.changes, DelFrom: k.delFrom, DelTo: k.delTo, Added: k.added, Removal: k.removal, Change: k.change, Revert: k.revert,
+		DuringFrom: k.duringFrom, DuringTo: k.duringTo,
 		FieldsFrom: k.fieldsFrom, FieldsTo: k.fieldsTo}
 	if p := k.newest; p != nil {
 		for _, h := range p.Hooks() {

@@ -338,6 +338,17 @@ func TestTheCellsReadingsReachTheVerdict(t *testing.T) {
 	if o, why, _ = k.grade(ctx); o != report.Changed || !strings.Contains(why, "status.resources[].health.status") {
 		t.Errorf("grade = %s (%s)", o, why)
 	}
+	// CHANGE's revert and DURING_SYNC's trials reach it too (run
+	// 20261128-105941 graded SAFE with 0/3 on v3.6.1: they did not)
+	k.revert = Pushed{What: "CHANGE's x reverted", Wanted: "synced by ArgoCD itself", Observed: env.Observed{Seen: "timed out"}}
+	if o, why, _ = k.grade(ctx); o != report.Broken || !strings.Contains(why, "CHANGE's x reverted") {
+		t.Errorf("grade with the revert not acted on = %s (%s)", o, why)
+	}
+	k.revert.Held = true
+	k.duringFrom, k.duringTo = Trials{trial(true, true)}, Trials{trial(true, false)}
+	if o, why, _ = k.grade(ctx); o != report.Broken || !strings.Contains(why, "0/1 synced by ArgoCD itself on v3.5.1") {
+		t.Errorf("grade with a trial not synced on TO = %s (%s)", o, why)
+	}
 }
 
 // trial is a trial of a commit during a sync: during, B pushed while A
