@@ -137,6 +137,12 @@ func (k *cell) duringSync(dst *Trials, on catalog.Release, annotated bool) []ste
 	if on == k.from {
 		steps = append(steps, env.DeleteObjectAtEnd(env.Job(k.markerNamespace(), SlowHook), "the hook make upgrade-check's trials pushed"))
 	}
+	// the trials start synced: a commit before them that ArgoCD did not
+	// sync by itself (v3.4.2, run 20261128-110639: none after the
+	// upgrade) is synced by hand first, as its team would
+	steps = append(steps, env.Unless(assert.All(check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced), k.completed()), "sync by hand before the trials on "+on.String(),
+		env.Sync(name, k.syncOptions()...).As("sync application "+name+" on "+on.String()+" before the trials (the commit before them not synced by ArgoCD itself)"),
+		env.ObserveWithin("the sync before the trials on "+on.String()+" completed", assert.Intervals.Install, k.completed())))
 	for i := range n {
 		steps = append(steps, k.trial(&(*dst)[i], i+1, on, annotated)...)
 	}
