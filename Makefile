@@ -234,7 +234,7 @@ upgrade-check-smoke: $(CLI) ## make upgrade-check on the suite's clean chart as 
 LONGNAME_APP := gitops-conformance-applicationset-generated-kruise-cluster-east-01
 KNOWN := docs/upgrade-check.md, known answers:
 
-upgrade-check-validate: $(CLI) ## make upgrade-check's known answers, one run each: argo-cd#27527's long-named Application v3.4.2 -> v3.4.3 (its deletion held, then through: CHANGED), the kyverno chart v2.14.3 -> v2.14.4 (held on both: BROKEN), the seed charts v3.4.7 -> v3.5.1 (with metrics-server) and v3.5.1 -> v3.6.1 (without, as measured), knative-serving v3.4.7 -> v3.5.1 with metrics-server and without (BROKEN both: its webhook configurations; its HPAs Degraded on 3.5 only without), an Application whose webhook keeps ArgoCD's Pods out, a client-side apply of v3.5.1, ArgoCD managing itself without ServerSideApply=true and 3.0's orphans (each BROKEN), the same with annotation+label kept (CHANGED: the status's resources' health gone), Helm 4's null defaults (SAFE: a null field, the same to the API server), with ServerSideApply v3.5.1 -> v3.6.1 (SAFE), a team's kustomize overlay v3.5.1 -> v3.6.1 (SAFE), argo-cd#27344 v3.2.6 -> v3.2.9 (commits after the upgrade not picked up without a refresh: BROKEN) and -> v3.2.11 (reverted: SAFE)
+upgrade-check-validate: $(CLI) ## make upgrade-check's known answers, one run each: argo-cd#27527's long-named Application v3.4.2 -> v3.4.3 (its deletion held, then through: CHANGED), the kyverno chart v2.14.3 -> v2.14.4 (held on both: BROKEN), the seed charts v3.4.7 -> v3.5.1 (with metrics-server) and v3.5.1 -> v3.6.1 (without, as measured), knative-serving v3.4.7 -> v3.5.1 with metrics-server and without (BROKEN both: its webhook configurations; its HPAs Degraded on 3.5 only without), an Application whose webhook keeps ArgoCD's Pods out, a client-side apply of v3.5.1 and of v3.3.14 over v3.2.6 (the ApplicationSet CRD too long), ArgoCD managing itself without ServerSideApply=true and 3.0's orphans (each BROKEN), the same with annotation+label kept (CHANGED: the status's resources' health gone), Helm 4's null defaults (SAFE: a null field, the same to the API server), server-side apply of v3.3.14 over v3.2.6 (SAFE), with ServerSideApply v3.2.6 -> v3.3.14 and v3.5.1 -> v3.6.1 (SAFE), a team's kustomize overlay v3.5.1 -> v3.6.1 (SAFE), argo-cd#27344 v3.2.6 -> v3.2.9 (commits after the upgrade not picked up without a refresh: BROKEN) and -> v3.2.11 (reverted: SAFE)
 	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.2 TO=v3.4.3 APPS=suites/upgrade-check/longname-apps.yaml \
 	  ARGOCD_CM=suites/upgrade-check/label-tracking.yaml EXPECT=$(LONGNAME_APP)=CHANGED EXPECT_WHY="$(KNOWN) argo-cd issue 27527"
 	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.3 TO=v2.14.4 ONLY=kyverno EXPECT=kyverno=BROKEN EXPECT_WHY="$(KNOWN) kyverno"
@@ -248,6 +248,12 @@ upgrade-check-validate: $(CLI) ## make upgrade-check's known answers, one run ea
 	  EXPECT=blocking-webhook=BROKEN EXPECT_WHY="$(KNOWN) a webhook keeps ArgoCD's Pods out"
 	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.11 TO=v3.5.1 METHOD=client-side APPS=suites/upgrade-check/smoke-apps.yaml \
 	  EXPECT=conform-clean=BROKEN EXPECT_WHY="$(KNOWN) client-side apply of a 3.3+ install.yaml"
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.2.6 TO=v3.3.14 METHOD=client-side APPS=suites/upgrade-check/smoke-apps.yaml \
+	  EXPECT=conform-clean=BROKEN EXPECT_WHY="$(KNOWN) client-side apply from 3.2 to v3.3.14"
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.2.6 TO=v3.3.14 METHOD=server-side APPS=suites/upgrade-check/smoke-apps.yaml \
+	  EXPECT=conform-clean=SAFE EXPECT_WHY="$(KNOWN) server-side apply from 3.2 to v3.3.14"
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.2.6 TO=v3.3.14 METHOD=self-managed SELF_SYNC_OPTIONS=ServerSideApply=true \
+	  APPS=suites/upgrade-check/smoke-apps.yaml EXPECT=conform-clean=SAFE EXPECT_WHY="$(KNOWN) ArgoCD managing itself from 3.2 to v3.3.14 with ServerSideApply=true"
 	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.11 TO=v3.5.1 METHOD=self-managed APPS=suites/upgrade-check/smoke-apps.yaml \
 	  EXPECT=conform-clean=BROKEN EXPECT_WHY="$(KNOWN) ArgoCD managing itself without ServerSideApply=true"
 	$(MAKE) --no-print-directory upgrade-check FROM=v3.5.1 TO=v3.6.1 METHOD=self-managed SELF_SYNC_OPTIONS=ServerSideApply=true \

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -216,7 +217,7 @@ func (i *Installer) applyManifest(ctx context.Context, rel catalog.Release, mani
 		err = fmt.Errorf("no upgrade method %q", m)
 	}
 	if err != nil {
-		return &ApplyError{Release: rel, Method: m, Err: err, Refusals: refusals(err)}
+		return &ApplyError{Release: rel, Method: m, Err: err, Refusals: refusals(err), Applied: applied(err)}
 	}
 	if err := i.configure(ctx); err != nil {
 		return fmt.Errorf("install argocd %s: %w", rel, err)
@@ -241,6 +242,12 @@ type ApplyError struct {
 	// Refusals are the lines of kubectl's output that say what the API
 	// server refused (its warnings and the objects applied left out).
 	Refusals []string
+	// Applied is how many objects kubectl applied all the same: it goes on
+	// past a refused object, so the release is then part applied
+	// (argo-cd#26264's refused CRD left every other object of v3.3.14's
+	// install.yaml applied and its Deployments rolling out, run
+	// 20261128-105315).
+	Applied int
 }
 
 func (e *ApplyError) Error() string {
@@ -266,6 +273,25 @@ func refusals(err error) []string {
 		}
 	}
 	return out
+}
+
+// appliedLine is kubectl apply's line for an object it applied:
+// "networkpolicy.networking.k8s.io/argocd-server-network-policy configured".
+var appliedLine = regexp.MustCompile(`^\S+/\S+ (created|configured|unchanged|serverside-applied)$`)
+
+// applied counts the objects a failed kubectl apply applied all the same.
+func applied(err error) int {
+	var failed *shell.Error
+	if !errors.As(err, &failed) {
+		return 0
+	}
+	n := 0
+	for _, l := range strings.Split(failed.Output, "\n") {
+		if appliedLine.MatchString(strings.TrimSpace(l)) {
+			n++
+		}
+	}
+	return n
 }
 
 func (e *ApplyError) Unwrap() error { return e.Err }

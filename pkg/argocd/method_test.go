@@ -53,4 +53,21 @@ The CustomResourceDefinition "applicationsets.argoproj.io" is invalid: metadata.
 	if len(err.Refusals) != 1 || !strings.Contains(err.Error(), `The CustomResourceDefinition "applicationsets.argoproj.io" is invalid: metadata.annotations: Too long`) {
 		t.Errorf("refusals %q; Error() %q", err.Refusals, err.Error())
 	}
+	// kubectl went on past the refusal: the NetworkPolicy was applied.
+	if n := applied(err.Err); n != 1 {
+		t.Errorf("applied %d, want 1", n)
+	}
+}
+
+// A refusal with nothing applied besides, and one whose output is not
+// kubectl's, count no objects applied.
+func TestAppliedNone(t *testing.T) {
+	for _, err := range []error{
+		&shell.Error{Command: "kubectl apply", Output: `error: the path "install.yaml" does not exist`, Err: errors.New("exit status 1")},
+		errors.New("networkpolicy.networking.k8s.io/x configured"),
+	} {
+		if n := applied(err); n != 0 {
+			t.Errorf("applied(%v) = %d, want 0", err, n)
+		}
+	}
 }

@@ -72,16 +72,24 @@ func Steps(from, to catalog.Release, how How, owner Owner) []step.Step {
 
 // refused concludes the cell when the API server refused TO's manifests.
 func (k *upgrade) refused(ctx context.Context, err *argocd.ApplyError) {
+	k.conclude(ctx, "upgrade-refused", refusedWhy(k.to, err))
+}
+
+// refusedWhy is the verdict's reason for an upgrade to `to` the API server
+// refused: what it said and whether kubectl applied the rest all the same.
+func refusedWhy(to catalog.Release, err *argocd.ApplyError) string {
 	said := strings.Join(err.Refusals, "; ")
 	if said == "" {
 		said = strings.TrimSpace(err.Err.Error())
 	}
-	what := "the API server refused its manifests"
-	if err.Stage == "build" {
+	what, rest := "the API server refused its manifests", ""
+	switch {
+	case err.Stage == "build":
 		what = "the overlay does not build over its manifests (nothing applied)"
+	case err.Applied > 0:
+		rest = fmt.Sprintf("; kubectl applied %d other objects all the same: ArgoCD is left part upgraded", err.Applied)
 	}
-	k.conclude(ctx, "upgrade-refused", fmt.Sprintf("the upgrade to %s failed: %s (%s): %s",
-		k.to, what, err.Method.Command(), text.Clip(said, 600)))
+	return fmt.Sprintf("the upgrade to %s failed: %s (%s): %s%s", to, what, err.Method.Command(), text.Clip(said, 600), rest)
 }
 
 // rolledOut waits for every Deployment and StatefulSet of TO to run its
