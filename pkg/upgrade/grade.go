@@ -83,7 +83,8 @@ func Grade(r Reading) (report.Outcome, string) {
 		}
 	}
 	if p := r.DuringTo.problem(r.To); p != "" {
-		if r.DuringFrom.problem(r.From) != "" {
+		if len(r.DuringFrom) > 0 {
+			// a regression, or already so
 			p += " (on " + r.From + ": " + r.DuringFrom.String() + ")"
 		}
 		broken = append(broken, p)

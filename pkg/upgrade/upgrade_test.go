@@ -107,7 +107,7 @@ func TestGrade(t *testing.T) {
 			DuringFrom: Trials{trial(true, true), trial(true, true)},
 			DuringTo: Trials{trial(true, true), {During: true, Observed: env.Observed{Seen: "timed out: operation (auto-sync) at 1111"},
 				Log: `level=info msg="Skipping auto-sync: most recent sync already to 1111" application=argocd/during-sync`}}},
-			report.Broken, `a commit pushed while ArgoCD synced the one before (argo-cd#27875): 1/2 synced by ArgoCD itself on b, within 3m0s with no refresh asked for; not synced: timed out: operation (auto-sync) at 1111; the controller logged: level=info msg="Skipping auto-sync`},
+			report.Broken, `a commit pushed while ArgoCD synced the one before (argo-cd#27875): 1/2 synced by ArgoCD itself on b, within 3m0s with no refresh asked for; not synced: timed out: operation (auto-sync) at 1111; the controller logged: level=info msg="Skipping auto-sync: most recent sync already to 1111" application=argocd/during-sync (on a: 2/2 synced by ArgoCD itself)`},
 		{"the same on both sides says so", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
 			DuringFrom: Trials{trial(true, false)}, DuringTo: Trials{trial(true, false), trial(false, false)}},
 			report.Broken, "0/1 synced by ArgoCD itself (1 of 2 trials not counted: B not pushed during a sync of A) on b, within 3m0s with no refresh asked for; not synced: timed out (on a: 0/1 synced by ArgoCD itself)"},
