@@ -294,9 +294,8 @@ func (k *cell) application() fixture.App {
 func kept(given map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range given {
-		switch {
-		case k == "kubectl.kubernetes.io/last-applied-configuration", k == v1alpha1.AnnotationKeyRefresh,
-			k == ImagesAnnotation, k == RecipesAnnotation:
+		switch k {
+		case "kubectl.kubernetes.io/last-applied-configuration", v1alpha1.AnnotationKeyRefresh, ImagesAnnotation, RecipesAnnotation:
 		default:
 			out[k] = v
 		}
