@@ -105,7 +105,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		steps.Add(env.SetArgoCDCmdParams(s.ArgoCDCmdParams))
 	}
 	steps.Add(k.namespace().Steps()...)
-	steps.Add(k.SeeBefore("the webhook configurations before the application"), k.ForgetWebhooksAtEnd("the application's webhook configurations left"), env.PushRepo(name, k.files), env.CreateApp(k.application()))
+	steps.Add(k.SeeBefore("the webhook configurations before the application"), k.ForgetWebhooksAtEnd("the application's webhook configurations left"), env.PushRepo(name, k.files), k.repository(), env.CreateApp(k.application()))
 	// the render first: its hooks tell a sync held by one (heldByHook)
 	steps.Add(k.render(&k.renderFrom, "render-"+from+".yaml"), k.finalizersAtEnd())
 	steps.Add(k.syncs("on " + from)...)
@@ -285,6 +285,29 @@ func (k *cell) application() fixture.App {
 		app.Spec = *spec
 		return app, nil
 	}}
+}
+
+// repository registers the Application's repository with ArgoCD (a
+// Secret of type repository, git), as a team registers its own, private,
+// repository: ArgoCD treats one it does not know as of no type, and v3.4.2's
+// repo server then answers manifest-generate-paths' UpdateRevisionForPaths
+// "no changes" for every commit (reposerver/repository/repository.go:3358,
+// util/db/repository.go:163), so no commit is auto-synced (run
+// 20261128-110639).
+func (k *cell) repository() step.Step {
+	name := k.app.Name()
+	return env.Apply("application "+name+"'s repository, registered as a team registers its own", fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata:
+  name: gitops-conformance-repo-%s
+  namespace: %s
+  labels:
+    argocd.argoproj.io/secret-type: repository
+    app.kubernetes.io/part-of: gitops-conformance
+stringData:
+  type: git
+  url: %s
+`, name, argocd.Namespace, gitserver.URL(name)))
 }
 
 // kept are the annotations of a user's Application the suite keeps: ArgoCD
