@@ -228,7 +228,7 @@ upgrade-check-smoke: $(CLI) ## make upgrade-check on the suite's clean chart as 
 LONGNAME_APP := gitops-conformance-applicationset-generated-kruise-cluster-east-01
 KNOWN := docs/upgrade-check.md, known answers:
 
-upgrade-check-validate: $(CLI) ## make upgrade-check's known answers, one run each: argo-cd#27527's long-named Application v3.4.2 -> v3.4.3 (its deletion held, then through: CHANGED), the kyverno chart v2.14.3 -> v2.14.4 (held on both: BROKEN), the seed charts v3.4.7 -> v3.5.1 (with metrics-server) and v3.5.1 -> v3.6.1 (without, as measured), knative-serving v3.4.7 -> v3.5.1 with metrics-server and without (BROKEN both: its webhook configurations; its HPAs Degraded on 3.5 only without), an Application whose webhook keeps ArgoCD's Pods out, a client-side apply of v3.5.1, ArgoCD managing itself without ServerSideApply=true and 3.0's orphans (each BROKEN), the same with annotation+label kept (CHANGED: the status's resources' health gone), Helm 4's null defaults (SAFE: a null field, the same to the API server), with ServerSideApply v3.5.1 -> v3.6.1 (SAFE), a team's kustomize overlay v3.5.1 -> v3.6.1 (SAFE), argo-cd#27344 v3.2.6 -> v3.2.9 (commits after the upgrade not picked up without a refresh: BROKEN) and -> v3.2.11 (reverted: SAFE)
+upgrade-check-validate: $(CLI) ## make upgrade-check's known answers, one run each: argo-cd#27527's long-named Application v3.4.2 -> v3.4.3 (its deletion held, then through: CHANGED), the kyverno chart v2.14.3 -> v2.14.4 (held on both: BROKEN), the seed charts v3.4.7 -> v3.5.1 (with metrics-server) and v3.5.1 -> v3.6.1 (without, as measured), knative-serving v3.4.7 -> v3.5.1 with metrics-server and without (BROKEN both: its webhook configurations; its HPAs Degraded on 3.5 only without), an Application whose webhook keeps ArgoCD's Pods out, a client-side apply of v3.5.1, ArgoCD managing itself without ServerSideApply=true and 3.0's orphans (each BROKEN), the same with annotation+label kept (CHANGED: the status's resources' health gone), Helm 4's null defaults (SAFE: a null field, the same to the API server), with ServerSideApply v3.5.1 -> v3.6.1 (SAFE), a team's kustomize overlay v3.5.1 -> v3.6.1 (SAFE), argo-cd#27344 v3.2.6 -> v3.2.9 (commits after the upgrade not picked up without a refresh: BROKEN) and -> v3.2.11 (reverted: SAFE), a CronJob whose last run failed v3.1.4 -> v3.2.0 (3.2's CronJob health: Degraded, BROKEN) and -> v3.1.11 (3.1 has none: SAFE)
 	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.2 TO=v3.4.3 APPS=suites/upgrade-check/longname-apps.yaml \
 	  ARGOCD_CM=suites/upgrade-check/label-tracking.yaml EXPECT=$(LONGNAME_APP)=CHANGED EXPECT_WHY="$(KNOWN) argo-cd issue 27527"
 	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.3 TO=v2.14.4 ONLY=kyverno EXPECT=kyverno=BROKEN EXPECT_WHY="$(KNOWN) kyverno"
@@ -258,6 +258,10 @@ upgrade-check-validate: $(CLI) ## make upgrade-check's known answers, one run ea
 	  EXPECT=conform-clean=BROKEN EXPECT_WHY="$(KNOWN) argo-cd issue 27344"
 	$(MAKE) --no-print-directory upgrade-check FROM=v3.2.6 TO=v3.2.11 APPS=suites/upgrade-check/smoke-apps.yaml \
 	  EXPECT=conform-clean=SAFE EXPECT_WHY="$(KNOWN) argo-cd issue 27344, reverted"
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.1.4 TO=v3.2.0 APPS=suites/upgrade-check/cronjob-failed-run-apps.yaml \
+	  EXPECT=cronjob-failed-run=BROKEN EXPECT_WHY="$(KNOWN) a CronJob whose last run failed"
+	$(MAKE) --no-print-directory upgrade-check FROM=v3.1.4 TO=v3.1.11 APPS=suites/upgrade-check/cronjob-failed-run-apps.yaml \
+	  EXPECT=cronjob-failed-run=SAFE EXPECT_WHY="$(KNOWN) a CronJob whose last run failed, on 3.1"
 
 # make conform-validate: only these validations of suites/conform.yaml; make upgrade-check-apps:
 # only these Applications of suites/upgrade-check.yaml (names, comma-separated)
