@@ -65,9 +65,13 @@ func (c *Cell) Defer(what string, fn func(context.Context) error) {
 	c.cleanups = append(c.cleanups, cleanup{what, fn})
 }
 
-// Watch adds an object to the evidence dump.
+// Watch adds an object to the evidence dump, and the events of its
+// namespace (of a namespace, its own: what the workloads in it did).
 func (c *Cell) Watch(kind, namespace, name string) {
 	c.evidence = append(c.evidence, object{kind, namespace, name})
+	if strings.EqualFold(kind, "namespace") {
+		namespace = name
+	}
 	if namespace != "" && !slices.Contains(c.namespaces, namespace) {
 		c.namespaces = append(c.namespaces, namespace)
 	}

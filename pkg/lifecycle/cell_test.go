@@ -43,3 +43,19 @@ func TestEndFailsTheCellWhoseEvidenceIsNotWritten(t *testing.T) {
 		t.Error("evidence that was not written leaves the cluster as clean as its cleanups did")
 	}
 }
+
+// A namespace watched brings its events into the evidence: what the
+// workloads in it did (a CronJob's runs, say), which no object of the
+// cell's names.
+func TestAWatchedNamespacesEventsAreEvidence(t *testing.T) {
+	r := &Run{Kubectl: kube.Kubectl{Bin: "false"}}
+	dir := t.TempDir()
+	_, c := WithCell(context.Background(), dir)
+	c.Watch("namespace", "", "demo")
+	r.DumpEvidence(context.Background(), c, "on-v1")
+	for _, f := range []string{"events-argocd.txt", "events-demo.txt", "namespace-demo.yaml"} {
+		if _, err := os.Stat(filepath.Join(dir, "on-v1", f)); err != nil {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+}

@@ -105,6 +105,10 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		steps.Add(env.SetArgoCDCmdParams(s.ArgoCDCmdParams))
 	}
 	steps.Add(k.namespace().Steps()...)
+	if ns := a.Namespace(); ns != "" {
+		// its events: what the workloads did (a CronJob's runs), on each side
+		steps.Add(env.Watch(env.Namespace(ns)))
+	}
 	steps.Add(k.SeeBefore("the webhook configurations before the application"), k.ForgetWebhooksAtEnd("the application's webhook configurations left"), env.PushRepo(name, k.files), k.repository(), env.CreateApp(k.application()))
 	// the render first: its hooks tell a sync held by one (heldByHook)
 	steps.Add(k.render(&k.renderFrom, "render-"+from+".yaml"), k.finalizersAtEnd())

@@ -185,6 +185,8 @@ func TestCellSteps(t *testing.T) {
 	all := strings.Join(names, "\n")
 	for _, want := range []string{"delete application chart-dir with cascade on v3.4.7", "delete application chart-dir with cascade on v3.5.1",
 		"application chart-dir through the upgrade v3.4.7 -> v3.5.1",
+		// the destination namespace's events in the evidence (what its workloads did)
+		"watch namespace demo",
 		// the upgrade as the team does it, and the wait that says what keeps it
 		"upgrade argocd to v3.5.1 in place (as its upgrade guide says)", "argocd v3.5.1's workloads rolled out (or what keeps them from it)",
 		// no hard refresh; a commit on FROM, a removal and a change on TO,
