@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	kindcluster "github.com/gitops-conformance/suite/internal/cluster"
 	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
@@ -165,4 +168,34 @@ func conditions(obj map[string]any) []condition {
 	data, _ := json.Marshal(obj)
 	_ = json.Unmarshal(data, &o)
 	return o.Status.Conditions
+}
+
+// ServiceAnswersFromNode holds when an HTTPS GET of path on the Service's
+// ClusterIP and port, made from the cluster's node (where the API server
+// runs, on the host's network), is answered 200: kube-proxy's rule for the
+// Service is in place there. The API server's aggregator keeps the
+// connection it opened before that rule (run 20261128-112535: metrics-server
+// ready, its APIService FailedDiscoveryCheck 404 for the whole wait), so its
+// APIService waits for this.
+func ServiceAnswersFromNode(namespace, name string, port int, path string) assert.Check {
+	svc := lifecycle.Service(namespace, name)
+	return describe(svc, fmt.Sprintf("answers GET %s 200 on its ClusterIP from the node", path), assert.Scripted(func(ctx context.Context) (bool, string, error) {
+		r := lifecycle.From(ctx)
+		obj, err := r.Kube.Get(ctx, svc.Kind, namespace, name)
+		if err != nil {
+			return false, "", assert.Unknown(err)
+		}
+		ip, _, _ := unstructured.NestedString(obj.Object, "spec", "clusterIP")
+		if ip == "" {
+			return false, "no ClusterIP yet", nil
+		}
+		node := kindcluster.NodeContainer(r.Cluster)
+		url := fmt.Sprintf("https://%s:%d%s", ip, port, path)
+		code, err := shell.Output(ctx, "docker", "exec", node, "curl", "-sk", "-m", "5", "-o", "/dev/null", "-w", "%{http_code}", url)
+		code = strings.TrimSpace(code)
+		if err != nil && code == "" {
+			code = shell.LastLine(err.Error())
+		}
+		return code == "200", fmt.Sprintf("GET %s from %s: %s", url, node, code), nil
+	}, static(repro.Unscripted())))
 }

@@ -39,6 +39,8 @@ func MetricsServer(s metricsserver.Setting) step.Step {
 	deployment := check.Workload{Kind: "Deployment", Namespace: metricsserver.Namespace, Name: metricsserver.Deployment, Replicas: 1}
 	return InOrder("the cluster's "+s.String(), ComponentImages(metricsserver.Component, s.Version), applyMetricsServer(s.Version, rendered),
 		assert.That("metrics-server "+s.Version+"'s deployment available, before its APIService (metricsserver.Rendered.Parts)", assert.Intervals.Rollout, check.Available(deployment)),
+		assert.That("metrics-server "+s.Version+"'s Service reached from the node, before its APIService", assert.Intervals.Rollout,
+			check.ServiceAnswersFromNode(metricsserver.Namespace, metricsserver.Service, 443, "/livez")),
 		applyAPIService(s.Version, rendered), metricsServed(s.Version))
 }
 

@@ -30,6 +30,7 @@ const None = "none"
 const (
 	Namespace  = "kube-system"
 	Deployment = "metrics-server"
+	Service    = "metrics-server"
 	APIService = "v1beta1.metrics.k8s.io"
 	// NodesPath is what `kubectl top nodes` reads: it answers once the
 	// aggregated API is available and metrics-server has scraped the
