@@ -1,8 +1,10 @@
 package appcell
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 )
 
@@ -135,4 +138,41 @@ func (s Source) WithObject(file, doc string) (map[string]string, error) {
 	}
 	files[file] = doc
 	return files, nil
+}
+
+// ApplyPatch is files with a unified diff applied as `git apply` applies it
+// (the diff's paths from the files' root), in a scratch directory: the
+// files after it, those it adds, not those it deletes.
+func ApplyPatch(ctx context.Context, files map[string]string, diff string) (map[string]string, error) {
+	dir, err := os.MkdirTemp("", "gitops-conformance-patch-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	for name, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := shell.Run(ctx, shell.Cmd{Name: "git", Args: []string{"apply", "--whitespace=nowarn", "-"}, Dir: dir, Stdin: strings.NewReader(diff)}); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	return out, err
 }

@@ -151,3 +151,8 @@ func OperationAt(name string, p synccommon.OperationPhase, commit func() string,
 		return lifecycle.From(ctx).Apps.OperationAt(name, p, commit, auto)(ctx)
 	}, static(repro.Unscripted())))
 }
+
+// ControllerLog is ArgoCD's application controller's log of the last since.
+func ControllerLog(ctx context.Context, since time.Duration) (string, error) {
+	return lifecycle.From(ctx).Kubectl.Run(ctx, "logs", "-n", argocd.Namespace, "statefulset/argocd-application-controller", "--since="+since.String())
+}

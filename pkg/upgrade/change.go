@@ -3,12 +3,9 @@ package upgrade
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/fixture"
 )
@@ -33,40 +30,13 @@ func (p Patch) On(files fixture.Files) fixture.Files {
 	}
 }
 
-// Apply applies the patch to files as `git apply` does, in a scratch
-// directory: the files after it, those it adds, not those it deletes.
+// Apply applies the patch to files (appcell.ApplyPatch).
 func (p Patch) Apply(ctx context.Context, files map[string]string) (map[string]string, error) {
-	dir, err := os.MkdirTemp("", "upgrade-check-change-")
+	out, err := appcell.ApplyPatch(ctx, files, p.Diff)
 	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	for name, content := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := shell.Run(ctx, shell.Cmd{Name: "git", Args: []string{"apply", "--whitespace=nowarn", "-"}, Dir: dir, Stdin: strings.NewReader(p.Diff)}); err != nil {
 		return nil, fmt.Errorf("CHANGE %s does not apply (git apply): %w", p.File, err)
 	}
-	out := map[string]string{}
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, path)
-		out[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
-	return out, err
+	return out, nil
 }
 
 // readChanges reads CHANGE into s.Changes: a patch file for the only

@@ -200,7 +200,7 @@ func (k *cell) autoSyncLog(t *Trial, what string) step.Step {
 		if t.Held || !t.During {
 			return nil
 		}
-		out, err := lifecycle.From(ctx).Kubectl.Run(ctx, "logs", "-n", argocd.Namespace, "statefulset/argocd-application-controller", "--since=6m")
+		out, err := check.ControllerLog(ctx, 6*time.Minute)
 		if err != nil {
 			t.Log = "could not tell: " + err.Error()
 			return nil
