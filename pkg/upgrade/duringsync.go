@@ -140,9 +140,7 @@ func (k *cell) duringSync(dst *Trials, on catalog.Release, annotated bool) []ste
 	// the trials start synced: a commit before them that ArgoCD did not
 	// sync by itself (v3.4.2, run 20261128-110639: none after the
 	// upgrade) is synced by hand first, as its team would
-	steps = append(steps, env.Unless(assert.All(check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced), k.completed()), "sync by hand before the trials on "+on.String(),
-		env.Sync(name, k.syncOptions()...).As("sync application "+name+" on "+on.String()+" before the trials (the commit before them not synced by ArgoCD itself)"),
-		env.ObserveWithin("the sync before the trials on "+on.String()+" completed", assert.Intervals.Install, k.completed())))
+	steps = append(steps, k.byHand(assert.All(check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced), k.completed()), "the commit before the trials", on.String()))
 	for i := range n {
 		steps = append(steps, k.trial(&(*dst)[i], i+1, on, annotated)...)
 	}
@@ -152,7 +150,7 @@ func (k *cell) duringSync(dst *Trials, on catalog.Release, annotated bool) []ste
 		env.PushRepoInto(name, base, &restored).As("push application "+name+"'s source as before the trials on "+on.String()),
 		env.ObserveWithin("the source as before the trials synced by ArgoCD itself on "+on.String(), SyncedB,
 			check.OperationAt(name, synccommon.OperationSucceeded, func() string { return restored }, true)),
-		k.byHand(func() string { return restored }, "the source as before the trials", on.String()))
+		k.byHand(check.OperationAt(name, synccommon.OperationSucceeded, func() string { return restored }, false), "the source as before the trials", on.String()))
 }
 
 // trial is trial i on release on: A pushed, its sync by ArgoCD seen
@@ -178,15 +176,15 @@ func (k *cell) trial(t *Trial, i int, on catalog.Release, annotated bool) []step
 		env.ObserveWithin(what+": the sync of A ended", assert.Intervals.Install, k.completed()),
 		env.ObserveInto(what+": commit B synced by ArgoCD itself (no refresh asked for)", SyncedB, check.OperationAt(name, synccommon.OperationSucceeded, b, true), &t.Observed),
 		k.autoSyncLog(t, what),
-		k.byHand(b, what+"'s commit B", on.String()),
+		k.byHand(check.OperationAt(name, synccommon.OperationSucceeded, b, false), what+"'s commit B", on.String()),
 	}
 }
 
-// byHand syncs the Application as its team would when the commit commit()
-// was not synced, and waits for the sync to end.
-func (k *cell) byHand(commit func() string, what, on string) step.Step {
+// byHand syncs the Application as its team would unless synced holds (what
+// was pushed is synced, by ArgoCD or not), and waits for the sync to end.
+func (k *cell) byHand(synced assert.Check, what, on string) step.Step {
 	name := k.app.Name()
-	return env.Unless(check.OperationAt(name, synccommon.OperationSucceeded, commit, false), "sync "+what+" by hand on "+on,
+	return env.Unless(synced, "sync "+what+" by hand on "+on,
 		env.Sync(name, k.syncOptions()...).As("sync application "+name+" on "+on+" ("+what+", not synced by ArgoCD itself)"),
 		env.ObserveWithin("the sync of "+what+" on "+on+" completed", assert.Intervals.Install, k.completed()),
 		env.ObserveWithin("application "+name+" Synced on "+on, assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)))
