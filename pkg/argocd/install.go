@@ -24,6 +24,9 @@ import (
 // Namespace is where ArgoCD is installed.
 const Namespace = "argocd"
 
+// Controller is the application controller's workload, as kubectl takes it.
+const Controller = "statefulset/argocd-application-controller"
+
 // Installer puts one ArgoCD release at a time into a cluster.
 type Installer struct {
 	Kubectl  kube.Kubectl // applies and rollouts, as a user types them
@@ -223,7 +226,7 @@ func (i *Installer) applyManifest(ctx context.Context, rel catalog.Release, mani
 		return fmt.Errorf("install argocd %s: %w", rel, err)
 	}
 	// The controller reads timeout.reconciliation at start-up only.
-	if _, err := i.Kubectl.Run(ctx, "-n", Namespace, "rollout", "restart", "statefulset/argocd-application-controller"); err != nil {
+	if _, err := i.Kubectl.Run(ctx, "-n", Namespace, "rollout", "restart", Controller); err != nil {
 		return fmt.Errorf("install argocd %s: %w", rel, err)
 	}
 	return nil

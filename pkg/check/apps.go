@@ -154,5 +154,5 @@ func OperationAt(name string, p synccommon.OperationPhase, commit func() string,
 
 // ControllerLog is ArgoCD's application controller's log of the last since.
 func ControllerLog(ctx context.Context, since time.Duration) (string, error) {
-	return lifecycle.From(ctx).Kubectl.Run(ctx, "logs", "-n", argocd.Namespace, "statefulset/argocd-application-controller", "--since="+since.String())
+	return lifecycle.From(ctx).Kubectl.Run(ctx, "logs", "-n", argocd.Namespace, argocd.Controller, "--since="+since.String())
 }

@@ -198,7 +198,7 @@ func (r *Run) DumpEvidence(ctx context.Context, c *Cell, sub string) {
 	// the cell's whole span (a held sync logs several lines a second: a tail
 	// would keep only the last seconds, not the moment it got held)
 	since := "--since-time=" + c.started.UTC().Format(time.RFC3339)
-	write("argocd-application-controller.log", read("-n", argocd.Namespace, "logs", "statefulset/argocd-application-controller", since))
+	write("argocd-application-controller.log", read("-n", argocd.Namespace, "logs", argocd.Controller, since))
 	write("argocd-repo-server.log", read("-n", argocd.Namespace, "logs", "deploy/argocd-repo-server", since))
 	for _, l := range c.logs {
 		write(l.namespace+"-"+strings.ReplaceAll(l.name, "/", "-")+".log", read("-n", l.namespace, "logs", l.name, "--all-containers", since))
