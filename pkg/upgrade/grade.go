@@ -129,7 +129,7 @@ func Grade(r Reading) (report.Outcome, string) {
 		changed = append(changed, "after the syncs: "+strings.Join(d, ", "))
 	}
 	if r.DuringFrom.problem(r.From) != "" && len(r.DuringTo) > 0 {
-		changed = append(changed, fmt.Sprintf("a commit pushed while ArgoCD synced the one before (argo-cd#27875): %s on %s, %s on %s", r.DuringFrom, r.From, r.DuringTo, r.To))
+		changed = append(changed, "a commit pushed while ArgoCD synced the one before (argo-cd#27875): "+r.trials())
 	}
 	switch {
 	case !r.DelFrom.Gone && r.DelTo.Gone:
@@ -142,9 +142,14 @@ func Grade(r Reading) (report.Outcome, string) {
 	}
 	during := ""
 	if len(r.DuringTo) > 0 {
-		during = fmt.Sprintf("; commits pushed while a sync ran: %s on %s, %s on %s", r.DuringFrom, r.From, r.DuringTo, r.To)
+		during = "; commits pushed while a sync ran: " + r.trials()
 	}
 	return report.Safe, fmt.Sprintf("%s -> %s: the same render, the same sync, health and hooks after the controller's own refresh and after the syncs of a removal and a change pushed to git (%s)%s; the cascading deletion goes through on both%s", r.From, r.To, r.Removal.Wanted+", then "+r.Change.Wanted, during, note)
+}
+
+// trials are DURING_SYNC's counts on both releases, as a verdict says them.
+func (r Reading) trials() string {
+	return fmt.Sprintf("%s on %s, %s on %s", r.DuringFrom, r.From, r.DuringTo, r.To)
 }
 
 // problem is one thing wrong in a state: what (compared between the two
