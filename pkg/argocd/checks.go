@@ -127,7 +127,7 @@ func (a *Apps) ReconciledSince(name string, since func() time.Time) assert.Check
 func (a *Apps) ComparedAt(name string, commit func() string) assert.Check {
 	return a.look(name, func(app *v1alpha1.Application) (bool, string) {
 		c, at := commit(), app.Status.Sync.Revision
-		return c != "" && at == c, "compared at " + short(at) + "; " + Describe(app)
+		return c != "" && at == c, "compared at " + Short(at) + "; " + Describe(app)
 	})
 }
 
@@ -147,7 +147,7 @@ func (a *Apps) OperationAt(name string, p synccommon.OperationPhase, commit func
 		}
 		c := commit()
 		ok := c != "" && at == c && op.Phase == p && (p == synccommon.OperationRunning || app.Operation == nil) && (!auto || by == "auto-sync")
-		return ok, fmt.Sprintf("operation (%s) at %s; compared at %s; %s", by, short(at), short(app.Status.Sync.Revision), Describe(app))
+		return ok, fmt.Sprintf("operation (%s) at %s; compared at %s; %s", by, Short(at), Short(app.Status.Sync.Revision), Describe(app))
 	})
 }
 
@@ -163,8 +163,8 @@ func OperationRevision(op *v1alpha1.OperationState) string {
 	return ""
 }
 
-// short is a commit as git abbreviates it (12 hex digits), "<none>" for none.
-func short(commit string) string {
+// Short is a commit as git abbreviates it (12 hex digits), "<none>" for none.
+func Short(commit string) string {
 	return orNone(commit[:min(12, len(commit))])
 }
 

@@ -46,7 +46,7 @@ func PushRepoInto(repo string, files fixture.Files, dst *string) step.Step {
 		if err != nil {
 			return err
 		}
-		lifecycle.Note(ctx, "pushed %d file(s) to %s at %s", len(f), gitserver.URL(repo), commit[:min(12, len(commit))])
+		lifecycle.Note(ctx, "pushed %d file(s) to %s at %s", len(f), gitserver.URL(repo), argocd.Short(commit))
 		if dst != nil {
 			*dst = commit
 		}
