@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -149,30 +148,15 @@ func ApplyPatch(ctx context.Context, files map[string]string, diff string) (map[
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	for name, content := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			return nil, err
-		}
+	if err := fixture.WriteTree(dir, files); err != nil {
+		return nil, err
 	}
 	if _, err := shell.Run(ctx, shell.Cmd{Name: "git", Args: []string{"apply", "--whitespace=nowarn", "-"}, Dir: dir, Stdin: strings.NewReader(diff)}); err != nil {
 		return nil, err
 	}
-	out := map[string]string{}
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, path)
-		out[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
+	out, err := fixture.ReadTree(dir)
+	if errors.Is(err, fixture.ErrEmptyTree) {
+		return map[string]string{}, nil // the patch deleted every file
+	}
 	return out, err
 }
