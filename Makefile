@@ -229,57 +229,10 @@ UPGRADE_SMOKE_TO ?= v2.14.21
 upgrade-check-smoke: $(CLI) ## make upgrade-check on the suite's clean chart as a team's exported Application (suites/upgrade-check/smoke-apps.yaml), SMOKE_ARGOCD -> UPGRADE_SMOKE_TO: it must come through SAFE (about 6 minutes)
 	@$(MAKE) --no-print-directory upgrade-check FROM=$(SMOKE_ARGOCD) TO=$(UPGRADE_SMOKE_TO) APPS=suites/upgrade-check/smoke-apps.yaml KUBERNETES=$(SMOKE_KUBERNETES)
 
-# make upgrade-check-validate: the known answers, each a make upgrade-check run with its measured
-# verdicts as expectations (docs/upgrade-check.md says where each was measured)
-LONGNAME_APP := gitops-conformance-applicationset-generated-kruise-cluster-east-01
-KNOWN := docs/upgrade-check.md, known answers:
+upgrade-check-validate: $(CLI) $(E2E) ## make upgrade-check's known answers (suites/upgrade-check-validate.yaml: 23 upgrade paths, from argo-cd#27875 and #27344 to client-side apply of 3.3, 3.0's orphans, a CronJob's failed run, Helm 4's null defaults, a webhook keeping ArgoCD's Pods out), each one make upgrade-check run expecting the verdicts measured there, PARALLEL runs side by side (auto: as many clusters as this machine runs), each on a cluster of its own; writes docs/upgrade-check-validation.md, fails when an answer differs [ONLY=name,name] [KEEP=1]
+	$(CLI) upgrade-check validate -e2e $(E2E) -cluster $(CLUSTER) -parallel $(PARALLEL) $(KEEP_FLAG) -only "$(ONLY)" -- -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
 
-upgrade-check-validate: $(CLI) ## make upgrade-check's known answers, one run each: argo-cd#27527's long-named Application v3.4.2 -> v3.4.3 (its deletion held, then through: CHANGED), the kyverno chart v2.14.3 -> v2.14.4 (held on both: BROKEN), the seed charts v3.4.7 -> v3.5.1 (with metrics-server) and v3.5.1 -> v3.6.1 (without, as measured), knative-serving v3.4.7 -> v3.5.1 with metrics-server and without (BROKEN both: its webhook configurations; its HPAs Degraded on 3.5 only without), an Application whose webhook keeps ArgoCD's Pods out, a client-side apply of v3.5.1 and of v3.3.14 over v3.2.6 (the ApplicationSet CRD too long), ArgoCD managing itself without ServerSideApply=true and 3.0's orphans (each BROKEN), the same with annotation+label kept (CHANGED: the status's resources' health gone), Helm 4's null defaults (SAFE: a null field, the same to the API server), server-side apply of v3.3.14 over v3.2.6 (SAFE), with ServerSideApply v3.2.6 -> v3.3.14 and v3.5.1 -> v3.6.1 (SAFE), a team's kustomize overlay v3.5.1 -> v3.6.1 (SAFE), argo-cd#27344 v3.2.6 -> v3.2.9 (commits after the upgrade not picked up without a refresh: BROKEN) and -> v3.2.11 (reverted: SAFE), argo-cd#27875 v3.5.1 -> v3.6.1 (DURING_SYNC=3: a commit pushed during a sync, 3/3 synced by ArgoCD itself on v3.5.1, 0/3 on v3.6.1: BROKEN) and v3.3.10 -> v3.4.2 with a CHANGE patch (3/3 on both: SAFE, a finding against the issue's path), a CronJob whose last run failed v3.1.4 -> v3.2.0 (3.2's CronJob health: Degraded, BROKEN) and -> v3.1.11 (3.1 has none: SAFE)
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.2 TO=v3.4.3 APPS=suites/upgrade-check/longname-apps.yaml \
-	  ARGOCD_CM=suites/upgrade-check/label-tracking.yaml EXPECT=$(LONGNAME_APP)=CHANGED EXPECT_WHY="$(KNOWN) argo-cd issue 27527"
-	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.3 TO=v2.14.4 ONLY=kyverno EXPECT=kyverno=BROKEN EXPECT_WHY="$(KNOWN) kyverno"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.7 TO=v3.5.1 EXPECT=knative-serving=BROKEN EXPECT_WHY="$(KNOWN) seeds, with metrics-server"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.7 TO=v3.5.1 ONLY=knative-serving EXPECT=knative-serving=BROKEN \
-	  EXPECT_WHY="$(KNOWN) knative-serving with metrics-server (HPAs Healthy; its webhook configurations OutOfSync)"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.7 TO=v3.5.1 ONLY=knative-serving METRICS=none EXPECT=knative-serving=BROKEN \
-	  EXPECT_WHY="$(KNOWN) knative-serving without metrics-server (HPAs Degraded on 3.5)"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.5.1 TO=v3.6.1 METRICS=none EXPECT=knative-serving=BROKEN EXPECT_WHY="$(KNOWN) seeds on 3.6, no metrics-server"
-	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.11 TO=v3.5.1 APPS=suites/upgrade-check/blocking-webhook-apps.yaml \
-	  EXPECT=blocking-webhook=BROKEN EXPECT_WHY="$(KNOWN) a webhook keeps ArgoCD's Pods out"
-	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.11 TO=v3.5.1 METHOD=client-side APPS=suites/upgrade-check/smoke-apps.yaml \
-	  EXPECT=conform-clean=BROKEN EXPECT_WHY="$(KNOWN) client-side apply of a 3.3+ install.yaml"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.2.6 TO=v3.3.14 METHOD=client-side APPS=suites/upgrade-check/smoke-apps.yaml \
-	  EXPECT=conform-clean=BROKEN EXPECT_WHY="$(KNOWN) client-side apply from 3.2 to v3.3.14"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.2.6 TO=v3.3.14 METHOD=server-side APPS=suites/upgrade-check/smoke-apps.yaml \
-	  EXPECT=conform-clean=SAFE EXPECT_WHY="$(KNOWN) server-side apply from 3.2 to v3.3.14"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.2.6 TO=v3.3.14 METHOD=self-managed SELF_SYNC_OPTIONS=ServerSideApply=true \
-	  APPS=suites/upgrade-check/smoke-apps.yaml EXPECT=conform-clean=SAFE EXPECT_WHY="$(KNOWN) ArgoCD managing itself from 3.2 to v3.3.14 with ServerSideApply=true"
-	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.11 TO=v3.5.1 METHOD=self-managed APPS=suites/upgrade-check/smoke-apps.yaml \
-	  EXPECT=conform-clean=BROKEN EXPECT_WHY="$(KNOWN) ArgoCD managing itself without ServerSideApply=true"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.5.1 TO=v3.6.1 METHOD=self-managed SELF_SYNC_OPTIONS=ServerSideApply=true \
-	  APPS=suites/upgrade-check/smoke-apps.yaml EXPECT=conform-clean=SAFE EXPECT_WHY="$(KNOWN) ArgoCD managing itself with ServerSideApply=true"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.5.1 TO=v3.6.1 METHOD=kustomize OVERLAY=suites/upgrade-check/overlay \
-	  APPS=suites/upgrade-check/smoke-apps.yaml EXPECT=conform-clean=SAFE EXPECT_WHY="$(KNOWN) a team's kustomize overlay"
-	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.11 TO=v3.5.1 APPS=suites/upgrade-check/smoke-apps.yaml \
-	  EXPECT=conform-clean=BROKEN EXPECT_WHY="$(KNOWN) 3.0's orphans"
-	$(MAKE) --no-print-directory upgrade-check FROM=v2.14.11 TO=v3.5.1 APPS=suites/upgrade-check/smoke-apps.yaml ARGOCD_CM=suites/upgrade-check/label-tracking.yaml \
-	  EXPECT=conform-clean=CHANGED EXPECT_WHY="$(KNOWN) 3.0's orphans, annotation+label kept"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.4.7 TO=v3.5.1 APPS=suites/upgrade-check/helm4-null-apps.yaml \
-	  EXPECT=helm4-null=SAFE,helm4-null-fixed=SAFE EXPECT_WHY="$(KNOWN) Helm 4's null defaults"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.2.6 TO=v3.2.9 APPS=suites/upgrade-check/smoke-apps.yaml \
-	  EXPECT=conform-clean=BROKEN EXPECT_WHY="$(KNOWN) argo-cd issue 27344"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.2.6 TO=v3.2.11 APPS=suites/upgrade-check/smoke-apps.yaml \
-	  EXPECT=conform-clean=SAFE EXPECT_WHY="$(KNOWN) argo-cd issue 27344, reverted"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.5.1 TO=v3.6.1 APPS=suites/upgrade-check/during-sync-apps.yaml DURING_SYNC=3 \
-	  EXPECT=during-sync=BROKEN EXPECT_WHY="$(KNOWN) argo-cd issue 27875, v3.5.1 -> v3.6.1"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.3.10 TO=v3.4.2 APPS=suites/upgrade-check/during-sync-apps.yaml DURING_SYNC=3 \
-	  CHANGE=suites/upgrade-check/during-sync-change.patch EXPECT=during-sync=SAFE EXPECT_WHY="$(KNOWN) argo-cd issue 27875, v3.3.10 -> v3.4.2"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.1.4 TO=v3.2.0 APPS=suites/upgrade-check/cronjob-failed-run-apps.yaml \
-	  EXPECT=cronjob-failed-run=BROKEN EXPECT_WHY="$(KNOWN) a CronJob whose last run failed"
-	$(MAKE) --no-print-directory upgrade-check FROM=v3.1.4 TO=v3.1.11 APPS=suites/upgrade-check/cronjob-failed-run-apps.yaml \
-	  EXPECT=cronjob-failed-run=SAFE EXPECT_WHY="$(KNOWN) a CronJob whose last run failed, on 3.1"
-
-# make conform-validate: only these validations of suites/conform.yaml; make upgrade-check-apps:
+# make conform-validate, make upgrade-check-validate: only these validations; make upgrade-check-apps:
 # only these Applications of suites/upgrade-check.yaml (names, comma-separated)
 ONLY ?=
 # make upgrade-check-apps: where make upgrade-check's default APPS are written

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,15 +27,20 @@ func upgradeCheckApps(ctx context.Context, c cli, fs *flag.FlagSet, args []strin
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	stdout := c.stdout
 	if *out == "" || fs.NArg() > 0 {
 		return &runner.BadInput{Err: errors.New("upgrade-check apps: want -out DIR [-only NAME,...]")}
 	}
+	return writeSeedApps(ctx, c.stdout, *out, matrix.ParseList(*only))
+}
+
+// writeSeedApps writes the seed charts named (all for none) as
+// Applications into out, a line each to stdout; what an earlier write left
+// there of the others is taken away.
+func writeSeedApps(ctx context.Context, stdout io.Writer, out string, names []string) error {
 	apps, err := suites.SeedApps()
 	if err != nil {
 		return err
 	}
-	names := matrix.ParseList(*only)
 	for _, n := range names {
 		if !slices.ContainsFunc(apps, func(a suites.SeedApp) bool { return a.Name == n }) {
 			var valid []string
@@ -52,13 +58,13 @@ func upgradeCheckApps(ctx context.Context, c cli, fs *flag.FlagSet, args []strin
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
 	// what an earlier write left of the seeds not asked for now would be
 	// read as APPS too
 	for _, a := range apps {
-		for _, p := range []string{filepath.Join(*out, a.Name+".yaml"), filepath.Join(*out, a.Name)} {
+		for _, p := range []string{filepath.Join(out, a.Name+".yaml"), filepath.Join(out, a.Name)} {
 			if err := os.RemoveAll(p); err != nil {
 				return err
 			}
@@ -69,7 +75,7 @@ func upgradeCheckApps(ctx context.Context, c cli, fs *flag.FlagSet, args []strin
 		if len(names) > 0 && !slices.Contains(names, a.Name) {
 			continue
 		}
-		file, ch, err := a.Write(ctx, suites.Local{Repo: repo, Cache: cache}, *out)
+		file, ch, err := a.Write(ctx, suites.Local{Repo: repo, Cache: cache}, out)
 		if err != nil {
 			// what the user provides (a variable, a source, a module): one line each
 			failed = append(failed, fmt.Errorf("upgrade-check apps: %s: %s", a.Name, strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")))
