@@ -98,6 +98,14 @@ mkdir -p "$dir/run" && cp "` + answers + `/$name.json" "$dir/run/report.json" &&
 	if !strings.Contains(string(table), "2 of 3 known answers matched") {
 		t.Errorf("table:\n%s", table)
 	}
+	// the table again from the run's reports: the same
+	var again bytes.Buffer
+	if err := execute(context.Background(), cli{stdout: &again}, []string{"upgrade-check", "table", filepath.Dir(tables[0])}); err == nil {
+		t.Error("upgrade-check table: no error, want the orphans' answer not matched")
+	}
+	if again.String() != string(table) {
+		t.Errorf("upgrade-check table:\n%s\nwant the run's:\n%s", again.String(), table)
+	}
 
 	err = execute(context.Background(), cli{stdout: &out}, []string{"upgrade-check", "validate", "-e2e", fake, "-reports", reports, "-only", "no-such"})
 	if _, ok := errors.AsType[*runner.BadInput](err); !ok {
