@@ -35,6 +35,7 @@ type UpgradeValidation struct {
 	ArgoCDCmdParams string   `json:"argocdCmdParams,omitempty"`
 	Metrics         string   `json:"metrics,omitempty"`
 	DuringSync      int      `json:"duringSync,omitempty"`
+	Webhook         bool     `json:"webhook,omitempty"`
 	Change          string   `json:"change,omitempty"`
 	// Expect are the known answers: Application to verdict.
 	Expect map[string]report.Outcome `json:"expect"`
@@ -105,6 +106,9 @@ func (v UpgradeValidation) Setting() string {
 	if v.DuringSync > 0 {
 		s = append(s, "DURING_SYNC="+strconv.Itoa(v.DuringSync))
 	}
+	if v.Webhook {
+		s = append(s, "WEBHOOK=1")
+	}
 	return strings.Join(s, " ")
 }
 
@@ -136,6 +140,9 @@ func (v UpgradeValidation) Args(repo, apps string) []string {
 	}
 	if v.DuringSync > 0 {
 		args = append(args, "-during-sync", strconv.Itoa(v.DuringSync))
+	}
+	if v.Webhook {
+		args = append(args, "-webhook")
 	}
 	return args
 }

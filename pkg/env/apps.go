@@ -128,6 +128,23 @@ func Refresh(name string, hard bool) step.Step {
 	})
 }
 
+// WebhookRefresh asks for a normal refresh of the Application and goes on,
+// as ArgoCD's webhook handler does when a push event touches the
+// Application's paths (argo-cd v3.4.2 util/webhook/webhook.go:396,
+// argo.RefreshApp): what a team whose git server sends ArgoCD webhooks has
+// after each push. The handler's own path (its URL matching, its
+// manifest-generate-paths filter) is not taken.
+func WebhookRefresh(name string) step.Step {
+	what := "a git webhook's refresh of application " + name
+	return act(what, func(ctx context.Context) error {
+		if !call(ctx, what, "webhook_refresh", name) {
+			return nil
+		}
+		lifecycle.CellFrom(ctx).Step("%s (as ArgoCD's webhook handler asks on a push)", what)
+		return lifecycle.From(ctx).Apps.Refresh(ctx, name, false)
+	})
+}
+
 // SetArgoCDConfig merges data into argocd-cm (the cell restores the keys
 // it set at its end); ArgoCD's components watch it and need no restart.
 func SetArgoCDConfig(data map[string]string) step.Step {

@@ -241,6 +241,9 @@ refresh_app() { # name, normal|hard: waits until the controller took it
   kubectl -n argocd annotate applications.argoproj.io "$1" "argocd.argoproj.io/refresh=$2" --overwrite >/dev/null || error "refresh $1"
   wait_for "refresh of $1 taken" 180 jsonpath_is applications.argoproj.io argocd "$1" '{.metadata.annotations.argocd\.argoproj\.io/refresh}' ''
 }
+webhook_refresh() { # name: as ArgoCD's webhook handler on a push touching the Application's paths (argo.RefreshApp, normal); does not wait
+  kubectl -n argocd annotate applications.argoproj.io "$1" "argocd.argoproj.io/refresh=normal" --overwrite >/dev/null || error "refresh $1"
+}
 delete_app() { # name, finalizer ("" for non-cascading)
   local f=null; [ -n "$2" ] && f="[\"$2\"]"
   app_patch "$1" "{\"metadata\":{\"finalizers\":$f}}"

@@ -60,6 +60,8 @@ type Trial struct {
 	// Log is, of a B not synced, what the controller logged of the
 	// Application's auto-sync since A was pushed.
 	Log string
+	// Asked says what ArgoCD was asked after each push (refreshAsked).
+	Asked string
 }
 
 // Trials are a release's trials.
@@ -109,8 +111,12 @@ func (ts Trials) problem(on string) string {
 			break
 		}
 	}
-	s := fmt.Sprintf("a commit pushed while ArgoCD synced the one before (argo-cd#27875): %s on %s, within %s with no refresh asked for; not synced: %s",
-		ts, on, SyncedB, first.Seen)
+	asked := first.Asked
+	if asked == "" {
+		asked = "no refresh asked for"
+	}
+	s := fmt.Sprintf("a commit pushed while ArgoCD synced the one before (argo-cd#27875): %s on %s, within %s with %s; not synced: %s",
+		ts, on, SyncedB, asked, first.Seen)
 	if first.Log != "" {
 		s += "; the controller logged: " + first.Log
 	}
@@ -146,8 +152,8 @@ func (k *cell) duringSync(dst *Trials, on catalog.Release, annotated bool) []ste
 	}
 	var restored string
 	base := k.withMarker(annotated, "")
+	steps = append(steps, k.pushed(env.PushRepoInto(name, base, &restored).As("push application "+name+"'s source as before the trials on "+on.String()))...)
 	return append(steps,
-		env.PushRepoInto(name, base, &restored).As("push application "+name+"'s source as before the trials on "+on.String()),
 		env.ObserveWithin("the source as before the trials synced by ArgoCD itself on "+on.String(), SyncedB,
 			check.OperationAt(name, synccommon.OperationSucceeded, func() string { return restored }, true)),
 		k.byHand(check.OperationAt(name, synccommon.OperationSucceeded, func() string { return restored }, false), "the source as before the trials", on.String()))
@@ -160,10 +166,11 @@ func (k *cell) trial(t *Trial, i int, on catalog.Release, annotated bool) []step
 	name := k.app.Name()
 	what := fmt.Sprintf("trial %d on %s", i, on)
 	a, b := func() string { return t.A }, func() string { return t.B }
-	return []step.Step{
-		env.PushRepoInto(name, k.withTrial(annotated, on, fmt.Sprintf("%d A", i)), &t.A).As(what + ": push commit A (a PreSync hook that runs " + HookRuns.String() + ") to application " + name + "'s source"),
-		env.ObserveInto(what+": ArgoCD's own sync of A running", SyncStarts, check.OperationAt(name, synccommon.OperationRunning, a, true), &t.Started),
-		env.PushRepoInto(name, k.withTrial(annotated, on, fmt.Sprintf("%d B", i)), &t.B).As(what + ": push commit B while A syncs"),
+	t.Asked = k.refreshAsked()
+	steps := k.pushed(env.PushRepoInto(name, k.withTrial(annotated, on, fmt.Sprintf("%d A", i)), &t.A).As(what + ": push commit A (a PreSync hook that runs " + HookRuns.String() + ") to application " + name + "'s source"))
+	steps = append(steps, env.ObserveInto(what+": ArgoCD's own sync of A running", SyncStarts, check.OperationAt(name, synccommon.OperationRunning, a, true), &t.Started))
+	steps = append(steps, k.pushed(env.PushRepoInto(name, k.withTrial(annotated, on, fmt.Sprintf("%d B", i)), &t.B).As(what+": push commit B while A syncs"))...)
+	return append(steps,
 		appcell.Reads(what+": the sync of A still running when B was pushed", func(ctx context.Context) error {
 			app, err := check.App(ctx, name)
 			if err != nil {
@@ -174,10 +181,10 @@ func (k *cell) trial(t *Trial, i int, on catalog.Release, annotated bool) []step
 			return nil
 		}),
 		env.ObserveWithin(what+": the sync of A ended", assert.Intervals.Install, k.completed()),
-		env.ObserveInto(what+": commit B synced by ArgoCD itself (no refresh asked for)", SyncedB, check.OperationAt(name, synccommon.OperationSucceeded, b, true), &t.Observed),
+		env.ObserveInto(what+": commit B synced by ArgoCD itself ("+t.Asked+")", SyncedB, check.OperationAt(name, synccommon.OperationSucceeded, b, true), &t.Observed),
 		k.autoSyncLog(t, what),
 		k.byHand(check.OperationAt(name, synccommon.OperationSucceeded, b, false), what+"'s commit B", on.String()),
-	}
+	)
 }
 
 // byHand syncs the Application as its team would unless synced holds (what

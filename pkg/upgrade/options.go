@@ -46,6 +46,9 @@ type Options struct {
 	// DURING_SYNC: the trials of a commit pushed while a sync runs, on each
 	// release (argo-cd#27875); 0: none
 	DuringSync int
+	// WEBHOOK: after each push, a normal refresh asked for as ArgoCD's
+	// webhook handler asks on a push event
+	Webhook bool
 	// IMAGES, IMAGE_RECIPES, and EXPECT (application=OUTCOME,...) with
 	// EXPECT_WHY in place of the expectation that every Application comes
 	// through SAFE (known answers): registered by Shared.Register.
@@ -62,6 +65,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.SelfSyncOptions, "self-sync-options", "", "make upgrade-check METHOD=self-managed: the sync options of ArgoCD's own Application, comma-separated (e.g. ServerSideApply=true) (SELF_SYNC_OPTIONS)")
 	fs.StringVar(&o.Change, "change", "", "make upgrade-check: the change pushed to an Application's source after the upgrade, in place of the check's own: a patch as `git diff` writes it, paths from the source's root; file (APPS holds one Application) or application=file,... (CHANGE)")
 	fs.IntVar(&o.DuringSync, "during-sync", 0, "make upgrade-check: on each release, N commits each pushed while ArgoCD's auto-sync of the one before runs (a PreSync hook keeps it running), and whether ArgoCD syncs each by itself, k/N (argo-cd#27875) (DURING_SYNC)")
+	fs.BoolVar(&o.Webhook, "webhook", false, "make upgrade-check: after each commit pushed to an Application's source, a normal refresh of it asked for, as ArgoCD's webhook handler asks on a push event from a team's git server (WEBHOOK=1); default: none, ArgoCD finds commits by itself")
 	fs.StringVar(&o.Metrics, "metrics", "", "make upgrade-check: the cluster's metrics-server, as managed Kubernetes runs one: none, or a version the catalog pins; default: the catalog's (METRICS)")
 }
 
@@ -95,8 +99,10 @@ type Spec struct {
 	Changes map[string]Patch
 	// DuringSync is DURING_SYNC: the trials on each release (duringSync).
 	DuringSync int
-	Expect     map[string]report.Outcome
-	ExpectWhy  string
+	// Webhook is WEBHOOK: a webhook's refresh after each push (env.WebhookRefresh).
+	Webhook   bool
+	Expect    map[string]report.Outcome
+	ExpectWhy string
 	// Command is make upgrade-check with the options given, for a cell's replay.
 	Command string
 }
@@ -172,6 +178,7 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 		return nil, fmt.Errorf("DURING_SYNC %d: the trials on each release, 0 to %d (each takes one to four minutes)", o.DuringSync, MaxTrials)
 	}
 	s.DuringSync = o.DuringSync
+	s.Webhook = o.Webhook
 	if s.Metrics, err = metricsserver.Parse(o.Metrics, cat); err != nil {
 		return nil, err
 	}
@@ -276,7 +283,8 @@ func (o Options) command() string {
 		appcell.Var{Name: "IMAGE_RECIPES", Value: o.ImageRecipes}, appcell.Var{Name: "ARGOCD_CM", Value: o.ArgoCDConfig},
 		appcell.Var{Name: "ARGOCD_CMD_PARAMS", Value: o.ArgoCDCmdParams}, appcell.Var{Name: "METHOD", Value: o.Method},
 		appcell.Var{Name: "SELF_SYNC_OPTIONS", Value: o.SelfSyncOptions}, appcell.Var{Name: "OVERLAY", Value: o.Overlay},
-		appcell.Var{Name: "METRICS", Value: o.Metrics}, appcell.Var{Name: "CHANGE", Value: o.Change}, appcell.Var{Name: "DURING_SYNC", Value: trials(o.DuringSync)})
+		appcell.Var{Name: "METRICS", Value: o.Metrics}, appcell.Var{Name: "CHANGE", Value: o.Change}, appcell.Var{Name: "DURING_SYNC", Value: trials(o.DuringSync)},
+		appcell.Var{Name: "WEBHOOK", Value: map[bool]string{true: "1"}[o.Webhook]})
 }
 
 // Scenario is the scenario make upgrade-check's cells belong to; each

@@ -66,6 +66,26 @@ type Pushed struct {
 	// Left says, of a removal not acted on, where the object is: read
 	// after the wait, for the verdict's words.
 	Left string
+	// Asked says what ArgoCD was asked after the push (refreshAsked).
+	Asked string
+}
+
+// refreshAsked says what the check asks of ArgoCD after a push: nothing,
+// or with WEBHOOK a refresh, as a git webhook makes ArgoCD's handler ask.
+func (k *cell) refreshAsked() string {
+	if k.spec.Webhook {
+		return "a webhook's refresh asked for after the push"
+	}
+	return "no refresh asked for"
+}
+
+// pushed are the steps of a push to the Application's source: with WEBHOOK,
+// the refresh a git webhook would bring after it.
+func (k *cell) pushed(push step.Step) []step.Step {
+	if k.spec.Webhook {
+		return []step.Step{push, env.WebhookRefresh(k.app.Name()).As(push.Name() + ": then a git webhook's refresh of the application, as ArgoCD's handler asks")}
+	}
+	return []step.Step{push}
 }
 
 // automated says the Application syncs by itself (its policy kept).
@@ -143,9 +163,9 @@ func (k *cell) push(dst *Pushed, c commit, on string) []step.Step {
 		steps = append(steps, env.DeleteObjectAtEnd(env.ConfigMap(ns, Marker), "the object make upgrade-check pushed"))
 	}
 	want = assert.All(check.ComparedAt(name, func() string { return dst.Commit }), want)
-	steps = append(steps,
-		env.PushRepoInto(name, files, &dst.Commit).As("push "+dst.What+" to application "+name+"'s source on "+on),
-		env.ObserveInto("application "+name+": "+dst.What+", "+dst.Wanted+" on "+on+" (no refresh asked for)", PickUp, want, &dst.Observed))
+	dst.Asked = k.refreshAsked()
+	steps = append(steps, k.pushed(env.PushRepoInto(name, files, &dst.Commit).As("push "+dst.What+" to application "+name+"'s source on "+on))...)
+	steps = append(steps, env.ObserveInto("application "+name+": "+dst.What+", "+dst.Wanted+" on "+on+" ("+dst.Asked+")", PickUp, want, &dst.Observed))
 	if c == removed {
 		steps = append(steps, k.whereLeft(dst))
 	}
@@ -251,5 +271,9 @@ func (p Pushed) problem() string {
 	if p.Left != "" {
 		seen = p.Left
 	}
-	return fmt.Sprintf("%s, pushed to git, not %s within %s with no refresh asked for: %s", p.What, p.Wanted, PickUp, seen)
+	asked := p.Asked
+	if asked == "" {
+		asked = "no refresh asked for"
+	}
+	return fmt.Sprintf("%s, pushed to git, not %s within %s with %s: %s", p.What, p.Wanted, PickUp, asked, seen)
 }

@@ -392,15 +392,22 @@ func TestKeptAnnotations(t *testing.T) {
 // Application that does not sync by itself gets none, and is told so.
 func TestDuringSyncSteps(t *testing.T) {
 	for _, tc := range []struct {
-		apps string
-		want []string
+		apps    string
+		webhook bool
+		want    []string
 	}{
-		{"../../suites/upgrade-check/during-sync-apps.yaml", []string{"trial 1 on v3.5.1: push commit A (a PreSync hook that runs 30s) to application during-sync's source",
+		{"../../suites/upgrade-check/during-sync-apps.yaml", false, []string{"trial 1 on v3.5.1: push commit A (a PreSync hook that runs 30s) to application during-sync's source",
 			"observe trial 2 on v3.6.1: commit B synced by ArgoCD itself (no refresh asked for)", "push commit B while A syncs",
 			"observe the source as before the trials synced by ArgoCD itself on v3.6.1"}},
-		{"testdata/apps", []string{"DURING_SYNC: application chart-dir does not sync by itself: no trial on v3.6.1"}},
+		// WEBHOOK: a refresh after every push, each its own step
+		{"../../suites/upgrade-check/during-sync-apps.yaml", true, []string{
+			"trial 2 on v3.6.1: push commit B while A syncs: then a git webhook's refresh of the application",
+			"observe trial 2 on v3.6.1: commit B synced by ArgoCD itself (a webhook's refresh asked for after the push)",
+			"push application during-sync's source as before the trials on v3.5.1: then a git webhook's refresh",
+			"a removal: configmap during-sync/gitops-conformance-upgrade-check, made on v3.5.1, taken out to application during-sync's source on v3.6.1: then a git webhook's refresh"}},
+		{"testdata/apps", false, []string{"DURING_SYNC: application chart-dir does not sync by itself: no trial on v3.6.1"}},
 	} {
-		s := &Spec{From: catalog.MustRelease("v3.5.1"), To: catalog.MustRelease("v3.6.1"), DuringSync: 2, Apps: []App{firstApp(t, tc.apps)}}
+		s := &Spec{From: catalog.MustRelease("v3.5.1"), To: catalog.MustRelease("v3.6.1"), DuringSync: 2, Webhook: tc.webhook, Apps: []App{firstApp(t, tc.apps)}}
 		data, code := s.Plan()
 		sc := code[Scenario].Feature(matrix.Cell{Scenario: data.Scenarios[0], Variant: data.Scenarios[0].Variants[0], ArgoCD: s.From, Upgrades: []catalog.Release{s.To}})
 		if len(sc.Repeated) > 0 {
