@@ -6,14 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"syscall"
 	"time"
 
-	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/suites"
@@ -52,25 +49,20 @@ func conformValidate(ctx context.Context, c cli, fs *flag.FlagSet, args []string
 	if err != nil {
 		return err
 	}
-	names := matrix.ParseList(*only)
-	for _, n := range names {
-		if !slices.ContainsFunc(vs, func(v suites.Validation) bool { return v.Name == n }) {
-			return &runner.BadInput{Err: fmt.Errorf("conform validate: no validation %q in suites/conform.yaml", n)}
-		}
-	}
 	// The table lists every validation, one not run now as "not run" (a
 	// differing answer); with -only it lists those selected, and is written
 	// beside their reports: the committed table stays the whole run's.
-	if len(names) > 0 {
-		vs = slices.DeleteFunc(slices.Clone(vs), func(v suites.Validation) bool { return !slices.Contains(names, v.Name) })
+	vs, err = selectNamed(vs, func(v suites.Validation) string { return v.Name }, *only, "conform validate", "suites/conform.yaml")
+	if err != nil {
+		return err
 	}
 	repo, err := os.Getwd() // make runs it from the checkout
 	if err != nil {
 		return err
 	}
-	bin, err := filepath.Abs(*e2e)
-	if err != nil || !exists(bin) {
-		return &runner.BadInput{Err: fmt.Errorf("conform validate: no e2e test binary %q (make bin/e2e.test)", *e2e)}
+	bin, err := testBinary(*e2e, "conform validate")
+	if err != nil {
+		return err
 	}
 	cache, err := runner.CacheDir()
 	if err != nil {
@@ -88,7 +80,7 @@ func conformValidate(ctx context.Context, c cli, fs *flag.FlagSet, args []string
 	if err != nil {
 		return err
 	}
-	if len(names) > 0 && !flagSet(fs, "table") {
+	if *only != "" && !flagSet(fs, "table") {
 		*table = filepath.Join(root, "conform-validation.md")
 	}
 	runs := map[string]*report.Report{}
@@ -106,16 +98,9 @@ func conformValidate(ctx context.Context, c cli, fs *flag.FlagSet, args []string
 		}
 		log("%d/%d %s", i+1, len(vs), v.Name)
 		t := time.Now()
-		cmd := exec.CommandContext(ctx, bin, append([]string{"-test.v", "-test.count=1", "-test.timeout", "90m", "-test.run", "TestConform"}, flags...)...)
-		cmd.Dir = filepath.Join(repo, "suites")
-		cmd.Stdout, cmd.Stderr = c.stdout, os.Stderr
-		rc := 0
-		if err := cmd.Run(); err != nil {
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) {
-				return fmt.Errorf("conform validate: %s: %w", v.Name, err)
-			}
-			rc = exit.ExitCode()
+		rc, err := runTestBinary(ctx, bin, "TestConform", filepath.Join(repo, "suites"), flags, c.stdout, os.Stderr)
+		if err != nil {
+			return fmt.Errorf("conform validate: %s: %w", v.Name, err)
 		}
 		switch rc {
 		case 0, 1: // 1: an outcome not as known; the table says which

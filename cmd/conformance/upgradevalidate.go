@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
@@ -18,7 +17,6 @@ import (
 	"time"
 
 	"github.com/gitops-conformance/suite/internal/host"
-	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/suites"
@@ -51,14 +49,9 @@ func upgradeValidate(ctx context.Context, c cli, fs *flag.FlagSet, args []string
 	if err != nil {
 		return err
 	}
-	names := matrix.ParseList(*only)
-	for _, n := range names {
-		if !slices.ContainsFunc(vs, func(v suites.UpgradeValidation) bool { return v.Name == n }) {
-			return &runner.BadInput{Err: fmt.Errorf("upgrade-check validate: no validation %q in suites/upgrade-check-validate.yaml", n)}
-		}
-	}
-	if len(names) > 0 {
-		vs = slices.DeleteFunc(slices.Clone(vs), func(v suites.UpgradeValidation) bool { return !slices.Contains(names, v.Name) })
+	vs, err = selectNamed(vs, func(v suites.UpgradeValidation) string { return v.Name }, *only, "upgrade-check validate", "suites/upgrade-check-validate.yaml")
+	if err != nil {
+		return err
 	}
 	n := host.ThisMachine().Clusters()
 	if *parallel != "auto" {
@@ -71,15 +64,15 @@ func upgradeValidate(ctx context.Context, c cli, fs *flag.FlagSet, args []string
 	if err != nil {
 		return err
 	}
-	bin, err := filepath.Abs(*e2e)
-	if err != nil || !exists(bin) {
-		return &runner.BadInput{Err: fmt.Errorf("upgrade-check validate: no e2e test binary %q (make bin/e2e.test)", *e2e)}
+	bin, err := testBinary(*e2e, "upgrade-check validate")
+	if err != nil {
+		return err
 	}
 	root, err := filepath.Abs(filepath.Join(*reports, "upgrade-check-validate-"+time.Now().UTC().Format("20060102-150405")))
 	if err != nil {
 		return err
 	}
-	if len(names) > 0 && !flagSet(fs, "table") {
+	if *only != "" && !flagSet(fs, "table") {
 		*table = filepath.Join(root, "upgrade-check-validation.md")
 	}
 	var mu sync.Mutex // stdout's lines, runs, status
@@ -192,16 +185,9 @@ func upgradeValidateOne(ctx context.Context, stdout io.Writer, mu *sync.Mutex, v
 	if keep {
 		flags = append(flags, "-keep")
 	}
-	cmd := exec.CommandContext(ctx, bin, append([]string{"-test.v", "-test.count=1", "-test.timeout", "90m", "-test.run", "TestUpgradeCheck"}, flags...)...)
-	cmd.Dir = filepath.Join(repo, "suites")
-	cmd.Stdout, cmd.Stderr = w, w
-	rc := 0
-	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			return nil, 0, fmt.Errorf("upgrade-check validate: %s: %w", v.Name, err)
-		}
-		rc = exit.ExitCode()
+	rc, err := runTestBinary(ctx, bin, "TestUpgradeCheck", filepath.Join(repo, "suites"), flags, w, w)
+	if err != nil {
+		return nil, 0, fmt.Errorf("upgrade-check validate: %s: %w", v.Name, err)
 	}
 	w.Close()
 	r, err := report.LoadDir(filepath.Join(dir, "latest"))
