@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/appcell"
@@ -57,6 +58,9 @@ func (s *Spec) readChanges(ctx context.Context, given string, w appcell.Where) e
 			name, file = s.Apps[0].Name(), item
 		}
 		a, ok := s.App(name)
+		if !ok && slices.Contains(s.Others, name) {
+			continue // another shard's (SHARD)
+		}
 		if !ok {
 			return fmt.Errorf("CHANGE %q: no application %q in APPS", item, name)
 		}

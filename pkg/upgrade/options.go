@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/internal/images"
@@ -49,6 +50,8 @@ type Options struct {
 	// WEBHOOK: after each push, a normal refresh asked for as ArgoCD's
 	// webhook handler asks on a push event
 	Webhook bool
+	// SHARD: k/N, the k-th of N parts of APPS (Shard)
+	Shard string
 	// IMAGES, IMAGE_RECIPES, and EXPECT (application=OUTCOME,...) with
 	// EXPECT_WHY in place of the expectation that every Application comes
 	// through SAFE (known answers): registered by Shared.Register.
@@ -66,6 +69,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Change, "change", "", "make upgrade-check: the change pushed to an Application's source after the upgrade, in place of the check's own: a patch as `git diff` writes it, paths from the source's root; file (APPS holds one Application) or application=file,... (CHANGE)")
 	fs.IntVar(&o.DuringSync, "during-sync", 0, "make upgrade-check: on each release, N commits each pushed while ArgoCD's auto-sync of the one before runs (a PreSync hook keeps it running), and whether ArgoCD syncs each by itself, k/N (argo-cd#27875) (DURING_SYNC)")
 	fs.BoolVar(&o.Webhook, "webhook", false, "make upgrade-check: after each commit pushed to an Application's source, a normal refresh of it asked for, as ArgoCD's webhook handler asks on a push event from a team's git server (WEBHOOK=1); default: none, ArgoCD finds commits by itself")
+	fs.StringVar(&o.Shard, "shard", "", "make upgrade-check: k/N, only the k-th of N parts of APPS (the Applications sorted by name, every N-th from the k-th), for N CI jobs whose reports make report-merge joins (SHARD)")
 	fs.StringVar(&o.Metrics, "metrics", "", "make upgrade-check: the cluster's metrics-server, as managed Kubernetes runs one: none, or a version the catalog pins; default: the catalog's (METRICS)")
 }
 
@@ -100,7 +104,10 @@ type Spec struct {
 	// DuringSync is DURING_SYNC: the trials on each release (duringSync).
 	DuringSync int
 	// Webhook is WEBHOOK: a webhook's refresh after each push (env.WebhookRefresh).
-	Webhook   bool
+	Webhook bool
+	// Others are APPS' Applications of the other shards (SHARD): named by
+	// EXPECT or CHANGE, not checked by this run.
+	Others    []string
 	Expect    map[string]report.Outcome
 	ExpectWhy string
 	// Command is make upgrade-check with the options given, for a cell's replay.
@@ -192,6 +199,11 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 	if err := checkNames(given); err != nil {
 		return nil, err
 	}
+	if o.Shard != "" {
+		if given, files, s.Others, err = shard(o.Shard, given, files); err != nil {
+			return nil, err
+		}
+	}
 	resolver := appcell.Resolver{CacheDir: w.CacheDir, Online: w.Online}
 	for i, a := range given {
 		src, err := resolver.Resolve(a, files[i])
@@ -230,7 +242,7 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 		}
 	}
 	known := func(k string) error {
-		if _, ok := s.App(k); !ok {
+		if _, ok := s.App(k); !ok && !slices.Contains(s.Others, k) {
 			return fmt.Errorf("no application %q in APPS", k)
 		}
 		return nil
@@ -239,6 +251,35 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 		return nil, err
 	}
 	return s, nil
+}
+
+// shard is SHARD=k/N of APPS' Applications (and the files they came from):
+// sorted by name, the k-th, the (k+N)-th ...; the others' names.
+func shard(spec string, apps []*v1alpha1.Application, files []string) ([]*v1alpha1.Application, []string, []string, error) {
+	ks, ns, ok := strings.Cut(spec, "/")
+	k, kerr := strconv.Atoi(ks)
+	n, nerr := strconv.Atoi(ns)
+	if !ok || kerr != nil || nerr != nil || n < 1 || k < 1 || k > n {
+		return nil, nil, nil, fmt.Errorf("SHARD %q: k/N, the k-th of N parts (1 <= k <= N), e.g. SHARD=2/4", spec)
+	}
+	order := make([]int, len(apps))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(apps[a].Name, apps[b].Name) })
+	var in []*v1alpha1.Application
+	var inFiles, others []string
+	for j, i := range order {
+		if j%n == k-1 {
+			in, inFiles = append(in, apps[i]), append(inFiles, files[i])
+		} else {
+			others = append(others, apps[i].Name)
+		}
+	}
+	if len(in) == 0 {
+		return nil, nil, nil, fmt.Errorf("SHARD %s: no Application falls in it, APPS holds %d: at most %d shards", spec, len(apps), len(apps))
+	}
+	return in, inFiles, others, nil
 }
 
 // argocdConfig reads ARGOCD_CM or ARGOCD_CMD_PARAMS: the ConfigMap as
@@ -284,7 +325,7 @@ func (o Options) command() string {
 		appcell.Var{Name: "ARGOCD_CMD_PARAMS", Value: o.ArgoCDCmdParams}, appcell.Var{Name: "METHOD", Value: o.Method},
 		appcell.Var{Name: "SELF_SYNC_OPTIONS", Value: o.SelfSyncOptions}, appcell.Var{Name: "OVERLAY", Value: o.Overlay},
 		appcell.Var{Name: "METRICS", Value: o.Metrics}, appcell.Var{Name: "CHANGE", Value: o.Change}, appcell.Var{Name: "DURING_SYNC", Value: trials(o.DuringSync)},
-		appcell.Var{Name: "WEBHOOK", Value: map[bool]string{true: "1"}[o.Webhook]})
+		appcell.Var{Name: "WEBHOOK", Value: map[bool]string{true: "1"}[o.Webhook]}, appcell.Var{Name: "SHARD", Value: o.Shard})
 }
 
 // Scenario is the scenario make upgrade-check's cells belong to; each

@@ -2,12 +2,16 @@ package upgrade
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/appstate"
@@ -478,4 +482,41 @@ func firstApp(t *testing.T, path string) App {
 		t.Fatal(err)
 	}
 	return App{Spec: apps[0], File: files[0], Source: src}
+}
+
+// SHARD=k/N takes every N-th Application by name from the k-th, so N jobs
+// check each once; a shard with none, or a malformed one, is refused.
+func TestShard(t *testing.T) {
+	var apps []*v1alpha1.Application
+	var files []string
+	for _, n := range []string{"e", "a", "d", "b", "c"} {
+		apps = append(apps, &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: n}})
+		files = append(files, n+".yaml")
+	}
+	seen := map[string]int{}
+	for k, want := range []string{"a c e", "b d"} {
+		in, inFiles, others, err := shard(fmt.Sprintf("%d/2", k+1), apps, files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for i, a := range in {
+			names = append(names, a.Name)
+			seen[a.Name]++
+			if inFiles[i] != a.Name+".yaml" {
+				t.Errorf("%s came from %s", a.Name, inFiles[i])
+			}
+		}
+		if got := strings.Join(names, " "); got != want || len(others) != 5-len(in) {
+			t.Errorf("shard %d/2: %q (others %q), want %q", k+1, got, others, want)
+		}
+	}
+	if len(seen) != 5 {
+		t.Errorf("the shards took %v, want each of the five once", seen)
+	}
+	for _, bad := range []string{"0/2", "3/2", "2", "a/b", "6/6"} {
+		if _, _, _, err := shard(bad, apps, files); err == nil || !strings.Contains(err.Error(), "SHARD") {
+			t.Errorf("SHARD=%s: %v, want refused in one line", bad, err)
+		}
+	}
 }
