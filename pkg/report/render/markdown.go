@@ -18,18 +18,10 @@ func Markdown(r *report.Report) string {
 	if r.Command != "" {
 		fmt.Fprintf(&b, "Command: `%s`\n\n", r.Command)
 	}
-	b.WriteString("| scenario | variant | ArgoCD | Kubernetes | component | outcome | expected | time | reason |\n|---|---|---|---|---|---|---|---|---|\n")
-	for _, c := range r.Cells {
-		mark := ""
-		if c.Unexpected {
-			mark = " **(unexpected)**"
-		}
-		kube := c.Kubernetes
-		if c.Outside() {
-			kube += " (outside ArgoCD's tested " + c.ArgoCDTested + ")"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s %s | %s%s | %s | %.0fs | %s |\n", c.Scenario, c.Variant, c.ArgoCD, kube,
-			c.Component, c.ComponentVersion, c.Outcome, mark, c.ExpectedText(), c.Duration, mdEscape(c.Reason))
+	if graded(r) {
+		gradedMarkdown(&b, r)
+	} else {
+		cellTable(&b, r.Cells)
 	}
 	if n := outside(r); n > 0 {
 		fmt.Fprintf(&b, "\n%d cell(s) ran on a Kubernetes version outside their ArgoCD release's tested range (its docs/operator-manual/tested-kubernetes-versions.md): marked, not failed.\n", n)
@@ -107,6 +99,23 @@ func Markdown(r *report.Report) string {
 		}
 	}
 	return b.String()
+}
+
+// cellTable is the table of the cells, in their order.
+func cellTable(b *strings.Builder, cells []report.Cell) {
+	b.WriteString("| scenario | variant | ArgoCD | Kubernetes | component | outcome | expected | time | reason |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, c := range cells {
+		mark := ""
+		if c.Unexpected {
+			mark = " **(unexpected)**"
+		}
+		kube := c.Kubernetes
+		if c.Outside() {
+			kube += " (outside ArgoCD's tested " + c.ArgoCDTested + ")"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s %s | %s%s | %s | %.0fs | %s |\n", c.Scenario, c.Variant, c.ArgoCD, kube,
+			c.Component, c.ComponentVersion, c.Outcome, mark, c.ExpectedText(), c.Duration, mdEscape(c.Reason))
+	}
 }
 
 func mdEscape(s string) string {

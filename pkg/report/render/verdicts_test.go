@@ -1,0 +1,62 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gitops-conformance/suite/pkg/report"
+)
+
+func fleet() *report.Report {
+	cell := func(app string, o report.Outcome, reason string) report.Cell {
+		c := report.Cell{Scenario: "upgrade-check", Variant: app, ArgoCD: "v3.4.7", Component: "applications", Outcome: o, Expected: report.Safe, Reason: reason}
+		c.Evidence = "cells/" + c.ID()
+		c.Settle()
+		return c
+	}
+	same := "v3.4.7 -> v3.5.1: the same render; the cascade left "
+	return &report.Report{RunID: "20261128-140000", Kubernetes: "v1.33.13", Cells: []report.Cell{
+		cell("kargo", report.Safe, same+"9 customresourcedefinition.apiextensions.k8s.io (states.md)"),
+		cell("knative-serving", report.Broken, "on v3.5.1: OutOfSync after the sync: webhook.serving.knative.dev (already so on v3.4.7; timing); the cascade left 12 customresourcedefinition.apiextensions.k8s.io (states.md)"),
+		cell("kruise", report.Safe, same+"17 customresourcedefinition.apiextensions.k8s.io (states.md)"),
+		cell("web", report.Changed, "the render of web differs in 3 objects: each gains argocd.argoproj.io/tracking-id"),
+		cell("api", report.Changed, "the render of api differs in 5 objects: each gains argocd.argoproj.io/tracking-id"),
+		cell("broken-source", report.Error, "application broken-source: source missing"),
+	}}
+}
+
+// make upgrade-check's report opens on its verdicts' counts, lists its
+// cells by verdict (BROKEN, CHANGED, ERROR, SAFE) each linking its
+// evidence, and says what several Applications share once, with each one's
+// numbers, not on every row.
+func TestGradedReportReadsAtAGlance(t *testing.T) {
+	r := fleet()
+	md := Markdown(r)
+	wantAll(t, "report.md", md,
+		"**6 Application(s): 1 BROKEN, 2 CHANGED, 1 ERROR, 2 SAFE.**",
+		"- 3 of 6 (knative-serving N=12, kargo N=9, kruise N=17): the cascade left N customresourcedefinition.apiextensions.k8s.io (states.md)",
+		"- 2 of 6 (kargo, kruise): v3.4.7 -> v3.5.1: the same render",
+		"- 2 of 6 (web N=3, api N=5): the render of <application> differs in N objects: each gains argocd.argoproj.io/tracking-id",
+		"| [kargo](cells/upgrade-check_kargo_v3.4.7/) |",
+		"as said above of several (2 part(s))",
+		// a clause of its own stays on its row, parentheses and all
+		"on v3.5.1: OutOfSync after the sync: webhook.serving.knative.dev (already so on v3.4.7; timing); and 1 part(s) said above of several")
+	var order []string
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "| [") {
+			order = append(order, strings.SplitN(strings.TrimPrefix(line, "| ["), "]", 2)[0])
+		}
+	}
+	if got := strings.Join(order, " "); got != "knative-serving web api broken-source kargo kruise" {
+		t.Errorf("rows %q, want BROKEN, CHANGED, ERROR, SAFE, each verdict's in the report's order", got)
+	}
+	html := HTML(r)
+	wantAll(t, "report.html", html, `6 Application(s): <span class="broken"><b>1</b> BROKEN</span>`, "<h2>Said of several Applications</h2>")
+	if strings.Index(html, "Said of several") > strings.Index(html, "<h2>upgrade-check</h2>") {
+		t.Error("report.html: the shared reasons after the table, want them first")
+	}
+	// a scenario report is as it was: no verdicts, its cells in order
+	if md := Markdown(sample()); strings.Contains(md, "Application(s)") || !strings.Contains(md, "| scenario | variant |") {
+		t.Errorf("a scenario report rendered as an upgrade check's:\n%s", md)
+	}
+}
