@@ -212,7 +212,7 @@ CHANGE ?=
 UPGRADE = -from "$(FROM)" -to "$(TO)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" \
   -argocd-cm "$(ARGOCD_CM)" -argocd-cmd-params "$(ARGOCD_CMD_PARAMS)" -method "$(METHOD)" -self-sync-options "$(SELF_SYNC_OPTIONS)" -overlay "$(OVERLAY)" -metrics "$(METRICS)" -during-sync "$(DURING_SYNC)" -shard "$(SHARD)" $(if $(filter 1 true yes,$(WEBHOOK)),-webhook) -change "$(CHANGE)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
 
-upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [METHOD=server-side|client-side|self-managed|kustomize] [SELF_SYNC_OPTIONS=ServerSideApply=true,..] [OVERLAY=dir] [ARGOCD_CM=file] [ARGOCD_CMD_PARAMS=file] [METRICS=none] [DURING_SYNC=N] [WEBHOOK=1] [SHARD=k/N] [CHANGE=patch] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
+upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [METHOD=server-side|client-side|self-managed|kustomize] [SELF_SYNC_OPTIONS=ServerSideApply=true,..] [OVERLAY=dir] [ARGOCD_CM=file] [ARGOCD_CMD_PARAMS=file] [METRICS=none] [DURING_SYNC=N] [WEBHOOK=1] [SHARD=k/N] [CHANGE=patch] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN|RACE]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
 	@test -n "$(FROM)" && test -n "$(TO)" || { echo "make upgrade-check: FROM= and TO= name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1); APPS= your Applications (default: the seed charts)"; exit 2; }
 	$(if $(APPS),,@$(CLI) upgrade-check apps -out "$(UPGRADE_APPS)" $(if $(ONLY),-only "$(ONLY)"))
 	@$(CLI) upgrade-check check -apps "$(APPS_USED)" $(UPGRADE)

@@ -66,8 +66,8 @@ func (v UpgradeValidation) check() error {
 		return errors.New("duringSync: a number of trials")
 	}
 	for app, o := range v.Expect {
-		if !slices.Contains([]report.Outcome{report.Safe, report.Changed, report.Broken}, o) {
-			return fmt.Errorf("expect %s: %s is not SAFE, CHANGED or BROKEN", app, o)
+		if !slices.Contains([]report.Outcome{report.Safe, report.Changed, report.Broken, report.Race}, o) {
+			return fmt.Errorf("expect %s: %s is not SAFE, CHANGED, BROKEN or RACE (measured going both ways)", app, o)
 		}
 	}
 	if len(v.Only) > 0 {

@@ -49,7 +49,7 @@ func (e Outcome) Allows(o Outcome) bool {
 		return o == e
 	}
 	switch o {
-	case Flaky, Reproduced, NotReproduced, Mitigated, NotMitigated:
+	case Flaky, Reproduced, NotReproduced, Mitigated, NotMitigated, Safe, Changed, Broken:
 		return true
 	}
 	return false

@@ -247,7 +247,7 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 		}
 		return nil
 	}
-	if s.Expect, err = appcell.Expectations(o.Expect, "not application=SAFE, CHANGED or BROKEN", verdicts, known); err != nil {
+	if s.Expect, err = appcell.Expectations(o.Expect, "not application=SAFE, CHANGED, BROKEN or RACE", append(slices.Clip(verdicts), report.Race), known); err != nil {
 		return nil, err
 	}
 	return s, nil
