@@ -85,7 +85,7 @@ func commands() []command {
 			run: conformValidate},
 		{name: "upgrade-check validate", args: "[-- TEST_BINARY_FLAGS...]", synopsis: "make upgrade-check-validate: each validation of suites/upgrade-check-validate.yaml (an upgrade path, Applications and settings, the verdicts measured there) one make upgrade-check run (the e2e test binary's TestUpgradeCheck) expecting them, -parallel runs side by side each on a kind cluster of its own, each run's report and output in a directory of its own under reports/upgrade-check-validate-<time>/; writes -table (with -only: the selected validations' table, beside their reports); exit 1 when an answer differs or a run wrote no report; the arguments go to the test binary (-mode, -registry-mirror ...)",
 			run: upgradeValidate},
-		{name: "upgrade-check table", args: "DIR", synopsis: "make upgrade-check-validate's table again from one of its runs (DIR: reports/upgrade-check-validate-<time>/), for the validations it ran; exit 1 when an answer differs or has no report",
+		{name: "upgrade-check table", args: "DIR...", synopsis: "make upgrade-check-validate's table again from its runs (each DIR a reports/upgrade-check-validate-<time>/), for the validations they ran (a validation run in several: from the last DIR); exit 1 when an answer differs or has no report",
 			run: upgradeCheckTable},
 		{name: "conform table", args: "NAME=REPORT_DIR...", synopsis: "the validations' known answers against the runs' outcomes, as Markdown; exit 1 when one differs or has no run",
 			run: conformTable},

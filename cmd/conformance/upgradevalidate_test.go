@@ -107,6 +107,19 @@ mkdir -p "$dir/run" && cp "` + answers + `/$name.json" "$dir/run/report.json" &&
 		t.Errorf("upgrade-check table:\n%s\nwant the run's:\n%s", again.String(), table)
 	}
 
+	// a validation run again into another directory: its row from there,
+	// and the table says where
+	second := filepath.Join(t.TempDir(), "upgrade-check-validate-again")
+	if err := os.CopyFS(filepath.Join(second, "server-side-v3.2.6-v3.3.14"), os.DirFS(filepath.Join(filepath.Dir(tables[0]), "server-side-v3.2.6-v3.3.14"))); err != nil {
+		t.Fatal(err)
+	}
+	var both bytes.Buffer
+	_ = execute(context.Background(), cli{stdout: &both}, []string{"upgrade-check", "table", filepath.Dir(tables[0]), second})
+	wantIn := "; for `server-side-v3.2.6-v3.3.14`, `upgrade-check-validate-again`."
+	if !strings.Contains(both.String(), wantIn) || !strings.Contains(both.String(), "2 of 3 known answers matched") {
+		t.Errorf("upgrade-check table of two runs lacks %q:\n%s", wantIn, both.String())
+	}
+
 	err = execute(context.Background(), cli{stdout: &out}, []string{"upgrade-check", "validate", "-e2e", fake, "-reports", reports, "-only", "no-such"})
 	if _, ok := errors.AsType[*runner.BadInput](err); !ok {
 		t.Errorf("an unknown validation: %v, want bad input", err)
