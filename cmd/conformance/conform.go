@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/runner"
@@ -49,6 +48,21 @@ func conformTable(_ context.Context, c cli, fs *flag.FlagSet, args []string) err
 	return nil
 }
 
+// runsWhen says when the validations' runs started (the first) and in
+// which modes, for a table's last line: "never run" without one.
+func runsWhen(runs []*report.Report) string {
+	if len(runs) == 0 {
+		return "never run"
+	}
+	first := slices.MinFunc(runs, func(a, b *report.Report) int { return a.Started.Compare(b.Started) }).Started
+	var modes []string
+	for _, r := range runs {
+		modes = append(modes, map[bool]string{true: "offline", false: "online"}[r.Offline])
+	}
+	slices.Sort(modes)
+	return "runs started " + first.UTC().Format("2006-01-02 15:04 UTC") + ", " + strings.Join(slices.Compact(modes), " and ")
+}
+
 // ValidationTable is docs/conform-validation.md: for each validation and
 // check, the known answer and what its run showed; failed counts the rows
 // that differ or have no run.
@@ -62,8 +76,7 @@ func ValidationTable(vs []suites.Validation, runs map[string]*report.Report) (st
 		"misses a bug it reproduced, is a defect. What the checks are: [conform.md](conform.md).\n\n")
 	b.WriteString("| validation | chart | ArgoCD | Kubernetes | check | known answer | outcome | run |\n|---|---|---|---|---|---|---|---|\n")
 	failed, rows := 0, 0
-	var started []time.Time
-	modes := map[string]bool{}
+	var ran []*report.Report
 	for _, v := range vs {
 		r := runs[v.Name]
 		for _, check := range v.Checks() {
@@ -71,8 +84,7 @@ func ValidationTable(vs []suites.Validation, runs map[string]*report.Report) (st
 			want := v.Expect[check]
 			outcome, chart, k8s, run := "not run", "", "", ""
 			if r != nil {
-				started = append(started, r.Started)
-				modes[map[bool]string{true: "offline", false: "online"}[r.Offline]] = true
+				ran = append(ran, r)
 				run = r.RunID
 				if i := slices.IndexFunc(r.Cells, func(c report.Cell) bool { return c.Variant == check }); i >= 0 {
 					c := r.Cells[i]
@@ -87,16 +99,6 @@ func ValidationTable(vs []suites.Validation, runs map[string]*report.Report) (st
 			fmt.Fprintf(&b, "| `%s`: %s | %s | %s | %s | `%s` | %s | %s%s | %s |\n", v.Name, v.Title, chart, v.ArgoCD, k8s, check, want, outcome, mark, run)
 		}
 	}
-	var mode []string
-	for m := range modes {
-		mode = append(mode, m)
-	}
-	slices.Sort(mode)
-	when := "never run"
-	if len(started) > 0 {
-		first := slices.MinFunc(started, func(a, b time.Time) int { return a.Compare(b) })
-		when = "runs started " + first.UTC().Format("2006-01-02 15:04 UTC") + ", " + strings.Join(mode, " and ")
-	}
-	fmt.Fprintf(&b, "\n%d of %d known answers matched (%s).\n", rows-failed, rows, when)
+	fmt.Fprintf(&b, "\n%d of %d known answers matched (%s).\n", rows-failed, rows, runsWhen(ran))
 	return b.String(), failed
 }

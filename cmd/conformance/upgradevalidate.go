@@ -288,8 +288,7 @@ func UpgradeValidationTable(vs []suites.UpgradeValidation, runs map[string]*repo
 		"[upgrade-check.md](upgrade-check.md#validated-on-known-answers).\n\n")
 	b.WriteString("| validation | path | setting | Application | known answer | measured in | outcome | run |\n|---|---|---|---|---|---|---|---|\n")
 	failed, rows := 0, 0
-	var started []time.Time
-	modes := map[string]bool{}
+	var ran []*report.Report
 	for _, v := range vs {
 		r := runs[v.Name]
 		for _, app := range v.Applications() {
@@ -297,8 +296,7 @@ func UpgradeValidationTable(vs []suites.UpgradeValidation, runs map[string]*repo
 			want := v.Expect[app]
 			outcome, run := "not run", ""
 			if r != nil {
-				started = append(started, r.Started)
-				modes[map[bool]string{true: "offline", false: "online"}[r.Offline]] = true
+				ran = append(ran, r)
 				run = r.RunID
 				outcome = "no cell"
 				if i := slices.IndexFunc(r.Cells, func(c report.Cell) bool { return c.Variant == app }); i >= 0 {
@@ -318,17 +316,7 @@ func UpgradeValidationTable(vs []suites.UpgradeValidation, runs map[string]*repo
 				v.Name, v.Title, v.From, v.To, setting, app, want, strings.Join(v.Measured, ", "), outcome, mark, run)
 		}
 	}
-	var mode []string
-	for m := range modes {
-		mode = append(mode, m)
-	}
-	slices.Sort(mode)
-	when := "never run"
-	if len(started) > 0 {
-		first := slices.MinFunc(started, func(a, b time.Time) int { return a.Compare(b) })
-		when = "runs started " + first.UTC().Format("2006-01-02 15:04 UTC") + ", " + strings.Join(mode, " and ")
-	}
-	fmt.Fprintf(&b, "\n%d of %d known answers matched (%s).\n", rows-failed, rows, when)
+	fmt.Fprintf(&b, "\n%d of %d known answers matched (%s).\n", rows-failed, rows, runsWhen(ran))
 	// where the reports are: the directory most validations ran in, and the
 	// others' each with the validations that ran there
 	byDir := map[string][]string{}
