@@ -25,13 +25,15 @@ func HTML(r *report.Report) string {
 		}
 		return r.ArgoCDSupport.Releases[tag]
 	}})
-	data := map[string]any{"R": r, "Mode": mode(r), "Span": span(r), "Look": look, "Unmeasured": r.Unmeasured(), "Tables": tables(r), "Across": r.AcrossKubernetes(), "Graded": graded(r)}
+	data := map[string]any{"R": r, "Mode": mode(r), "Span": span(r), "Look": look, "Unmeasured": r.Unmeasured(), "Across": r.AcrossKubernetes(), "Graded": graded(r)}
 	if graded(r) {
 		// make upgrade-check's: its verdicts' counts first, its cells by verdict
 		sorted := *r
 		sorted.Cells = byVerdict(r.Cells)
 		common, _ := sharedClauses(sorted.Cells)
 		data["Tables"], data["Counts"], data["Shared"], data["Apps"] = tables(&sorted), verdictCounts(sorted.Cells), common, len(sorted.Cells)
+	} else {
+		data["Tables"] = tables(r)
 	}
 	err := page.Execute(&buf, data)
 	if err != nil {

@@ -115,15 +115,22 @@ func general(clause, name string) (string, []string) {
 	}
 }
 
+// ownClauses are, of a cell's reason, the clauses said of it alone, and
+// how many it shares with other cells.
+type ownClauses struct {
+	Kept   []string
+	Shared int
+}
+
 // sharedClauses are the clauses of the cells' reasons said of two cells or
 // more, most cells first; for each cell, the clauses of its reason not
 // among them.
-func sharedClauses(cells []report.Cell) ([]shared, map[int][]string) {
+func sharedClauses(cells []report.Cell) ([]shared, []ownClauses) {
 	var all []shared
-	own := map[int][]string{}
-	parts := make([][]string, len(cells))
+	raw, parts := make([][]string, len(cells)), make([][]string, len(cells))
 	for i, c := range cells {
-		for _, cl := range clauses(c.Reason) {
+		raw[i] = clauses(c.Reason)
+		for _, cl := range raw[i] {
 			g, ns := general(cl, c.Variant)
 			parts[i] = append(parts[i], g)
 			j := slices.IndexFunc(all, func(s shared) bool { return s.Clause == g })
@@ -138,10 +145,13 @@ func sharedClauses(cells []report.Cell) ([]shared, map[int][]string) {
 	}
 	out := slices.DeleteFunc(all, func(s shared) bool { return len(s.Cells) < 2 })
 	slices.SortStableFunc(out, func(a, b shared) int { return len(b.Cells) - len(a.Cells) })
-	for i, c := range cells {
-		for k, cl := range clauses(c.Reason) {
-			if !slices.ContainsFunc(out, func(s shared) bool { return s.Clause == parts[i][k] }) {
-				own[i] = append(own[i], cl)
+	own := make([]ownClauses, len(cells))
+	for i := range cells {
+		for k, cl := range raw[i] {
+			if slices.ContainsFunc(out, func(s shared) bool { return s.Clause == parts[i][k] }) {
+				own[i].Shared++
+			} else {
+				own[i].Kept = append(own[i].Kept, cl)
 			}
 		}
 	}
@@ -172,8 +182,8 @@ func gradedMarkdown(b *strings.Builder, r *report.Report) {
 		if c.Evidence != "" {
 			name = fmt.Sprintf("[%s](%s/)", c.Variant, c.Evidence)
 		}
-		reason := strings.Join(own[i], "; ")
-		if n := len(clauses(c.Reason)) - len(own[i]); n > 0 && reason == "" {
+		reason := strings.Join(own[i].Kept, "; ")
+		if n := own[i].Shared; n > 0 && reason == "" {
 			reason = fmt.Sprintf("as said above of several (%d part(s))", n)
 		} else if n > 0 {
 			reason += fmt.Sprintf("; and %d part(s) said above of several", n)
