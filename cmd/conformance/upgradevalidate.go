@@ -99,6 +99,12 @@ func upgradeValidate(ctx context.Context, c cli, fs *flag.FlagSet, args []string
 		go func() {
 			defer wg.Done()
 			for i := range queue {
+				mu.Lock()
+				stop := interrupted // the feeder may have handed this row out before it saw the interrupt
+				mu.Unlock()
+				if stop {
+					continue
+				}
 				v := vs[i]
 				log("%d/%d %s: %s -> %s on cluster %s-%d", i+1, len(vs), v.Name, v.From, v.To, *cluster, k)
 				t := time.Now()
