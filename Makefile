@@ -96,7 +96,7 @@ RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_LIMIT
 # one gave a run another's time limit, run 20261127-003339-2)
 RUN_FILE = bin/e2e.run.$(CLUSTER)
 
-.PHONY: docs help test unit unit-online e2e conform conform-smoke conform-validate upgrade-check-apps argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
+.PHONY: docs help test unit unit-online e2e conform conform-smoke conform-validate upgrade-check-apps upgrade-check-fleet bench-upgrade-check argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
 .PHONY: FORCE bench-quick report-merge report-render report-diff report-history releases tested-ranges lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
@@ -209,19 +209,45 @@ DURING_SYNC ?= 0
 # make upgrade-check: the change pushed after the upgrade in place of the check's own: a patch
 # (git diff) of an Application's source, file or application=file,...; reverted before TO's render
 CHANGE ?=
+# make upgrade-check: the team's GitOps repository, a checkout (its remote origin names its URL),
+# served with its history; REPOS=url=dir,... for several. APPS then names its Application and
+# ApplicationSet files. ISOLATE=1: a cell per Application on a fresh ArgoCD; 0: the fleet on one
+# ArgoCD upgraded once; empty: the fleet with REPO, REPOS or an ApplicationSet
+REPO ?=
+REPOS ?=
+ISOLATE ?=
 UPGRADE = -from "$(FROM)" -to "$(TO)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" \
-  -argocd-cm "$(ARGOCD_CM)" -argocd-cmd-params "$(ARGOCD_CMD_PARAMS)" -method "$(METHOD)" -self-sync-options "$(SELF_SYNC_OPTIONS)" -overlay "$(OVERLAY)" -metrics "$(METRICS)" -during-sync "$(DURING_SYNC)" -shard "$(SHARD)" $(if $(filter 1 true yes,$(WEBHOOK)),-webhook) -change "$(CHANGE)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
+  -argocd-cm "$(ARGOCD_CM)" -argocd-cmd-params "$(ARGOCD_CMD_PARAMS)" -method "$(METHOD)" -self-sync-options "$(SELF_SYNC_OPTIONS)" -overlay "$(OVERLAY)" -metrics "$(METRICS)" -during-sync "$(DURING_SYNC)" -shard "$(SHARD)" -repo "$(REPO)" -repos "$(REPOS)" -isolate "$(ISOLATE)" $(if $(filter 1 true yes,$(WEBHOOK)),-webhook) -change "$(CHANGE)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
 
-upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [METHOD=server-side|client-side|self-managed|kustomize] [SELF_SYNC_OPTIONS=ServerSideApply=true,..] [OVERLAY=dir] [ARGOCD_CM=file] [ARGOCD_CMD_PARAMS=file] [METRICS=none] [DURING_SYNC=N] [WEBHOOK=1] [SHARD=k/N] [CHANGE=patch] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN|RACE]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
+upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [METHOD=server-side|client-side|self-managed|kustomize] [SELF_SYNC_OPTIONS=ServerSideApply=true,..] [OVERLAY=dir] [ARGOCD_CM=file] [ARGOCD_CMD_PARAMS=file] [METRICS=none] [DURING_SYNC=N] [WEBHOOK=1] [SHARD=k/N] [REPO=checkout] [REPOS=url=dir,..] [ISOLATE=0|1] [CHANGE=patch] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN|RACE]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
 	@test -n "$(FROM)" && test -n "$(TO)" || { echo "make upgrade-check: FROM= and TO= name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1); APPS= your Applications (default: the seed charts)"; exit 2; }
-	$(if $(APPS),,@$(CLI) upgrade-check apps -out "$(UPGRADE_APPS)" $(if $(ONLY),-only "$(ONLY)"))
+	$(if $(APPS)$(REPO)$(REPOS),,@$(CLI) upgrade-check apps -out "$(UPGRADE_APPS)" $(if $(ONLY),-only "$(ONLY)"))
 	@$(CLI) upgrade-check check -apps "$(APPS_USED)" $(UPGRADE)
 	@$(MAKE) --no-print-directory $(E2E)
 	$(RUN_E2E) -test.run TestUpgradeCheck -apps "$(APPS_USED)" $(UPGRADE) -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
 
+# make upgrade-check-fleet: where the fleet fixture's checkout is written
+FLEET_REPO ?= bin/team-gitops
+upgrade-check-fleet: $(CLI) ## FROM=tag TO=tag: make upgrade-check on the fleet fixture (fixtures/fleet/team-gitops written as a git checkout with history into FLEET_REPO: ApplicationSets with Git, Matrix and List generators, a multi-source Application with a $$values file, an app-of-apps parent, a kustomize Application), served as REPO, on one ArgoCD
+	@test -n "$(FROM)" && test -n "$(TO)" || { echo "make upgrade-check-fleet: FROM= and TO= name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1)"; exit 2; }
+	@$(CLI) upgrade-check fleet-repo -out "$(FLEET_REPO)"
+	@$(MAKE) --no-print-directory upgrade-check FROM=$(FROM) TO=$(TO) REPO="$(FLEET_REPO)" APPS="$(FLEET_REPO)/apps"
+
+# make bench-upgrade-check: the fleet's size, the upgrade it goes through (FROM and TO when
+# given), and where its checkout is written
+N ?= 200
+BENCH_FROM ?= v3.5.1
+BENCH_TO ?= v3.6.1
+BENCH_FLEET ?= bin/bench-fleet
+bench-upgrade-check: $(CLI) ## N=200 [FROM=tag TO=tag]: make upgrade-check's fleet throughput: N Applications generated by ApplicationSets (the fleet fixture's chart with differing values, plain directories) from a repository served with its history, rendered on FROM and TO (default BENCH_FROM -> BENCH_TO) on one ArgoCD upgraded in place; prints each phase's seconds and Applications per second (also reports/latest/bench-upgrade-check.md)
+	@$(CLI) upgrade-check fleet-repo -out "$(BENCH_FLEET)" -n $(N)
+	@$(MAKE) --no-print-directory upgrade-check FROM=$(or $(FROM),$(BENCH_FROM)) TO=$(or $(TO),$(BENCH_TO)) REPO="$(BENCH_FLEET)" APPS="$(BENCH_FLEET)/apps" METRICS=none; \
+	  rc=$$?; $(CLI) upgrade-check bench reports/latest | tee reports/latest/bench-upgrade-check.md; \
+	  echo "bench-upgrade-check: make upgrade-check exited $$rc (its verdicts: reports/latest)"
+
 # make upgrade-check's Applications: APPS, else the seeds' written under UPGRADE_APPS. Each
 # step is a line of its own, so make -n runs none of them but the sub-make (which -n reaches).
-APPS_USED = $(or $(APPS),$(UPGRADE_APPS))
+APPS_USED = $(or $(APPS),$(if $(REPO)$(REPOS),,$(UPGRADE_APPS)))
 
 # make upgrade-check-smoke: SMOKE_ARGOCD upgraded in place to the next release of the default axis
 UPGRADE_SMOKE_TO ?= v2.14.21

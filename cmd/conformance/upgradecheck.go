@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/pkg/upgrade"
 	"github.com/gitops-conformance/suite/suites"
@@ -120,6 +123,109 @@ func upgradeCheckInput(ctx context.Context, _ cli, fs *flag.FlagSet, args []stri
 	if o.Repo, err = os.Getwd(); err != nil { // make runs it from the checkout
 		return err
 	}
-	_, err = upgrade.Validate(ctx, cat, u, o, mode, cache)
+	spec, err := upgrade.Validate(ctx, cat, u, o, mode, cache)
+	if spec != nil {
+		for _, r := range spec.Refused {
+			fmt.Fprintf(os.Stderr, "upgrade-check: not taken: %s\n", r)
+		}
+	}
 	return err
+}
+
+// upgradeCheckFleetRepo is upgrade-check fleet-repo: the fleet fixture, or
+// make bench-upgrade-check's fleet of -n Applications, written as a git
+// checkout.
+func upgradeCheckFleetRepo(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	out := fs.String("out", "", "write the checkout into this directory (replaced)")
+	n := fs.Int("n", 0, "make bench-upgrade-check's fleet of N Applications in place of the fleet fixture")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *out == "" || fs.NArg() > 0 || *n < 0 || *n == 1 {
+		return &runner.BadInput{Err: errors.New("upgrade-check fleet-repo: want -out DIR [-n N, N >= 2]")}
+	}
+	var err error
+	if *n > 0 {
+		err = upgrade.WriteBenchRepo(ctx, *out, *n)
+	} else {
+		err = upgrade.WriteTeamRepo(ctx, *out)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "%s\t%s\tAPPS=%s\n", *out, upgrade.TeamURL, filepath.Join(*out, "apps"))
+	return nil
+}
+
+// upgradeCheckBench is upgrade-check bench: a fleet run's phases, from its
+// report (the fleet cell's FleetTimes), as make bench-upgrade-check prints
+// them.
+func upgradeCheckBench(_ context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return &runner.BadInput{Err: errors.New("upgrade-check bench: want REPORT_DIR (a fleet run's report, e.g. reports/latest)")}
+	}
+	dir := fs.Arg(0)
+	rep, err := report.LoadDir(dir)
+	if err != nil {
+		return &runner.BadInput{Err: fmt.Errorf("upgrade-check bench: %w", err)}
+	}
+	times, _ := filepath.Glob(filepath.Join(dir, "cells", "*", upgrade.FleetTimes))
+	if len(times) != 1 {
+		return &runner.BadInput{Err: fmt.Errorf("upgrade-check bench: %s holds no fleet run's %s (a run that did not reach its verdicts, or not a fleet's)", dir, upgrade.FleetTimes)}
+	}
+	data, err := os.ReadFile(times[0])
+	if err != nil {
+		return err
+	}
+	var marks []upgrade.Mark
+	if err := json.Unmarshal(data, &marks); err != nil {
+		return fmt.Errorf("%s: %w", times[0], err)
+	}
+	counts := map[report.Outcome]int{}
+	var from, to string
+	for _, cell := range rep.Cells {
+		counts[cell.Outcome]++
+		from = cell.ArgoCD
+	}
+	for _, m := range marks {
+		if r, ok := strings.CutPrefix(m.Phase, "read-"); ok && r != from {
+			to = r
+		}
+	}
+	apps := len(rep.Cells)
+	w := c.stdout
+	fmt.Fprintf(w, "## make bench-upgrade-check: %d Applications, %s -> %s (run %s)\n\n", apps, from, to, rep.RunID)
+	fmt.Fprintf(w, "| phase | seconds |\n|---|---|\n")
+	for _, k := range []string{"setup", "setup_build"} {
+		if v, ok := rep.Phases[k]; ok {
+			fmt.Fprintf(w, "| run %s (before the fleet's cell) | %.0f |\n", strings.ReplaceAll(k, "_", " "), v)
+		}
+	}
+	if len(rep.Cells) > 0 {
+		for _, k := range slices.Sorted(maps.Keys(rep.Cells[0].Phases)) {
+			fmt.Fprintf(w, "| cell: %s | %.0f |\n", k, rep.Cells[0].Phases[k])
+		}
+	}
+	for _, m := range marks[min(1, len(marks)):] {
+		fmt.Fprintf(w, "| fleet: %s | %.1f |\n", m.Phase, m.Seconds)
+	}
+	wall := rep.Finished.Sub(rep.Started).Seconds()
+	fmt.Fprintf(w, "| **the run, start to report** | **%.0f** |\n\n", wall)
+	if len(marks) > 1 {
+		// from the Applications created to TO's reads: every Application
+		// rendered and read on both releases, and the upgrade between
+		span := marks[len(marks)-1].At.Sub(marks[0].At).Seconds()
+		fmt.Fprintf(w, "%d Applications through both releases in %.0f s of the fleet's steps: %.2f Applications a second (%.2f over the whole run).\n", apps, span, float64(apps)/span, float64(apps)/wall)
+	}
+	var parts []string
+	for _, o := range []report.Outcome{report.Broken, report.Changed, report.Error, report.Safe} {
+		if counts[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
+		}
+	}
+	fmt.Fprintf(w, "Verdicts: %s.\n", strings.Join(parts, ", "))
+	return nil
 }

@@ -119,6 +119,37 @@ func (s *Server) Push(ctx context.Context, repo, message string, files map[strin
 	return lines[len(lines)-1], nil
 }
 
+// BundleScript makes repository $1 a mirror of the git bundle on stdin: its
+// branches, tags and history, as the team's repository has them.
+const BundleScript = `set -e
+repo=/git/$1.git
+b=$(mktemp)
+cat > "$b"
+rm -rf "$repo"
+git clone -q --mirror "$b" "$repo"
+rm -f "$b"
+git -C "$repo" for-each-ref --format='%(refname)' | wc -l
+`
+
+// PushBundle makes repo a mirror of a git bundle (git bundle create - --all):
+// a team's repository served with its history, so that a branch, a tag or
+// a commit resolves as on the team's own server. It returns how many refs
+// the served repository holds.
+func (s *Server) PushBundle(ctx context.Context, repo string, bundle []byte) (int, error) {
+	if s == nil {
+		return 0, fmt.Errorf("serve %q: no git server runs on this cluster", repo)
+	}
+	out, err := s.client.Exec(ctx, Namespace, "gitserver", bytes.NewReader(bundle), "sh", "-c", BundleScript, "serve", repo)
+	if err != nil {
+		return 0, fmt.Errorf("serve %q: %w", repo, err)
+	}
+	var refs int
+	if _, err := fmt.Sscan(shell.LastLine(out), &refs); err != nil {
+		return 0, fmt.Errorf("serve %q: %q: %w", repo, shell.LastLine(out), err)
+	}
+	return refs, nil
+}
+
 func tarball(files map[string]string) ([]byte, error) {
 	var buf bytes.Buffer
 	w := tar.NewWriter(&buf)

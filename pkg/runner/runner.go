@@ -31,6 +31,11 @@ import (
 type Scenario struct {
 	Feature  func(matrix.Cell) step.Scenario
 	Variants []string
+	// Expand, when set, makes a cell that ran once several cells of the
+	// report, from what it wrote into its evidence directory dir (a fleet
+	// of Applications judged on one cluster), with notes for the report;
+	// none keeps the cell as it is.
+	Expand func(rc report.Cell, dir string) ([]report.Cell, []string)
 }
 
 // Scenarios maps a scenario name to its code.
@@ -372,8 +377,30 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 		rc.Runs = nil
 	}
 	settle(&rc, skipped(r.Run.Catalog, c, r.Run.Mode))
+	cells, notes := []report.Cell{rc}, []string(nil)
+	if expand := r.Scenarios[c.Scenario.Name].Expand; expand != nil && len(rc.Runs) == 0 {
+		if more, n := expand(rc, filepath.Join(r.Dir, rc.Evidence)); len(more) > 0 {
+			// the cell as its run's test sees it: unexpected where one of
+			// its cells is
+			rc.Expected, rc.Unexpected = rc.Outcome, false
+			var look []string
+			for i := range more {
+				settle(&more[i], "")
+				if more[i].NeedsLook() {
+					look = append(look, fmt.Sprintf("%s %s (expected %s)", more[i].Variant, more[i].Outcome, more[i].Expected))
+				}
+			}
+			if len(look) > 0 {
+				rc.Unexpected, rc.Reason = true, fmt.Sprintf("%d of its %d cells: %s", len(look), len(more), strings.Join(look, "; "))
+			}
+			cells, notes = more, n
+		} else {
+			notes = n
+		}
+	}
 	r.mu.Lock()
-	r.report.Cells = append(r.report.Cells, rc)
+	r.report.Notes = append(r.report.Notes, notes...)
+	r.report.Cells = append(r.report.Cells, cells...)
 	r.ran = append(r.ran, c.Report().ID())
 	r.mu.Unlock()
 	return rc, true

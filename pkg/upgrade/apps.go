@@ -35,6 +35,9 @@ type App struct {
 	// Images and Recipes are its annotations'.
 	Images  []string
 	Recipes [][2]string
+	// Served is a fleet run's Application whose sources are served
+	// repositories (REPO, REPOS): Source is not read.
+	Served bool
 }
 
 // Name is the Application's name.
@@ -46,17 +49,50 @@ func (a App) Namespace() string { return a.Spec.Spec.Destination.Namespace }
 // ReadApps reads the Applications of a YAML file, or of the .yaml, .yml
 // and .json files directly in a directory (not its subdirectories, where
 // their charts may be), as `kubectl get applications -o yaml` exports
-// them: one, several, or a List. Other kinds are passed over.
+// them: one, several, or a List. Other kinds are passed over (a fleet run
+// reads its ApplicationSets: readFleet).
 func ReadApps(path string) ([]*v1alpha1.Application, []string, error) {
+	objs, err := readObjects(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var apps []*v1alpha1.Application
+	var from []string
+	sets := 0
+	for _, o := range objs {
+		switch o.obj["kind"] {
+		case "ApplicationSet":
+			sets++
+			continue
+		case "Application":
+		default:
+			continue // a user's export may hold other objects: not ours to check
+		}
+		var app v1alpha1.Application
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.obj, &app); err != nil {
+			return nil, nil, fmt.Errorf("APPS %q: not an Application: %w", o.file, err)
+		}
+		apps = append(apps, &app)
+		from = append(from, o.file)
+	}
+	if len(apps) == 0 && sets == 0 {
+		return nil, nil, fmt.Errorf("APPS %q: no ArgoCD Application or ApplicationSet in it (kind: Application, ApplicationSet, or a List of them)", path)
+	}
+	return apps, from, nil
+}
+
+// readObjects reads the objects of a YAML file, or of the .yaml, .yml and
+// .json files directly in a directory; a List's items are objects.
+func readObjects(path string) ([]object, error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("APPS %q: %w", path, appcell.UnwrapPath(err))
+		return nil, fmt.Errorf("APPS %q: %w", path, appcell.UnwrapPath(err))
 	}
 	files := []string{path}
 	if info.IsDir() {
 		entries, err := os.ReadDir(path)
 		if err != nil {
-			return nil, nil, fmt.Errorf("APPS %q: %w", path, err)
+			return nil, fmt.Errorf("APPS %q: %w", path, err)
 		}
 		files = nil
 		for _, e := range entries {
@@ -68,45 +104,30 @@ func ReadApps(path string) ([]*v1alpha1.Application, []string, error) {
 			}
 		}
 	}
-	var apps []*v1alpha1.Application
-	var from []string
+	var out []object
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return nil, nil, fmt.Errorf("APPS %q: %w", f, appcell.UnwrapPath(err))
+			return nil, fmt.Errorf("APPS %q: %w", f, appcell.UnwrapPath(err))
 		}
 		objs, err := kube.Decode(string(data))
 		if err != nil {
-			return nil, nil, fmt.Errorf("APPS %q: %w", f, err)
+			return nil, fmt.Errorf("APPS %q: %w", f, err)
 		}
 		for _, o := range objs {
-			items := []map[string]any{o.Object}
-			if strings.HasSuffix(o.GetKind(), "List") {
-				items = nil
-				list, _ := o.Object["items"].([]any)
-				for _, it := range list {
-					if m, ok := it.(map[string]any); ok {
-						items = append(items, m)
-					}
-				}
+			if !strings.HasSuffix(o.GetKind(), "List") {
+				out = append(out, object{o.Object, f})
+				continue
 			}
-			for _, it := range items {
-				if it["kind"] != "Application" {
-					continue // a user's export may hold other objects: not ours to check
+			list, _ := o.Object["items"].([]any)
+			for _, it := range list {
+				if m, ok := it.(map[string]any); ok {
+					out = append(out, object{m, f})
 				}
-				var app v1alpha1.Application
-				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(it, &app); err != nil {
-					return nil, nil, fmt.Errorf("APPS %q: not an Application: %w", f, err)
-				}
-				apps = append(apps, &app)
-				from = append(from, f)
 			}
 		}
 	}
-	if len(apps) == 0 {
-		return nil, nil, fmt.Errorf("APPS %q: no ArgoCD Application in it (kind: Application, or a List of them)", path)
-	}
-	return apps, from, nil
+	return out, nil
 }
 
 // checkNames refuses Applications the suite cannot tell apart or name a

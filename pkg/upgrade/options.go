@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/internal/images"
@@ -52,6 +53,13 @@ type Options struct {
 	Webhook bool
 	// SHARD: k/N, the k-th of N parts of APPS (Shard)
 	Shard string
+	// REPO: a team's checkout (or, online, a git URL) served with its
+	// history; REPOS: url=dir,... for several (ReadRepos)
+	Repo, Repos string
+	// ISOLATE: 1, a cell (a cluster's ArgoCD) per Application; 0, the fleet
+	// on one ArgoCD; "": the fleet with REPO, REPOS or an ApplicationSet,
+	// else a cell per Application
+	Isolate string
 	// IMAGES, IMAGE_RECIPES, and EXPECT (application=OUTCOME,...) with
 	// EXPECT_WHY in place of the expectation that every Application comes
 	// through SAFE (known answers): registered by Shared.Register.
@@ -70,6 +78,9 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.IntVar(&o.DuringSync, "during-sync", 0, "make upgrade-check: on each release, N commits each pushed while ArgoCD's auto-sync of the one before runs (a PreSync hook keeps it running), and whether ArgoCD syncs each by itself, k/N (argo-cd#27875) (DURING_SYNC)")
 	fs.BoolVar(&o.Webhook, "webhook", false, "make upgrade-check: after each commit pushed to an Application's source, a normal refresh of it asked for, as ArgoCD's webhook handler asks on a push event from a team's git server (WEBHOOK=1); default: none, ArgoCD finds commits by itself")
 	fs.StringVar(&o.Shard, "shard", "", "make upgrade-check: k/N, only the k-th of N parts of APPS (the Applications sorted by name, every N-th from the k-th), for N CI jobs whose reports make report-merge joins (SHARD)")
+	fs.StringVar(&o.Repo, "repo", "", "make upgrade-check: the team's GitOps repository, a checkout whose remote origin names its URL (online also a git URL, cloned): served by the suite's git server with its branches, tags and history to every Application and ApplicationSet that names it (REPO)")
+	fs.StringVar(&o.Repos, "repos", "", "make upgrade-check: several repositories, url=dir,... (REPOS)")
+	fs.StringVar(&o.Isolate, "isolate", "", "make upgrade-check: 1: a cell per Application, each on a fresh ArgoCD (the lifecycle: syncs, commits, deletions); 0: the fleet, every Application on one ArgoCD upgraded once (renders, sync and health); default: the fleet with REPO, REPOS or an ApplicationSet in APPS (ISOLATE)")
 	fs.StringVar(&o.Metrics, "metrics", "", "make upgrade-check: the cluster's metrics-server, as managed Kubernetes runs one: none, or a version the catalog pins; default: the catalog's (METRICS)")
 }
 
@@ -112,6 +123,14 @@ type Spec struct {
 	ExpectWhy string
 	// Command is make upgrade-check with the options given, for a cell's replay.
 	Command string
+	// Fleet is a fleet run (FleetFeature): Repos served, AppSets created
+	// beside Apps, one ArgoCD upgraded once; Refused says, one line each,
+	// what of APPS it cannot take.
+	Fleet   bool
+	Repos   []Repo
+	AppSets []*unstructured.Unstructured
+	Refused []string
+	online  bool
 }
 
 // MethodSaid names the upgrade's method as the report says it.
@@ -190,6 +209,9 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 		return nil, err
 	}
 	if o.Apps == "" {
+		if o.Repo != "" || o.Repos != "" {
+			return nil, fmt.Errorf("APPS: name the repository's Application and ApplicationSet files (a file or a directory, e.g. APPS=%s/apps), or a cluster's export", o.Repo)
+		}
 		return nil, fmt.Errorf("APPS: name a YAML file or directory of ArgoCD Applications (kubectl get applications -n argocd -o yaml > apps.yaml)")
 	}
 	given, files, err := ReadApps(w.Path(o.Apps))
@@ -198,6 +220,16 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 	}
 	if err := checkNames(given); err != nil {
 		return nil, err
+	}
+	if s.Repos, err = ReadRepos(ctx, o.Repo, o.Repos, w); err != nil {
+		return nil, err
+	}
+	s.online = w.Online
+	if s.Fleet, err = o.fleet(w.Path(o.Apps), len(s.Repos) > 0); err != nil {
+		return nil, err
+	}
+	if s.Fleet {
+		return s, s.resolveFleet(ctx, o, w, given, files)
 	}
 	if o.Shard != "" {
 		if given, files, s.Others, err = shard(o.Shard, given, files); err != nil {
@@ -219,26 +251,33 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 		}
 		s.Apps = append(s.Apps, App{Spec: a, File: files[i], Source: src, Images: imgs, Recipes: recipes})
 	}
+	return s, s.resolveCommon(ctx, o, w)
+}
+
+// resolveCommon reads what a cell per Application and a fleet run both
+// take: IMAGES, IMAGE_RECIPES, ARGOCD_CM, ARGOCD_CMD_PARAMS, CHANGE, EXPECT.
+func (s *Spec) resolveCommon(ctx context.Context, o Options, w appcell.Where) error {
+	var err error
 	s.Images = matrix.ParseList(o.Images)
 	if err := appcell.LocalImages(ctx, s.Images); err != nil {
-		return nil, err
+		return err
 	}
 	if s.Recipes, err = appcell.Recipes(w.Repo, o.ImageRecipes); err != nil {
-		return nil, err
+		return err
 	}
 	if o.ArgoCDConfig != "" {
 		if s.ArgoCDConfig, err = argocdConfig(w.Path(o.ArgoCDConfig)); err != nil {
-			return nil, fmt.Errorf("ARGOCD_CM %q: %w", o.ArgoCDConfig, err)
+			return fmt.Errorf("ARGOCD_CM %q: %w", o.ArgoCDConfig, err)
 		}
 	}
 	if o.ArgoCDCmdParams != "" {
 		if s.ArgoCDCmdParams, err = argocdConfig(w.Path(o.ArgoCDCmdParams)); err != nil {
-			return nil, fmt.Errorf("ARGOCD_CMD_PARAMS %q: %w", o.ArgoCDCmdParams, err)
+			return fmt.Errorf("ARGOCD_CMD_PARAMS %q: %w", o.ArgoCDCmdParams, err)
 		}
 	}
 	if o.Change != "" {
 		if err := s.readChanges(ctx, o.Change, w); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	known := func(k string) error {
@@ -247,11 +286,55 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 		}
 		return nil
 	}
-	if s.Expect, err = appcell.Expectations(o.Expect, "not application=SAFE, CHANGED, BROKEN or RACE", append(slices.Clip(verdicts), report.Race), known); err != nil {
-		return nil, err
+	if s.Fleet {
+		// a fleet's Applications are named once ArgoCD generated them
+		known = func(string) error { return nil }
 	}
-	return s, nil
+	s.Expect, err = appcell.Expectations(o.Expect, "not application=SAFE, CHANGED, BROKEN or RACE", append(slices.Clip(verdicts), report.Race), known)
+	return err
 }
+
+// fleet says whether the run is a fleet's: ISOLATE as given, else whether
+// REPO or REPOS names a repository or APPS holds an ApplicationSet.
+func (o Options) fleet(apps string, repos bool) (bool, error) {
+	switch o.Isolate {
+	case "1", "true", "yes":
+		if repos {
+			return false, fmt.Errorf("ISOLATE=1 with REPO or REPOS: a cell per Application reads a local copy of each source; the served repository is the fleet's (ISOLATE=0)")
+		}
+		return false, nil
+	case "0", "false", "no":
+		return true, nil
+	case "":
+	default:
+		return false, fmt.Errorf("ISOLATE %q: 1 (a cell per Application) or 0 (the fleet on one ArgoCD)", o.Isolate)
+	}
+	if repos {
+		return true, nil
+	}
+	objs, err := readObjects(apps)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(objs, func(o object) bool { return o.obj["kind"] == "ApplicationSet" }), nil
+}
+
+// resolveFleet reads a fleet run's input (readFleet), refusing the options
+// only a cell per Application has.
+func (s *Spec) resolveFleet(ctx context.Context, o Options, w appcell.Where, given []*v1alpha1.Application, files []string) error {
+	for _, v := range []struct{ name, value string }{{"CHANGE", o.Change}, {"DURING_SYNC", trials(o.DuringSync)},
+		{"WEBHOOK", map[bool]string{true: "1"}[o.Webhook]}, {"SHARD", o.Shard}} {
+		if v.value != "" {
+			return fmt.Errorf("%s: a cell per Application's (ISOLATE=1); the fleet on one ArgoCD compares renders, sync and health", v.name)
+		}
+	}
+	if err := s.readFleet(ctx, w.Path(o.Apps), given, files, w); err != nil {
+		return err
+	}
+	return s.resolveCommon(ctx, o, w)
+}
+
+
 
 // shard is SHARD=k/N of APPS' Applications (and the files they came from):
 // sorted by name, the k-th, the (k+N)-th ...; the others' names.
@@ -325,7 +408,8 @@ func (o Options) command() string {
 		appcell.Var{Name: "ARGOCD_CMD_PARAMS", Value: o.ArgoCDCmdParams}, appcell.Var{Name: "METHOD", Value: o.Method},
 		appcell.Var{Name: "SELF_SYNC_OPTIONS", Value: o.SelfSyncOptions}, appcell.Var{Name: "OVERLAY", Value: o.Overlay},
 		appcell.Var{Name: "METRICS", Value: o.Metrics}, appcell.Var{Name: "CHANGE", Value: o.Change}, appcell.Var{Name: "DURING_SYNC", Value: trials(o.DuringSync)},
-		appcell.Var{Name: "WEBHOOK", Value: map[bool]string{true: "1"}[o.Webhook]}, appcell.Var{Name: "SHARD", Value: o.Shard})
+		appcell.Var{Name: "WEBHOOK", Value: map[bool]string{true: "1"}[o.Webhook]}, appcell.Var{Name: "SHARD", Value: o.Shard},
+		appcell.Var{Name: "REPO", Value: o.Repo}, appcell.Var{Name: "REPOS", Value: o.Repos}, appcell.Var{Name: "ISOLATE", Value: o.Isolate})
 }
 
 // Scenario is the scenario make upgrade-check's cells belong to; each
@@ -349,6 +433,9 @@ func (s *Spec) Plan() (*matrix.Data, runner.Scenarios) {
 		Summary: fmt.Sprintf("On a cluster with %s, each Application created on ArgoCD %s through the suite's git server and synced, ArgoCD upgraded in place to %s (%s); a commit on each release acted on by ArgoCD as the sync policy says; the renders compared; deleted.", s.Metrics, s.From, s.To, s.MethodSaid())}
 	if s.Metrics.On() {
 		sc.Builds = append(sc.Builds, metricsserver.Component+"@"+s.Metrics.Version)
+	}
+	if s.Fleet {
+		return s.fleetPlan(sc)
 	}
 	for _, a := range s.Apps {
 		sc.Variants = append(sc.Variants, matrix.Variant{Name: a.Name(), Summary: fmt.Sprintf("%s from %s into %s", a.Source.Kind(), a.Source.From, text.OrNone(a.Namespace())),

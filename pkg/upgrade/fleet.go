@@ -1,0 +1,567 @@
+package upgrade
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/internal/gitserver"
+	"github.com/gitops-conformance/suite/internal/text"
+	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/appstate"
+	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/step"
+	"github.com/gitops-conformance/suite/pkg/upgrade/inplace"
+)
+
+// FleetVariant is the one cell of a fleet run: every Application on one
+// ArgoCD, upgraded once; the report makes it a cell per Application
+// (Expand).
+const FleetVariant = "fleet"
+
+// FleetFile is the fleet cell's verdicts, per Application, in its evidence.
+const FleetFile = "fleet.json"
+
+// AppResult is one Application's verdict in a fleet run.
+type AppResult struct {
+	Name    string         `json:"name"`
+	Outcome report.Outcome `json:"outcome"`
+	Reason  string         `json:"reason"`
+	// Evidence is the Application's directory, in the fleet cell's evidence.
+	Evidence string `json:"evidence"`
+	// By is what made it: "APPS", an ApplicationSet, or an app-of-apps
+	// parent Application.
+	By string `json:"by"`
+}
+
+// read is what the fleet read of one Application on one release.
+type read struct {
+	state  appstate.State
+	render *argocd.Render
+	// unread says why the render or the state could not be read
+	unread string
+	fields []string
+	// spec is the Application's spec as ArgoCD holds it (what a generator made)
+	spec map[string]any
+	by   string
+}
+
+// fleet is a fleet run's state: what it read on FROM and on TO.
+type fleet struct {
+	spec          *Spec
+	from, to      catalog.Release
+	upgraded      time.Time
+	onFrom, onTo  map[string]*read
+	settledFrom   string // what the wait on FROM saw last, when it did not settle
+	settledTo     string
+	appSetsFrom   map[string]string // ApplicationSet -> its conditions on FROM
+	appSetsTo     map[string]string
+	fleetEvidence sync.Mutex
+	// marks are when each phase of the run ended (FleetTimes)
+	marks []Mark
+}
+
+// FleetTimes is the fleet cell's phases in its evidence: what make
+// bench-upgrade-check prints.
+const FleetTimes = "fleet-times.json"
+
+// Mark is the end of one phase of a fleet run.
+type Mark struct {
+	Phase   string    `json:"phase"`
+	At      time.Time `json:"at"`
+	Seconds float64   `json:"seconds"` // since the mark before
+}
+
+// mark ends a phase.
+func (f *fleet) mark(phase string) step.Step {
+	return appcell.Reads("phase "+phase+" ended", func(context.Context) error {
+		m := Mark{Phase: phase, At: time.Now()}
+		if n := len(f.marks); n > 0 {
+			m.Seconds = m.At.Sub(f.marks[n-1].At).Round(100 * time.Millisecond).Seconds()
+		}
+		f.marks = append(f.marks, m)
+		return nil
+	})
+}
+
+// AppName is "" (inplace.Owner): no one Application owns the upgrade.
+func (f *fleet) AppName() string { return "" }
+
+// OwnWebhooks are none: the fleet's upgrade blames no one Application.
+func (f *fleet) OwnWebhooks(context.Context, []check.Webhook) []check.Webhook { return nil }
+
+// FleetFeature is the fleet run: the team's repositories served, every
+// Application and ApplicationSet of APPS created on ArgoCD FROM and left to
+// sync as its policy says, the generated Applications waited for; every
+// Application's state and render read; ArgoCD upgraded in place once, as
+// the team does it; every Application read again once TO's controller
+// compared it by itself; the verdicts (gradeFleet), one per Application.
+func (s *Spec) FleetFeature(c matrix.Cell) step.Scenario {
+	steps := step.New(c.Report().ID())
+	if len(c.Upgrades) == 0 {
+		return steps.Add(env.Fail("upgrade", fmt.Errorf("no release to upgrade to newer than %s", c.ArgoCD))).Scenario()
+	}
+	f := &fleet{spec: s, from: c.ArgoCD, to: c.Upgrades[len(c.Upgrades)-1]}
+	from, to := f.from.String(), f.to.String()
+	steps.Add(f.describe(), f.mark("start"))
+	steps.Add(env.MetricsServer(s.Metrics))
+	if s.Method == argocd.Kustomize {
+		steps.Add(env.ArgoCDThroughOverlay(f.from, s.Overlay))
+	}
+	if len(s.ArgoCDConfig) > 0 {
+		steps.Add(env.SetArgoCDConfig(s.ArgoCDConfig))
+	}
+	if len(s.ArgoCDCmdParams) > 0 {
+		steps.Add(env.SetArgoCDCmdParams(s.ArgoCDCmdParams))
+	}
+	for _, r := range s.Repos {
+		steps.Add(f.serve(r), env.Apply("repository "+r.URL+", registered as a team registers its own", repositorySecret(r.Name, r.Served())))
+	}
+	for _, a := range s.Apps {
+		if a.Served {
+			continue
+		}
+		files := fixture.OfflinePullPolicy(func(context.Context) (map[string]string, error) { return a.Source.Files, nil })
+		steps.Add(env.PushRepo(a.Name(), files), env.Apply("application "+a.Name()+"'s repository", repositorySecret(a.Name(), gitserver.URL(a.Name()))))
+	}
+	steps.Add(f.mark("serve"))
+	if m := s.projects(); m != "" {
+		steps.Add(env.Apply("the AppProjects the Applications name", m))
+	}
+	if m := s.namespaces(); m != "" {
+		steps.Add(env.Apply("the Applications' destination namespaces", m))
+	}
+	if m := s.fleetManifest(); m != "" {
+		steps.Add(env.Apply(fmt.Sprintf("%d Application(s) and %d ApplicationSet(s)", len(s.Apps), len(s.AppSets)), m))
+	}
+	steps.Add(f.mark("create"), f.settle(from, &f.settledFrom, &f.appSetsFrom, func() time.Time { return time.Time{} }), f.mark("settle-"+from),
+		f.readAll(from, &f.onFrom), f.mark("read-"+from), env.Snapshot("on-"+from))
+	steps.Add(inplace.Steps(f.from, f.to, inplace.How{Method: s.Method, SyncOptions: s.SelfSyncOptions, Overlay: s.Overlay}, f)...)
+	steps.Add(appcell.Reads("the upgrade's end", func(context.Context) error { f.upgraded = time.Now(); return nil }), f.mark("upgrade"),
+		f.settle(to, &f.settledTo, &f.appSetsTo, func() time.Time { return f.upgraded }), f.mark("settle-"+to),
+		f.readAll(to, &f.onTo), f.mark("read-"+to), env.Snapshot("on-"+to))
+	return steps.Add(assert.Graded(fmt.Sprintf("the fleet through the upgrade %s -> %s", from, to), f.grade)).Scenario()
+}
+
+// describe writes what the fleet is made of into the evidence.
+func (f *fleet) describe() step.Step {
+	return appcell.Reads("the fleet", func(ctx context.Context) error {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# The fleet: %s -> %s\n\n", f.from, f.to)
+		for _, r := range f.spec.Repos {
+			fmt.Fprintf(&b, "- repository %s from %s, served as %s\n", r.URL, r.Dir, r.Served())
+		}
+		for _, a := range f.spec.Apps {
+			fmt.Fprintf(&b, "- Application %s (%s)\n", a.Name(), a.File)
+		}
+		for _, a := range f.spec.AppSets {
+			fmt.Fprintf(&b, "- ApplicationSet %s\n", a.GetName())
+		}
+		for _, r := range f.spec.Refused {
+			fmt.Fprintf(&b, "- not taken: %s\n", r)
+		}
+		lifecycle.CellFrom(ctx).WriteEvidence("fleet.md", b.String())
+		return nil
+	})
+}
+
+// serve pushes a team's repository, with its history, to the git server.
+func (f *fleet) serve(r Repo) step.Step {
+	return appcell.Reads("repository "+r.URL+" served from "+r.Dir, func(ctx context.Context) error {
+		bundle, notes, err := r.Bundle(ctx, f.spec.Repos)
+		if err != nil {
+			return fmt.Errorf("repository %s: %w", r.URL, err)
+		}
+		refs, err := lifecycle.From(ctx).Git.PushBundle(ctx, r.Name, bundle)
+		if err != nil {
+			return err
+		}
+		lifecycle.Note(ctx, "repository %s served as %s: %d refs, %d KiB", r.URL, r.Served(), refs, len(bundle)/1024)
+		for _, n := range notes {
+			lifecycle.Note(ctx, "repository %s: %s", r.URL, n)
+		}
+		return nil
+	})
+}
+
+// repositorySecret registers a repository with ArgoCD, as a team
+// registers its own private one (see cell.repository).
+func repositorySecret(name, url string) string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata:
+  name: gitops-conformance-repo-%s
+  namespace: %s
+  labels:
+    argocd.argoproj.io/secret-type: repository
+    app.kubernetes.io/part-of: gitops-conformance
+stringData:
+  type: git
+  url: %s
+`, name, argocd.Namespace, url)
+}
+
+// settleWithin bounds the wait for a fleet to settle: ArgoCD renders each
+// Application once (its repo server, one at a time per core), so it grows
+// with the fleet.
+func settleWithin(apps int) time.Duration {
+	return 3*time.Minute + time.Duration(apps)*2*time.Second
+}
+
+// settle waits until every ApplicationSet has generated, the Applications
+// stop growing in number (app-of-apps), and every Application was compared
+// since `since` with no operation running; a fleet that does not within
+// settleWithin is read as it is, and the wait says what it saw.
+func (f *fleet) settle(on string, seen *string, appSets *map[string]string, since func() time.Time) step.Step {
+	return appcell.Reads("the fleet settled on "+on+" (ApplicationSets generated, every Application compared, no sync running)", func(ctx context.Context) error {
+		r := lifecycle.From(ctx)
+		start, count, stable := time.Now(), -1, 0
+		for {
+			apps, err := r.Kube.List(ctx, "applications.argoproj.io", argocd.Namespace, "")
+			if err != nil {
+				return assert.Unknown(err)
+			}
+			sets, err := r.Kube.List(ctx, "applicationsets.argoproj.io", argocd.Namespace, "")
+			if err != nil && len(f.spec.AppSets) > 0 {
+				return assert.Unknown(err)
+			}
+			conds := map[string]string{}
+			var waiting []string
+			if sets != nil {
+				for _, s := range sets.Items {
+					c, done := appSetConditions(s.Object)
+					conds[s.GetName()] = c
+					if !done {
+						waiting = append(waiting, "ApplicationSet "+s.GetName()+" generating")
+					}
+				}
+			}
+			for _, a := range apps.Items {
+				if w := unsettled(a.Object, since()); w != "" {
+					waiting = append(waiting, "Application "+a.GetName()+" "+w)
+				}
+			}
+			if len(apps.Items) == count {
+				stable++
+			} else {
+				count, stable = len(apps.Items), 0
+			}
+			*appSets = conds
+			if len(waiting) == 0 && stable >= 2 {
+				lifecycle.Note(ctx, "the fleet settled on %s in %s: %d Applications", on, time.Since(start).Round(time.Second), count)
+				return nil
+			}
+			if time.Since(start) > settleWithin(count) {
+				*seen = fmt.Sprintf("not settled within %s: %d waited for: %s", settleWithin(count).Round(time.Second), len(waiting), strings.Join(waiting[:min(len(waiting), 5)], "; "))
+				lifecycle.Note(ctx, "the fleet on %s %s", on, *seen)
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(5 * time.Second):
+			}
+		}
+	})
+}
+
+// appSetConditions are an ApplicationSet's conditions as one line, and
+// whether it has generated (ResourcesUpToDate, or an error it reports).
+func appSetConditions(obj map[string]any) (string, bool) {
+	conds, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
+	var lines []string
+	done := false
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		typ, status, msg := fmt.Sprint(m["type"]), fmt.Sprint(m["status"]), fmt.Sprint(m["message"])
+		lines = append(lines, fmt.Sprintf("%s=%s (%s)", typ, status, text.Clip(msg, 160)))
+		if status == "True" && (typ == "ResourcesUpToDate" || typ == "ErrorOccurred") {
+			done = true
+		}
+	}
+	return strings.Join(lines, "; "), done
+}
+
+// unsettled says what an Application is still doing: not compared since
+// `since`, or a sync running; "" when settled.
+func unsettled(obj map[string]any, since time.Time) string {
+	at, _, _ := unstructured.NestedString(obj, "status", "reconciledAt")
+	t, err := time.Parse(time.RFC3339, at)
+	switch {
+	case at == "" || err != nil:
+		return "not compared yet"
+	case !since.IsZero() && t.Before(since.Truncate(time.Second)):
+		return "not compared since the upgrade"
+	}
+	if status, _, _ := unstructured.NestedString(obj, "status", "sync", "status"); status == "" {
+		return "sync status unknown"
+	}
+	if phase, _, _ := unstructured.NestedString(obj, "status", "operationState", "phase"); phase == "Running" || phase == "Terminating" {
+		return "syncing"
+	}
+	return ""
+}
+
+// renderWorkers is how many renders the fleet asks of ArgoCD's API server
+// at once: its repo server renders in parallel, on the node's cores.
+const renderWorkers = 4
+
+// readAll reads every Application's state, status fields, spec and render
+// on a release into dst: one that could not be read says why.
+func (f *fleet) readAll(on string, dst *map[string]*read) step.Step {
+	return appcell.Reads("every Application's state and render on "+on, func(ctx context.Context) error {
+		r := lifecycle.From(ctx)
+		list, err := r.Kube.List(ctx, "applications.argoproj.io", argocd.Namespace, "")
+		if err != nil {
+			return assert.Unknown(err)
+		}
+		out := map[string]*read{}
+		names := make(chan unstructured.Unstructured)
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for range renderWorkers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for live := range names {
+					rd := f.readOne(ctx, live, on)
+					mu.Lock()
+					out[live.GetName()] = rd
+					mu.Unlock()
+				}
+			}()
+		}
+		start := time.Now()
+		for _, a := range list.Items {
+			names <- a
+		}
+		close(names)
+		wg.Wait()
+		*dst = out
+		unread := 0
+		for _, rd := range out {
+			if rd.unread != "" {
+				unread++
+			}
+		}
+		lifecycle.Note(ctx, "on %s: %d Applications read in %s (%d could not be)", on, len(out), time.Since(start).Round(time.Second), unread)
+		return nil
+	})
+}
+
+// readOne reads one Application of the fleet and writes its evidence.
+func (f *fleet) readOne(ctx context.Context, live unstructured.Unstructured, on string) *read {
+	name := live.GetName()
+	rd := &read{by: madeBy(&live)}
+	rd.spec, _, _ = unstructured.NestedMap(live.Object, "spec")
+	status, _, _ := unstructured.NestedMap(live.Object, "status")
+	rd.fields = appstate.Fields(status)
+	var app v1alpha1.Application
+	if err := fromUnstructured(live.Object, &app); err != nil {
+		rd.unread = "the Application as ArgoCD holds it: " + err.Error()
+		return rd
+	}
+	rd.state = appstate.Of(&app, on)
+	render, err := check.AppManifests(ctx, name)
+	if err != nil {
+		rd.unread = "the render: " + err.Error()
+	} else {
+		rd.render = render
+	}
+	dir := "apps/" + name + "/"
+	c := lifecycle.CellFrom(ctx)
+	f.fleetEvidence.Lock()
+	defer f.fleetEvidence.Unlock()
+	if render != nil {
+		c.WriteEvidence(dir+"render-"+on+".yaml", manifest(render.Objects))
+	}
+	c.WriteEvidence(dir+"state-"+on+".txt", strings.Join(rd.state.Lines(), "\n")+"\n"+orUnread(rd.unread))
+	if spec, err := yaml.Marshal(rd.spec); err == nil {
+		c.WriteEvidence(dir+"spec-"+on+".yaml", string(spec))
+	}
+	return rd
+}
+
+func orUnread(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "could not tell: " + s + "\n"
+}
+
+// madeBy is what made an Application: the ApplicationSet that owns it, the
+// Application whose sync created it (app-of-apps: its tracking), or APPS.
+func madeBy(app *unstructured.Unstructured) string {
+	for _, o := range app.GetOwnerReferences() {
+		if o.Kind == "ApplicationSet" {
+			return "ApplicationSet " + o.Name
+		}
+	}
+	if id := app.GetAnnotations()["argocd.argoproj.io/tracking-id"]; id != "" {
+		parent, _, _ := strings.Cut(id, ":")
+		return "Application " + parent
+	}
+	if parent := app.GetLabels()["app.kubernetes.io/instance"]; parent != "" {
+		return "Application " + parent
+	}
+	return "APPS"
+}
+
+// grade is the fleet's verdicts: one per Application (gradeApp), written
+// as FleetFile for the report (Expand); the fleet cell's own outcome is the
+// worst of them.
+func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
+	if f.onFrom == nil || f.onTo == nil {
+		return "", "", fmt.Errorf("could not tell: the fleet was not read on both releases")
+	}
+	names := slices.Sorted(maps.Keys(f.onFrom))
+	for n := range f.onTo {
+		if _, ok := f.onFrom[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	var results []AppResult
+	count := map[report.Outcome]int{}
+	c := lifecycle.CellFrom(ctx)
+	for _, n := range names {
+		o, why, by := gradeApp(f.from.String(), f.to.String(), f.onFrom[n], f.onTo[n])
+		if f.settledTo != "" && o != report.Safe {
+			why += " (the fleet did not settle on " + f.to.String() + ": " + f.settledTo + ")"
+		}
+		results = append(results, AppResult{Name: n, Outcome: o, Reason: why, Evidence: "apps/" + n, By: by})
+		count[o]++
+		c.WriteEvidence("apps/"+n+"/verdict.txt", string(o)+": "+why+"\n")
+	}
+	data, err := json.MarshalIndent(results, "", "  ")
+	if err != nil {
+		return "", "", err
+	}
+	c.WriteEvidence(FleetFile, string(data)+"\n")
+	if times, err := json.MarshalIndent(f.marks, "", "  "); err == nil {
+		c.WriteEvidence(FleetTimes, string(times)+"\n")
+	}
+	var sets strings.Builder
+	for _, on := range []struct {
+		release string
+		conds   map[string]string
+	}{{f.from.String(), f.appSetsFrom}, {f.to.String(), f.appSetsTo}} {
+		for _, n := range slices.Sorted(maps.Keys(on.conds)) {
+			fmt.Fprintf(&sets, "%s on %s: %s\n", n, on.release, on.conds[n])
+		}
+	}
+	c.WriteEvidence("applicationsets.txt", sets.String())
+	worst := report.Safe
+	for _, o := range []report.Outcome{report.Changed, report.Error, report.Broken} {
+		if count[o] > 0 {
+			worst = o
+		}
+	}
+	var parts []string
+	for _, o := range []report.Outcome{report.Broken, report.Error, report.Changed, report.Safe} {
+		if count[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[o], o))
+		}
+	}
+	return worst, fmt.Sprintf("%d Applications through %s -> %s on one ArgoCD: %s (%s)", len(results), f.from, f.to, strings.Join(parts, ", "), FleetFile), nil
+}
+
+// gradeApp is one Application's verdict in the fleet's render tier:
+// BROKEN when it is gone on TO, or TO could not render it, or it is worse
+// on TO (its sync or health, a condition) than on FROM; CHANGED when its
+// render, its generated spec, its sync and health or the fields of its
+// status differ; SAFE otherwise.
+func gradeApp(from, to string, a, b *read) (report.Outcome, string, string) {
+	switch {
+	case a == nil && b != nil:
+		return report.Changed, fmt.Sprintf("%s -> %s: made on %s only (by %s)", from, to, to, b.by), b.by
+	case b == nil:
+		return report.Broken, fmt.Sprintf("on %s: gone after the upgrade (made by %s on %s)", to, a.by, from), a.by
+	case a.unread != "":
+		return report.Error, fmt.Sprintf("could not tell: on %s: %s", from, a.unread), a.by
+	}
+	if b.unread != "" {
+		if b.render == nil && a.render != nil {
+			return report.Broken, fmt.Sprintf("on %s: %s renders it no more: %s", to, to, b.unread), a.by
+		}
+		return report.Error, fmt.Sprintf("could not tell: on %s: %s", to, b.unread), a.by
+	}
+	var broken []string
+	if worse(a.state.Sync, b.state.Sync, "Synced", "OutOfSync") {
+		broken = append(broken, "sync "+a.state.Sync+" on "+from+", "+text.OrNone(b.state.Sync)+" on "+to)
+	}
+	if worse(a.state.Health, b.state.Health, "Healthy", "Progressing", "Suspended", "Missing") {
+		broken = append(broken, "health "+a.state.Health+" on "+from+", "+text.OrNone(b.state.Health)+" on "+to)
+	}
+	for _, cond := range b.state.Conditions {
+		kind, _, _ := strings.Cut(cond, ":")
+		if strings.HasSuffix(kind, "Error") && !slices.ContainsFunc(a.state.Conditions, func(c string) bool { return strings.HasPrefix(c, kind+":") }) {
+			broken = append(broken, "condition "+cond)
+		}
+	}
+	if len(broken) > 0 {
+		return report.Broken, fmt.Sprintf("on %s: %s", to, strings.Join(broken, "; ")), a.by
+	}
+	var changed []string
+	if a.by != "APPS" {
+		gen := appstate.Compare([]*unstructured.Unstructured{specObject(a.spec)}, []*unstructured.Unstructured{specObject(b.spec)})
+		if len(gen) > 0 {
+			changed = append(changed, fmt.Sprintf("%s generates it otherwise on %s: %s", a.by, to, gen[0]))
+		}
+	}
+	if n := appstate.Compare(withoutMarker(a.render.Objects), withoutMarker(b.render.Objects)); len(n) > 0 {
+		var refs []string
+		for _, c := range n[:min(len(n), shown)] {
+			refs = append(refs, c.String())
+		}
+		more := ""
+		if len(n) > shown {
+			more = fmt.Sprintf(" (and %d more)", len(n)-shown)
+		}
+		changed = append(changed, fmt.Sprintf("the render: %d object(s) differ: %s%s", len(n), strings.Join(refs, "; "), more))
+	}
+	if d := appstate.Differences(a.state, b.state); len(d) > 0 {
+		changed = append(changed, "after its own refresh: "+strings.Join(d, ", "))
+	}
+	if gone := appstate.Gone(a.fields, b.fields); len(gone) > 0 {
+		changed = append(changed, fmt.Sprintf("the Application's status no longer holds %d field(s) it held on %s: %s", len(gone), from, strings.Join(gone[:min(len(gone), shown)], ", ")))
+	}
+	if len(changed) > 0 {
+		return report.Changed, fmt.Sprintf("%s -> %s: %s", from, to, strings.Join(changed, "; ")), a.by
+	}
+	return report.Safe, fmt.Sprintf("%s -> %s: the same render (%d objects), sync %s and health %s after TO's controller compared it by itself, on one ArgoCD with the fleet", from, to, len(b.render.Objects), text.OrNone(b.state.Sync), text.OrNone(b.state.Health)), a.by
+}
+
+// worse says whether status b is worse than a: a is one of good and b is
+// none of them (an Application never synced is OutOfSync and Missing on
+// both releases; Unknown or Degraded on TO alone is what broke).
+func worse(a, b string, good ...string) bool {
+	return slices.Contains(good, a) && !slices.Contains(good, b)
+}
+
+func fromUnstructured(obj map[string]any, dst any) error {
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(obj, dst)
+}
+
+// specObject is an Application's spec as an object appstate.Compare takes.
+func specObject(spec map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": map[string]any{"name": "spec"}, "spec": spec}}
+}

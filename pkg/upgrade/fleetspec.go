@@ -1,0 +1,346 @@
+package upgrade
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/internal/gitserver"
+	"github.com/gitops-conformance/suite/internal/text"
+	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/runner"
+)
+
+// refusedGenerators are the ApplicationSet generators a fleet run cannot
+// give what they ask: a git host's API, pull requests, other clusters'
+// decisions, a plugin's server.
+var refusedGenerators = map[string]string{
+	"scmProvider":             "an SCM provider's API",
+	"pullRequest":             "a git host's pull requests",
+	"clusterDecisionResource": "a cluster-decision resource of other clusters",
+	"plugin":                  "a generator plugin's server",
+}
+
+// refusedGenerator says why an ApplicationSet's generators (matrix and
+// merge walked into) cannot run here, or "".
+func refusedGenerator(gens []any) string {
+	for _, g := range gens {
+		m, _ := g.(map[string]any)
+		for k, v := range m {
+			if why, ok := refusedGenerators[k]; ok {
+				return fmt.Sprintf("its %s generator needs %s, which the suite cannot give", k, why)
+			}
+			if k == "matrix" || k == "merge" {
+				inner, _ := v.(map[string]any)
+				nested, _ := inner["generators"].([]any)
+				if why := refusedGenerator(nested); why != "" {
+					return why
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// readFleet reads, for a fleet run, APPS' ApplicationSets and which of its
+// Applications the run can take: one whose every source is a served
+// repository (REPO, REPOS), a chart repository online, or (one source) a
+// local path, pushed as today's cells push it. What it cannot take is
+// refused in one line each, and the rest go on.
+func (s *Spec) readFleet(ctx context.Context, path string, given []*v1alpha1.Application, files []string, w appcell.Where) error {
+	objs, err := readObjects(path)
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		if o.obj["kind"] != "ApplicationSet" {
+			continue
+		}
+		set := &unstructured.Unstructured{Object: o.obj}
+		gens, _, _ := unstructured.NestedSlice(set.Object, "spec", "generators")
+		if why := refusedGenerator(gens); why != "" {
+			s.Refused = append(s.Refused, fmt.Sprintf("ApplicationSet %s (%s): %s", set.GetName(), o.file, why))
+			continue
+		}
+		if url := s.unserved(set.Object); url != "" {
+			s.Refused = append(s.Refused, fmt.Sprintf("ApplicationSet %s (%s): repository %s is not served (REPO=checkout, REPOS=url=dir)", set.GetName(), o.file, url))
+			continue
+		}
+		s.AppSets = append(s.AppSets, set)
+	}
+	resolver := appcell.Resolver{CacheDir: w.CacheDir, Online: w.Online}
+	for i, a := range given {
+		why, served := s.takes(a)
+		if why != "" {
+			s.Refused = append(s.Refused, fmt.Sprintf("application %s (%s): %s", a.Name, files[i], why))
+			continue
+		}
+		app := App{Spec: a, File: files[i], Served: served}
+		if !served {
+			src, err := resolver.Resolve(a, files[i])
+			if err != nil {
+				s.Refused = append(s.Refused, err.Error())
+				continue
+			}
+			app.Source = src
+		}
+		s.Apps = append(s.Apps, app)
+	}
+	if len(s.Apps) == 0 && len(s.AppSets) == 0 {
+		return fmt.Errorf("APPS %q: no Application or ApplicationSet the check can take: %s", path, strings.Join(s.Refused, "; "))
+	}
+	return nil
+}
+
+// takes says why a fleet run cannot take an Application ("" when it can),
+// and whether its sources are all served.
+func (s *Spec) takes(a *v1alpha1.Application) (string, bool) {
+	srcs := a.Spec.GetSources()
+	if len(srcs) == 0 {
+		return "no source", false
+	}
+	served := 0
+	for _, src := range srcs {
+		switch {
+		case slices.ContainsFunc(s.Repos, func(r Repo) bool { return r.Names(src.RepoURL) }):
+			served++
+		case src.Chart != "" && s.online:
+		case len(srcs) > 1:
+			return fmt.Sprintf("source %s is not a served repository (REPO=checkout, REPOS=url=dir)%s", src.RepoURL, offlineChart(src)), false
+		}
+	}
+	return "", served > 0
+}
+
+func offlineChart(src v1alpha1.ApplicationSource) string {
+	if src.Chart != "" {
+		return " nor, offline, a chart repository"
+	}
+	return ""
+}
+
+var metaZero metav1.Time
+
+func toUnstructured(obj any) (map[string]any, error) {
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+}
+
+// object is one object of APPS and the file it came from.
+type object struct {
+	obj  map[string]any
+	file string
+}
+
+// rewrite points every served repository's URL in obj at its served copy
+// and puts it in ArgoCD's namespace, without what the API server set.
+func (s *Spec) rewrite(obj map[string]any) (map[string]any, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	text := string(data)
+	for _, r := range s.Repos {
+		text = r.Rewrite(text)
+	}
+	out := map[string]any{}
+	if err := json.Unmarshal([]byte(text), &out); err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: out}
+	u.SetNamespace(argocd.Namespace)
+	u.SetResourceVersion("")
+	u.SetUID("")
+	u.SetManagedFields(nil)
+	u.SetCreationTimestamp(metaZero)
+	u.SetGeneration(0)
+	anns := kept(u.GetAnnotations())
+	u.SetAnnotations(anns)
+	delete(out, "status")
+	delete(out, "operation")
+	return out, nil
+}
+
+// fleetManifest is the Applications and ApplicationSets as the fleet run
+// creates them (rewrite): an Application of a local path reads its own
+// repository on the git server, as a cell's does; every destination is
+// this cluster.
+func (s *Spec) fleetManifest() string {
+	var docs []string
+	add := func(obj map[string]any) {
+		if b, err := yaml.Marshal(obj); err == nil {
+			docs = append(docs, string(b))
+		}
+	}
+	for _, a := range s.Apps {
+		app := a.Spec.DeepCopy()
+		if !a.Served {
+			src := app.Spec.Source.DeepCopy()
+			src.RepoURL, src.Path, src.Chart, src.TargetRevision = gitserver.URL(a.Name()), ".", "", ""
+			app.Spec.Source = src
+		}
+		app.Spec.Destination = v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: app.Spec.Destination.Namespace}
+		app.APIVersion, app.Kind = "argoproj.io/v1alpha1", "Application"
+		obj, err := toUnstructured(app)
+		if err != nil {
+			continue
+		}
+		if obj, err = s.rewrite(obj); err == nil {
+			add(obj)
+		}
+	}
+	for _, set := range s.AppSets {
+		if obj, err := s.rewrite(set.Object); err == nil {
+			add(obj)
+		}
+	}
+	return strings.Join(docs, "---\n")
+}
+
+// projects are the AppProjects the Applications and the ApplicationSets'
+// templates name, other than default: each made permissive (any source,
+// this cluster, any namespace and kind), the fleet running on one cluster.
+func (s *Spec) projects() string {
+	var names []string
+	add := func(p string) {
+		if p != "" && p != "default" && !strings.Contains(p, "{{") && !slices.Contains(names, p) {
+			names = append(names, p)
+		}
+	}
+	for _, a := range s.Apps {
+		add(a.Spec.Spec.Project)
+	}
+	for _, set := range s.AppSets {
+		p, _, _ := unstructured.NestedString(set.Object, "spec", "template", "spec", "project")
+		add(p)
+	}
+	var docs []string
+	for _, n := range names {
+		docs = append(docs, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: AppProject
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  sourceRepos: ["*"]
+  destinations: [{server: "*", namespace: "*"}]
+  clusterResourceWhitelist: [{group: "*", kind: "*"}]
+`, n, argocd.Namespace))
+	}
+	return strings.Join(docs, "---\n")
+}
+
+// namespaces are the destination namespaces of APPS' Applications that do
+// not sync with CreateNamespace=true, made beforehand as a cell makes them.
+func (s *Spec) namespaces() string {
+	var names []string
+	for _, a := range s.Apps {
+		ns := a.Namespace()
+		if p := a.Spec.Spec.SyncPolicy; ns == "" || slices.Contains(names, ns) || p != nil && slices.Contains(p.SyncOptions, "CreateNamespace=true") {
+			continue
+		}
+		names = append(names, ns)
+	}
+	var docs []string
+	for _, n := range names {
+		docs = append(docs, fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", n))
+	}
+	return strings.Join(docs, "---\n")
+}
+
+// fleetPlan is a fleet run's plan: one cell, FleetVariant, which the
+// report makes a cell per Application (Expand).
+func (s *Spec) fleetPlan(sc matrix.Scenario) (*matrix.Data, runner.Scenarios) {
+	// an install, the generation, two reads and an upgrade: a guess until
+	// reports/ holds measured times (make bench-upgrade-check measures it)
+	sc.Seconds = 300 + 3*len(s.Apps) + 60*len(s.AppSets)
+	sc.Title = "a team's fleet through one in-place ArgoCD upgrade"
+	var from []string
+	for _, r := range s.Repos {
+		from = append(from, r.URL)
+	}
+	sc.Summary = fmt.Sprintf("On a cluster with %s, %d Application(s) and %d ApplicationSet(s) created on ArgoCD %s (repositories served with their history: %s), ArgoCD upgraded in place once to %s (%s); every Application's render, sync and health compared.",
+		s.Metrics, len(s.Apps), len(s.AppSets), s.From, text.OrNone(strings.Join(from, ", ")), s.To, s.MethodSaid())
+	sc.Variants = []matrix.Variant{{Name: FleetVariant, Summary: "every Application on one ArgoCD, upgraded once", ArgoCDUpgrades: []string{s.To.String()}}}
+	d, code := appcell.Plan(sc, appcell.Known{Want: report.Safe, Why: Unchanged, Flag: "make upgrade-check -expect"}, s.FleetFeature)
+	c := code[Scenario]
+	c.Expand = s.expand
+	code[Scenario] = c
+	return d, code
+}
+
+// expand makes the fleet cell (rc, its evidence in dir) a cell per
+// Application, from its FleetFile, each expected SAFE or as EXPECT says;
+// none when the fleet wrote no verdicts (the fleet cell stands, saying why).
+func (s *Spec) expand(rc report.Cell, dir string) ([]report.Cell, []string) {
+	data, err := os.ReadFile(filepath.Join(dir, FleetFile))
+	if err != nil {
+		return nil, nil
+	}
+	var results []AppResult
+	if err := json.Unmarshal(data, &results); err != nil {
+		return nil, []string{"the fleet's verdicts could not be read: " + err.Error()}
+	}
+	var out []report.Cell
+	for _, r := range results {
+		c := rc
+		c.Variant, c.Outcome, c.Reason, c.Runs = r.Name, r.Outcome, r.Reason, nil
+		c.Evidence = filepath.Join(rc.Evidence, r.Evidence)
+		c.Expected, c.ExpectedWhy = report.Safe, Unchanged
+		if o, ok := s.Expect[r.Name]; ok {
+			c.Expected, c.ExpectedWhy = o, cmp.Or(s.ExpectWhy, "make upgrade-check -expect")
+		}
+		if r.By != "APPS" {
+			c.Observations = []string{"made by " + r.By}
+		} else {
+			c.Observations = nil
+		}
+		out = append(out, c)
+	}
+	notes := []string{fmt.Sprintf("the fleet: %d Applications on one ArgoCD (cell %s: %s)", len(results), rc.ID(), rc.Reason)}
+	for _, r := range s.Refused {
+		notes = append(notes, "not taken: "+r)
+	}
+	return out, notes
+}
+
+// unserved is the first git repository an object names (a repoURL of a
+// generator or a template) that no served repository is, or "": a chart
+// repository is pulled online, and one made by a template ({{...}}) is
+// not known before ArgoCD generates it.
+func (s *Spec) unserved(obj any) string {
+	switch v := obj.(type) {
+	case map[string]any:
+		for k, val := range v {
+			url, ok := val.(string)
+			if k == "repoURL" && ok && !strings.Contains(url, "{{") && !slices.ContainsFunc(s.Repos, func(r Repo) bool { return r.Names(url) }) {
+				if _, chart := v["chart"]; !(chart && s.online) {
+					return url
+				}
+			}
+			if u := s.unserved(val); u != "" {
+				return u
+			}
+		}
+	case []any:
+		for _, val := range v {
+			if u := s.unserved(val); u != "" {
+				return u
+			}
+		}
+	}
+	return ""
+}
