@@ -97,6 +97,8 @@ func commands() []command {
 			run: upgradeCheckFleetRepo},
 		{name: "upgrade-check bench", args: "REPORT_DIR", synopsis: "make bench-upgrade-check's figures from a fleet run's report: each phase's seconds (the cluster and ArgoCD's install, the repositories served, the Applications created and generated, each release's settling and reads, the upgrade), the wall time and Applications per second, as Markdown",
 			run: upgradeCheckBench},
+		{name: "upgrade-check pr", synopsis: "the ArgoCD upgrade a pull request makes, for the upgrade-check workflow: the release the files it changes pin (an argocd image tag, upstream's install manifests' URL or remote base, the argo-cd chart's version through -chart-index) at -base and at -head of the checkout -repo, as from=, to= and files= lines ($GITHUB_OUTPUT's form); exit 2 with one line when it moves none, several or backwards",
+			run: upgradeCheckPR},
 		{name: "cluster delete", synopsis: "delete the suite's kind cluster, a parallel run's NAME-<n> and their registries, with the kind binary the suite built (make cluster-delete)",
 			run: clusterDelete},
 		{name: "selftest fault", synopsis: "make fault-test: the kubeovn-argocd bug cell on a cluster of its own, its API server taken away (-fault kill: kube-apiserver killed again and again; pause: the node frozen) during the verdict's hold; passes when the cell ends REPRODUCED (the outage waited out) or ERROR (could not tell), never NOT_REPRODUCED; last line \"fault-test: N passed, M failed\"",

@@ -229,3 +229,34 @@ func upgradeCheckBench(_ context.Context, c cli, fs *flag.FlagSet, args []string
 	fmt.Fprintf(w, "Verdicts: %s.\n", strings.Join(parts, ", "))
 	return nil
 }
+
+// upgradeCheckPR is upgrade-check pr: the ArgoCD upgrade a pull request
+// makes (upgrade.FindBump), as the upgrade-check workflow reads it.
+func upgradeCheckPR(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	repo := fs.String("repo", ".", "the pull request's checkout, with its base and head fetched")
+	base := fs.String("base", "", "the pull request's base commit")
+	head := fs.String("head", "HEAD", "the pull request's head commit")
+	index := fs.String("chart-index", "", "the argo-helm repository's index.yaml (a file), for a pin of the argo-cd chart")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *base == "" || fs.NArg() > 0 {
+		return &runner.BadInput{Err: errors.New("upgrade-check pr: want -base COMMIT [-head COMMIT] [-repo DIR] [-chart-index FILE]")}
+	}
+	var idx upgrade.ChartIndex
+	if *index != "" {
+		data, err := os.ReadFile(*index)
+		if err != nil {
+			return &runner.BadInput{Err: fmt.Errorf("upgrade-check pr: -chart-index: %w", err)}
+		}
+		if idx, err = upgrade.ParseChartIndex(data); err != nil {
+			return &runner.BadInput{Err: fmt.Errorf("upgrade-check pr: -chart-index: %w", err)}
+		}
+	}
+	b, err := upgrade.FindBump(ctx, *repo, *base, *head, idx)
+	if err != nil {
+		return &runner.BadInput{Err: fmt.Errorf("upgrade-check pr: %w", err)}
+	}
+	fmt.Fprintf(c.stdout, "from=%s\nto=%s\nfiles=%s\n", b.From, b.To, strings.Join(b.Files, ","))
+	return nil
+}
