@@ -265,6 +265,12 @@ func (f *fleet) settle(on string, seen *string, appSets *map[string]string, sinc
 				count, stable = len(apps.Items), 0
 			}
 			*appSets = conds
+			if t := since(); !t.IsZero() && len(f.spec.AppSets) > 0 && time.Since(t) < appSetRequeue {
+				// TO's applicationset controller reconciles each ApplicationSet
+				// when it starts; its conditions stay as FROM's left them
+				// when nothing changed, so they do not say it has
+				waiting = append(waiting, "TO's applicationset controller's first pass")
+			}
 			if len(waiting) == 0 && stable >= 2 {
 				lifecycle.Note(ctx, "the fleet settled on %s in %s: %d Applications", on, time.Since(start).Round(time.Second), count)
 				return nil
@@ -282,6 +288,11 @@ func (f *fleet) settle(on string, seen *string, appSets *map[string]string, sinc
 		}
 	})
 }
+
+// appSetRequeue is how long after the upgrade the fleet waits at least for
+// TO's applicationset controller to have generated every ApplicationSet
+// again (it reconciles each as it starts: a few seconds for a handful).
+const appSetRequeue = 45 * time.Second
 
 // appSetConditions are an ApplicationSet's conditions as one line, and
 // whether it has generated (ResourcesUpToDate, or an error it reports).
