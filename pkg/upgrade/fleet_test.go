@@ -143,3 +143,26 @@ func TestGradeAppInTheFleet(t *testing.T) {
 }
 
 func writeFile(p string, b []byte) error { return os.WriteFile(p, b, 0o644) }
+
+func TestExpandMakesACellPerApplication(t *testing.T) {
+	dir := t.TempDir()
+	if err := writeFile(filepath.Join(dir, FleetFile), []byte(`[{"name":"a","outcome":"SAFE","reason":"same","evidence":"apps/a","by":"APPS"},
+{"name":"b","outcome":"CHANGED","reason":"render","evidence":"apps/b","by":"ApplicationSet s"}]`)); err != nil {
+		t.Fatal(err)
+	}
+	s := &Spec{Expect: map[string]report.Outcome{"b": report.Changed}, ExpectWhy: "measured", Refused: []string{"ApplicationSet p: its pullRequest generator"}}
+	rc := report.Cell{Scenario: Scenario, Variant: FleetVariant, ArgoCD: "v3.4.7", Outcome: report.Changed, Evidence: "cells/x"}
+	cells, notes := s.expand(rc, dir)
+	if len(cells) != 2 || cells[0].Variant != "a" || cells[0].Expected != report.Safe || cells[1].Expected != report.Changed || cells[1].Evidence != "cells/x/apps/b" {
+		t.Fatalf("expand = %+v", cells)
+	}
+	if len(cells[1].Observations) != 1 || !strings.Contains(cells[1].Observations[0], "ApplicationSet s") {
+		t.Errorf("b's observations %q do not say what made it", cells[1].Observations)
+	}
+	if len(notes) != 2 || !strings.Contains(notes[1], "pullRequest") {
+		t.Errorf("notes = %q", notes)
+	}
+	if cells, _ := s.expand(rc, t.TempDir()); cells != nil {
+		t.Errorf("no fleet.json: %+v, want the fleet cell kept", cells)
+	}
+}
