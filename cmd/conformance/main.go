@@ -182,7 +182,7 @@ func checkLimit(f runner.Forecast, limit, file string) error {
 			return &runner.BadInput{Err: err}
 		}
 	} else {
-		fmt.Printf("  time limit: %s (E2E_TIMEOUT=auto: the cold estimate and half again, and 10 minutes to stop, report and clean up)\n", d)
+		fmt.Printf("  time limit: %s (E2E_TIMEOUT=auto: three times the cold estimate, for a slower machine, and 10 minutes to stop, report and clean up)\n", d)
 	}
 	if file == "" {
 		return nil
