@@ -506,6 +506,9 @@ func gradeApp(from, to string, a, b *read) (report.Outcome, string, string) {
 		return report.Changed, fmt.Sprintf("%s -> %s: made on %s only (by %s)", from, to, to, b.by), b.by
 	case b == nil:
 		return report.Broken, fmt.Sprintf("on %s: gone after the upgrade (made by %s on %s)", to, a.by, from), a.by
+	case a.render == nil && b.render != nil && b.unread == "":
+		// FROM's repo server refused it (the Application says why); TO renders it
+		return report.Changed, fmt.Sprintf("%s -> %s: %s renders it (%d objects), %s did not: %s", from, to, to, len(b.render.Objects), from, a.unread), a.by
 	case a.unread != "":
 		return report.Error, fmt.Sprintf("could not tell: on %s: %s", from, a.unread), a.by
 	}
