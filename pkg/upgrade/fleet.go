@@ -506,8 +506,8 @@ func gradeApp(from, to string, a, b *read) (report.Outcome, string, string) {
 		return report.Changed, fmt.Sprintf("%s -> %s: made on %s only (by %s)", from, to, to, b.by), b.by
 	case b == nil:
 		return report.Broken, fmt.Sprintf("on %s: gone after the upgrade (made by %s on %s)", to, a.by, from), a.by
-	case a.render == nil && b.render != nil && b.unread == "":
-		// FROM's repo server refused it (the Application says why); TO renders it
+	case a.render == nil && b.render != nil && b.unread == "" && comparisonError(a.state) != "":
+		// FROM's repo server refused it (the Application says so); TO renders it
 		return report.Changed, fmt.Sprintf("%s -> %s: %s renders it (%d objects), %s did not: %s", from, to, to, len(b.render.Objects), from, a.unread), a.by
 	case a.unread != "":
 		return report.Error, fmt.Sprintf("could not tell: on %s: %s", from, a.unread), a.by
@@ -562,6 +562,17 @@ func gradeApp(from, to string, a, b *read) (report.Outcome, string, string) {
 		return report.Changed, fmt.Sprintf("%s -> %s: %s", from, to, strings.Join(changed, "; ")), a.by
 	}
 	return report.Safe, fmt.Sprintf("%s -> %s: the same render (%d objects), sync %s and health %s after TO's controller compared it by itself, on one ArgoCD with the fleet", from, to, len(b.render.Objects), text.OrNone(b.state.Sync), text.OrNone(b.state.Health)), a.by
+}
+
+// comparisonError is the ComparisonError condition an Application shows:
+// ArgoCD's own answer that it could not render it, "" for none.
+func comparisonError(s appstate.State) string {
+	for _, c := range s.Conditions {
+		if strings.HasPrefix(c, "ComparisonError:") {
+			return c
+		}
+	}
+	return ""
 }
 
 // worse says whether status b is worse than a: a is one of good and b is

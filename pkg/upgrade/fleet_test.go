@@ -129,6 +129,7 @@ func TestGradeAppInTheFleet(t *testing.T) {
 		{"gone on TO", rd("Synced", "Healthy", "1"), nil, report.Broken},
 		{"new on TO", nil, rd("Synced", "Healthy", "1"), report.Changed},
 		{"unread on FROM", &read{unread: "the render: 500"}, rd("Synced", "Healthy", "1"), report.Error},
+		{"refused by FROM, rendered by TO", &read{unread: "the render: 500", state: appstate.State{Conditions: []string{"ComparisonError: cannot"}}}, rd("Synced", "Healthy", "1"), report.Changed},
 	} {
 		got, why, _ := gradeApp("v3.4.7", "v3.5.1", c.a, c.b)
 		if got != c.want {
