@@ -300,18 +300,7 @@ func (k *cell) application() fixture.App {
 // 20261128-110639).
 func (k *cell) repository() step.Step {
 	name := k.app.Name()
-	return env.Apply("application "+name+"'s repository, registered as a team registers its own", fmt.Sprintf(`apiVersion: v1
-kind: Secret
-metadata:
-  name: gitops-conformance-repo-%s
-  namespace: %s
-  labels:
-    argocd.argoproj.io/secret-type: repository
-    app.kubernetes.io/part-of: gitops-conformance
-stringData:
-  type: git
-  url: %s
-`, name, argocd.Namespace, gitserver.URL(name)))
+	return env.Apply("application "+name+"'s repository, registered as a team registers its own", repositorySecret(name, gitserver.URL(name)))
 }
 
 // kept are the annotations of a user's Application the suite keeps: ArgoCD

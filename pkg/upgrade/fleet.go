@@ -202,8 +202,9 @@ func (f *fleet) serve(r Repo) step.Step {
 	})
 }
 
-// repositorySecret registers a repository with ArgoCD, as a team
-// registers its own private one (see cell.repository).
+// repositorySecret registers a repository with ArgoCD (a Secret of type
+// repository, git), as a team registers its own private one: see
+// cell.repository for why an unregistered one would not do.
 func repositorySecret(name, url string) string {
 	return fmt.Sprintf(`apiVersion: v1
 kind: Secret
