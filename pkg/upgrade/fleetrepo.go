@@ -51,7 +51,7 @@ func WriteTeamRepo(ctx context.Context, dir string) error {
 // workloads of n Applications on one node.
 func WriteBenchRepo(ctx context.Context, dir string, n int) error {
 	if n < 2 {
-		return fmt.Errorf("N %d: at least 2 Applications", n)
+		return fmt.Errorf("a fleet of %d: at least 2 Applications (N)", n)
 	}
 	files := map[string]string{}
 	for _, f := range []string{"Chart.yaml", "values.yaml", "templates/configmap.yaml", "templates/deployment.yaml"} {

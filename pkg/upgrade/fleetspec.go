@@ -327,7 +327,7 @@ func (s *Spec) unserved(obj any) string {
 		for k, val := range v {
 			url, ok := val.(string)
 			if k == "repoURL" && ok && !strings.Contains(url, "{{") && !slices.ContainsFunc(s.Repos, func(r Repo) bool { return r.Names(url) }) {
-				if _, chart := v["chart"]; !(chart && s.online) {
+				if _, chart := v["chart"]; !chart || !s.online {
 					return url
 				}
 			}

@@ -334,8 +334,6 @@ func (s *Spec) resolveFleet(ctx context.Context, o Options, w appcell.Where, giv
 	return s.resolveCommon(ctx, o, w)
 }
 
-
-
 // shard is SHARD=k/N of APPS' Applications (and the files they came from):
 // sorted by name, the k-th, the (k+N)-th ...; the others' names.
 func shard(spec string, apps []*v1alpha1.Application, files []string) ([]*v1alpha1.Application, []string, []string, error) {
