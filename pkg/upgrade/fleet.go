@@ -454,10 +454,16 @@ func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
 	var results []AppResult
 	count := map[report.Outcome]int{}
 	c := lifecycle.CellFrom(ctx)
+	// Applications that render one object both: reported on each, by name
+	// (interference, not what the upgrade changed: the verdict stays)
+	interferes := shared(f.onTo)
 	for _, n := range names {
 		o, why, by := gradeApp(f.from.String(), f.to.String(), f.onFrom[n], f.onTo[n])
 		if f.settledTo != "" && o != report.Safe {
 			why += " (the fleet did not settle on " + f.to.String() + ": " + f.settledTo + ")"
+		}
+		if objs := interferes[n]; len(objs) > 0 {
+			why += fmt.Sprintf("; interferes: %d object(s) another Application of the fleet renders too: %s", len(objs), strings.Join(objs[:min(len(objs), shown)], "; "))
 		}
 		results = append(results, AppResult{Name: n, Outcome: o, Reason: why, Evidence: "apps/" + n, By: by})
 		count[o]++
@@ -590,4 +596,59 @@ func fromUnstructured(obj map[string]any, dst any) error {
 // specObject is an Application's spec as an object appstate.Compare takes.
 func specObject(spec map[string]any) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": map[string]any{"name": "spec"}, "spec": spec}}
+}
+
+// clusterScoped are the kinds a render names without a namespace that
+// ArgoCD does not put into the destination namespace (the API server's
+// discovery would tell every kind; these are the ones charts ship).
+var clusterScoped = []string{"Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding",
+	"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+	"ValidatingAdmissionPolicyBinding", "APIService", "PriorityClass", "StorageClass", "PersistentVolume",
+	"IngressClass", "RuntimeClass", "CSIDriver"}
+
+// shared are, per Application, the objects another Application of the
+// fleet renders too (two owners of one object: each sync takes it from
+// the other), one line each naming the others: "kind ns/name (also a, b)".
+func shared(reads map[string]*read) map[string][]string {
+	owners := map[string][]string{}
+	for _, name := range slices.Sorted(maps.Keys(reads)) {
+		rd := reads[name]
+		if rd == nil || rd.render == nil {
+			continue
+		}
+		dest, _, _ := unstructured.NestedString(rd.spec, "destination", "namespace")
+		seen := map[string]bool{}
+		for _, o := range rd.render.Objects {
+			if isHook(o) {
+				continue // a hook is made and deleted by its sync, not owned
+			}
+			obj := o.DeepCopy()
+			if obj.GetNamespace() == "" && !slices.Contains(clusterScoped, obj.GetKind()) {
+				obj.SetNamespace(dest)
+			}
+			ref := appstate.Ref(obj)
+			if !seen[ref] {
+				seen[ref] = true
+				owners[ref] = append(owners[ref], name)
+			}
+		}
+	}
+	out := map[string][]string{}
+	for _, ref := range slices.Sorted(maps.Keys(owners)) {
+		apps := owners[ref]
+		if len(apps) < 2 {
+			continue
+		}
+		for _, a := range apps {
+			others := slices.DeleteFunc(slices.Clone(apps), func(o string) bool { return o == a })
+			out[a] = append(out[a], fmt.Sprintf("%s (also %s)", ref, strings.Join(others, ", ")))
+		}
+	}
+	return out
+}
+
+// isHook says whether a rendered object is an ArgoCD or Helm hook.
+func isHook(o *unstructured.Unstructured) bool {
+	a := o.GetAnnotations()
+	return a["argocd.argoproj.io/hook"] != "" || a["helm.sh/hook"] != ""
 }

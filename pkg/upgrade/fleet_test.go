@@ -167,3 +167,30 @@ func TestExpandMakesACellPerApplication(t *testing.T) {
 		t.Errorf("no fleet.json: %+v, want the fleet cell kept", cells)
 	}
 }
+
+func TestSharedNamesBothOwnersOfOneObject(t *testing.T) {
+	obj := func(kind, ns, name string, hook bool) *unstructured.Unstructured {
+		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": kind, "metadata": map[string]any{"name": name}}}
+		if ns != "" {
+			o.SetNamespace(ns)
+		}
+		if hook {
+			o.SetAnnotations(map[string]string{"argocd.argoproj.io/hook": "PreSync"})
+		}
+		return o
+	}
+	rd := func(dest string, objs ...*unstructured.Unstructured) *read {
+		return &read{render: &argocd.Render{Objects: objs}, spec: map[string]any{"destination": map[string]any{"namespace": dest}}}
+	}
+	got := shared(map[string]*read{
+		"a": rd("team", obj("ConfigMap", "", "settings", false), obj("ClusterRole", "", "reader", false), obj("Job", "", "migrate", true)),
+		"b": rd("team", obj("ConfigMap", "team", "settings", false), obj("Job", "team", "migrate", true)),
+		"c": rd("other", obj("ConfigMap", "", "settings", false), obj("ClusterRole", "", "reader", false)),
+	})
+	if len(got["a"]) != 2 || got["a"][0] != "ClusterRole reader (also c)" || got["a"][1] != "ConfigMap team/settings (also b)" {
+		t.Errorf("a: %q", got["a"])
+	}
+	if len(got["b"]) != 1 || len(got["c"]) != 1 {
+		t.Errorf("b: %q, c: %q (hooks and other namespaces are not shared)", got["b"], got["c"])
+	}
+}
