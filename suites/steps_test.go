@@ -143,7 +143,8 @@ func allowedIn(own, outside []string, module, p string) error {
 // cell's notes, evidence and refs, pkg/argocd's render (upgrade-check reads
 // the repo server's), pkg/helm to render a chart (conform), internal/text's
 // clip and "none", internal/images' offline mode, internal/gitserver's
-// repository URL and internal/kube's manifest decoder, pkg/upgrade/inplace
+// repository URL and internal/kube's manifest decoder, pkg/gitrepo (a team's repository
+// served and written: it runs git, as pkg/appcell runs helm), pkg/upgrade/inplace
 // (ArgoCD upgraded in place, fenced the same), and pkg/metricsserver's
 // setting (METRICS parsed: the cluster's metrics-server, which env.MetricsServer
 // installs). No shell, no kubectl,
@@ -153,7 +154,7 @@ func allowedIn(own, outside []string, module, p string) error {
 // lifecycle.Get is used (read from the syntax tree, not grepped).
 var harness = []string{"pkg/step", "pkg/env", "pkg/check", "pkg/assert", "pkg/matrix", "pkg/fixture", "pkg/appcell", "pkg/appstate", "pkg/route",
 	"pkg/catalog", "pkg/report", "pkg/runner", "pkg/lifecycle", "pkg/argocd", "pkg/helm",
-	"internal/text", "internal/images", "internal/gitserver", "internal/kube", "pkg/upgrade/inplace", "pkg/metricsserver"}
+	"internal/text", "internal/images", "internal/gitserver", "internal/kube", "pkg/gitrepo", "pkg/upgrade/inplace", "pkg/metricsserver"}
 
 // harnessOutside are the packages from outside the module the harness may
 // import beside API types: the e2e-framework config a step's func takes,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/gitrepo"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/runner"
@@ -146,14 +147,14 @@ func upgradeCheckFleetRepo(ctx context.Context, c cli, fs *flag.FlagSet, args []
 	}
 	var err error
 	if *n > 0 {
-		err = upgrade.WriteBenchRepo(ctx, *out, *n)
+		err = gitrepo.WriteBenchRepo(ctx, *out, *n)
 	} else {
-		err = upgrade.WriteTeamRepo(ctx, *out)
+		err = gitrepo.WriteTeamRepo(ctx, *out)
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stdout, "%s\t%s\tAPPS=%s\n", *out, upgrade.TeamURL, filepath.Join(*out, "apps"))
+	fmt.Fprintf(c.stdout, "%s\t%s\tAPPS=%s\n", *out, gitrepo.TeamURL, filepath.Join(*out, "apps"))
 	return nil
 }
 
@@ -231,7 +232,7 @@ func upgradeCheckBench(_ context.Context, c cli, fs *flag.FlagSet, args []string
 }
 
 // upgradeCheckPR is upgrade-check pr: the ArgoCD upgrade a pull request
-// makes (upgrade.FindBump), as the upgrade-check workflow reads it.
+// makes (gitrepo.FindBump), as the upgrade-check workflow reads it.
 func upgradeCheckPR(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	repo := fs.String("repo", ".", "the pull request's checkout, with its base and head fetched")
 	base := fs.String("base", "", "the pull request's base commit")
@@ -243,17 +244,17 @@ func upgradeCheckPR(ctx context.Context, c cli, fs *flag.FlagSet, args []string)
 	if *base == "" || fs.NArg() > 0 {
 		return &runner.BadInput{Err: errors.New("upgrade-check pr: want -base COMMIT [-head COMMIT] [-repo DIR] [-chart-index FILE]")}
 	}
-	var idx upgrade.ChartIndex
+	var idx gitrepo.ChartIndex
 	if *index != "" {
 		data, err := os.ReadFile(*index)
 		if err != nil {
 			return &runner.BadInput{Err: fmt.Errorf("upgrade-check pr: -chart-index: %w", err)}
 		}
-		if idx, err = upgrade.ParseChartIndex(data); err != nil {
+		if idx, err = gitrepo.ParseChartIndex(data); err != nil {
 			return &runner.BadInput{Err: fmt.Errorf("upgrade-check pr: -chart-index: %w", err)}
 		}
 	}
-	b, err := upgrade.FindBump(ctx, *repo, *base, *head, idx)
+	b, err := gitrepo.FindBump(ctx, *repo, *base, *head, idx)
 	if err != nil {
 		return &runner.BadInput{Err: fmt.Errorf("upgrade-check pr: %w", err)}
 	}

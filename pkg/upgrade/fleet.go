@@ -25,6 +25,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/fixture"
+	"github.com/gitops-conformance/suite/pkg/gitrepo"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
@@ -184,7 +185,7 @@ func (f *fleet) describe() step.Step {
 }
 
 // serve pushes a team's repository, with its history, to the git server.
-func (f *fleet) serve(r Repo) step.Step {
+func (f *fleet) serve(r gitrepo.Repo) step.Step {
 	return appcell.Reads("repository "+r.URL+" served from "+r.Dir, func(ctx context.Context) error {
 		bundle, notes, err := r.Bundle(ctx, f.spec.Repos)
 		if err != nil {
@@ -233,14 +234,13 @@ func settleWithin(apps int) time.Duration {
 // settleWithin is read as it is, and the wait says what it saw.
 func (f *fleet) settle(on string, seen *string, appSets *map[string]string, since func() time.Time) step.Step {
 	return appcell.Reads("the fleet settled on "+on+" (ApplicationSets generated, every Application compared, no sync running)", func(ctx context.Context) error {
-		r := lifecycle.From(ctx)
 		start, count, stable := time.Now(), -1, 0
 		for {
-			apps, err := r.Kube.List(ctx, "applications.argoproj.io", argocd.Namespace, "")
+			apps, err := check.List(ctx, lifecycle.Selection{Kinds: "applications.argoproj.io", Namespace: argocd.Namespace})
 			if err != nil {
 				return assert.Unknown(err)
 			}
-			sets, err := r.Kube.List(ctx, "applicationsets.argoproj.io", argocd.Namespace, "")
+			sets, err := check.List(ctx, lifecycle.Selection{Kinds: "applicationsets.argoproj.io", Namespace: argocd.Namespace})
 			if err != nil && len(f.spec.AppSets) > 0 {
 				return assert.Unknown(err)
 			}
@@ -340,8 +340,7 @@ const renderWorkers = 4
 // on a release into dst: one that could not be read says why.
 func (f *fleet) readAll(on string, dst *map[string]*read) step.Step {
 	return appcell.Reads("every Application's state and render on "+on, func(ctx context.Context) error {
-		r := lifecycle.From(ctx)
-		list, err := r.Kube.List(ctx, "applications.argoproj.io", argocd.Namespace, "")
+		list, err := check.List(ctx, lifecycle.Selection{Kinds: "applications.argoproj.io", Namespace: argocd.Namespace})
 		if err != nil {
 			return assert.Unknown(err)
 		}

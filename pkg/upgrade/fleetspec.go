@@ -20,6 +20,7 @@ import (
 	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/gitrepo"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/runner"
@@ -116,7 +117,7 @@ func (s *Spec) takes(a *v1alpha1.Application) (string, bool) {
 	served := 0
 	for _, src := range srcs {
 		switch {
-		case slices.ContainsFunc(s.Repos, func(r Repo) bool { return r.Names(src.RepoURL) }):
+		case slices.ContainsFunc(s.Repos, func(r gitrepo.Repo) bool { return r.Names(src.RepoURL) }):
 			served++
 		case src.Chart != "" && s.online:
 		case len(srcs) > 1:
@@ -326,7 +327,7 @@ func (s *Spec) unserved(obj any) string {
 	case map[string]any:
 		for k, val := range v {
 			url, ok := val.(string)
-			if k == "repoURL" && ok && !strings.Contains(url, "{{") && !slices.ContainsFunc(s.Repos, func(r Repo) bool { return r.Names(url) }) {
+			if k == "repoURL" && ok && !strings.Contains(url, "{{") && !slices.ContainsFunc(s.Repos, func(r gitrepo.Repo) bool { return r.Names(url) }) {
 				if _, chart := v["chart"]; !chart || !s.online {
 					return url
 				}

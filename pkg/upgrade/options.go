@@ -18,6 +18,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/gitrepo"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/metricsserver"
 	"github.com/gitops-conformance/suite/pkg/report"
@@ -127,7 +128,7 @@ type Spec struct {
 	// beside Apps, one ArgoCD upgraded once; Refused says, one line each,
 	// what of APPS it cannot take.
 	Fleet   bool
-	Repos   []Repo
+	Repos   []gitrepo.Repo
 	AppSets []*unstructured.Unstructured
 	Refused []string
 	online  bool
@@ -221,7 +222,7 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 	if err := checkNames(given); err != nil {
 		return nil, err
 	}
-	if s.Repos, err = ReadRepos(ctx, o.Repo, o.Repos, w); err != nil {
+	if s.Repos, err = gitrepo.ReadRepos(ctx, o.Repo, o.Repos, w); err != nil {
 		return nil, err
 	}
 	s.online = w.Online
