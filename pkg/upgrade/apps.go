@@ -56,6 +56,12 @@ func ReadApps(path string) ([]*v1alpha1.Application, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return appsOf(path, objs)
+}
+
+// appsOf are the Applications among APPS' objects (read from path), and
+// the files they came from.
+func appsOf(path string, objs []object) ([]*v1alpha1.Application, []string, error) {
 	var apps []*v1alpha1.Application
 	var from []string
 	sets := 0

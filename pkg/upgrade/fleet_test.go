@@ -112,3 +112,29 @@ func TestSharedNamesBothOwnersOfOneObject(t *testing.T) {
 		t.Errorf("b: %q, c: %q (hooks and other namespaces are not shared)", got["b"], got["c"])
 	}
 }
+
+func TestIsolateChoosesTheFleetOrRefuses(t *testing.T) {
+	set := []object{{obj: map[string]any{"kind": "ApplicationSet"}}}
+	app := []object{{obj: map[string]any{"kind": "Application"}}}
+	for _, c := range []struct {
+		isolate string
+		objs    []object
+		repos   bool
+		fleet   bool
+		refused bool
+	}{
+		{"", app, false, false, false},
+		{"", set, false, true, false},
+		{"", app, true, true, false},
+		{"0", app, false, true, false},
+		{"1", app, false, false, false},
+		{"1", set, false, false, true},
+		{"1", app, true, false, true},
+		{"2", app, false, false, true},
+	} {
+		fleet, err := Options{Isolate: c.isolate}.fleet(c.objs, c.repos)
+		if fleet != c.fleet || (err != nil) != c.refused {
+			t.Errorf("ISOLATE=%q, %v, repos %v: fleet %v, %v; want %v, refused %v", c.isolate, c.objs[0].obj["kind"], c.repos, fleet, err, c.fleet, c.refused)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package upgrade
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -62,11 +61,7 @@ func refusedGenerator(gens []any) string {
 // repository (REPO, REPOS), a chart repository online, or (one source) a
 // local path, pushed as today's cells push it. What it cannot take is
 // refused in one line each, and the rest go on.
-func (s *Spec) readFleet(ctx context.Context, path string, given []*v1alpha1.Application, files []string, w appcell.Where) error {
-	objs, err := readObjects(path)
-	if err != nil {
-		return err
-	}
+func (s *Spec) readFleet(path string, objs []object, given []*v1alpha1.Application, files []string, w appcell.Where) error {
 	for _, o := range objs {
 		if o.obj["kind"] != "ApplicationSet" {
 			continue

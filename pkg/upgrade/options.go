@@ -215,7 +215,11 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 		}
 		return nil, fmt.Errorf("APPS: name a YAML file or directory of ArgoCD Applications (kubectl get applications -n argocd -o yaml > apps.yaml)")
 	}
-	given, files, err := ReadApps(w.Path(o.Apps))
+	objs, err := readObjects(w.Path(o.Apps))
+	if err != nil {
+		return nil, err
+	}
+	given, files, err := appsOf(w.Path(o.Apps), objs)
 	if err != nil {
 		return nil, err
 	}
@@ -226,11 +230,11 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 		return nil, err
 	}
 	s.online = w.Online
-	if s.Fleet, err = o.fleet(w.Path(o.Apps), len(s.Repos) > 0); err != nil {
+	if s.Fleet, err = o.fleet(objs, len(s.Repos) > 0); err != nil {
 		return nil, err
 	}
 	if s.Fleet {
-		return s, s.resolveFleet(ctx, o, w, given, files)
+		return s, s.resolveFleet(ctx, o, w, objs, given, files)
 	}
 	if o.Shard != "" {
 		if given, files, s.Others, err = shard(o.Shard, given, files); err != nil {
@@ -297,11 +301,15 @@ func (s *Spec) resolveCommon(ctx context.Context, o Options, w appcell.Where) er
 
 // fleet says whether the run is a fleet's: ISOLATE as given, else whether
 // REPO or REPOS names a repository or APPS holds an ApplicationSet.
-func (o Options) fleet(apps string, repos bool) (bool, error) {
+func (o Options) fleet(objs []object, repos bool) (bool, error) {
+	sets := slices.ContainsFunc(objs, func(o object) bool { return o.obj["kind"] == "ApplicationSet" })
 	switch o.Isolate {
 	case "1", "true", "yes":
-		if repos {
+		switch {
+		case repos:
 			return false, fmt.Errorf("ISOLATE=1 with REPO or REPOS: a cell per Application reads a local copy of each source; the served repository is the fleet's (ISOLATE=0)")
+		case sets:
+			return false, fmt.Errorf("ISOLATE=1 with an ApplicationSet in APPS: a cell per Application takes the Applications of APPS; ArgoCD generates an ApplicationSet's in the fleet (ISOLATE=0)")
 		}
 		return false, nil
 	case "0", "false", "no":
@@ -310,26 +318,19 @@ func (o Options) fleet(apps string, repos bool) (bool, error) {
 	default:
 		return false, fmt.Errorf("ISOLATE %q: 1 (a cell per Application) or 0 (the fleet on one ArgoCD)", o.Isolate)
 	}
-	if repos {
-		return true, nil
-	}
-	objs, err := readObjects(apps)
-	if err != nil {
-		return false, err
-	}
-	return slices.ContainsFunc(objs, func(o object) bool { return o.obj["kind"] == "ApplicationSet" }), nil
+	return repos || sets, nil
 }
 
 // resolveFleet reads a fleet run's input (readFleet), refusing the options
 // only a cell per Application has.
-func (s *Spec) resolveFleet(ctx context.Context, o Options, w appcell.Where, given []*v1alpha1.Application, files []string) error {
+func (s *Spec) resolveFleet(ctx context.Context, o Options, w appcell.Where, objs []object, given []*v1alpha1.Application, files []string) error {
 	for _, v := range []struct{ name, value string }{{"CHANGE", o.Change}, {"DURING_SYNC", trials(o.DuringSync)},
 		{"WEBHOOK", map[bool]string{true: "1"}[o.Webhook]}, {"SHARD", o.Shard}} {
 		if v.value != "" {
 			return fmt.Errorf("%s: a cell per Application's (ISOLATE=1); the fleet on one ArgoCD compares renders, sync and health", v.name)
 		}
 	}
-	if err := s.readFleet(ctx, w.Path(o.Apps), given, files, w); err != nil {
+	if err := s.readFleet(w.Path(o.Apps), objs, given, files, w); err != nil {
 		return err
 	}
 	return s.resolveCommon(ctx, o, w)
