@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/gitops-conformance/suite/fixtures"
 	"github.com/gitops-conformance/suite/internal/shell"
+	"github.com/gitops-conformance/suite/pkg/fixture"
 )
 
 // TeamURL is the fleet fixture's repository, as its Applications name it.
@@ -155,14 +155,8 @@ func writeHistory(ctx context.Context, dir, url string, commits []historyCommit)
 		return err
 	}
 	for _, c := range commits {
-		for p, content := range c.files {
-			path := filepath.Join(dir, p)
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return err
-			}
-			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-				return err
-			}
+		if err := fixture.WriteTree(dir, c.files); err != nil {
+			return err
 		}
 		if err := git("add", "-A"); err != nil {
 			return err
