@@ -541,28 +541,22 @@ func gradeApp(from, to string, a, b *read) (report.Outcome, string, string) {
 		return report.Broken, fmt.Sprintf("on %s: %s", to, strings.Join(broken, "; ")), a.by
 	}
 	var changed []string
+	// first: short, and a reason is clipped (as Grade's)
+	if s := fieldsGone(a.fields, b.fields, from); s != "" {
+		changed = append(changed, s)
+	}
 	if a.by != "APPS" {
 		gen := appstate.Compare([]*unstructured.Unstructured{specObject(a.spec)}, []*unstructured.Unstructured{specObject(b.spec)})
 		if len(gen) > 0 {
 			changed = append(changed, fmt.Sprintf("%s generates it otherwise on %s: %s", a.by, to, gen[0]))
 		}
 	}
-	if n := appstate.Compare(withoutMarker(a.render.Objects), withoutMarker(b.render.Objects)); len(n) > 0 {
-		var refs []string
-		for _, c := range n[:min(len(n), shown)] {
-			refs = append(refs, c.String())
-		}
-		more := ""
-		if len(n) > shown {
-			more = fmt.Sprintf(" (and %d more)", len(n)-shown)
-		}
-		changed = append(changed, fmt.Sprintf("the render: %d object(s) differ: %s%s", len(n), strings.Join(refs, "; "), more))
+	// the fleet pushes no marker of its own: the renders compare whole
+	if s := renderChanged(appstate.Compare(a.render.Objects, b.render.Objects), ": render-"+from+".yaml, render-"+to+".yaml"); s != "" {
+		changed = append(changed, s)
 	}
 	if d := appstate.Differences(a.state, b.state); len(d) > 0 {
 		changed = append(changed, "after its own refresh: "+strings.Join(d, ", "))
-	}
-	if gone := appstate.Gone(a.fields, b.fields); len(gone) > 0 {
-		changed = append(changed, fmt.Sprintf("the Application's status no longer holds %d field(s) it held on %s: %s", len(gone), from, strings.Join(gone[:min(len(gone), shown)], ", ")))
 	}
 	if len(changed) > 0 {
 		return report.Changed, fmt.Sprintf("%s -> %s: %s", from, to, strings.Join(changed, "; ")), a.by

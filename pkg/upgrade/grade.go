@@ -107,20 +107,11 @@ func Grade(r Reading) (report.Outcome, string) {
 	var changed []string
 	// first: short, and a reason is clipped (run 20261128-082325's render
 	// changes left no room for it)
-	if gone := appstate.Gone(r.FieldsFrom, r.FieldsTo); len(gone) > 0 {
-		changed = append(changed, fmt.Sprintf("the Application's status no longer holds %d field(s) it held on %s (a tool reading the resource loses them): %s",
-			len(gone), r.From, strings.Join(gone[:min(len(gone), shown)], ", ")))
+	if s := fieldsGone(r.FieldsFrom, r.FieldsTo, r.From); s != "" {
+		changed = append(changed, s)
 	}
-	if n := len(r.Changes); n > 0 {
-		var refs []string
-		for _, c := range r.Changes[:min(n, shown)] {
-			refs = append(refs, c.String())
-		}
-		more := ""
-		if n > shown {
-			more = fmt.Sprintf(" (and %d more: render-diff.txt)", n-shown)
-		}
-		changed = append(changed, fmt.Sprintf("the render: %d object(s) differ: %s%s", n, strings.Join(refs, "; "), more))
+	if s := renderChanged(r.Changes, ": render-diff.txt"); s != "" {
+		changed = append(changed, s)
 	}
 	if d := appstate.Differences(r.OnFrom, r.Refreshed); len(d) > 0 {
 		changed = append(changed, "after its own refresh: "+strings.Join(d, ", "))
@@ -145,6 +136,36 @@ func Grade(r Reading) (report.Outcome, string) {
 		during = "; commits pushed while a sync ran: " + r.trials()
 	}
 	return report.Safe, fmt.Sprintf("%s -> %s: the same render, the same sync, health and hooks after the controller's own refresh and after the syncs of a removal and a change pushed to git (%s)%s; the cascading deletion goes through on both%s", r.From, r.To, r.Removal.Wanted+", then "+r.Change.Wanted, during, note)
+}
+
+// fieldsGone says which fields of the Application's status, held on FROM
+// (release), TO no longer holds; "" for none.
+func fieldsGone(from, to []string, release string) string {
+	gone := appstate.Gone(from, to)
+	if len(gone) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the Application's status no longer holds %d field(s) it held on %s (a tool reading the resource loses them): %s",
+		len(gone), release, strings.Join(gone[:min(len(gone), shown)], ", "))
+}
+
+// renderChanged says how TO's render differs from FROM's, the first
+// objects named and the others counted, rest saying where they are; ""
+// for the same render.
+func renderChanged(changes []appstate.ObjectChange, rest string) string {
+	n := len(changes)
+	if n == 0 {
+		return ""
+	}
+	var refs []string
+	for _, c := range changes[:min(n, shown)] {
+		refs = append(refs, c.String())
+	}
+	more := ""
+	if n > shown {
+		more = fmt.Sprintf(" (and %d more%s)", n-shown, rest)
+	}
+	return fmt.Sprintf("the render: %d object(s) differ: %s%s", n, strings.Join(refs, "; "), more)
 }
 
 // trials are DURING_SYNC's counts on both releases, as a verdict says them.
