@@ -386,7 +386,7 @@ func (f *fleet) readOne(ctx context.Context, live unstructured.Unstructured, on 
 	status, _, _ := unstructured.NestedMap(live.Object, "status")
 	rd.fields = appstate.Fields(status)
 	var app v1alpha1.Application
-	if err := fromUnstructured(live.Object, &app); err != nil {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(live.Object, &app); err != nil {
 		rd.unread = "the Application as ArgoCD holds it: " + err.Error()
 		return rd
 	}
@@ -458,8 +458,10 @@ func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
 	interferes := shared(f.onTo)
 	for _, n := range names {
 		o, why, by := gradeApp(f.from.String(), f.to.String(), f.onFrom[n], f.onTo[n])
-		if f.settledTo != "" && o != report.Safe {
-			why += " (the fleet did not settle on " + f.to.String() + ": " + f.settledTo + ")"
+		for _, s := range []struct{ on, seen string }{{f.from.String(), f.settledFrom}, {f.to.String(), f.settledTo}} {
+			if s.seen != "" && o != report.Safe {
+				why += " (the fleet did not settle on " + s.on + ": " + s.seen + ")"
+			}
 		}
 		if objs := interferes[n]; len(objs) > 0 {
 			why += fmt.Sprintf("; interferes: %d object(s) another Application of the fleet renders too: %s", len(objs), strings.Join(objs[:min(len(objs), shown)], "; "))
@@ -580,10 +582,6 @@ func comparisonError(s appstate.State) string {
 // both releases; Unknown or Degraded on TO alone is what broke).
 func worse(a, b string, good ...string) bool {
 	return slices.Contains(good, a) && !slices.Contains(good, b)
-}
-
-func fromUnstructured(obj map[string]any, dst any) error {
-	return runtime.DefaultUnstructuredConverter.FromUnstructured(obj, dst)
 }
 
 // specObject is an Application's spec as an object appstate.Compare takes.

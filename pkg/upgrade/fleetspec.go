@@ -129,12 +129,6 @@ func offlineChart(src v1alpha1.ApplicationSource) string {
 	return ""
 }
 
-var metaZero metav1.Time
-
-func toUnstructured(obj any) (map[string]any, error) {
-	return runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-}
-
 // object is one object of APPS and the file it came from.
 type object struct {
 	obj  map[string]any
@@ -161,7 +155,7 @@ func (s *Spec) rewrite(obj map[string]any) (map[string]any, error) {
 	u.SetResourceVersion("")
 	u.SetUID("")
 	u.SetManagedFields(nil)
-	u.SetCreationTimestamp(metaZero)
+	u.SetCreationTimestamp(metav1.Time{})
 	u.SetGeneration(0)
 	anns := kept(u.GetAnnotations())
 	u.SetAnnotations(anns)
@@ -190,7 +184,7 @@ func (s *Spec) fleetManifest() string {
 		}
 		app.Spec.Destination = v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: app.Spec.Destination.Namespace}
 		app.APIVersion, app.Kind = "argoproj.io/v1alpha1", "Application"
-		obj, err := toUnstructured(app)
+		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(app)
 		if err != nil {
 			continue
 		}
