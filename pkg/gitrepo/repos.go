@@ -24,29 +24,32 @@ type Repo struct {
 	Dir string
 	// Name is the git server's repository (gitserver.URL).
 	Name string
+	// mention matches URL as a team writes it (NewRepo), compiled once:
+	// Rewrite runs on every file, Application and source
+	mention *regexp.Regexp
+}
+
+// NewRepo is the repository url, checked out in dir, served as name.
+func NewRepo(url, dir, name string) Repo {
+	return Repo{URL: url, Dir: dir, Name: name, mention: mention(url)}
 }
 
 // Served is the URL ArgoCD fetches the repository from.
 func (r Repo) Served() string { return gitserver.URL(r.Name) }
 
-// pattern matches the repository's URL as a team writes it: https, ssh or
-// scp-like, with or without .git and a trailing slash, any case of host.
-func (r Repo) pattern() *regexp.Regexp {
-	host, path := splitURL(r.URL)
+// mention matches a repository's URL as a team writes it: https, ssh or
+// scp-like, with or without .git and a trailing slash, any case of host;
+// its group end is the character that ended it (a quote, a newline), or
+// none at the end of the text.
+func mention(url string) *regexp.Regexp {
+	host, path := splitURL(url)
 	return regexp.MustCompile(`(?i)(?:https?://|ssh://(?:[^@/\s"']+@)?|git://|[^@/\s"':]+@)` + regexp.QuoteMeta(host) +
-		`(?::\d+)?[:/]` + `(?-i:` + regexp.QuoteMeta(path) + `)(?:\.git)?/?(?:[^\w./-]|$)`)
+		`(?::\d+)?[:/]` + `(?-i:` + regexp.QuoteMeta(path) + `)(?:\.git)?/?(?P<end>[^\w./-]|$)`)
 }
 
 // Rewrite points every mention of the repository in s at the served copy.
 func (r Repo) Rewrite(s string) string {
-	return r.pattern().ReplaceAllStringFunc(s, func(m string) string {
-		// keep the character that ended the URL (a quote, a newline)
-		end := m[len(m)-1:]
-		if strings.ContainsAny(end, "/abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") {
-			end = ""
-		}
-		return r.Served() + end
-	})
+	return r.mention.ReplaceAllString(s, strings.ReplaceAll(r.Served(), "$", "$$")+"${end}")
 }
 
 // Names says whether url names the repository.
@@ -86,7 +89,7 @@ func ReadRepos(ctx context.Context, repo, repos string, w appcell.Where) ([]Repo
 			}
 		}
 		base := filepath.Base(strings.TrimSuffix(strings.TrimSuffix(url, "/"), ".git"))
-		out = append(out, Repo{URL: url, Dir: dir, Name: fmt.Sprintf("team-%d-%s", len(out)+1, sanitize(base))})
+		out = append(out, NewRepo(url, dir, fmt.Sprintf("team-%d-%s", len(out)+1, sanitize(base))))
 		return nil
 	}
 	if repo != "" {

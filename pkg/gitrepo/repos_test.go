@@ -12,7 +12,7 @@ import (
 )
 
 func TestRepoRewritesEveryWayATeamWritesItsURL(t *testing.T) {
-	r := Repo{URL: "https://github.com/example-team/gitops.git", Name: "team-1-gitops"}
+	r := NewRepo("https://github.com/example-team/gitops.git", "", "team-1-gitops")
 	served := gitserver.URL("team-1-gitops")
 	for _, in := range []string{
 		"https://github.com/example-team/gitops.git",
@@ -51,7 +51,7 @@ func TestBundleServesBranchesTagsAndHistoryPointedAtTheServedCopy(t *testing.T) 
 	if err := WriteTeamRepo(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
-	r := Repo{URL: TeamURL, Dir: dir, Name: "team-1-gitops"}
+	r := NewRepo(TeamURL, dir, "team-1-gitops")
 	bundle, notes, err := r.Bundle(ctx, []Repo{r})
 	if err != nil {
 		t.Fatal(err)
