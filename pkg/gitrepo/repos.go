@@ -2,8 +2,10 @@ package gitrepo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -183,7 +185,10 @@ func (r Repo) Bundle(ctx context.Context, all []Repo) (bundle []byte, notes []st
 		return nil, nil, fmt.Errorf("%s: %w", r.Dir, err)
 	}
 	// the checkout's origin branches it has no local branch of
-	remote, _ := git(r.Dir, "for-each-ref", "--format=%(refname:lstrip=3)", "refs/remotes/origin/")
+	remote, err := git(r.Dir, "for-each-ref", "--format=%(refname:lstrip=3)", "refs/remotes/origin/")
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, b := range strings.Fields(remote) {
 		if b == "HEAD" {
 			continue
@@ -222,7 +227,14 @@ func rewriteRef(ctx context.Context, git func(string, ...string) (string, error)
 	var files []string
 	for _, r := range all {
 		host, path := splitURL(r.URL)
-		out, _ := git(bare, "grep", "-l", "-i", "-F", "-e", host+"/"+path, "-e", host+":"+path, ref, "--")
+		out, err := git(bare, "grep", "-l", "-i", "-F", "-e", host+"/"+path, "-e", host+":"+path, ref, "--")
+		var exit *exec.ExitError
+		switch {
+		case errors.As(err, &exit) && exit.ExitCode() == 1:
+			continue // git grep's answer for no file: nothing to rewrite
+		case err != nil:
+			return 0, err // a search that failed is not "none found"
+		}
 		for _, l := range strings.Fields(out) {
 			if f := strings.TrimPrefix(l, ref+":"); !slices.Contains(files, f) {
 				files = append(files, f)

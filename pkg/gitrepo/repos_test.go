@@ -59,6 +59,11 @@ func TestBundleServesBranchesTagsAndHistoryPointedAtTheServedCopy(t *testing.T) 
 	if len(notes) != 3 { // main, release and v1.0.0 hold children/ and apps/
 		t.Errorf("notes = %q, want a rewrite of main, release and v1.0.0", notes)
 	}
+	// a repository no file names: git grep finds none (its exit 1), no rewrite
+	other := NewRepo("https://example.com/other/gitops.git", "", "team-2-gitops")
+	if _, notes, err := NewRepo(TeamURL, dir, "team-1-gitops").Bundle(ctx, []Repo{other}); err != nil || len(notes) != 0 {
+		t.Errorf("served with a repository no file names: notes %q, %v; want none", notes, err)
+	}
 	clone := filepath.Join(t.TempDir(), "served.git")
 	bfile := filepath.Join(t.TempDir(), "b")
 	if err := writeFile(bfile, bundle); err != nil {
