@@ -143,15 +143,24 @@ func FindBump(ctx context.Context, dir, base, head string, idx ChartIndex) (Bump
 	git := func(args ...string) (string, error) {
 		return shell.Run(ctx, shell.Cmd{Name: "git", Args: append([]string{"-C", dir}, args...)})
 	}
-	changed, err := git("diff", "--name-only", base+"..."+head)
+	changed, err := git("diff", "--name-only", "-z", base+"..."+head)
 	if err != nil {
 		return Bump{}, fmt.Errorf("the pull request's files: %w", err)
 	}
 	var b Bump
 	var froms, tos []string
-	for _, f := range strings.Fields(changed) {
-		before, _ := git("show", base+":"+f)
-		after, _ := git("show", head+":"+f)
+	for _, f := range strings.Split(strings.TrimRight(changed, "\x00"), "\x00") {
+		if f == "" {
+			continue
+		}
+		before, err := fileAt(git, base, f)
+		if err != nil {
+			return Bump{}, err
+		}
+		after, err := fileAt(git, head, f)
+		if err != nil {
+			return Bump{}, err
+		}
 		from, err := releases(PinsIn(before), idx)
 		if err != nil {
 			return Bump{}, fmt.Errorf("%s at %s: %w", f, base, err)
@@ -177,6 +186,24 @@ func FindBump(ctx context.Context, dir, base, head string, idx ChartIndex) (Bump
 		return Bump{}, fmt.Errorf("the pull request moves ArgoCD from %s to %s, not an upgrade", b.From, b.To)
 	}
 	return b, nil
+}
+
+// fileAt is a file's content at a commit, "" where the commit has no such
+// file (the pull request adds or deletes it); a read that failed is an
+// error, not an empty file.
+func fileAt(git func(...string) (string, error), rev, f string) (string, error) {
+	listed, err := git("ls-tree", "--name-only", rev, "--", f)
+	if err != nil {
+		return "", fmt.Errorf("%s at %s: %w", f, rev, err)
+	}
+	if strings.TrimSpace(listed) == "" {
+		return "", nil
+	}
+	out, err := git("show", rev+":"+f)
+	if err != nil {
+		return "", fmt.Errorf("%s at %s: %w", f, rev, err)
+	}
+	return out, nil
 }
 
 func releases(pins []Pin, idx ChartIndex) ([]string, error) {
