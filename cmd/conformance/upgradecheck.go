@@ -18,6 +18,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/gitrepo"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/report/render"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/pkg/upgrade"
 	"github.com/gitops-conformance/suite/suites"
@@ -185,11 +186,9 @@ func upgradeCheckBench(_ context.Context, c cli, fs *flag.FlagSet, args []string
 	if err := json.Unmarshal(data, &marks); err != nil {
 		return fmt.Errorf("%s: %w", times[0], err)
 	}
-	counts := map[report.Outcome]int{}
 	var from, to string
-	for _, cell := range rep.Cells {
-		counts[cell.Outcome]++
-		from = cell.ArgoCD
+	if len(rep.Cells) > 0 {
+		from = rep.Cells[0].ArgoCD // every cell's: the fleet's FROM
 	}
 	for _, m := range marks {
 		if r, ok := strings.CutPrefix(m.Phase, "read-"); ok && r != from {
@@ -221,13 +220,7 @@ func upgradeCheckBench(_ context.Context, c cli, fs *flag.FlagSet, args []string
 		span := marks[len(marks)-1].At.Sub(marks[0].At).Seconds()
 		fmt.Fprintf(w, "%d Applications through both releases in %.0f s of the fleet's steps: %.2f Applications a second (%.2f over the whole run).\n", apps, span, float64(apps)/span, float64(apps)/wall)
 	}
-	var parts []string
-	for _, o := range []report.Outcome{report.Broken, report.Changed, report.Error, report.Safe} {
-		if counts[o] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
-		}
-	}
-	fmt.Fprintf(w, "Verdicts: %s.\n", strings.Join(parts, ", "))
+	fmt.Fprintf(w, "Verdicts: %s.\n", render.CountsText(rep.Cells))
 	return nil
 }
 

@@ -56,7 +56,10 @@ func verdictCounts(cells []report.Cell) []verdictCount {
 	return out
 }
 
-func countsText(cells []report.Cell) string {
+// CountsText is a graded run's verdicts counted, in verdictOrder: "0
+// BROKEN, 200 CHANGED, 0 ERROR, 0 SAFE" (the report's first line, make
+// bench-upgrade-check's last).
+func CountsText(cells []report.Cell) string {
 	var s []string
 	for _, v := range verdictCounts(cells) {
 		s = append(s, fmt.Sprintf("%d %s", v.N, v.Outcome))
@@ -163,7 +166,7 @@ func sharedClauses(cells []report.Cell) ([]shared, []ownClauses) {
 // its evidence.
 func gradedMarkdown(b *strings.Builder, r *report.Report) {
 	cells := byVerdict(r.Cells)
-	fmt.Fprintf(b, "**%d Application(s): %s.**\n\n", len(cells), countsText(cells))
+	fmt.Fprintf(b, "**%d Application(s): %s.**\n\n", len(cells), CountsText(cells))
 	common, own := sharedClauses(cells)
 	if len(common) > 0 {
 		b.WriteString("Said of several Applications (once here, not on each row; numbers that differ between them as N):\n\n")
