@@ -120,6 +120,10 @@ func (s *Spec) FleetFeature(c matrix.Cell) step.Scenario {
 	if len(c.Upgrades) == 0 {
 		return steps.Add(env.Fail("upgrade", fmt.Errorf("no release to upgrade to newer than %s", c.ArgoCD))).Scenario()
 	}
+	m, err := s.fleetManifest()
+	if err != nil { // before anything runs: the cell ends ERROR saying which
+		return steps.Add(env.Fail("the fleet's Applications and ApplicationSets", err)).Scenario()
+	}
 	f := &fleet{spec: s, from: c.ArgoCD, to: c.Upgrades[len(c.Upgrades)-1]}
 	from, to := f.from.String(), f.to.String()
 	steps.Add(f.describe(), f.mark("start"))
@@ -150,7 +154,7 @@ func (s *Spec) FleetFeature(c matrix.Cell) step.Scenario {
 	if m := s.namespaces(); m != "" {
 		steps.Add(env.Apply("the Applications' destination namespaces", m))
 	}
-	if m := s.fleetManifest(); m != "" {
+	if m != "" {
 		steps.Add(env.Apply(fmt.Sprintf("%d Application(s) and %d ApplicationSet(s)", len(s.Apps), len(s.AppSets)), m))
 	}
 	steps.Add(f.mark("create"), f.settle(from, &f.settledFrom, &f.appSetsFrom, func() time.Time { return time.Time{} }), f.mark("settle-"+from),

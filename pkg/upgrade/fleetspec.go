@@ -167,13 +167,22 @@ func (s *Spec) rewrite(obj map[string]any) (map[string]any, error) {
 // fleetManifest is the Applications and ApplicationSets as the fleet run
 // creates them (rewrite): an Application of a local path reads its own
 // repository on the git server, as a cell's does; every destination is
-// this cluster.
-func (s *Spec) fleetManifest() string {
+// this cluster. One that cannot be made so is an error naming it, never
+// left out unsaid.
+func (s *Spec) fleetManifest() (string, error) {
 	var docs []string
-	add := func(obj map[string]any) {
-		if b, err := yaml.Marshal(obj); err == nil {
-			docs = append(docs, string(b))
+	add := func(kind, name string, obj map[string]any) error {
+		obj, err := s.rewrite(obj)
+		if err == nil {
+			var b []byte
+			if b, err = yaml.Marshal(obj); err == nil {
+				docs = append(docs, string(b))
+			}
 		}
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", kind, name, err)
+		}
+		return nil
 	}
 	for _, a := range s.Apps {
 		app := a.Spec.DeepCopy()
@@ -186,18 +195,18 @@ func (s *Spec) fleetManifest() string {
 		app.APIVersion, app.Kind = "argoproj.io/v1alpha1", "Application"
 		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(app)
 		if err != nil {
-			continue
+			return "", fmt.Errorf("application %s: %w", a.Name(), err)
 		}
-		if obj, err = s.rewrite(obj); err == nil {
-			add(obj)
+		if err := add("application", a.Name(), obj); err != nil {
+			return "", err
 		}
 	}
 	for _, set := range s.AppSets {
-		if obj, err := s.rewrite(set.Object); err == nil {
-			add(obj)
+		if err := add("ApplicationSet", set.GetName(), set.Object); err != nil {
+			return "", err
 		}
 	}
-	return strings.Join(docs, "---\n")
+	return strings.Join(docs, "---\n"), nil
 }
 
 // projects are the AppProjects the Applications and the ApplicationSets'
