@@ -67,15 +67,19 @@ type read struct {
 
 // fleet is a fleet run's state: what it read on FROM and on TO.
 type fleet struct {
-	spec          *Spec
-	from, to      catalog.Release
-	upgraded      time.Time
-	onFrom, onTo  map[string]*read
-	settledFrom   string // what the wait on FROM saw last, when it did not settle
-	settledTo     string
-	appSetsFrom   map[string]string // ApplicationSet -> its conditions on FROM
-	appSetsTo     map[string]string
-	fleetEvidence sync.Mutex
+	spec         *Spec
+	from, to     catalog.Release
+	upgraded     time.Time
+	onFrom, onTo map[string]*read
+	settledFrom  string // what the wait on FROM saw last, when it did not settle
+	settledTo    string
+	appSetsFrom  map[string]string // ApplicationSet -> its conditions on FROM
+	appSetsTo    map[string]string
+	// the lifecycle tier: the syncs asked on FROM (LIFECYCLE=all) and on
+	// TO, and the deletions read on TO, by Application
+	lifeFrom, lifeTo map[string]*lived
+	deleted          map[string]*Deletion
+	fleetEvidence    sync.Mutex
 	// marks are when each phase of the run ended (FleetTimes)
 	marks []Mark
 }
@@ -157,12 +161,20 @@ func (s *Spec) FleetFeature(c matrix.Cell) step.Scenario {
 	if m != "" {
 		steps.Add(env.Apply(fmt.Sprintf("%d Application(s) and %d ApplicationSet(s)", len(s.Apps), len(s.AppSets)), m))
 	}
-	steps.Add(f.mark("create"), f.settle(from, &f.settledFrom, &f.appSetsFrom, func() time.Time { return time.Time{} }), f.mark("settle-"+from),
-		f.readAll(from, &f.onFrom), f.mark("read-"+from), env.Snapshot("on-"+from))
+	steps.Add(f.mark("create"), f.settle(from, &f.settledFrom, &f.appSetsFrom, func() time.Time { return time.Time{} }), f.mark("settle-"+from))
+	if s.Lifecycle == LifecycleAll {
+		// FROM's baseline: a sync asked of every Application, read by both tiers
+		steps.Add(f.syncEach(from, liveNames, &f.lifeFrom), f.mark("sync-"+from))
+	}
+	steps.Add(f.readAll(from, &f.onFrom), f.mark("read-"+from), env.Snapshot("on-"+from))
 	steps.Add(inplace.Steps(f.from, f.to, inplace.How{Method: s.Method, SyncOptions: s.SelfSyncOptions, Overlay: s.Overlay}, f)...)
 	steps.Add(appcell.Reads("the upgrade's end", func(context.Context) error { f.upgraded = time.Now(); return nil }), f.mark("upgrade"),
 		f.settle(to, &f.settledTo, &f.appSetsTo, func() time.Time { return f.upgraded }), f.mark("settle-"+to),
 		f.readAll(to, &f.onTo), f.mark("read-"+to), env.Snapshot("on-"+to))
+	if s.Lifecycle != LifecycleNone {
+		// the lifecycle tier: a sync asked on TO (hooks), then the deletion
+		steps.Add(f.syncEach(to, func(context.Context) ([]string, error) { return f.lifecycleNames(), nil }, &f.lifeTo), f.mark("sync-"+to), f.deleteFleet(&f.deleted), f.mark("delete"))
+	}
 	return steps.Add(assert.Graded(fmt.Sprintf("the fleet through the upgrade %s -> %s", from, to), f.grade)).Scenario()
 }
 
@@ -462,6 +474,9 @@ func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
 	interferes := shared(f.onTo)
 	for _, n := range names {
 		o, why, by := gradeApp(f.from.String(), f.to.String(), f.onFrom[n], f.onTo[n])
+		if a, b := f.onFrom[n], f.onTo[n]; a != nil && b != nil {
+			o, why = gradeLife(f.from.String(), f.to.String(), o, why, a.state, f.lifeFrom[n] != nil && f.lifeFrom[n].unread == "", f.lifeTo[n], f.deleted[n], namedHooks(b))
+		}
 		for _, s := range []struct{ on, seen string }{{f.from.String(), f.settledFrom}, {f.to.String(), f.settledTo}} {
 			if s.seen != "" && o != report.Safe {
 				why += " (the fleet did not settle on " + s.on + ": " + s.seen + ")"

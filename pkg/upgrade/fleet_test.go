@@ -1,10 +1,13 @@
 package upgrade
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
 	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/argocd"
@@ -136,5 +139,88 @@ func TestIsolateChoosesTheFleetOrRefuses(t *testing.T) {
 		if fleet != c.fleet || (err != nil) != c.refused {
 			t.Errorf("ISOLATE=%q, %v, repos %v: fleet %v, %v; want %v, refused %v", c.isolate, c.objs[0].obj["kind"], c.repos, fleet, err, c.fleet, c.refused)
 		}
+	}
+}
+
+func TestGradeLifeOverTheRenderTier(t *testing.T) {
+	synced := appstate.State{Sync: "Synced", Health: "Healthy", Phase: "Succeeded"}
+	failed := appstate.State{Sync: "OutOfSync", Health: "Healthy", Phase: "Failed", Message: "one or more objects failed to apply"}
+	never := appstate.State{Sync: "OutOfSync", Health: "Missing"}
+	gone, held := &Deletion{Read: true, Gone: true}, &Deletion{Read: true, Held: "still there, finalizers resources-finalizer.argocd.argoproj.io"}
+	for _, c := range []struct {
+		name        string
+		o           report.Outcome
+		base        appstate.State
+		asked       bool
+		l           *lived
+		d           *Deletion
+		want        report.Outcome
+		say, notSay string
+	}{
+		{"not in the tier", report.Changed, synced, false, nil, nil, report.Changed, "render", "a sync asked"},
+		{"synced and deleted", report.Changed, never, false, &lived{state: synced}, gone, report.Changed, "deletion went through", ""},
+		{"fails on TO, never asked on FROM", report.Changed, never, false, &lived{state: failed}, gone, report.Broken, "was not asked to sync it", "already so"},
+		{"fails on TO as on FROM", report.Changed, failed, true, &lived{state: failed}, gone, report.Broken, "already so on v3.4.7", ""},
+		{"fails on TO only", report.Changed, synced, true, &lived{state: failed}, gone, report.Broken, "not so on v3.4.7", ""},
+		{"deletion held", report.Changed, synced, true, &lived{state: synced}, held, report.Broken, "ISOLATE=1 compares both", ""},
+		{"sync still running", report.Safe, synced, true, &lived{state: synced, waited: "the operation had not ended after 6m0s"}, gone, report.Broken, "had not ended", ""},
+		{"could not sync", report.Changed, synced, true, &lived{unread: "the sync asked: conflict"}, nil, report.Error, "could not tell", ""},
+		{"same after both syncs", report.Safe, synced, true, &lived{state: synced}, gone, report.Safe, "Succeeded", ""},
+		{"otherwise after both syncs", report.Safe, synced, true, &lived{state: appstate.State{Sync: "Synced", Health: "Healthy", Phase: "Succeeded", Hooks: []appstate.Hook{{Ref: "batch/Job n/new", Type: "PostSync", Phase: "Succeeded"}}}}, gone, report.Changed, "after a sync asked on both", ""},
+	} {
+		got, why := gradeLife("v3.4.7", "v3.5.1", c.o, "the render changed", c.base, c.asked, c.l, c.d, nil)
+		if got != c.want || !strings.Contains(why, c.say) || (c.notSay != "" && strings.Contains(why, c.notSay)) {
+			t.Errorf("%s: %s (%s), want %s saying %q", c.name, got, why, c.want, c.say)
+		}
+	}
+	base := appstate.State{Sync: "Synced", Health: "Healthy", Phase: "Succeeded", Hooks: []appstate.Hook{{Ref: "batch/Job n/migrate", Type: "PreSync", Phase: "Succeeded"}}}
+	if got, why := gradeLife("v3.4.7", "v3.5.1", report.Changed, "r", base, true, &lived{state: synced}, gone, []string{"batch/Job n/migrate"}); got != report.Broken || !strings.Contains(why, "did not run") {
+		t.Errorf("a hook that ran on FROM and not on TO: %s (%s), want BROKEN", got, why)
+	}
+}
+
+func TestShardFleetSplitsApplicationsAndApplicationSets(t *testing.T) {
+	set := func(n string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetName(n)
+		return u
+	}
+	app := func(n string) App {
+		a := &v1alpha1.Application{}
+		a.Name = n
+		return App{Spec: a}
+	}
+	seen := map[string]int{}
+	for k := 1; k <= 2; k++ {
+		s := &Spec{Apps: []App{app("c"), app("a")}, AppSets: []*unstructured.Unstructured{set("b"), set("d")}}
+		if err := s.shardFleet(fmt.Sprintf("%d/2", k)); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range s.Apps {
+			seen[a.Name()]++
+		}
+		for _, a := range s.AppSets {
+			seen[a.GetName()]++
+		}
+		if len(s.Apps)+len(s.AppSets) != 2 || len(s.Others) != 2 {
+			t.Errorf("shard %d/2: %d Applications, %d ApplicationSets, others %q", k, len(s.Apps), len(s.AppSets), s.Others)
+		}
+	}
+	if len(seen) != 4 || seen["a"] != 1 || seen["d"] != 1 {
+		t.Errorf("the shards together: %v, want each of a, b, c, d once", seen)
+	}
+	if err := (&Spec{Apps: []App{app("a")}}).shardFleet("2/2"); err == nil {
+		t.Error("an empty shard: no error")
+	}
+}
+
+func TestParseLifecycle(t *testing.T) {
+	for in, want := range map[string]string{"": LifecycleChanged, "all": LifecycleAll, "none": LifecycleNone} {
+		if got, err := ParseLifecycle(in); got != want || err != nil {
+			t.Errorf("ParseLifecycle(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := ParseLifecycle("some"); err == nil {
+		t.Error("ParseLifecycle(some): no error")
 	}
 }

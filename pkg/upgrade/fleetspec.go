@@ -102,6 +102,48 @@ func (s *Spec) readFleet(path string, objs []object, given []*v1alpha1.Applicati
 	return nil
 }
 
+// shardFleet keeps SHARD=k/N of the fleet: its Applications and
+// ApplicationSets sorted by name, the k-th, the (k+N)-th ...; an
+// ApplicationSet's Applications, and an app-of-apps parent's children, go
+// with it (ArgoCD makes them in the shard's run). Each shard's report holds
+// its own Applications; make report-merge joins them.
+func (s *Spec) shardFleet(spec string) error {
+	k, n, err := parseShard(spec)
+	if err != nil {
+		return err
+	}
+	type unit struct {
+		name string
+		app  *App
+		set  *unstructured.Unstructured
+	}
+	var units []unit
+	for i := range s.Apps {
+		units = append(units, unit{name: s.Apps[i].Name(), app: &s.Apps[i]})
+	}
+	for _, set := range s.AppSets {
+		units = append(units, unit{name: set.GetName(), set: set})
+	}
+	slices.SortStableFunc(units, func(a, b unit) int { return strings.Compare(a.name, b.name) })
+	var apps []App
+	var sets []*unstructured.Unstructured
+	for j, u := range units {
+		switch {
+		case j%n != k-1:
+			s.Others = append(s.Others, u.name)
+		case u.app != nil:
+			apps = append(apps, *u.app)
+		default:
+			sets = append(sets, u.set)
+		}
+	}
+	if len(apps) == 0 && len(sets) == 0 {
+		return fmt.Errorf("SHARD %s: no Application or ApplicationSet falls in it, the fleet holds %d: at most %d shards", spec, len(units), len(units))
+	}
+	s.Apps, s.AppSets = apps, sets
+	return nil
+}
+
 // takes says why a fleet run cannot take an Application ("" when it can),
 // and whether its sources are all served.
 func (s *Spec) takes(a *v1alpha1.Application) (string, bool) {

@@ -61,6 +61,9 @@ type Options struct {
 	// on one ArgoCD; "": the fleet with REPO, REPOS or an ApplicationSet,
 	// else a cell per Application
 	Isolate string
+	// LIFECYCLE: which Applications of the fleet a sync is asked of on TO
+	// and whose cascading deletion is read: changed (default), all, none
+	Lifecycle string
 	// IMAGES, IMAGE_RECIPES, and EXPECT (application=OUTCOME,...) with
 	// EXPECT_WHY in place of the expectation that every Application comes
 	// through SAFE (known answers): registered by Shared.Register.
@@ -82,6 +85,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Repo, "repo", "", "make upgrade-check: the team's GitOps repository, a checkout whose remote origin names its URL (online also a git URL, cloned): served by the suite's git server with its branches, tags and history to every Application and ApplicationSet that names it (REPO)")
 	fs.StringVar(&o.Repos, "repos", "", "make upgrade-check: several repositories, url=dir,... (REPOS)")
 	fs.StringVar(&o.Isolate, "isolate", "", "make upgrade-check: 1: a cell per Application, each on a fresh ArgoCD (the lifecycle: syncs, commits, deletions); 0: the fleet, every Application on one ArgoCD upgraded once (renders, sync and health); default: the fleet with REPO, REPOS or an ApplicationSet in APPS (ISOLATE)")
+	fs.StringVar(&o.Lifecycle, "lifecycle", "", "make upgrade-check, the fleet: the lifecycle tier (a sync asked on TO, its hooks, then the fleet's cascading deletion) for the Applications whose render or state changed (changed, the default), for every one with a sync asked on FROM first as the baseline (all), or none (the render tier only) (LIFECYCLE)")
 	fs.StringVar(&o.Metrics, "metrics", "", "make upgrade-check: the cluster's metrics-server, as managed Kubernetes runs one: none, or a version the catalog pins; default: the catalog's (METRICS)")
 }
 
@@ -127,11 +131,13 @@ type Spec struct {
 	// Fleet is a fleet run (FleetFeature): Repos served, AppSets created
 	// beside Apps, one ArgoCD upgraded once; Refused says, one line each,
 	// what of APPS it cannot take.
-	Fleet   bool
-	Repos   []gitrepo.Repo
-	AppSets []*unstructured.Unstructured
-	Refused []string
-	online  bool
+	Fleet bool
+	// Lifecycle is the fleet's lifecycle tier, LIFECYCLE (ParseLifecycle)
+	Lifecycle string
+	Repos     []gitrepo.Repo
+	AppSets   []*unstructured.Unstructured
+	Refused   []string
+	online    bool
 }
 
 // MethodSaid names the upgrade's method as the report says it.
@@ -236,6 +242,9 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 	if s.Fleet {
 		return s, s.resolveFleet(ctx, o, w, objs, given, files)
 	}
+	if o.Lifecycle != "" {
+		return nil, fmt.Errorf("LIFECYCLE=%s: the fleet's lifecycle tier (ISOLATE=0); a cell per Application runs the whole lifecycle of each", o.Lifecycle)
+	}
 	if o.Shard != "" {
 		if given, files, s.Others, err = shard(o.Shard, given, files); err != nil {
 			return nil, err
@@ -325,13 +334,22 @@ func (o Options) fleet(objs []object, repos bool) (bool, error) {
 // only a cell per Application has.
 func (s *Spec) resolveFleet(ctx context.Context, o Options, w appcell.Where, objs []object, given []*v1alpha1.Application, files []string) error {
 	for _, v := range []struct{ name, value string }{{"CHANGE", o.Change}, {"DURING_SYNC", trials(o.DuringSync)},
-		{"WEBHOOK", map[bool]string{true: "1"}[o.Webhook]}, {"SHARD", o.Shard}} {
+		{"WEBHOOK", map[bool]string{true: "1"}[o.Webhook]}} {
 		if v.value != "" {
 			return fmt.Errorf("%s: a cell per Application's (ISOLATE=1); the fleet on one ArgoCD compares renders, sync and health", v.name)
 		}
 	}
+	var err error
+	if s.Lifecycle, err = ParseLifecycle(o.Lifecycle); err != nil {
+		return err
+	}
 	if err := s.readFleet(w.Path(o.Apps), objs, given, files, w); err != nil {
 		return err
+	}
+	if o.Shard != "" {
+		if err := s.shardFleet(o.Shard); err != nil {
+			return err
+		}
 	}
 	return s.resolveCommon(ctx, o, w)
 }
@@ -339,11 +357,9 @@ func (s *Spec) resolveFleet(ctx context.Context, o Options, w appcell.Where, obj
 // shard is SHARD=k/N of APPS' Applications (and the files they came from):
 // sorted by name, the k-th, the (k+N)-th ...; the others' names.
 func shard(spec string, apps []*v1alpha1.Application, files []string) ([]*v1alpha1.Application, []string, []string, error) {
-	ks, ns, ok := strings.Cut(spec, "/")
-	k, kerr := strconv.Atoi(ks)
-	n, nerr := strconv.Atoi(ns)
-	if !ok || kerr != nil || nerr != nil || n < 1 || k < 1 || k > n {
-		return nil, nil, nil, fmt.Errorf("SHARD %q: k/N, the k-th of N parts (1 <= k <= N), e.g. SHARD=2/4", spec)
+	k, n, err := parseShard(spec)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	order := make([]int, len(apps))
 	for i := range order {
@@ -363,6 +379,17 @@ func shard(spec string, apps []*v1alpha1.Application, files []string) ([]*v1alph
 		return nil, nil, nil, fmt.Errorf("SHARD %s: no Application falls in it, APPS holds %d: at most %d shards", spec, len(apps), len(apps))
 	}
 	return in, inFiles, others, nil
+}
+
+// parseShard reads SHARD=k/N.
+func parseShard(spec string) (k, n int, err error) {
+	ks, ns, ok := strings.Cut(spec, "/")
+	k, kerr := strconv.Atoi(ks)
+	n, nerr := strconv.Atoi(ns)
+	if !ok || kerr != nil || nerr != nil || n < 1 || k < 1 || k > n {
+		return 0, 0, fmt.Errorf("SHARD %q: k/N, the k-th of N parts (1 <= k <= N), e.g. SHARD=2/4", spec)
+	}
+	return k, n, nil
 }
 
 // argocdConfig reads ARGOCD_CM or ARGOCD_CMD_PARAMS: the ConfigMap as
@@ -409,7 +436,8 @@ func (o Options) command() string {
 		appcell.Var{Name: "SELF_SYNC_OPTIONS", Value: o.SelfSyncOptions}, appcell.Var{Name: "OVERLAY", Value: o.Overlay},
 		appcell.Var{Name: "METRICS", Value: o.Metrics}, appcell.Var{Name: "CHANGE", Value: o.Change}, appcell.Var{Name: "DURING_SYNC", Value: trials(o.DuringSync)},
 		appcell.Var{Name: "WEBHOOK", Value: map[bool]string{true: "1"}[o.Webhook]}, appcell.Var{Name: "SHARD", Value: o.Shard},
-		appcell.Var{Name: "REPO", Value: o.Repo}, appcell.Var{Name: "REPOS", Value: o.Repos}, appcell.Var{Name: "ISOLATE", Value: o.Isolate})
+		appcell.Var{Name: "REPO", Value: o.Repo}, appcell.Var{Name: "REPOS", Value: o.Repos}, appcell.Var{Name: "ISOLATE", Value: o.Isolate},
+		appcell.Var{Name: "LIFECYCLE", Value: o.Lifecycle})
 }
 
 // Scenario is the scenario make upgrade-check's cells belong to; each

@@ -1,0 +1,430 @@
+package upgrade
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
+
+	"github.com/gitops-conformance/suite/internal/text"
+	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/appstate"
+	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/step"
+)
+
+// The fleet's lifecycle tier (LIFECYCLE): which Applications a sync is
+// asked of on TO, their hooks run, and whose cascading deletion is read.
+const (
+	// LifecycleChanged: those whose render tier was not SAFE (the default)
+	LifecycleChanged = "changed"
+	// LifecycleAll: every Application, synced on FROM first (the baseline)
+	LifecycleAll = "all"
+	// LifecycleNone: the render tier only
+	LifecycleNone = "none"
+)
+
+// ParseLifecycle reads LIFECYCLE.
+func ParseLifecycle(s string) (string, error) {
+	switch s {
+	case "", LifecycleChanged:
+		return LifecycleChanged, nil
+	case LifecycleAll, LifecycleNone:
+		return s, nil
+	}
+	return "", fmt.Errorf("LIFECYCLE %q: changed (the Applications whose render or state changed; the default), all, or none (the render tier only)", s)
+}
+
+// lived is what a sync asked of one Application showed: the state once its
+// operation ended (or the wait did) and its health settled.
+type lived struct {
+	state appstate.State
+	// waited says what the sync was still doing when the wait ended ("" when it ended)
+	waited string
+	// unread says why the sync could not be asked or read
+	unread string
+}
+
+// syncWithin and settleHealthWithin bound a sync asked of one Application
+// and its health's settling afterwards (as a cell's syncs are bounded).
+var (
+	syncWithin         = assert.Intervals.Install
+	settleHealthWithin = assert.Intervals.Rollout
+)
+
+// syncEach asks a sync of each Application names gives, as a user does
+// (`argocd app sync`, the Application's own sync options and retry), four at
+// a time, and reads each once its operation ended and its health settled
+// (hooks ran). On FROM it is the baseline of TO's; dst holds every one.
+func (f *fleet) syncEach(on string, names func(context.Context) ([]string, error), dst *map[string]*lived) step.Step {
+	return appcell.Reads("a sync asked of each Application on "+on+" (its hooks run), its state read once it ended", func(ctx context.Context) error {
+		todo, err := names(ctx)
+		if err != nil {
+			return assert.Unknown(err)
+		}
+		out := map[string]*lived{}
+		var mu sync.Mutex
+		work := make(chan string)
+		var wg sync.WaitGroup
+		for range renderWorkers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for name := range work {
+					l := syncOne(ctx, name, on)
+					mu.Lock()
+					out[name] = l
+					mu.Unlock()
+				}
+			}()
+		}
+		start := time.Now()
+		for _, n := range todo {
+			work <- n
+		}
+		close(work)
+		wg.Wait()
+		*dst = out
+		c := lifecycle.CellFrom(ctx)
+		failed := 0
+		for _, n := range slices.Sorted(maps.Keys(out)) {
+			l := out[n]
+			if l.unread != "" || l.waited != "" || len(problems(l.state)) > 0 {
+				failed++
+			}
+			f.fleetEvidence.Lock()
+			c.WriteEvidence("apps/"+n+"/synced-"+on+".txt", strings.Join(l.state.Lines(), "\n")+"\n"+orUnread(l.unread)+waitedLine(l.waited))
+			f.fleetEvidence.Unlock()
+		}
+		lifecycle.Note(ctx, "on %s: a sync asked of %d Applications in %s (%d with a problem after it)", on, len(out), time.Since(start).Round(time.Second), failed)
+		return nil
+	})
+}
+
+func waitedLine(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "the wait ended: " + s + "\n"
+}
+
+// syncOne asks one Application's sync and reads what it did.
+func syncOne(ctx context.Context, name, on string) *lived {
+	app, err := check.App(ctx, name)
+	if err != nil {
+		return &lived{unread: "the Application before its sync: " + err.Error()}
+	}
+	var options []string
+	if p := app.Spec.SyncPolicy; p != nil {
+		options = p.SyncOptions
+	}
+	asked := time.Now().Truncate(time.Second)
+	if err := lifecycle.From(ctx).Apps.Sync(ctx, name, options...); err != nil {
+		return &lived{unread: "the sync asked: " + err.Error()}
+	}
+	l := &lived{}
+	ended := func(a *v1alpha1.Application) bool {
+		op := a.Status.OperationState
+		return a.Operation == nil && op != nil && !op.StartedAt.Time.Before(asked) && op.Phase.Completed()
+	}
+	settled := func(a *v1alpha1.Application) bool { return a.Status.Health.Status != "Progressing" }
+	for _, w := range []struct {
+		within time.Duration
+		done   func(*v1alpha1.Application) bool
+		what   string
+	}{{syncWithin, ended, "the operation had not ended"}, {settleHealthWithin, settled, "its health was still Progressing"}} {
+		deadline := time.Now().Add(w.within)
+		for {
+			app, err = check.App(ctx, name)
+			if err != nil {
+				return &lived{unread: "the Application after its sync: " + err.Error()}
+			}
+			if w.done(app) {
+				break
+			}
+			if time.Now().After(deadline) {
+				l.waited = fmt.Sprintf("%s after %s", w.what, w.within)
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return &lived{unread: ctx.Err().Error()}
+			case <-time.After(3 * time.Second):
+			}
+		}
+		if l.waited != "" {
+			break
+		}
+	}
+	l.state = appstate.Of(app, on)
+	return l
+}
+
+// liveNames are the fleet's Applications as ArgoCD holds them now.
+func liveNames(ctx context.Context) ([]string, error) {
+	list, err := check.List(ctx, lifecycle.Selection{Kinds: "applications.argoproj.io", Namespace: argocd.Namespace})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, a := range list.Items {
+		out = append(out, a.GetName())
+	}
+	return out, nil
+}
+
+// lifecycleNames are the Applications the lifecycle tier takes on TO:
+// every one read on TO with LIFECYCLE=all, else those whose render tier
+// was not SAFE.
+func (f *fleet) lifecycleNames() []string {
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(f.onTo)) {
+		if f.spec.Lifecycle == LifecycleAll {
+			out = append(out, n)
+			continue
+		}
+		if o, _, _ := gradeApp(f.from.String(), f.to.String(), f.onFrom[n], f.onTo[n]); o != report.Safe {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// deleteFleet deletes the fleet as a team takes it down, the last thing
+// the run does: every ApplicationSet (its Applications with it, by their
+// owner references), then every other Application with cascade (argocd
+// app delete: its resources first; an app-of-apps parent takes its
+// children with it); waits for them to go and reads, for each Application
+// of the lifecycle tier, whether it went and what of TO's render is left.
+func (f *fleet) deleteFleet(dst *map[string]*Deletion) step.Step {
+	what := "the fleet deleted with cascade on " + f.to.String() + " (ApplicationSets, then Applications)"
+	return step.Act(what, func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+		ctx = env.InOrder(what, f.deletions(ctx)...).Func()(ctx, t, cfg)
+		return appcell.Reads("the fleet's deletion", func(ctx context.Context) error {
+			return f.readDeletions(ctx, dst)
+		}).Func()(ctx, t, cfg)
+	})
+}
+
+// deletions are the steps that delete the fleet: ApplicationSets first
+// (else their controller makes again what is deleted), then the
+// Applications APPS made (a child goes with its parent's cascade, a
+// generated one with its ApplicationSet).
+func (f *fleet) deletions(ctx context.Context) []step.Step {
+	var steps []step.Step
+	for _, s := range f.spec.AppSets {
+		steps = append(steps, env.Delete(env.Object{Kind: "applicationsets.argoproj.io", Namespace: argocd.Namespace, Name: s.GetName()}))
+	}
+	for _, n := range slices.Sorted(maps.Keys(f.onTo)) {
+		if f.onTo[n].by == "APPS" {
+			steps = append(steps, env.DeleteApp(n, env.Foreground))
+		}
+	}
+	return steps
+}
+
+// readDeletions waits for the fleet's Applications to go and reads each
+// one's deletion (the lifecycle tier's).
+func (f *fleet) readDeletions(ctx context.Context, dst *map[string]*Deletion) error {
+	names := f.lifecycleNames()
+	deadline := time.Now().Add(assert.Intervals.Rollout)
+	for {
+		list, err := check.List(ctx, lifecycle.Selection{Kinds: "applications.argoproj.io", Namespace: argocd.Namespace})
+		if err != nil {
+			return assert.Unknown(err)
+		}
+		if len(list.Items) == 0 || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Second):
+		}
+	}
+	out := map[string]*Deletion{}
+	c := lifecycle.CellFrom(ctx)
+	for _, n := range names {
+		d := f.readDeletion(ctx, n)
+		out[n] = d
+		c.WriteEvidence("apps/"+n+"/deletion-"+f.to.String()+".txt", fmt.Sprintf("gone: %v\nheld: %s\nleft: %s\n%s", d.Gone, text.OrNone(d.Held), text.OrNone(d.Left), d.unread()))
+	}
+	*dst = out
+	held := 0
+	for _, d := range out {
+		if !d.Gone {
+			held++
+		}
+	}
+	lifecycle.Note(ctx, "the fleet's deletion on %s: %d of %d Applications of the lifecycle tier held", f.to, held, len(out))
+	return nil
+}
+
+// readDeletion reads one Application's deletion: gone or what holds it,
+// and which objects of TO's render are still there.
+func (f *fleet) readDeletion(ctx context.Context, name string) *Deletion {
+	d := &Deletion{Read: true}
+	app, err := check.App(ctx, name)
+	switch {
+	case lifecycle.NotFound(err):
+		d.Gone = true
+	case err != nil:
+		d.Unread = append(d.Unread, "the Application: "+err.Error())
+	default:
+		held := []string{"finalizers " + text.OrNone(strings.Join(app.Finalizers, ", "))}
+		for _, c := range app.Status.Conditions {
+			if c.Type == v1alpha1.ApplicationConditionDeletionError {
+				held = append(held, "DeletionError: "+text.Clip(c.Message, 200))
+			}
+		}
+		d.Held = fmt.Sprintf("still there after %s, %s", assert.Intervals.Rollout, strings.Join(held, "; "))
+	}
+	r, err := rendered(f.onTo[name])
+	if err != nil {
+		d.Unread = append(d.Unread, "TO's render: "+err.Error())
+	}
+	if r == nil {
+		return d
+	}
+	refs := r.Refs()
+	var left []string
+	for _, o := range refs {
+		live, err := check.Get(ctx, o)
+		switch {
+		case lifecycle.NotFound(err):
+			continue
+		case err != nil:
+			d.Unread = append(d.Unread, o.String()+": "+err.Error())
+			continue
+		}
+		left = append(left, check.Remaining(o, live))
+		d.LeftKinds = append(d.LeftKinds, o.Kind)
+	}
+	if len(left) > 0 {
+		d.Left = fmt.Sprintf("%d of %d there: %s", len(left), len(refs), strings.Join(left, "; "))
+	}
+	return d
+}
+
+// gradeLife is the lifecycle tier's verdict over the render tier's (o,
+// why) for one Application: BROKEN when, after a sync asked on TO, a
+// problem shows (the sync failed or stayed running, OutOfSync, not
+// Healthy), a hook that succeeded on FROM did not, or the cascading
+// deletion was held: each saying whether it was so on FROM, or that FROM
+// was not asked (its deletion never is: it would take away the fleet the
+// upgrade is tried on); CHANGED when a sync asked on both releases ends
+// otherwise. base is FROM's state after a sync asked (LIFECYCLE=all), else
+// after its own syncs (asked false).
+func gradeLife(from, to string, o report.Outcome, why string, base appstate.State, asked bool, l *lived, d *Deletion, hooks []string) (report.Outcome, string) {
+	if l == nil {
+		return o, why
+	}
+	if l.unread != "" {
+		if o != report.Broken {
+			o = report.Error
+		}
+		return o, why + "; the lifecycle on " + to + ": could not tell: " + l.unread
+	}
+	var before []string
+	for _, p := range problems(base) {
+		before = append(before, p.what)
+	}
+	baseline := " (" + from + " was not asked to sync it: LIFECYCLE=all asks)"
+	if asked || base.Phase != "" {
+		baseline = " (not so on " + from + ")"
+	}
+	var broken []string
+	for _, p := range problems(l.state) {
+		line := p.what + p.detail
+		switch {
+		case slices.Contains(before, p.what) && (asked || base.Phase != ""):
+			line += " (already so on " + from + ")"
+		default:
+			line += baseline
+		}
+		broken = append(broken, line)
+	}
+	if l.waited != "" {
+		broken = append(broken, "the wait ended: "+l.waited)
+	}
+	broken = append(broken, hookRegressions(base, l.state, hooks)...)
+	note := ""
+	if d != nil {
+		switch {
+		case len(d.Unread) > 0:
+			note = "; could not tell what its deletion left: " + strings.Join(d.Unread, "; ")
+		case !d.Gone:
+			broken = append(broken, "the cascading deletion was held: "+d.Held+" ("+from+"'s is not tried in the fleet: ISOLATE=1 compares both)")
+		case d.LeftSummary() != "":
+			note = "; the cascade left " + d.LeftSummary()
+		}
+	}
+	if len(broken) > 0 {
+		return report.Broken, fmt.Sprintf("on %s, a sync asked: %s%s; the render tier: %s", to, strings.Join(broken, "; "), note, why)
+	}
+	ran := fmt.Sprintf("; a sync asked on %s: %s%s", to, text.OrNone(l.state.Phase), hooksRan(l.state))
+	if d != nil && d.Gone {
+		ran += ", the cascading deletion went through"
+	}
+	if asked {
+		if diff := appstate.Differences(base, l.state); len(diff) > 0 {
+			if o == report.Safe {
+				o, why = report.Changed, fmt.Sprintf("%s -> %s: after a sync asked on both: %s", from, to, strings.Join(diff, ", "))
+			} else {
+				why += "; after a sync asked on both: " + strings.Join(diff, ", ")
+			}
+		}
+	}
+	return o, why + ran + note
+}
+
+// hooksRan says which hooks the operation ran, "" for none.
+func hooksRan(s appstate.State) string {
+	if len(s.Hooks) == 0 {
+		return ""
+	}
+	var hs []string
+	for _, h := range s.Hooks {
+		hs = append(hs, h.String())
+	}
+	return " (hooks: " + strings.Join(hs[:min(len(hs), shown)], ", ") + ")"
+}
+
+// rendered is an Application's render read as ArgoCD applies it (into its
+// destination namespace); nil for none.
+func rendered(rd *read) (*appcell.Rendered, error) {
+	if rd == nil || rd.render == nil {
+		return nil, nil
+	}
+	dest, _, _ := unstructured.NestedString(rd.spec, "destination", "namespace")
+	return appcell.ParseRendered(manifest(rd.render.Objects), dest)
+}
+
+// namedHooks are the hooks of a render with a fixed name (as Reading.Hooks):
+// the ones a sync on TO must run again.
+func namedHooks(rd *read) []string {
+	r, err := rendered(rd)
+	if err != nil || r == nil {
+		return nil
+	}
+	var out []string
+	for _, h := range r.Hooks() {
+		if h.GetName() != "" {
+			out = append(out, appstate.ResourceRef(h.GroupVersionKind().Group, h.GetKind(), h.GetNamespace(), h.GetName()))
+		}
+	}
+	return out
+}
