@@ -79,7 +79,9 @@ type fleet struct {
 	// TO, and the deletions read on TO, by Application
 	lifeFrom, lifeTo map[string]*lived
 	deleted          map[string]*Deletion
-	fleetEvidence    sync.Mutex
+	// refused is what the fleet's webhooks refused its Applications
+	refused       []rejection
+	fleetEvidence sync.Mutex
 	// marks are when each phase of the run ended (FleetTimes)
 	marks []Mark
 }
@@ -172,8 +174,12 @@ func (s *Spec) FleetFeature(c matrix.Cell) step.Scenario {
 		f.settle(to, &f.settledTo, &f.appSetsTo, func() time.Time { return f.upgraded }), f.mark("settle-"+to),
 		f.readAll(to, &f.onTo), f.mark("read-"+to), env.Snapshot("on-"+to))
 	if s.Lifecycle != LifecycleNone {
-		// the lifecycle tier: a sync asked on TO (hooks), then the deletion
-		steps.Add(f.syncEach(to, func(context.Context) ([]string, error) { return f.lifecycleNames(), nil }, &f.lifeTo), f.mark("sync-"+to), f.deleteFleet(&f.deleted), f.mark("delete"))
+		// the lifecycle tier: a sync asked on TO (hooks)
+		steps.Add(f.syncEach(to, func(context.Context) ([]string, error) { return f.lifecycleNames(), nil }, &f.lifeTo), f.mark("sync-"+to))
+	}
+	steps.Add(f.rejections(&f.refused))
+	if s.Lifecycle != LifecycleNone {
+		steps.Add(f.deleteFleet(&f.deleted), f.mark("delete"))
 	}
 	return steps.Add(assert.Graded(fmt.Sprintf("the fleet through the upgrade %s -> %s", from, to), f.grade)).Scenario()
 }
@@ -472,6 +478,17 @@ func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
 	// Applications that render one object both: reported on each, by name
 	// (interference, not what the upgrade changed: the verdict stays)
 	interferes := shared(f.onTo)
+	refused := refusedLines(f.refused, f.from.String(), f.to.String())
+	var hooks strings.Builder
+	for _, n := range slices.Sorted(maps.Keys(refused)) {
+		fmt.Fprintf(&hooks, "%s:\n  %s\n", n, strings.Join(refused[n], "\n  "))
+	}
+	for _, r := range f.refused {
+		if r.owner == "" && r.victim == "" {
+			fmt.Fprintf(&hooks, "neither the webhook's nor the object's Application is of the fleet: %s %s: %s\n", r.webhook, text.OrNone(r.config), r.what)
+		}
+	}
+	c.WriteEvidence("webhooks.txt", hooks.String())
 	for _, n := range names {
 		o, why, by := gradeApp(f.from.String(), f.to.String(), f.onFrom[n], f.onTo[n])
 		if a, b := f.onFrom[n], f.onTo[n]; a != nil && b != nil {
@@ -484,6 +501,9 @@ func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
 		}
 		if objs := interferes[n]; len(objs) > 0 {
 			why += fmt.Sprintf("; interferes: %d object(s) another Application of the fleet renders too: %s", len(objs), strings.Join(objs[:min(len(objs), shown)], "; "))
+		}
+		if lines := refused[n]; len(lines) > 0 {
+			why += fmt.Sprintf("; interferes: %d request(s) refused by a webhook: %s", len(lines), strings.Join(lines[:min(len(lines), shown)], "; "))
 		}
 		results = append(results, AppResult{Name: n, Outcome: o, Reason: why, Evidence: "apps/" + n, By: by})
 		count[o]++

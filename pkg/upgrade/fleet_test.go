@@ -11,6 +11,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -222,5 +223,47 @@ func TestParseLifecycle(t *testing.T) {
 	}
 	if _, err := ParseLifecycle("some"); err == nil {
 		t.Error("ParseLifecycle(some): no error")
+	}
+}
+
+func TestWebhookRejectionsNameBothApplications(t *testing.T) {
+	obj := func(kind, ns, name string) *unstructured.Unstructured {
+		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": kind, "metadata": map[string]any{"name": name}}}
+		if ns != "" {
+			o.SetNamespace(ns)
+		}
+		return o
+	}
+	rd := func(dest string, objs ...*unstructured.Unstructured) *read {
+		return &read{render: &argocd.Render{Objects: objs}, spec: map[string]any{"destination": map[string]any{"namespace": dest}}}
+	}
+	f := &fleet{onTo: map[string]*read{
+		"policy": rd("kyverno", obj("Deployment", "", "kyverno"), obj("ValidatingWebhookConfiguration", "", "kyverno-policy")),
+		"web":    rd("web", obj("Deployment", "", "frontend")),
+		"other":  rd("jobs", obj("ConfigMap", "", "c")),
+	}}
+	live := []check.Webhook{{Config: "validatingwebhookconfiguration", ConfigName: "kyverno-policy", Name: "validate.kyverno.svc"},
+		{Config: "mutatingwebhookconfiguration", ConfigName: "runtime", Name: "mutate.kyverno.svc", ClientConfig: check.WebhookClient{Service: &check.WebhookService{Namespace: "kyverno", Name: "svc"}}}}
+	if v := f.ownerOf("web", "frontend-5d9c7"); v != "web" {
+		t.Errorf("ownerOf(a ReplicaSet of web's Deployment) = %q", v)
+	}
+	if v := f.ownerOf("jobs", "anything"); v != "other" {
+		t.Errorf("ownerOf(the one Application in the namespace) = %q", v)
+	}
+	if cfg, o := f.webhookOwner("validate.kyverno.svc", live); o != "policy" || cfg != "validatingwebhookconfiguration/kyverno-policy" {
+		t.Errorf("webhookOwner(rendered) = %q, %q", cfg, o)
+	}
+	if _, o := f.webhookOwner("mutate.kyverno.svc", live); o != "policy" {
+		t.Errorf("webhookOwner(registered at run time, its Service in policy's namespace) = %q", o)
+	}
+	if cfg, o := f.webhookOwner("gone.example", live); cfg != "" || o != "" {
+		t.Errorf("webhookOwner(no such webhook) = %q, %q", cfg, o)
+	}
+	lines := refusedLines([]rejection{{webhook: "validate.kyverno.svc", config: "validatingwebhookconfiguration/kyverno-policy", owner: "policy", victim: "web", what: "ReplicaSet web/frontend-5d9c7: denied", onTo: true}}, "v3.4.7", "v3.5.1")
+	if len(lines["web"]) != 1 || !strings.Contains(lines["web"][0], "Application policy's webhook") || len(lines["policy"]) != 1 || !strings.Contains(lines["policy"][0], "refused Application web on v3.5.1") {
+		t.Errorf("refusedLines = %q", lines)
+	}
+	if m := webhookSaid.FindStringSubmatch(`Error creating: admission webhook "validate.kyverno.svc" denied the request: no`); m == nil || m[2] != "validate.kyverno.svc" {
+		t.Errorf("webhookSaid = %q", m)
 	}
 }
