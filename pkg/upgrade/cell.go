@@ -161,15 +161,20 @@ func (k *cell) AppName() string { return k.app.Name() }
 // OwnWebhooks are, of the live webhooks, the Application's: those its
 // renders hold, and those its controllers registered at run time
 // (appcell.ChartWebhooks) (inplace.Owner).
-func (k *cell) OwnWebhooks(_ context.Context, live []check.Webhook) []check.Webhook {
+func (k *cell) OwnWebhooks(_ context.Context, live []check.Webhook) map[string]string {
 	rendered, err := k.renderedWebhooks()
 	if err != nil {
 		return nil
 	}
-	if k.Before == nil {
-		return rendered
+	own := rendered
+	if k.Before != nil {
+		own = append(rendered, appcell.ChartWebhooks(live, rendered, k.Before, k.Namespaces())...)
 	}
-	return append(rendered, appcell.ChartWebhooks(live, rendered, k.Before, k.Namespaces())...)
+	out := map[string]string{}
+	for _, w := range own {
+		out[w.ConfigRef()] = k.app.Name()
+	}
+	return out
 }
 
 // deletion deletes the Application with cascade as `argocd app delete`

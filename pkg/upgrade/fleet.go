@@ -112,8 +112,17 @@ func (f *fleet) mark(phase string) step.Step {
 // AppName is "" (inplace.Owner): no one Application owns the upgrade.
 func (f *fleet) AppName() string { return "" }
 
-// OwnWebhooks are none: the fleet's upgrade blames no one Application.
-func (f *fleet) OwnWebhooks(context.Context, []check.Webhook) []check.Webhook { return nil }
+// OwnWebhooks are, of the live webhooks, those of the fleet's
+// Applications as read on FROM (webhookOwner), each with its Application.
+func (f *fleet) OwnWebhooks(_ context.Context, live []check.Webhook) map[string]string {
+	out := map[string]string{}
+	for _, w := range live {
+		if _, app := webhookOwner(f.onFrom, w.Name, live); app != "" {
+			out[w.ConfigRef()] = app
+		}
+	}
+	return out
+}
 
 // FleetFeature is the fleet run: the team's repositories served, every
 // Application and ApplicationSet of APPS created on ArgoCD FROM and left to
@@ -168,7 +177,7 @@ func (s *Spec) FleetFeature(c matrix.Cell) step.Scenario {
 		// FROM's baseline: a sync asked of every Application, read by both tiers
 		steps.Add(f.syncEach(from, liveNames, &f.lifeFrom), f.mark("sync-"+from))
 	}
-	steps.Add(f.readAll(from, &f.onFrom), f.mark("read-"+from), env.Snapshot("on-"+from))
+	steps.Add(f.readAll(from, &f.onFrom), f.mark("read-"+from), f.named(), env.Snapshot("on-"+from))
 	steps.Add(inplace.Steps(f.from, f.to, inplace.How{Method: s.Method, SyncOptions: s.SelfSyncOptions, Overlay: s.Overlay}, f)...)
 	steps.Add(appcell.Reads("the upgrade's end", func(context.Context) error { f.upgraded = time.Now(); return nil }), f.mark("upgrade"),
 		f.settle(to, &f.settledTo, &f.appSetsTo, func() time.Time { return f.upgraded }), f.mark("settle-"+to),
@@ -182,6 +191,25 @@ func (s *Spec) FleetFeature(c matrix.Cell) step.Scenario {
 		steps.Add(f.deleteFleet(&f.deleted), f.mark("delete"))
 	}
 	return steps.Add(assert.Graded(fmt.Sprintf("the fleet through the upgrade %s -> %s", from, to), f.grade)).Scenario()
+}
+
+// named writes FleetFile with every Application read on FROM and no
+// verdict yet: a run that ends before grade (an upgrade that cannot
+// finish) still makes a cell of each, with the fleet cell's outcome
+// (expand); grade writes it again with the verdicts.
+func (f *fleet) named() step.Step {
+	return appcell.Reads("the fleet's Applications, to be judged", func(ctx context.Context) error {
+		var results []AppResult
+		for _, n := range slices.Sorted(maps.Keys(f.onFrom)) {
+			results = append(results, AppResult{Name: n, Evidence: "apps/" + n, By: f.onFrom[n].by})
+		}
+		data, err := json.MarshalIndent(results, "", "  ")
+		if err != nil {
+			return err
+		}
+		lifecycle.CellFrom(ctx).WriteEvidence(FleetFile, string(data)+"\n")
+		return nil
+	})
 }
 
 // describe writes what the fleet is made of into the evidence.

@@ -85,6 +85,14 @@ func TestExpandMakesACellPerApplication(t *testing.T) {
 	if len(notes) != 2 || !strings.Contains(notes[1], "pullRequest") {
 		t.Errorf("notes = %q", notes)
 	}
+	if err := writeFile(filepath.Join(dir, FleetFile), []byte(`[{"name":"a","evidence":"apps/a","by":"APPS"}]`)); err != nil {
+		t.Fatal(err)
+	}
+	broken := rc
+	broken.Outcome, broken.Reason = report.Broken, "the upgrade did not finish"
+	if cells, _ := s.expand(broken, dir); len(cells) != 1 || cells[0].Outcome != report.Broken || !strings.Contains(cells[0].Reason, "the upgrade did not finish") {
+		t.Errorf("a fleet ended before its verdicts: %+v, want a BROKEN with the fleet's reason", cells)
+	}
 	if cells, _ := s.expand(rc, t.TempDir()); cells != nil {
 		t.Errorf("no fleet.json: %+v, want the fleet cell kept", cells)
 	}
@@ -250,13 +258,13 @@ func TestWebhookRejectionsNameBothApplications(t *testing.T) {
 	if v := f.ownerOf("jobs", "anything"); v != "other" {
 		t.Errorf("ownerOf(the one Application in the namespace) = %q", v)
 	}
-	if cfg, o := f.webhookOwner("validate.kyverno.svc", live); o != "policy" || cfg != "validatingwebhookconfiguration/kyverno-policy" {
+	if cfg, o := webhookOwner(f.onTo, "validate.kyverno.svc", live); o != "policy" || cfg != "validatingwebhookconfiguration/kyverno-policy" {
 		t.Errorf("webhookOwner(rendered) = %q, %q", cfg, o)
 	}
-	if _, o := f.webhookOwner("mutate.kyverno.svc", live); o != "policy" {
+	if _, o := webhookOwner(f.onTo, "mutate.kyverno.svc", live); o != "policy" {
 		t.Errorf("webhookOwner(registered at run time, its Service in policy's namespace) = %q", o)
 	}
-	if cfg, o := f.webhookOwner("gone.example", live); cfg != "" || o != "" {
+	if cfg, o := webhookOwner(f.onTo, "gone.example", live); cfg != "" || o != "" {
 		t.Errorf("webhookOwner(no such webhook) = %q, %q", cfg, o)
 	}
 	lines := refusedLines([]rejection{{webhook: "validate.kyverno.svc", config: "validatingwebhookconfiguration/kyverno-policy", owner: "policy", victim: "web", what: "ReplicaSet web/frontend-5d9c7: denied", onTo: true}}, "v3.4.7", "v3.5.1")

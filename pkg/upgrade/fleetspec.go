@@ -325,7 +325,9 @@ func (s *Spec) fleetPlan(sc matrix.Scenario) (*matrix.Data, runner.Scenarios) {
 
 // expand makes the fleet cell (rc, its evidence in dir) a cell per
 // Application, from its FleetFile, each expected SAFE or as EXPECT says;
-// none when the fleet wrote no verdicts (the fleet cell stands, saying why).
+// one not judged (the run ended first) takes the fleet cell's outcome and
+// reason; none when the fleet read no Application (the fleet cell stands,
+// saying why).
 func (s *Spec) expand(rc report.Cell, dir string) ([]report.Cell, []string) {
 	data, err := os.ReadFile(filepath.Join(dir, FleetFile))
 	if err != nil {
@@ -339,6 +341,11 @@ func (s *Spec) expand(rc report.Cell, dir string) ([]report.Cell, []string) {
 	for _, r := range results {
 		c := rc
 		c.Variant, c.Outcome, c.Reason, c.Runs = r.Name, r.Outcome, r.Reason, nil
+		if r.Outcome == "" {
+			// the run ended before the fleet was judged: the fleet cell's
+			// outcome is each one's (an upgrade that could not finish)
+			c.Outcome, c.Reason = rc.Outcome, "the fleet ended before its Applications were judged: "+rc.Reason
+		}
 		c.Evidence = filepath.Join(rc.Evidence, r.Evidence)
 		c.Expected, c.ExpectedWhy = report.Safe, Unchanged
 		if o, ok := s.Expect[r.Name]; ok {

@@ -69,7 +69,7 @@ func (f *fleet) rejections(dst *[]rejection) step.Step {
 			}
 		}
 		for i := range out {
-			out[i].config, out[i].owner = f.webhookOwner(out[i].webhook, hooks)
+			out[i].config, out[i].owner = webhookOwner(f.onTo, out[i].webhook, hooks)
 		}
 		*dst = dedupe(out)
 		lifecycle.Note(ctx, "the fleet's webhooks refused %d request(s) of the fleet's Applications", len(*dst))
@@ -121,19 +121,19 @@ func (f *fleet) ownerOf(ns, name string) string {
 }
 
 // webhookOwner is the configuration holding the webhook named name and
-// the Application of the fleet whose render holds that configuration, or
-// whose destination is the namespace of the Service the webhook calls (a
-// controller that registers its own at run time).
-func (f *fleet) webhookOwner(name string, live []check.Webhook) (string, string) {
+// the Application of the fleet (as reads has them) whose render holds that
+// configuration, or whose destination is the namespace of the Service the
+// webhook calls (a controller that registers its own at run time).
+func webhookOwner(reads map[string]*read, name string, live []check.Webhook) (string, string) {
 	i := slices.IndexFunc(live, func(w check.Webhook) bool { return w.Name == name })
 	if i < 0 {
 		return "", ""
 	}
 	w := live[i]
 	var byService string
-	for _, n := range slices.Sorted(maps.Keys(f.onTo)) {
-		rd := f.onTo[n]
-		if rd.render == nil {
+	for _, n := range slices.Sorted(maps.Keys(reads)) {
+		rd := reads[n]
+		if rd == nil || rd.render == nil {
 			continue
 		}
 		for _, o := range rd.render.Objects {

@@ -32,10 +32,13 @@ const blockedCertain = time.Minute
 // Owner is the Application whose cell upgrades ArgoCD: whose objects the
 // verdict can blame.
 type Owner interface {
-	// AppName is the Application's name.
+	// AppName is the Application's name; "" for a fleet's upgrade, which
+	// is no one Application's.
 	AppName() string
-	// OwnWebhooks are, of the live webhooks, the Application's own.
-	OwnWebhooks(ctx context.Context, live []check.Webhook) []check.Webhook
+	// OwnWebhooks are, of the live webhooks, those of the Application (of
+	// the fleet's Applications): the Application's name by configuration
+	// (ConfigRef).
+	OwnWebhooks(ctx context.Context, live []check.Webhook) map[string]string
 }
 
 // upgrade is one in-place upgrade to a release.
@@ -155,12 +158,13 @@ func (k *upgrade) waitRolledOut(ctx context.Context, t *testing.T, cfg *envconf.
 
 var namedWebhook = regexp.MustCompile(`webhook \\?"([^"\\]+)\\?"`)
 
-// culprit is a live webhook a blocked wait's answer names, each with
-// whether its configuration is the Application's; read once, for the
-// verdict's words (blame) and for the release after it (releaseBlocking).
+// culprit is a live webhook a blocked wait's answer names, each with the
+// Application whose configuration it is ("" for none tried); read once,
+// for the verdict's words (blame) and for the release after it
+// (releaseBlocking).
 type culprit struct {
 	check.Webhook
-	ours bool
+	of string
 }
 
 // culprits reads the live webhooks once and keeps those seen names.
@@ -174,7 +178,7 @@ func (k *upgrade) culprits(ctx context.Context, seen string) ([]culprit, error) 
 	for _, m := range namedWebhook.FindAllStringSubmatch(seen, -1) {
 		for _, w := range live {
 			if w.Name == m[1] && !slices.ContainsFunc(out, func(c culprit) bool { return c.Name == w.Name && c.ConfigRef() == w.ConfigRef() }) {
-				out = append(out, culprit{w, slices.ContainsFunc(ours, func(o check.Webhook) bool { return o.ConfigRef() == w.ConfigRef() })})
+				out = append(out, culprit{w, ours[w.ConfigRef()]})
 			}
 		}
 	}
@@ -193,8 +197,11 @@ func (k *upgrade) blame(cs []culprit, err error) string {
 	var named []string
 	for _, c := range cs {
 		whose := "not of application " + k.owner.AppName()
-		if c.ours {
-			whose = "application " + k.owner.AppName() + "'s own"
+		switch {
+		case c.of != "":
+			whose = "application " + c.of + "'s own"
+		case k.owner.AppName() == "":
+			whose = "of no Application of the fleet"
 		}
 		named = append(named, fmt.Sprintf("webhook %q of %s (%s)", c.Name, c.ConfigRef(), whose))
 	}
@@ -210,7 +217,7 @@ func (k *upgrade) releaseBlocking(ctx context.Context, t *testing.T, cfg *envcon
 	var refs []string
 	var deletes []step.Step
 	for _, c := range cs {
-		if c.ours && !slices.Contains(refs, c.ConfigRef()) {
+		if c.of != "" && !slices.Contains(refs, c.ConfigRef()) {
 			refs = append(refs, c.ConfigRef())
 			deletes = append(deletes, env.Delete(c.ConfigObject()))
 		}
