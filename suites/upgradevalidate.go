@@ -37,6 +37,10 @@ type UpgradeValidation struct {
 	DuringSync      int      `json:"duringSync,omitempty"`
 	Webhook         bool     `json:"webhook,omitempty"`
 	Change          string   `json:"change,omitempty"`
+	// Isolate and Lifecycle are ISOLATE and LIFECYCLE: "0", the fleet on
+	// one ArgoCD (its known answers where the story allows one).
+	Isolate   string `json:"isolate,omitempty"`
+	Lifecycle string `json:"lifecycle,omitempty"`
 	// Expect are the known answers: Application to verdict.
 	Expect map[string]report.Outcome `json:"expect"`
 	// Measured are the runs the answers were measured in.
@@ -97,7 +101,7 @@ func (v UpgradeValidation) Setting() string {
 	for _, f := range []struct{ name, value string }{
 		{"METHOD", v.Method}, {"SELF_SYNC_OPTIONS", strings.Join(v.SelfSyncOptions, ",")}, {"OVERLAY", v.Overlay},
 		{"ARGOCD_CM", v.ArgoCDCM}, {"ARGOCD_CMD_PARAMS", v.ArgoCDCmdParams}, {"METRICS", v.Metrics},
-		{"CHANGE", v.Change},
+		{"CHANGE", v.Change}, {"ISOLATE", v.Isolate}, {"LIFECYCLE", v.Lifecycle},
 	} {
 		if f.value != "" {
 			s = append(s, f.name+"="+f.value)
@@ -132,7 +136,7 @@ func (v UpgradeValidation) Args(repo, apps string) []string {
 	for _, f := range []struct{ flag, value string }{
 		{"-method", v.Method}, {"-self-sync-options", strings.Join(v.SelfSyncOptions, ",")}, {"-overlay", path(v.Overlay)},
 		{"-argocd-cm", path(v.ArgoCDCM)}, {"-argocd-cmd-params", path(v.ArgoCDCmdParams)}, {"-metrics", v.Metrics},
-		{"-change", path(v.Change)},
+		{"-change", path(v.Change)}, {"-isolate", v.Isolate}, {"-lifecycle", v.Lifecycle},
 	} {
 		if f.value != "" {
 			args = append(args, f.flag, f.value)
