@@ -232,7 +232,7 @@ upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [METHOD=server-side|cli
 
 # make upgrade-check-fleet: where the fleet fixture's checkout is written
 FLEET_REPO ?= bin/team-gitops
-upgrade-check-fleet: $(CLI) ## FROM=tag TO=tag: make upgrade-check on the fleet fixture (fixtures/fleet/team-gitops written as a git checkout with history into FLEET_REPO: ApplicationSets with Git, Matrix and List generators, a multi-source Application with a $$values file, an app-of-apps parent, a kustomize Application), served as REPO, on one ArgoCD
+upgrade-check-fleet: $(CLI) ## FROM=tag TO=tag: make upgrade-check on the fleet fixture (fixtures/fleet/team-gitops written as a git checkout with history into FLEET_REPO: ApplicationSets with Git, Matrix and List generators, a multi-source Application with a $$values file, an app-of-apps parent, a kustomize Application, a platform guard whose webhook refuses another's Pods), served as REPO, on one ArgoCD
 	@test -n "$(FROM)" && test -n "$(TO)" || { echo "make upgrade-check-fleet: FROM= and TO= name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1)"; exit 2; }
 	@$(CLI) upgrade-check fleet-repo -out "$(FLEET_REPO)"
 	@$(MAKE) --no-print-directory upgrade-check FROM=$(FROM) TO=$(TO) REPO="$(FLEET_REPO)" APPS="$(FLEET_REPO)/apps"

@@ -30,7 +30,8 @@ type rejection struct {
 	owner   string // the Application whose webhook it is, "" for none of the fleet's
 	victim  string // the Application whose request it refused
 	what    string // what was refused, and the message
-	onTo    bool   // after the upgrade
+	// onFrom and onTo: seen before the upgrade, after it
+	onFrom, onTo bool
 }
 
 // rejections reads what the fleet's webhooks refused the fleet: the
@@ -58,7 +59,8 @@ func (f *fleet) rejections(dst *[]rejection) step.Step {
 			kind, _, _ := unstructured.NestedString(e.Object, "involvedObject", "kind")
 			ns, _, _ := unstructured.NestedString(e.Object, "involvedObject", "namespace")
 			name, _, _ := unstructured.NestedString(e.Object, "involvedObject", "name")
-			r := rejection{webhook: m[2], victim: f.ownerOf(ns, name), what: fmt.Sprintf("%s %s/%s: %s", kind, ns, name, text.Clip(msg, 200)), onTo: f.after(e)}
+			r := rejection{webhook: m[2], victim: f.ownerOf(ns, name), what: fmt.Sprintf("%s %s/%s: %s", kind, ns, name, text.Clip(msg, 200))}
+			r.onFrom, r.onTo = f.seen(e)
 			out = append(out, r)
 		}
 		for n, rd := range f.onTo {
@@ -77,16 +79,24 @@ func (f *fleet) rejections(dst *[]rejection) step.Step {
 	})
 }
 
-// after says whether an event was last seen after the upgrade.
-func (f *fleet) after(e unstructured.Unstructured) bool {
-	for _, field := range []string{"lastTimestamp", "eventTime"} {
-		if s, _, _ := unstructured.NestedString(e.Object, field); s != "" {
-			if t, err := time.Parse(time.RFC3339, s); err == nil {
-				return !t.Before(f.upgraded)
+// seen says whether an event was seen before the upgrade (first) and
+// after it (last); one whose times cannot be read counts as after.
+func (f *fleet) seen(e unstructured.Unstructured) (before, after bool) {
+	at := func(fields ...string) (time.Time, bool) {
+		for _, field := range fields {
+			if s, _, _ := unstructured.NestedString(e.Object, field); s != "" {
+				if t, err := time.Parse(time.RFC3339, s); err == nil {
+					return t, true
+				}
 			}
 		}
+		return time.Time{}, false
 	}
-	return true
+	if t, ok := at("firstTimestamp", "eventTime"); ok && t.Before(f.upgraded) {
+		before = true
+	}
+	t, ok := at("lastTimestamp", "eventTime")
+	return before, !ok || !t.Before(f.upgraded)
 }
 
 // ownerOf is the Application whose render holds the object of namespace
@@ -167,10 +177,14 @@ func dedupe(rs []rejection) []rejection {
 func refusedLines(rs []rejection, from, to string) map[string][]string {
 	out := map[string][]string{}
 	for _, r := range rs {
-		on := from
-		if r.onTo {
-			on = to
+		var ons []string
+		if r.onFrom {
+			ons = append(ons, from)
 		}
+		if r.onTo {
+			ons = append(ons, to)
+		}
+		on := strings.Join(ons, " and ")
 		whose := "a webhook no Application of the fleet holds"
 		if r.owner != "" {
 			whose = "Application " + r.owner + "'s webhook"
