@@ -550,6 +550,31 @@ type Deletion struct {
 	Unread []string
 }
 
+// readLeft reads which of refs (a render's objects) are still there after
+// the deletion: Left, LeftKinds, Terminating (held by a finalizer), and
+// Unread for those that could not be read.
+func (d *Deletion) readLeft(ctx context.Context, refs []lifecycle.Object) {
+	var left []string
+	for _, o := range refs {
+		live, err := check.Get(ctx, o)
+		switch {
+		case lifecycle.NotFound(err):
+			continue
+		case err != nil:
+			d.Unread = append(d.Unread, o.String()+": "+err.Error())
+			continue
+		}
+		left = append(left, check.Remaining(o, live))
+		d.LeftKinds = append(d.LeftKinds, o.Kind)
+		if live.GetDeletionTimestamp() != nil && len(live.GetFinalizers()) > 0 {
+			d.Terminating = append(d.Terminating, o)
+		}
+	}
+	if len(left) > 0 {
+		d.Left = fmt.Sprintf("%d of %d there: %s", len(left), len(refs), strings.Join(left, "; "))
+	}
+}
+
 // unread says which objects could not be read, if any.
 func (d Deletion) unread() string {
 	if len(d.Unread) == 0 {
@@ -588,26 +613,7 @@ func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
 			d.Held = fmt.Sprintf("still there after %s, finalizers %s; %s", assert.Intervals.Rollout, text.OrNone(strings.Join(app.Finalizers, ", ")), appstate.Of(app, on))
 		}
 		if r := k.newest; r != nil {
-			refs := r.Refs()
-			var left []string
-			for _, o := range refs {
-				live, err := check.Get(ctx, o)
-				switch {
-				case lifecycle.NotFound(err):
-					continue
-				case err != nil:
-					d.Unread = append(d.Unread, o.String()+": "+err.Error())
-					continue
-				}
-				left = append(left, check.Remaining(o, live))
-				d.LeftKinds = append(d.LeftKinds, o.Kind)
-				if live.GetDeletionTimestamp() != nil && len(live.GetFinalizers()) > 0 {
-					d.Terminating = append(d.Terminating, o)
-				}
-			}
-			if len(left) > 0 {
-				d.Left = fmt.Sprintf("%d of %d there: %s", len(left), len(refs), strings.Join(left, "; "))
-			}
+			d.readLeft(ctx, r.Refs())
 		}
 		*dst = d
 		lifecycle.Note(ctx, "the cascading deletion on %s: gone: %v; held: %s; left: %s%s", on, d.Gone, text.OrNone(d.Held), text.OrNone(d.Left), d.unread())

@@ -386,6 +386,33 @@ func unsettled(obj map[string]any, since time.Time) string {
 // at once: its repo server renders in parallel, on the node's cores.
 const renderWorkers = 4
 
+// inParallel calls do for each item, renderWorkers at once, and returns
+// each one's result by its key.
+func inParallel[T, R any](items []T, key func(T) string, do func(T) R) map[string]R {
+	out := map[string]R{}
+	work := make(chan T)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range renderWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range work {
+				r := do(it)
+				mu.Lock()
+				out[key(it)] = r
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, it := range items {
+		work <- it
+	}
+	close(work)
+	wg.Wait()
+	return out
+}
+
 // readAll reads every Application's state, status fields, spec and render
 // on a release into dst: one that could not be read says why.
 func (f *fleet) readAll(on string, dst *map[string]*read) step.Step {
@@ -394,28 +421,9 @@ func (f *fleet) readAll(on string, dst *map[string]*read) step.Step {
 		if err != nil {
 			return assert.Unknown(err)
 		}
-		out := map[string]*read{}
-		names := make(chan unstructured.Unstructured)
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for range renderWorkers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for live := range names {
-					rd := f.readOne(ctx, live, on)
-					mu.Lock()
-					out[live.GetName()] = rd
-					mu.Unlock()
-				}
-			}()
-		}
 		start := time.Now()
-		for _, a := range list.Items {
-			names <- a
-		}
-		close(names)
-		wg.Wait()
+		out := inParallel(list.Items, func(a unstructured.Unstructured) string { return a.GetName() },
+			func(a unstructured.Unstructured) *read { return f.readOne(ctx, a, on) })
 		*dst = out
 		unread := 0
 		for _, rd := range out {

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -75,28 +74,8 @@ func (f *fleet) syncEach(on string, names func(context.Context) ([]string, error
 		if err != nil {
 			return assert.Unknown(err)
 		}
-		out := map[string]*lived{}
-		var mu sync.Mutex
-		work := make(chan string)
-		var wg sync.WaitGroup
-		for range renderWorkers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for name := range work {
-					l := syncOne(ctx, name, on)
-					mu.Lock()
-					out[name] = l
-					mu.Unlock()
-				}
-			}()
-		}
 		start := time.Now()
-		for _, n := range todo {
-			work <- n
-		}
-		close(work)
-		wg.Wait()
+		out := inParallel(todo, func(n string) string { return n }, func(n string) *lived { return syncOne(ctx, n, on) })
 		*dst = out
 		c := lifecycle.CellFrom(ctx)
 		failed := 0
@@ -296,25 +275,8 @@ func (f *fleet) readDeletion(ctx context.Context, name string) *Deletion {
 	if err != nil {
 		d.Unread = append(d.Unread, "TO's render: "+err.Error())
 	}
-	if r == nil {
-		return d
-	}
-	refs := r.Refs()
-	var left []string
-	for _, o := range refs {
-		live, err := check.Get(ctx, o)
-		switch {
-		case lifecycle.NotFound(err):
-			continue
-		case err != nil:
-			d.Unread = append(d.Unread, o.String()+": "+err.Error())
-			continue
-		}
-		left = append(left, check.Remaining(o, live))
-		d.LeftKinds = append(d.LeftKinds, o.Kind)
-	}
-	if len(left) > 0 {
-		d.Left = fmt.Sprintf("%d of %d there: %s", len(left), len(refs), strings.Join(left, "; "))
+	if r != nil {
+		d.readLeft(ctx, r.Refs())
 	}
 	return d
 }
