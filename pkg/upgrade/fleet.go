@@ -8,11 +8,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/internal/gitserver"
@@ -281,9 +283,46 @@ func settleWithin(apps int) time.Duration {
 // settle waits until every ApplicationSet has generated, the Applications
 // stop growing in number (app-of-apps), and every Application was compared
 // since `since` with no operation running; a fleet that does not within
-// settleWithin is read as it is, and the wait says what it saw.
+// settleWithin is read as it is, and the wait says what it saw. The
+// destination namespace of each Application that appears (generated ones
+// too) is made as a platform team has it (newNamespaces).
 func (f *fleet) settle(on string, seen *string, appSets *map[string]string, since func() time.Time) step.Step {
-	return appcell.Reads("the fleet settled on "+on+" (ApplicationSets generated, every Application compared, no sync running)", func(ctx context.Context) error {
+	what := "the fleet settled on " + on + " (ApplicationSets generated, every Application compared, no sync running)"
+	return step.Act(what, func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+		return f.settleFunc(what, on, seen, appSets, since, func(ns []string) {
+			for _, n := range ns {
+				ctx = env.ApplyNamespace(n).Func()(ctx, t, cfg)
+			}
+		}).Func()(ctx, t, cfg)
+	})
+}
+
+// newNamespaces are the destination namespaces of apps not yet there
+// (made, the set of those seen, grows), but for an Application that
+// creates its own (CreateNamespace=true).
+func newNamespaces(ctx context.Context, apps []unstructured.Unstructured, made map[string]bool) ([]string, error) {
+	var out []string
+	for _, a := range apps {
+		ns, _, _ := unstructured.NestedString(a.Object, "spec", "destination", "namespace")
+		opts, _, _ := unstructured.NestedStringSlice(a.Object, "spec", "syncPolicy", "syncOptions")
+		if ns == "" || made[ns] || slices.Contains(opts, "CreateNamespace=true") {
+			continue
+		}
+		made[ns] = true
+		switch _, err := check.Get(ctx, lifecycle.Namespace(ns)); {
+		case lifecycle.NotFound(err):
+			out = append(out, ns)
+		case err != nil:
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// settleFunc is settle's wait; makeNamespaces makes the namespaces it finds missing.
+func (f *fleet) settleFunc(what, on string, seen *string, appSets *map[string]string, since func() time.Time, makeNamespaces func([]string)) step.Step {
+	made := map[string]bool{}
+	return appcell.Reads(what, func(ctx context.Context) error {
 		start, count, stable := time.Now(), -1, 0
 		for {
 			apps, err := check.List(ctx, lifecycle.Selection{Kinds: "applications.argoproj.io", Namespace: argocd.Namespace})
@@ -304,6 +343,14 @@ func (f *fleet) settle(on string, seen *string, appSets *map[string]string, sinc
 						waiting = append(waiting, "ApplicationSet "+s.GetName()+" generating")
 					}
 				}
+			}
+			missing, err := newNamespaces(ctx, apps.Items, made)
+			if err != nil {
+				return assert.Unknown(err)
+			}
+			if len(missing) > 0 {
+				lifecycle.Note(ctx, "the destination namespaces of the Applications, made as a platform team has them: %s", strings.Join(missing, ", "))
+				makeNamespaces(missing)
 			}
 			for _, a := range apps.Items {
 				if w := unsettled(a.Object, since()); w != "" {
