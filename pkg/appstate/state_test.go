@@ -73,4 +73,8 @@ func TestFields(t *testing.T) {
 	if gone := Gone(got, []string{"status.resources[].name", "status.sync.status"}); !slices.Equal(gone, []string{"status.resources[].health.status"}) {
 		t.Errorf("Gone = %q", gone)
 	}
+	empty := Fields(map[string]any{"summary": map[string]any{}, "history": []any{}})
+	if gone := Gone(empty, Fields(map[string]any{"summary": map[string]any{"isAppOfApps": true}})); !slices.Equal(gone, []string{"status.history[]"}) {
+		t.Errorf("Gone(an empty object filled, an empty list gone) = %q", gone)
+	}
 }
