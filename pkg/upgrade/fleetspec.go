@@ -295,6 +295,11 @@ func (s *Spec) namespaces() string {
 		}
 		names = append(names, ns)
 	}
+	return namespacesManifest(names)
+}
+
+// namespacesManifest is one manifest of the namespaces names.
+func namespacesManifest(names []string) string {
 	var docs []string
 	for _, n := range names {
 		docs = append(docs, fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", n))
