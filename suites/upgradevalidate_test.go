@@ -66,15 +66,15 @@ func TestUpgradeValidationsAreRunnable(t *testing.T) {
 
 func TestUpgradeValidationArgs(t *testing.T) {
 	v := UpgradeValidation{Name: "n", From: "v3.5.1", To: "v3.6.1", Method: "self-managed", SelfSyncOptions: []string{"ServerSideApply=true"},
-		Overlay: "suites/o", DuringSync: 3, Expect: map[string]report.Outcome{"b": report.Broken, "a": report.Safe}, Measured: []string{"r1"}, Why: "w"}
+		Overlay: "suites/o", DuringSync: 3, Isolate: "0", Lifecycle: "all", Expect: map[string]report.Outcome{"b": report.Broken, "a": report.Safe}, Measured: []string{"r1"}, Why: "w"}
 	got := v.Args("/repo", "apps.yaml")
 	want := []string{"-apps", "/repo/apps.yaml", "-from", "v3.5.1", "-to", "v3.6.1", "-expect", "a=SAFE,b=BROKEN",
 		"-expect-why", "make upgrade-check-validate, n: w (measured in r1)",
-		"-method", "self-managed", "-self-sync-options", "ServerSideApply=true", "-overlay", "/repo/suites/o", "-during-sync", "3"}
+		"-method", "self-managed", "-self-sync-options", "ServerSideApply=true", "-overlay", "/repo/suites/o", "-isolate", "0", "-lifecycle", "all", "-during-sync", "3"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Args:\n got %q\nwant %q", got, want)
 	}
-	if s := v.Setting(); s != "METHOD=self-managed SELF_SYNC_OPTIONS=ServerSideApply=true OVERLAY=suites/o DURING_SYNC=3" {
+	if s := v.Setting(); s != "METHOD=self-managed SELF_SYNC_OPTIONS=ServerSideApply=true OVERLAY=suites/o ISOLATE=0 LIFECYCLE=all DURING_SYNC=3" {
 		t.Errorf("Setting: %q", s)
 	}
 }
