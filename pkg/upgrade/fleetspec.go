@@ -367,6 +367,10 @@ func (s *Spec) expand(rc report.Cell, dir string) ([]report.Cell, []string) {
 	for _, r := range s.Refused {
 		notes = append(notes, "not taken: "+r)
 	}
+	if len(s.Others) > 0 {
+		// interference across shards is not seen: each runs on its own cluster
+		notes = append(notes, fmt.Sprintf("SHARD: the other shards' Applications and ApplicationSets, not run here (what one of them does to an Application of this shard is not seen): %s", strings.Join(s.Others, ", ")))
+	}
 	return out, notes
 }
 
