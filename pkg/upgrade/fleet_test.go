@@ -85,6 +85,10 @@ func TestExpandMakesACellPerApplication(t *testing.T) {
 	if len(notes) != 2 || !strings.Contains(notes[1], "pullRequest") {
 		t.Errorf("notes = %q", notes)
 	}
+	s.Others = []string{"guard", "workloads"}
+	if _, notes := s.expand(rc, dir); len(notes) != 3 || !strings.Contains(notes[2], "guard, workloads") {
+		t.Errorf("a shard's notes = %q, want the other shards' named", notes)
+	}
 	if err := writeFile(filepath.Join(dir, FleetFile), []byte(`[{"name":"a","evidence":"apps/a","by":"APPS"}]`)); err != nil {
 		t.Fatal(err)
 	}
