@@ -82,7 +82,9 @@ type fleet struct {
 	lifeFrom, lifeTo map[string]*lived
 	deleted          map[string]*Deletion
 	// refused is what the fleet's webhooks refused its Applications
-	refused       []rejection
+	refused []rejection
+	// made are the destination namespaces made, or found there
+	made          map[string]bool
 	fleetEvidence sync.Mutex
 	// marks are when each phase of the run ended (FleetTimes)
 	marks []Mark
@@ -141,7 +143,7 @@ func (s *Spec) FleetFeature(c matrix.Cell) step.Scenario {
 	if err != nil { // before anything runs: the cell ends ERROR saying which
 		return steps.Add(env.Fail("the fleet's Applications and ApplicationSets", err)).Scenario()
 	}
-	f := &fleet{spec: s, from: c.ArgoCD, to: c.Upgrades[len(c.Upgrades)-1]}
+	f := &fleet{spec: s, from: c.ArgoCD, to: c.Upgrades[len(c.Upgrades)-1], made: map[string]bool{}}
 	from, to := f.from.String(), f.to.String()
 	steps.Add(f.describe(), f.mark("start"))
 	steps.Add(env.MetricsServer(s.Metrics))
@@ -177,7 +179,7 @@ func (s *Spec) FleetFeature(c matrix.Cell) step.Scenario {
 	steps.Add(f.mark("create"), f.settle(from, &f.settledFrom, &f.appSetsFrom, func() time.Time { return time.Time{} }), f.mark("settle-"+from))
 	if s.Lifecycle == LifecycleAll {
 		// FROM's baseline: a sync asked of every Application, read by both tiers
-		steps.Add(f.syncEach(from, liveNames, &f.lifeFrom), f.mark("sync-"+from))
+		steps.Add(f.namespacesFor(liveNames), f.syncEach(from, liveNames, &f.lifeFrom), f.mark("sync-"+from))
 	}
 	steps.Add(f.readAll(from, &f.onFrom), f.mark("read-"+from), f.named(), env.Snapshot("on-"+from))
 	steps.Add(inplace.Steps(f.from, f.to, inplace.How{Method: s.Method, SyncOptions: s.SelfSyncOptions, Overlay: s.Overlay}, f)...)
@@ -186,7 +188,8 @@ func (s *Spec) FleetFeature(c matrix.Cell) step.Scenario {
 		f.readAll(to, &f.onTo), f.mark("read-"+to), env.Snapshot("on-"+to))
 	if s.Lifecycle != LifecycleNone {
 		// the lifecycle tier: a sync asked on TO (hooks)
-		steps.Add(f.syncEach(to, func(context.Context) ([]string, error) { return f.lifecycleNames(), nil }, &f.lifeTo), f.mark("sync-"+to))
+		names := func(context.Context) ([]string, error) { return f.lifecycleNames(), nil }
+		steps.Add(f.namespacesFor(names), f.syncEach(to, names, &f.lifeTo), f.mark("sync-"+to))
 	}
 	steps.Add(f.rejections(&f.refused))
 	if s.Lifecycle != LifecycleNone {
@@ -284,27 +287,66 @@ func settleWithin(apps int) time.Duration {
 // stop growing in number (app-of-apps), and every Application was compared
 // since `since` with no operation running; a fleet that does not within
 // settleWithin is read as it is, and the wait says what it saw. The
-// destination namespace of each Application that appears (generated ones
-// too) is made as a platform team has it (newNamespaces).
+// destination namespace of each Application that syncs by itself (generated
+// ones too) is made as it appears, as a platform team has it.
 func (f *fleet) settle(on string, seen *string, appSets *map[string]string, since func() time.Time) step.Step {
 	what := "the fleet settled on " + on + " (ApplicationSets generated, every Application compared, no sync running)"
 	return step.Act(what, func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 		return f.settleFunc(what, on, seen, appSets, since, func(ns []string) {
-			// one apply for all (a fleet of 200 has 200)
-			ctx = env.Apply(fmt.Sprintf("%d destination namespace(s)", len(ns)), namespacesManifest(ns)).Func()(ctx, t, cfg)
+			ctx = f.applyNamespaces(ns).Func()(ctx, t, cfg)
 		}).Func()(ctx, t, cfg)
 	})
 }
 
-// newNamespaces are the destination namespaces of apps not yet there
-// (made, the set of those seen, grows), but for an Application that
-// creates its own (CreateNamespace=true).
-func newNamespaces(ctx context.Context, apps []unstructured.Unstructured, made map[string]bool) ([]string, error) {
+// applyNamespaces makes namespaces in one apply (a fleet of 200 has 200).
+func (f *fleet) applyNamespaces(ns []string) step.Step {
+	return env.Apply(fmt.Sprintf("%d destination namespace(s), as a platform team has them", len(ns)), namespacesManifest(ns))
+}
+
+// namespacesFor makes the destination namespaces missing of the
+// Applications names gives, before a sync is asked of them (the render tier
+// needs none: a fleet whose Applications do not sync makes none).
+func (f *fleet) namespacesFor(names func(context.Context) ([]string, error)) step.Step {
+	what := "the destination namespaces of the Applications a sync is asked of"
+	return step.Act(what, func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+		var missing []string
+		ctx = appcell.Reads(what, func(ctx context.Context) error {
+			want, err := names(ctx)
+			if err != nil {
+				return assert.Unknown(err)
+			}
+			apps, err := check.List(ctx, lifecycle.Selection{Kinds: "applications.argoproj.io", Namespace: argocd.Namespace})
+			if err != nil {
+				return assert.Unknown(err)
+			}
+			missing, err = newNamespaces(ctx, apps.Items, f.made, func(a unstructured.Unstructured) bool { return slices.Contains(want, a.GetName()) })
+			if err != nil {
+				return assert.Unknown(err)
+			}
+			return nil
+		}).Func()(ctx, t, cfg)
+		if len(missing) == 0 {
+			return ctx
+		}
+		return f.applyNamespaces(missing).Func()(ctx, t, cfg)
+	})
+}
+
+// syncsByItself says whether an Application syncs by itself (automated).
+func syncsByItself(a unstructured.Unstructured) bool {
+	_, ok, _ := unstructured.NestedFieldNoCopy(a.Object, "spec", "syncPolicy", "automated")
+	return ok
+}
+
+// newNamespaces are the destination namespaces of the apps take takes
+// that are not there yet (made, those seen, grows), but for an Application
+// that creates its own (CreateNamespace=true).
+func newNamespaces(ctx context.Context, apps []unstructured.Unstructured, made map[string]bool, take func(unstructured.Unstructured) bool) ([]string, error) {
 	var out []string
 	for _, a := range apps {
 		ns, _, _ := unstructured.NestedString(a.Object, "spec", "destination", "namespace")
 		opts, _, _ := unstructured.NestedStringSlice(a.Object, "spec", "syncPolicy", "syncOptions")
-		if ns == "" || made[ns] || slices.Contains(opts, "CreateNamespace=true") {
+		if ns == "" || made[ns] || !take(a) || slices.Contains(opts, "CreateNamespace=true") {
 			continue
 		}
 		made[ns] = true
@@ -320,7 +362,6 @@ func newNamespaces(ctx context.Context, apps []unstructured.Unstructured, made m
 
 // settleFunc is settle's wait; makeNamespaces makes the namespaces it finds missing.
 func (f *fleet) settleFunc(what, on string, seen *string, appSets *map[string]string, since func() time.Time, makeNamespaces func([]string)) step.Step {
-	made := map[string]bool{}
 	return appcell.Reads(what, func(ctx context.Context) error {
 		start, count, stable := time.Now(), -1, 0
 		for {
@@ -343,12 +384,12 @@ func (f *fleet) settleFunc(what, on string, seen *string, appSets *map[string]st
 					}
 				}
 			}
-			missing, err := newNamespaces(ctx, apps.Items, made)
+			missing, err := newNamespaces(ctx, apps.Items, f.made, syncsByItself)
 			if err != nil {
 				return assert.Unknown(err)
 			}
 			if len(missing) > 0 {
-				lifecycle.Note(ctx, "the destination namespaces of the Applications, made as a platform team has them: %s", strings.Join(missing, ", "))
+				lifecycle.Note(ctx, "the destination namespaces of the Applications that sync by themselves, made as a platform team has them: %s", strings.Join(missing, ", "))
 				makeNamespaces(missing)
 			}
 			for _, a := range apps.Items {
