@@ -65,6 +65,25 @@ type read struct {
 	// spec is the Application's spec as ArgoCD holds it (what a generator made)
 	spec map[string]any
 	by   string
+	// parsed is render as ArgoCD applies it, parsed once (rendered)
+	parse    sync.Once
+	parsed   *appcell.Rendered
+	parseErr error
+}
+
+// rendered is the Application's render read as ArgoCD applies it (objects
+// without a namespace put into its destination's, hooks told apart),
+// parsed once however often the grade, the interference and the deletion
+// ask; nil for none.
+func (rd *read) rendered() (*appcell.Rendered, error) {
+	if rd == nil || rd.render == nil {
+		return nil, nil
+	}
+	rd.parse.Do(func() {
+		dest, _, _ := unstructured.NestedString(rd.spec, "destination", "namespace")
+		rd.parsed, rd.parseErr = appcell.ParseRendered(manifest(rd.render.Objects), dest)
+	})
+	return rd.parsed, rd.parseErr
 }
 
 // fleet is a fleet run's state: what it read on FROM and on TO.
@@ -751,35 +770,22 @@ func specObject(spec map[string]any) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": map[string]any{"name": "spec"}, "spec": spec}}
 }
 
-// clusterScoped are the kinds a render names without a namespace that
-// ArgoCD does not put into the destination namespace (the API server's
-// discovery would tell every kind; these are the ones charts ship).
-var clusterScoped = []string{"Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding",
-	"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
-	"ValidatingAdmissionPolicyBinding", "APIService", "PriorityClass", "StorageClass", "PersistentVolume",
-	"IngressClass", "RuntimeClass", "CSIDriver"}
-
 // shared are, per Application, the objects another Application of the
 // fleet renders too (two owners of one object: each sync takes it from
 // the other), one line each naming the others: "kind ns/name (also a, b)".
 func shared(reads map[string]*read) map[string][]string {
 	owners := map[string][]string{}
 	for _, name := range slices.Sorted(maps.Keys(reads)) {
-		rd := reads[name]
-		if rd == nil || rd.render == nil {
+		r, err := reads[name].rendered()
+		if err != nil || r == nil {
 			continue
 		}
-		dest, _, _ := unstructured.NestedString(rd.spec, "destination", "namespace")
 		seen := map[string]bool{}
-		for _, o := range rd.render.Objects {
-			if isHook(o) {
+		for _, o := range r.Objects {
+			if o.Hook != "" {
 				continue // a hook is made and deleted by its sync, not owned
 			}
-			obj := o.DeepCopy()
-			if obj.GetNamespace() == "" && !slices.Contains(clusterScoped, obj.GetKind()) {
-				obj.SetNamespace(dest)
-			}
-			ref := appstate.Ref(obj)
+			ref := appstate.Ref(o.Unstructured)
 			if !seen[ref] {
 				seen[ref] = true
 				owners[ref] = append(owners[ref], name)
@@ -798,10 +804,4 @@ func shared(reads map[string]*read) map[string][]string {
 		}
 	}
 	return out
-}
-
-// isHook says whether a rendered object is an ArgoCD or Helm hook.
-func isHook(o *unstructured.Unstructured) bool {
-	a := o.GetAnnotations()
-	return a["argocd.argoproj.io/hook"] != "" || a["helm.sh/hook"] != ""
 }

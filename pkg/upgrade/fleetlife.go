@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 
 	"github.com/gitops-conformance/suite/internal/text"
@@ -271,7 +270,7 @@ func (f *fleet) readDeletion(ctx context.Context, name string) *Deletion {
 		}
 		d.Held = fmt.Sprintf("still there after %s, %s", assert.Intervals.Rollout, strings.Join(held, "; "))
 	}
-	r, err := rendered(f.onTo[name])
+	r, err := f.onTo[name].rendered()
 	if err != nil {
 		d.Unread = append(d.Unread, "TO's render: "+err.Error())
 	}
@@ -365,20 +364,10 @@ func hooksRan(s appstate.State) string {
 	return " (hooks: " + strings.Join(hs[:min(len(hs), shown)], ", ") + ")"
 }
 
-// rendered is an Application's render read as ArgoCD applies it (into its
-// destination namespace); nil for none.
-func rendered(rd *read) (*appcell.Rendered, error) {
-	if rd == nil || rd.render == nil {
-		return nil, nil
-	}
-	dest, _, _ := unstructured.NestedString(rd.spec, "destination", "namespace")
-	return appcell.ParseRendered(manifest(rd.render.Objects), dest)
-}
-
 // namedHooks are the hooks of a render with a fixed name (as Reading.Hooks):
 // the ones a sync on TO must run again.
 func namedHooks(rd *read) []string {
-	r, err := rendered(rd)
+	r, err := rd.rendered()
 	if err != nil || r == nil {
 		return nil
 	}

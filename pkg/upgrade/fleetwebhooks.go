@@ -106,7 +106,7 @@ func (f *fleet) seen(e unstructured.Unstructured) (before, after bool) {
 func (f *fleet) ownerOf(ns, name string) string {
 	var inNs []string
 	for _, n := range slices.Sorted(maps.Keys(f.onTo)) {
-		r, err := rendered(f.onTo[n])
+		r, err := f.onTo[n].rendered()
 		if err != nil || r == nil {
 			continue
 		}
