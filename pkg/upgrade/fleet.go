@@ -100,6 +100,8 @@ type fleet struct {
 	// TO, and the deletions read on TO, by Application
 	lifeFrom, lifeTo map[string]*lived
 	deleted          map[string]*Deletion
+	// tier are the Applications the lifecycle tier takes (chooseTier)
+	tier []string
 	// refused is what the fleet's webhooks refused its Applications
 	refused []rejection
 	// made are the destination namespaces made, or found there
@@ -198,7 +200,7 @@ func (s *Spec) FleetFeature(c matrix.Cell) step.Scenario {
 	steps.Add(f.mark("create"), f.settle(from, &f.settledFrom, &f.appSetsFrom, func() time.Time { return time.Time{} }), f.mark("settle-"+from))
 	if s.Lifecycle == LifecycleAll {
 		// FROM's baseline: a sync asked of every Application, read by both tiers
-		steps.Add(f.namespacesFor(liveNames), f.syncEach(from, liveNames, &f.lifeFrom), f.mark("sync-"+from))
+		steps.Add(f.namespacesFor(func(string) bool { return true }), f.syncEach(from, liveNames, &f.lifeFrom), f.mark("sync-"+from))
 	}
 	steps.Add(f.readAll(from, &f.onFrom), f.mark("read-"+from), f.named(), env.Snapshot("on-"+from))
 	steps.Add(inplace.Steps(f.from, f.to, inplace.How{Method: s.Method, SyncOptions: s.SelfSyncOptions, Overlay: s.Overlay}, f)...)
@@ -207,8 +209,8 @@ func (s *Spec) FleetFeature(c matrix.Cell) step.Scenario {
 		f.readAll(to, &f.onTo), f.mark("read-"+to), env.Snapshot("on-"+to))
 	if s.Lifecycle != LifecycleNone {
 		// the lifecycle tier: a sync asked on TO (hooks)
-		names := func(context.Context) ([]string, error) { return f.lifecycleNames(), nil }
-		steps.Add(f.namespacesFor(names), f.syncEach(to, names, &f.lifeTo), f.mark("sync-"+to))
+		steps.Add(f.chooseTier(), f.namespacesFor(func(n string) bool { return slices.Contains(f.tier, n) }),
+			f.syncEach(to, func(context.Context) ([]string, error) { return f.tier, nil }, &f.lifeTo), f.mark("sync-"+to))
 	}
 	steps.Add(f.rejections(&f.refused))
 	if s.Lifecycle != LifecycleNone {
@@ -323,22 +325,19 @@ func (f *fleet) applyNamespaces(ns []string) step.Step {
 }
 
 // namespacesFor makes the destination namespaces missing of the
-// Applications names gives, before a sync is asked of them (the render tier
-// needs none: a fleet whose Applications do not sync makes none).
-func (f *fleet) namespacesFor(names func(context.Context) ([]string, error)) step.Step {
+// Applications take takes (by name), before a sync is asked of them (the
+// render tier needs none: a fleet whose Applications do not sync makes
+// none).
+func (f *fleet) namespacesFor(take func(string) bool) step.Step {
 	what := "the destination namespaces of the Applications a sync is asked of"
 	return step.Act(what, func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 		var missing []string
 		ctx = appcell.Reads(what, func(ctx context.Context) error {
-			want, err := names(ctx)
+			apps, err := listApps(ctx)
 			if err != nil {
 				return assert.Unknown(err)
 			}
-			apps, err := check.List(ctx, lifecycle.Selection{Kinds: "applications.argoproj.io", Namespace: argocd.Namespace})
-			if err != nil {
-				return assert.Unknown(err)
-			}
-			missing, err = newNamespaces(ctx, apps.Items, f.made, func(a unstructured.Unstructured) bool { return slices.Contains(want, a.GetName()) })
+			missing, err = newNamespaces(ctx, apps.Items, f.made, func(a unstructured.Unstructured) bool { return take(a.GetName()) })
 			if err != nil {
 				return assert.Unknown(err)
 			}
@@ -384,7 +383,7 @@ func (f *fleet) settleFunc(what, on string, seen *string, appSets *map[string]st
 	return appcell.Reads(what, func(ctx context.Context) error {
 		start, count, stable := time.Now(), -1, 0
 		for {
-			apps, err := check.List(ctx, lifecycle.Selection{Kinds: "applications.argoproj.io", Namespace: argocd.Namespace})
+			apps, err := listApps(ctx)
 			if err != nil {
 				return assert.Unknown(err)
 			}
@@ -488,6 +487,11 @@ func unsettled(obj map[string]any, since time.Time) string {
 	return ""
 }
 
+// listApps reads the fleet's Applications as ArgoCD holds them.
+func listApps(ctx context.Context) (*unstructured.UnstructuredList, error) {
+	return check.List(ctx, lifecycle.Selection{Kinds: "applications.argoproj.io", Namespace: argocd.Namespace})
+}
+
 // renderWorkers is how many renders the fleet asks of ArgoCD's API server
 // at once: its repo server renders in parallel, on the node's cores.
 const renderWorkers = 4
@@ -523,7 +527,7 @@ func inParallel[T, R any](items []T, key func(T) string, do func(T) R) map[strin
 // on a release into dst: one that could not be read says why.
 func (f *fleet) readAll(on string, dst *map[string]*read) step.Step {
 	return appcell.Reads("every Application's state and render on "+on, func(ctx context.Context) error {
-		list, err := check.List(ctx, lifecycle.Selection{Kinds: "applications.argoproj.io", Namespace: argocd.Namespace})
+		list, err := listApps(ctx)
 		if err != nil {
 			return assert.Unknown(err)
 		}

@@ -153,7 +153,7 @@ func syncOne(ctx context.Context, name, on string) *lived {
 
 // liveNames are the fleet's Applications as ArgoCD holds them now.
 func liveNames(ctx context.Context) ([]string, error) {
-	list, err := check.List(ctx, lifecycle.Selection{Kinds: "applications.argoproj.io", Namespace: argocd.Namespace})
+	list, err := listApps(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -164,21 +164,24 @@ func liveNames(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// lifecycleNames are the Applications the lifecycle tier takes on TO:
-// every one read on TO with LIFECYCLE=all, else those whose render tier
-// was not SAFE.
-func (f *fleet) lifecycleNames() []string {
-	var out []string
-	for _, n := range slices.Sorted(maps.Keys(f.onTo)) {
-		if f.spec.Lifecycle == LifecycleAll {
-			out = append(out, n)
-			continue
+// chooseTier fixes, once TO was read, the Applications the lifecycle tier
+// takes (f.tier): every one read on TO with LIFECYCLE=all, else those whose
+// render tier was not SAFE.
+func (f *fleet) chooseTier() step.Step {
+	return appcell.Reads("the Applications the lifecycle tier takes ("+f.spec.Lifecycle+")", func(ctx context.Context) error {
+		f.tier = nil
+		for _, n := range slices.Sorted(maps.Keys(f.onTo)) {
+			if f.spec.Lifecycle == LifecycleAll {
+				f.tier = append(f.tier, n)
+				continue
+			}
+			if o, _, _ := gradeApp(f.from.String(), f.to.String(), f.onFrom[n], f.onTo[n]); o != report.Safe {
+				f.tier = append(f.tier, n)
+			}
 		}
-		if o, _, _ := gradeApp(f.from.String(), f.to.String(), f.onFrom[n], f.onTo[n]); o != report.Safe {
-			out = append(out, n)
-		}
-	}
-	return out
+		lifecycle.Note(ctx, "the lifecycle tier (%s): %d of %d Applications", f.spec.Lifecycle, len(f.tier), len(f.onTo))
+		return nil
+	})
 }
 
 // deleteFleet deletes the fleet as a team takes it down, the last thing
@@ -190,7 +193,7 @@ func (f *fleet) lifecycleNames() []string {
 func (f *fleet) deleteFleet(dst *map[string]*Deletion) step.Step {
 	what := "the fleet deleted with cascade on " + f.to.String() + " (ApplicationSets, then Applications)"
 	return step.Act(what, func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
-		ctx = env.InOrder(what, f.deletions(ctx)...).Func()(ctx, t, cfg)
+		ctx = env.InOrder(what, f.deletions()...).Func()(ctx, t, cfg)
 		return appcell.Reads("the fleet's deletion", func(ctx context.Context) error {
 			return f.readDeletions(ctx, dst)
 		}).Func()(ctx, t, cfg)
@@ -201,7 +204,7 @@ func (f *fleet) deleteFleet(dst *map[string]*Deletion) step.Step {
 // (else their controller makes again what is deleted), then the
 // Applications APPS made (a child goes with its parent's cascade, a
 // generated one with its ApplicationSet).
-func (f *fleet) deletions(ctx context.Context) []step.Step {
+func (f *fleet) deletions() []step.Step {
 	var steps []step.Step
 	for _, s := range f.spec.AppSets {
 		steps = append(steps, env.Delete(env.Object{Kind: "applicationsets.argoproj.io", Namespace: argocd.Namespace, Name: s.GetName()}))
@@ -217,10 +220,9 @@ func (f *fleet) deletions(ctx context.Context) []step.Step {
 // readDeletions waits for the fleet's Applications to go and reads each
 // one's deletion (the lifecycle tier's).
 func (f *fleet) readDeletions(ctx context.Context, dst *map[string]*Deletion) error {
-	names := f.lifecycleNames()
 	deadline := time.Now().Add(assert.Intervals.Rollout)
 	for {
-		list, err := check.List(ctx, lifecycle.Selection{Kinds: "applications.argoproj.io", Namespace: argocd.Namespace})
+		list, err := listApps(ctx)
 		if err != nil {
 			return assert.Unknown(err)
 		}
@@ -235,7 +237,7 @@ func (f *fleet) readDeletions(ctx context.Context, dst *map[string]*Deletion) er
 	}
 	out := map[string]*Deletion{}
 	c := lifecycle.CellFrom(ctx)
-	for _, n := range names {
+	for _, n := range f.tier {
 		d := f.readDeletion(ctx, n)
 		out[n] = d
 		c.WriteEvidence("apps/"+n+"/deletion-"+f.to.String()+".txt", fmt.Sprintf("gone: %v\nheld: %s\nleft: %s\n%s", d.Gone, text.OrNone(d.Held), text.OrNone(d.Left), d.unread()))
