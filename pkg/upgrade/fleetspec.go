@@ -108,10 +108,6 @@ func (s *Spec) readFleet(path string, objs []object, given []*v1alpha1.Applicati
 // with it (ArgoCD makes them in the shard's run). Each shard's report holds
 // its own Applications; make report-merge joins them.
 func (s *Spec) shardFleet(spec string) error {
-	k, n, err := parseShard(spec)
-	if err != nil {
-		return err
-	}
 	type unit struct {
 		name string
 		app  *App
@@ -124,23 +120,23 @@ func (s *Spec) shardFleet(spec string) error {
 	for _, set := range s.AppSets {
 		units = append(units, unit{name: set.GetName(), set: set})
 	}
-	slices.SortStableFunc(units, func(a, b unit) int { return strings.Compare(a.name, b.name) })
+	picked, others, err := pickShard(spec, units, func(u unit) string { return u.name })
+	if err != nil {
+		return err
+	}
+	if len(picked) == 0 {
+		return fmt.Errorf("SHARD %s: no Application or ApplicationSet falls in it, the fleet holds %d: at most %d shards", spec, len(units), len(units))
+	}
 	var apps []App
 	var sets []*unstructured.Unstructured
-	for j, u := range units {
-		switch {
-		case j%n != k-1:
-			s.Others = append(s.Others, u.name)
-		case u.app != nil:
+	for _, u := range picked {
+		if u.app != nil {
 			apps = append(apps, *u.app)
-		default:
+		} else {
 			sets = append(sets, u.set)
 		}
 	}
-	if len(apps) == 0 && len(sets) == 0 {
-		return fmt.Errorf("SHARD %s: no Application or ApplicationSet falls in it, the fleet holds %d: at most %d shards", spec, len(units), len(units))
-	}
-	s.Apps, s.AppSets = apps, sets
+	s.Apps, s.AppSets, s.Others = apps, sets, append(s.Others, others...)
 	return nil
 }
 

@@ -357,28 +357,43 @@ func (s *Spec) resolveFleet(ctx context.Context, o Options, w appcell.Where, obj
 // shard is SHARD=k/N of APPS' Applications (and the files they came from):
 // sorted by name, the k-th, the (k+N)-th ...; the others' names.
 func shard(spec string, apps []*v1alpha1.Application, files []string) ([]*v1alpha1.Application, []string, []string, error) {
-	k, n, err := parseShard(spec)
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	order := make([]int, len(apps))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(apps[a].Name, apps[b].Name) })
-	var in []*v1alpha1.Application
-	var inFiles, others []string
-	for j, i := range order {
-		if j%n == k-1 {
-			in, inFiles = append(in, apps[i]), append(inFiles, files[i])
-		} else {
-			others = append(others, apps[i].Name)
-		}
+	picked, others, err := pickShard(spec, order, func(i int) string { return apps[i].Name })
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	if len(in) == 0 {
+	if len(picked) == 0 {
 		return nil, nil, nil, fmt.Errorf("SHARD %s: no Application falls in it, APPS holds %d: at most %d shards", spec, len(apps), len(apps))
 	}
+	var in []*v1alpha1.Application
+	var inFiles []string
+	for _, i := range picked {
+		in, inFiles = append(in, apps[i]), append(inFiles, files[i])
+	}
 	return in, inFiles, others, nil
+}
+
+// pickShard is SHARD=k/N of items: sorted by name (stable), the k-th, the
+// (k+N)-th ...; and the others' names. A cell per Application and the fleet
+// both split by it.
+func pickShard[T any](spec string, items []T, name func(T) string) (in []T, others []string, err error) {
+	k, n, err := parseShard(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	sorted := slices.Clone(items)
+	slices.SortStableFunc(sorted, func(a, b T) int { return strings.Compare(name(a), name(b)) })
+	for j, it := range sorted {
+		if j%n == k-1 {
+			in = append(in, it)
+		} else {
+			others = append(others, name(it))
+		}
+	}
+	return in, others, nil
 }
 
 // parseShard reads SHARD=k/N.
