@@ -35,18 +35,13 @@ type Pin struct {
 // PinsIn are the ArgoCD pins a file's content holds.
 func PinsIn(content string) []Pin {
 	var out []Pin
-	add := func(p Pin) {
-		if !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
 	for _, re := range []*regexp.Regexp{imagePin, newTag, installURL, remoteBase} {
 		for _, m := range re.FindAllStringSubmatch(content, -1) {
-			add(Pin{Release: m[1]})
+			out = appendNew(out, Pin{Release: m[1]})
 		}
 	}
 	for _, v := range chartPins(content) {
-		add(Pin{ChartVersion: v})
+		out = appendNew(out, Pin{ChartVersion: v})
 	}
 	return out
 }
@@ -68,8 +63,8 @@ func chartPins(content string) []string {
 				return
 			}
 			for _, k := range []string{"version", "targetRevision"} {
-				if v, ok := m[k].(string); ok && v != "" && !slices.Contains(out, v) {
-					out = append(out, strings.TrimPrefix(v, "v"))
+				if v, ok := m[k].(string); ok && v != "" {
+					out = appendNew(out, strings.TrimPrefix(v, "v"))
 				}
 			}
 		})
@@ -222,7 +217,8 @@ func releases(pins []Pin, idx ChartIndex) ([]string, error) {
 	return out, nil
 }
 
-func appendNew(list []string, items ...string) []string {
+// appendNew appends the items list does not hold yet.
+func appendNew[T comparable](list []T, items ...T) []T {
 	for _, s := range items {
 		if !slices.Contains(list, s) {
 			list = append(list, s)
