@@ -63,7 +63,8 @@ func (f *fleet) rejections(dst *[]rejection) step.Step {
 			r.onFrom, r.onTo = f.seen(e)
 			out = append(out, r)
 		}
-		for n, rd := range f.onTo {
+		for _, n := range slices.Sorted(maps.Keys(f.onTo)) {
+			rd := f.onTo[n]
 			for _, said := range append([]string{rd.state.Message}, rd.state.Conditions...) {
 				if m := webhookSaid.FindStringSubmatch(said); m != nil {
 					out = append(out, rejection{webhook: m[2], victim: n, what: "its sync: " + text.Clip(said, 200), onTo: true})
