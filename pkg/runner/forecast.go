@@ -320,6 +320,9 @@ func fromTree(cat *catalog.Catalog, component string) bool {
 // than the prebuild beside the node image. The forecast and the prebuild
 // (Runner.Prebuild) both ask it, so that the plan prices what the run does.
 func componentBuild(cat *catalog.Catalog, repo string, c matrix.Cell) (lifecycle.ComponentBuild, bool) {
+	if c.Scenario.UserChart { // a user's chart names no recipe: what it runs is in the scenario's Builds
+		return lifecycle.ComponentBuild{}, false
+	}
 	recipe := recipeOf(repo, c.Scenario.Component)
 	if recipe == "" || c.ComponentVersion == "" {
 		return lifecycle.ComponentBuild{}, false

@@ -144,11 +144,17 @@ func TestPrebuildTakesEveryBuildBesideTheNodeImage(t *testing.T) {
 	upgrade := cell("upgrade-check", "applications", "", release("v3.4.7"), release("v3.5.1"))
 	upgrade.Scenario.Builds = []string{"metrics-server@v0.9.0"}
 	cells = append(cells, upgrade, upgrade)
+	// make conform on Kyverno's chart 3.4.0: the chart's version is not a
+	// recipe's (run 20261129-073440 built kyverno "3.4.0" and failed); its
+	// IMAGE_RECIPES are the scenario's Builds
+	chart := cell("conform", "kyverno", "3.4.0", release("v2.14.11"))
+	chart.Scenario.UserChart, chart.Scenario.Builds = true, []string{"kyverno@v1.14.0"}
+	cells = append(cells, chart)
 	var got []string
 	for _, p := range prebuilds(cat, "../..", cells, images.Offline) {
 		got = append(got, p.String())
 	}
-	want := []string{"ArgoCD v2.14.11", "knative v0.47.1", "ArgoCD v3.5.1", "ArgoCD v3.6.1", "ArgoCD v3.4.7", "metrics-server v0.9.0"}
+	want := []string{"ArgoCD v2.14.11", "knative v0.47.1", "ArgoCD v3.5.1", "ArgoCD v3.6.1", "ArgoCD v3.4.7", "metrics-server v0.9.0", "kyverno v1.14.0"}
 	if !slices.Equal(got, want) {
 		t.Errorf("prebuild %q, want %q", got, want)
 	}
