@@ -171,7 +171,7 @@ SYNC_OPTIONS ?=
 EXPECT ?=
 CONFORM = -chart "$(CHART)" -chart-name "$(CHART_NAME)" -chart-version "$(CHART_VERSION)" -chart-digest "$(CHART_DIGEST)" \
   -values "$(VALUES)" -namespace "$(NAMESPACE)" -namespace-labels "$(NAMESPACE_LABELS)" -release "$(RELEASE)" -extra "$(EXTRA)" \
-  -checks "$(CHECKS)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" -sync-options "$(SYNC_OPTIONS)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)"
+  -checks "$(CHECKS)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" -sync-options "$(SYNC_OPTIONS)" -ignore-differences "$(IGNORE_DIFFERENCES)" -argocd-cmd-params "$(ARGOCD_CMD_PARAMS)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)"
 
 conform: $(E2E) ## the bug classes the scenarios reproduced, checked on a chart, each a cell of the report: CHART=dir|.tgz|repo-url [CHART_VERSION=v] [CHART_NAME=n] [VALUES=file] [NAMESPACE=ns] [NAMESPACE_LABELS=k=v] [EXTRA=dir] [ARGOCD=tag] [KUBERNETES=v] [CHECKS=a,b] [IMAGES=img,img] (docs/conform.md)
 	@test -n "$(CHART)" || { echo "make conform: CHART= names the chart to check (a chart directory, a .tgz, or a chart repository URL with CHART_NAME and CHART_VERSION)"; exit 2; }
@@ -191,6 +191,7 @@ APPS ?=
 ARGOCD_CM ?=
 # make upgrade-check: the argocd-cmd-params-cm settings ArgoCD runs with (a ConfigMap manifest or a map of its data)
 ARGOCD_CMD_PARAMS ?=
+IGNORE_DIFFERENCES ?=
 # make upgrade-check: how TO's install manifests go over FROM's: server-side or client-side
 # (kubectl apply with or without --server-side --force-conflicts), self-managed (an Application
 # of ArgoCD's own syncs TO's install.yaml from git, with SELF_SYNC_OPTIONS), or kustomize (the

@@ -34,6 +34,11 @@ type Validation struct {
 	Namespace       string         `json:"namespace"`
 	NamespaceLabels string         `json:"namespaceLabels,omitempty"`
 	SyncOptions     []string       `json:"syncOptions,omitempty"`
+	// IgnoreDifferences are the Application's spec.ignoreDifferences
+	// (IGNORE_DIFFERENCES), ArgoCDCmdParams argocd-cmd-params-cm's settings
+	// (ARGOCD_CMD_PARAMS): a mitigation the validation measures.
+	IgnoreDifferences []any             `json:"ignoreDifferences,omitempty"`
+	ArgoCDCmdParams   map[string]string `json:"argocdCmdParams,omitempty"`
 	// Recipes are the suite's offline image recipes (component@version)
 	// that build what the chart runs (IMAGE_RECIPES; online the node pulls).
 	Recipes []string `json:"recipes,omitempty"`
@@ -43,6 +48,19 @@ type Validation struct {
 	// Why says where the known answers come from (the scenario's measured
 	// cells, suites/matrix.yaml).
 	Why string `json:"why"`
+}
+
+// writeYAML writes v as YAML to dir/name and returns the file's path.
+func writeYAML(dir, name string, v any) (string, error) {
+	data, err := yaml.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, name)
+	return file, os.WriteFile(file, data, 0o644)
 }
 
 // Validations are suites/conform.yaml's, checked.
@@ -132,19 +150,23 @@ func (v Validation) Args(ctx context.Context, dir string) ([]string, error) {
 	if v.ValuesFile != "" {
 		args = append(args, "-values", v.ValuesFile)
 	}
-	if len(v.Values) > 0 {
-		data, err := yaml.Marshal(v.Values)
+	for _, f := range []struct {
+		flag, suffix string
+		set          bool
+		v            any
+	}{
+		{"-values", "values", len(v.Values) > 0, v.Values},
+		{"-ignore-differences", "ignore-differences", len(v.IgnoreDifferences) > 0, v.IgnoreDifferences},
+		{"-argocd-cmd-params", "argocd-cmd-params", len(v.ArgoCDCmdParams) > 0, v.ArgoCDCmdParams},
+	} {
+		if !f.set {
+			continue
+		}
+		file, err := writeYAML(dir, v.Name+"-"+f.suffix+".yaml", f.v)
 		if err != nil {
 			return nil, err
 		}
-		file := filepath.Join(dir, v.Name+"-values.yaml")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(file, data, 0o644); err != nil {
-			return nil, err
-		}
-		args = append(args, "-values", file)
+		args = append(args, f.flag, file)
 	}
 	var expect []string
 	for _, c := range v.Checks() {

@@ -37,6 +37,9 @@ func TestValidationsAreTheScenariosSettings(t *testing.T) {
 			got, _ := yaml.Marshal(v.Values)
 			var gotMap map[string]any
 			_ = yaml.Unmarshal(got, &gotMap)
+			if _, ok := v.Expect["hook-cannot-run"]; ok {
+				delete(gotMap, "policyReportsCleanup") // the class's own setting of the hook, beside the scenario's
+			}
 			if !reflect.DeepEqual(gotMap, want) || !slices.Equal(v.SyncOptions, kyverno.SyncOptions) {
 				t.Errorf("%s: values %v, sync options %v; the scenario's are %v, %v", v.Name, gotMap, v.SyncOptions, want, kyverno.SyncOptions)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"regexp"
@@ -12,8 +13,9 @@ import (
 )
 
 // A conform check as the docs list it: its name, the scenario whose bug it
-// generalizes, and what it does and when it is REPRODUCED.
-type conformCheck struct{ Name, Seed, Summary string }
+// generalizes (or the upstream report of a class no scenario reproduces),
+// and what it does and when it is REPRODUCED.
+type conformCheck struct{ Name, Seed, Report, Summary string }
 
 // conformChecks are make conform's checks in the order a run takes them.
 // The one place docgen reads pkg/conform: what moves the registry changes
@@ -21,7 +23,7 @@ type conformCheck struct{ Name, Seed, Summary string }
 func conformChecks() []conformCheck {
 	var out []conformCheck
 	for _, c := range conform.Checks() {
-		out = append(out, conformCheck{c.Name, c.Seed, c.Summary})
+		out = append(out, conformCheck{c.Name, c.Seed, c.Report, c.Summary})
 	}
 	return out
 }
@@ -36,6 +38,10 @@ var classOf = map[string]string{
 	"leftover-webhook":      "a webhook configuration outlives the chart",
 	"namespace-kept":        "the chart takes a namespace it did not make",
 	"deletion-hooks":        "the chart's deletion hooks do not decide its deletion",
+	"helm-lookup":           "what the chart renders from Helm's lookup never reaches the cluster",
+	"hook-cannot-run":       "a hook that cannot run holds every sync",
+	"hook-kind-missing":     "a hook of a kind another hook makes fails the whole sync",
+	"self-heal-fight":       "ArgoCD's self-heal and a controller write one object in turn",
 }
 
 // ChecksTable is docs/conform.md's table of the checks: a row per check,
@@ -47,8 +53,12 @@ func ChecksTable(checks []conformCheck, code runner.Scenarios) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	b.WriteString("| check | class (seed scenario) | what it does; REPRODUCED when |\n|---|---|---|\n")
+	b.WriteString("| check | class (seed scenario, or upstream report) | what it does; REPRODUCED when |\n|---|---|---|\n")
 	for _, c := range checks {
+		if c.Seed == "" {
+			fmt.Fprintf(&b, "| `%s` | %s (%s) | %s |\n", c.Name, classOf[c.Name], reportLink(c.Report), cell(c.Summary))
+			continue
+		}
 		dir, err := scenarioDir(code, c.Seed)
 		if err != nil {
 			return "", fmt.Errorf("check %q: %w", c.Name, err)
@@ -58,14 +68,23 @@ func ChecksTable(checks []conformCheck, code runner.Scenarios) (string, error) {
 	return b.String(), nil
 }
 
+// reportLink links an upstream report, owner/repo#N, to its GitHub thread.
+func reportLink(report string) string {
+	repo, n, ok := strings.Cut(report, "#")
+	if !ok {
+		return report
+	}
+	return fmt.Sprintf("[%s](https://github.com/%s/issues/%s)", report, repo, n)
+}
+
 // ChecksLine is the README's list of the checks in one line: how many, and
-// each with its seed scenario.
+// each with its seed scenario or upstream report.
 func ChecksLine(checks []conformCheck) string {
 	names := make([]string, len(checks))
 	for i, c := range checks {
-		names[i] = fmt.Sprintf("`%s` (%s)", c.Name, c.Seed)
+		names[i] = fmt.Sprintf("`%s` (%s)", c.Name, cmp.Or(c.Seed, c.Report))
 	}
-	return fmt.Sprintf("%d checks, each a bug class one of the scenarios reproduced: %s.\n", len(checks), strings.Join(names, ", "))
+	return fmt.Sprintf("%d checks, each a bug class a scenario reproduced or an upstream report describes: %s.\n", len(checks), strings.Join(names, ", "))
 }
 
 func classesMatch(checks []conformCheck) error {

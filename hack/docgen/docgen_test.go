@@ -233,7 +233,7 @@ func TestChecksTableAndLine(t *testing.T) {
 		t.Errorf("the crd-diff row is not as expected:\n%s", table)
 	}
 	line := ChecksLine(checks)
-	if want := fmt.Sprintf("%d checks, each a bug class one of the scenarios reproduced: `crd-diff` (kubeovn-argocd), ", len(checks)); !strings.HasPrefix(line, want) {
+	if want := fmt.Sprintf("%d checks, each a bug class a scenario reproduced or an upstream report describes: `crd-diff` (kubeovn-argocd), ", len(checks)); !strings.HasPrefix(line, want) {
 		t.Errorf("ChecksLine = %q, want it to start %q", line, want)
 	}
 	extra := append(checks[:len(checks):len(checks)], conformCheck{Name: "new-class", Seed: "kubeovn-argocd"})

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/gitops-conformance/suite/internal/gitserver"
 	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/matrix"
@@ -31,11 +33,15 @@ type Options interface {
 
 // Shared are the make variables both runs take, one flag each, named as
 // for every command: IMAGES (-images), IMAGE_RECIPES (-image-recipes),
-// EXPECT (-expect) and EXPECT_WHY (-expect-why). The test binary registers
+// ARGOCD_CMD_PARAMS (-argocd-cmd-params), EXPECT (-expect) and EXPECT_WHY
+// (-expect-why). The test binary registers
 // them once; conform.Options and upgrade.Options embed a copy.
 type Shared struct {
 	Images       string // IMAGES: local Docker images given to the node
 	ImageRecipes string // IMAGE_RECIPES: component@version built by the suite's offline recipes (images/<component>/build.sh)
+	// ARGOCD_CMD_PARAMS: a file: the argocd-cmd-params-cm ConfigMap, or a
+	// map of its data (ArgoCDConfig reads it)
+	ArgoCDCmdParams string
 	// Expect (name=OUTCOME,...) and ExpectWhy replace a run's expectation
 	// that every cell comes through clean: known answers.
 	Expect, ExpectWhy string
@@ -45,8 +51,31 @@ type Shared struct {
 func (s *Shared) Register(fs *flag.FlagSet) {
 	fs.StringVar(&s.Images, "images", "", "make conform, make upgrade-check: local Docker images given to the node, comma-separated (offline: what the chart's or Applications' workloads run) (IMAGES)")
 	fs.StringVar(&s.ImageRecipes, "image-recipes", "", "make conform, make upgrade-check: component@version, comma-separated: images the suite builds offline with images/<component>/build.sh and gives to the node (IMAGE_RECIPES)")
+	fs.StringVar(&s.ArgoCDCmdParams, "argocd-cmd-params", "", "make conform, make upgrade-check: the argocd-cmd-params-cm settings ArgoCD runs with (a sync timeout, server-side diff, --persist-resource-health...): a ConfigMap manifest or a YAML map of its data (ARGOCD_CMD_PARAMS)")
 	fs.StringVar(&s.Expect, "expect", "", "make conform: check=REPRODUCED|NOT_REPRODUCED,... in place of NOT_REPRODUCED; make upgrade-check: application=SAFE|CHANGED|BROKEN,... in place of SAFE (known answers) (EXPECT)")
 	fs.StringVar(&s.ExpectWhy, "expect-why", "", "make conform, make upgrade-check: where the -expect outcomes come from (EXPECT_WHY)")
+}
+
+// ArgoCDConfig reads an ArgoCD ConfigMap's settings from a file: the
+// ConfigMap's manifest, or a YAML map of its data (ARGOCD_CM,
+// ARGOCD_CMD_PARAMS).
+func ArgoCDConfig(file string) (map[string]string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, UnwrapPath(err)
+	}
+	var cm struct {
+		Kind string            `json:"kind"`
+		Data map[string]string `json:"data"`
+	}
+	if err := yaml.Unmarshal(data, &cm); err == nil && cm.Kind == "ConfigMap" {
+		return cm.Data, nil
+	}
+	var m map[string]string
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("neither a ConfigMap nor a map of strings: %w", err)
+	}
+	return m, nil
 }
 
 // Where tells a run's Resolve where it runs: the suite's checkout (relative

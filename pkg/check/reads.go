@@ -3,11 +3,13 @@ package check
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gitops-conformance/suite/internal/kube"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 )
 
@@ -25,6 +27,17 @@ func Get(ctx context.Context, obj lifecycle.Object) (*unstructured.Unstructured,
 // List reads the objects of one kind a selection selects.
 func List(ctx context.Context, sel lifecycle.Selection) (*unstructured.UnstructuredList, error) {
 	return lifecycle.From(ctx).Kube.List(ctx, sel.Kinds, sel.Namespace, sel.Labels)
+}
+
+// Serves reports whether the cluster serves a kind (kind.group, as
+// kubectl's command line names it): discovery asked again when it does not
+// know it.
+func Serves(ctx context.Context, kind string) (bool, error) {
+	_, _, err := lifecycle.From(ctx).Kube.Resource(kind)
+	if errors.Is(err, kube.ErrNoResourceType) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // LiveWebhooks are the webhooks of the cluster's webhook configurations.

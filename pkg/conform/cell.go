@@ -35,6 +35,9 @@ type cell struct {
 	spec         *Spec
 	app          string
 	chart        fixture.Files // the chart's files as pushed to the git server
+	// unserved are the kinds (kind.group) of the chart's hooks the cluster
+	// did not serve before the sync (hook-kind-missing)
+	unserved []string
 }
 
 // Feature is a cell of make conform: the chart installed through ArgoCD
@@ -61,13 +64,22 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	if chk.Name == "namespace-kept" {
 		steps.Add(env.ApplyFiles("a ConfigMap and a Secret in "+s.Namespace, k.sentinels()))
 	}
+	if chk.Name == "hook-kind-missing" {
+		steps.Add(k.unservedHooks()...)
+	}
+	if len(s.CmdParams) > 0 {
+		steps.Add(env.SetArgoCDCmdParams(s.CmdParams))
+	}
 	steps.Add(k.forgetWebhooksAtEnd(), env.ReleaseCRDsAtEnd("the chart's custom resources", s.Rendered.CRDs, s.Namespace),
 		env.Watch(env.Namespace(s.Namespace)), k.SeeBefore("the webhook configurations before the install"),
-		env.PushRepo(k.app, k.chart), env.CreateApp(k.application()))
+		env.PushRepo(k.app, k.chart), env.CreateApp(k.application(chk.SelfHeal)))
 	// a hook held by ArgoCD's finalizer also holds the Application's deletion:
 	// registered after it, these run before it
 	steps.Add(appcell.HookFinalizersAtEnd(s.Rendered.Hooks())...)
-	return steps.Add(env.Sync(k.app, s.SyncOptions...)).Add(chk.steps(k)...).Scenario()
+	if !chk.SelfHeal {
+		steps.Add(env.Sync(k.app, s.SyncOptions...))
+	}
+	return steps.Add(chk.steps(k)...).Scenario()
 }
 
 // describe records the chart, how it renders and the images it runs.
@@ -140,14 +152,25 @@ func (k *cell) extra() fixture.Files {
 // application installs the chart from the fixture repository as a Helm
 // source with the values file, into the namespace made beforehand: no
 // CreateNamespace, manual syncs, a retry (a CR applied in its CRD's wave can
-// fail a first attempt).
-func (k *cell) application() fixture.App {
+// fail a first attempt), IGNORE_DIFFERENCES. With selfHeal it syncs itself
+// (automated, selfHeal, ServerSideApply=true).
+func (k *cell) application(selfHeal bool) fixture.App {
 	h := map[string]any{"releaseName": k.spec.Release}
 	if k.spec.Values != "" {
 		h["values"] = k.spec.Values
 	}
-	return fixture.Application(map[string]any{"name": k.app, "namespace": k.spec.Namespace, "helm": h,
-		"syncOptions": k.spec.SyncOptions, "retryLimit": 2})
+	values := map[string]any{"name": k.app, "namespace": k.spec.Namespace, "helm": h,
+		"syncOptions": k.spec.SyncOptions, "retryLimit": 2}
+	if len(k.spec.IgnoreDifferences) > 0 {
+		values["ignoreDifferences"] = k.spec.IgnoreDifferences
+	}
+	if selfHeal {
+		values["automated"] = map[string]any{"selfHeal": true}
+		if !slices.ContainsFunc(k.spec.SyncOptions, func(o string) bool { return strings.HasPrefix(o, "ServerSideApply=") }) {
+			values["syncOptions"] = append(slices.Clone(k.spec.SyncOptions), "ServerSideApply=true")
+		}
+	}
+	return fixture.Application(values)
 }
 
 // synced waits for the install sync to succeed, records the chart's

@@ -16,15 +16,20 @@ import (
 	"github.com/gitops-conformance/suite/pkg/step"
 )
 
-// Check is one bug class one of the scenarios reproduced, asked of any
-// chart: a cell whose outcome is REPRODUCED when the chart shows the class.
+// Check is one bug class, one a scenario reproduced or one an upstream
+// report of 2026 describes, asked of any chart: a cell whose outcome is
+// REPRODUCED when the chart shows the class.
 type Check struct {
 	Name string
 	// Summary says what the check does and what REPRODUCED means.
 	Summary string
-	// Seed is the scenario whose bug the class generalizes.
-	Seed  string
-	steps func(k *cell) []step.Step
+	// Seed is the scenario whose bug the class generalizes, or Report the
+	// upstream report (owner/repo#N) of a class no scenario reproduces.
+	Seed, Report string
+	// SelfHeal: the Application syncs itself (automated, selfHeal,
+	// ServerSideApply=true); no sync is asked of it.
+	SelfHeal bool
+	steps    func(k *cell) []step.Step
 }
 
 // The checks, in the order a run takes them.
@@ -41,6 +46,14 @@ var checks = []Check{
 		Summary: "the namespace made beforehand holds a ConfigMap and a Secret; delete the extra manifests, then the Application with cascade (foreground): REPRODUCED when the namespace or what it held is deleted"},
 	{Name: "deletion-hooks", Seed: "openkruise-guard-argocd", steps: deletionHooks,
 		Summary: "delete the Application with cascade (foreground): REPRODUCED unless it is gone within 3 minutes after each of the chart's deletion hook Jobs (Helm pre-delete and post-delete, ArgoCD PreDelete and PostDelete) completed; ArgoCD holding the deletion on an error of its own, or deleting past a hook that has not completed, is the class (the DeletionError and the hooks' events are recorded)"},
+	{Name: "helm-lookup", Report: "kubeovn/kube-ovn#6248", steps: helmLookup,
+		Summary: "after the sync, the chart rendered twice with Helm's lookup answered by the cluster and twice with lookup answering nothing: REPRODUCED when a field (or an object) of the former, the same in both, differs from both of the latter and ArgoCD's render has the latter's (the templates calling lookup, the objects, their templates and fields are recorded)"},
+	{Name: "hook-cannot-run", Report: "KBVE/kbve#10564", steps: hookHeld,
+		Summary: "sync: REPRODUCED when a Pod of the chart's hooks cannot run (its image cannot be pulled, or it is Unschedulable) and the sync stays Running for 3 minutes (the hooks' Pods and what each waits on are recorded)"},
+	{Name: "hook-kind-missing", Report: "castai/helm-charts#1526", steps: hookKind,
+		Summary: "sync: REPRODUCED when the sync fails on an object of the chart whose kind the cluster does not serve, as ArgoCD's dry run of every object, hooks included, before the first phase fails on a kind another hook would make (the hooks whose kind is not served before the sync, and which hooks ran, are recorded)"},
+	{Name: "self-heal-fight", Report: "openkruise/charts#192", SelfHeal: true, steps: selfHealFight,
+		Summary: "the Application syncs itself (automated, selfHeal, ServerSideApply=true): REPRODUCED when ArgoCD's self-heal syncs the chart 3 times more within 3 minutes of its first sync, as when a controller rewrites a field the chart sets (the fields ArgoCD shows OutOfSync and the objects' field managers are recorded)"},
 }
 
 // Checks are the checks, one a bug class.

@@ -35,6 +35,8 @@ type Options struct {
 	Extra           string // EXTRA: a directory of manifests applied after the install
 	Checks          string // CHECKS: which checks (default: all)
 	SyncOptions     string // SYNC_OPTIONS: the Application's sync options (ServerSideApply=true ...)
+	// IGNORE_DIFFERENCES: a file: the Application's spec.ignoreDifferences (a list)
+	IgnoreDifferences string
 	// IMAGES, IMAGE_RECIPES, and EXPECT (check=OUTCOME,...) with EXPECT_WHY
 	// in place of the expectation that a chart passes every check (make
 	// conform-validate's known answers): registered by Shared.Register.
@@ -55,6 +57,7 @@ func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Extra, "extra", "", "make conform: a directory of manifests applied after the install (e.g. a custom resource that drives the chart's controllers)")
 	fs.StringVar(&o.Checks, "checks", "", "make conform: the checks, comma-separated (default: all: "+strings.Join(Names(), ", ")+")")
 	fs.StringVar(&o.SyncOptions, "sync-options", "", "make conform: the Application's sync options, comma-separated (e.g. ServerSideApply=true)")
+	fs.StringVar(&o.IgnoreDifferences, "ignore-differences", "", "make conform: a YAML file: the Application's spec.ignoreDifferences, a list (with SYNC_OPTIONS=RespectIgnoreDifferences=true, what a sync leaves alone too)")
 }
 
 // Options are one of the two runs a user's Application is checked by.
@@ -78,8 +81,16 @@ type Spec struct {
 	Images      []string
 	Recipes     [][2]string // component, version
 	SyncOptions []string
-	Expect      map[string]report.Outcome
-	ExpectWhy   string
+	// IgnoreDifferences are the Application's spec.ignoreDifferences;
+	// CmdParams are argocd-cmd-params-cm's settings (ARGOCD_CMD_PARAMS).
+	IgnoreDifferences []any
+	CmdParams         map[string]string
+	// values are the chart's values, kubernetes the version it renders for
+	// (the lookup check renders it again).
+	values     map[string]any
+	kubernetes string
+	Expect     map[string]report.Outcome
+	ExpectWhy  string
 	// Command is make conform with the options given, for a cell's replay.
 	Command string
 }
@@ -141,6 +152,21 @@ func (o Options) Resolve(ctx context.Context, w appcell.Where) (*Spec, error) {
 			return nil, fmt.Errorf("values %q: not a YAML map: %w", o.Values, err)
 		}
 		s.Values = string(data)
+	}
+	s.values, s.kubernetes = values, w.Kubernetes
+	if o.IgnoreDifferences != "" {
+		data, err := os.ReadFile(w.Path(o.IgnoreDifferences))
+		if err != nil {
+			return nil, fmt.Errorf("ignore differences %q: %w", o.IgnoreDifferences, appcell.UnwrapPath(err))
+		}
+		if err := yaml.Unmarshal(data, &s.IgnoreDifferences); err != nil || len(s.IgnoreDifferences) == 0 {
+			return nil, fmt.Errorf("ignore differences %q: not a YAML list of spec.ignoreDifferences entries", o.IgnoreDifferences)
+		}
+	}
+	if o.ArgoCDCmdParams != "" {
+		if s.CmdParams, err = appcell.ArgoCDConfig(w.Path(o.ArgoCDCmdParams)); err != nil {
+			return nil, fmt.Errorf("argocd cmd params %q: %w", o.ArgoCDCmdParams, err)
+		}
 	}
 	manifest, err := helm.RenderAll(ctx, helm.Release{Name: s.Release, Namespace: s.Namespace, Chart: s.Chart.Dir, Values: values, KubeVersion: w.Kubernetes})
 	if err != nil {
@@ -240,7 +266,8 @@ func (o Options) command() string {
 		appcell.Var{Name: "VALUES", Value: o.Values}, appcell.Var{Name: "NAMESPACE", Value: o.Namespace},
 		appcell.Var{Name: "NAMESPACE_LABELS", Value: o.NamespaceLabels}, appcell.Var{Name: "RELEASE", Value: o.Release},
 		appcell.Var{Name: "EXTRA", Value: o.Extra}, appcell.Var{Name: "IMAGES", Value: o.Images},
-		appcell.Var{Name: "IMAGE_RECIPES", Value: o.ImageRecipes}, appcell.Var{Name: "SYNC_OPTIONS", Value: o.SyncOptions})
+		appcell.Var{Name: "IMAGE_RECIPES", Value: o.ImageRecipes}, appcell.Var{Name: "SYNC_OPTIONS", Value: o.SyncOptions},
+		appcell.Var{Name: "IGNORE_DIFFERENCES", Value: o.IgnoreDifferences}, appcell.Var{Name: "ARGOCD_CMD_PARAMS", Value: o.ArgoCDCmdParams})
 }
 
 // Scenario is the scenario make conform's cells belong to; each check is a

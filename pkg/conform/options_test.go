@@ -43,7 +43,7 @@ func TestResolveRefusesBadInputBeforeAnythingStarts(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Options{Chart: "c", Checks: "crd-diff,nope"}, `unknown check "nope" (valid: crd-diff, hook-stuck, self-blocking-webhook, leftover-webhook, namespace-kept, deletion-hooks)`},
+		{Options{Chart: "c", Checks: "crd-diff,nope"}, `unknown check "nope" (valid: crd-diff, hook-stuck, self-blocking-webhook, leftover-webhook, namespace-kept, deletion-hooks, helm-lookup, hook-cannot-run, hook-kind-missing, self-heal-fight)`},
 		{Options{Chart: "c", Checks: "crd-diff", Shared: appcell.Shared{Expect: "hook-stuck=REPRODUCED"}}, `"hook-stuck" is not a check of this run`},
 		{Options{Chart: "c", Shared: appcell.Shared{Expect: "crd-diff=MITIGATED"}}, "not check=REPRODUCED or check=NOT_REPRODUCED"},
 		{Options{Chart: "https://charts.example.com", ChartName: "c", ChartVersion: "1.0.0"}, "a chart repository needs the online mode"},

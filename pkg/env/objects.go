@@ -299,6 +299,31 @@ func releaseAtEnd(what, which, namespace string, crds func(context.Context, *lif
 	})
 }
 
+// DeleteCRDsAtEnd registers a cleanup that deletes, when the cell ends, the
+// CRDs that serve the kinds kinds() names (kind.group, asked then): those
+// something of the cell made that no manifest of it names (a hook Job's).
+func DeleteCRDsAtEnd(what string, kinds func() []string) step.Step {
+	return actInRun("at the end, delete "+what, func(ctx context.Context) error {
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		c.Step("at the end, delete %s", what)
+		c.Defer("delete "+what, func(ctx context.Context) error {
+			for _, kind := range kinds() {
+				gvr, _, err := r.Kube.Resource(kind)
+				if err != nil {
+					continue // not served: no CRD serves it
+				}
+				crd := gvr.Resource + "." + gvr.Group
+				if _, err := r.Kubectl.Run(ctx, "delete", "customresourcedefinition", crd, "--ignore-not-found", "--wait=true", "--timeout=2m"); err != nil {
+					return err
+				}
+				r.Logf("cleanup %s: customresourcedefinition %s deleted", what, crd)
+			}
+			return nil
+		})
+		return nil
+	})
+}
+
 // DeleteObjectAtEnd registers a cleanup that deletes one object and waits
 // for it to go, when the cell ends: registered after what would otherwise
 // take away its finalizer's controller (a release, an Application), it runs

@@ -4,14 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/internal/text"
@@ -34,8 +32,6 @@ type Options struct {
 	Apps         string // APPS: a file or directory of Applications
 	ArgoCDConfig string // ARGOCD_CM: a file: the argocd-cm ConfigMap, or a map of its data
 	Method       string // METHOD: how TO goes over FROM (argocd.Methods); "": as TO's upgrade guide says
-	// ARGOCD_CMD_PARAMS: a file: the argocd-cmd-params-cm ConfigMap, or a map of its data
-	ArgoCDCmdParams string
 	// SELF_SYNC_OPTIONS: METHOD=self-managed's Application's sync options, comma-separated
 	SelfSyncOptions string
 	// OVERLAY: METHOD=kustomize's overlay, a directory
@@ -64,7 +60,7 @@ type Options struct {
 	// LIFECYCLE: which Applications of the fleet a sync is asked of on TO
 	// and whose cascading deletion is read: changed (default), all, none
 	Lifecycle string
-	// IMAGES, IMAGE_RECIPES, and EXPECT (application=OUTCOME,...) with
+	// IMAGES, IMAGE_RECIPES, ARGOCD_CMD_PARAMS, and EXPECT (application=OUTCOME,...) with
 	// EXPECT_WHY in place of the expectation that every Application comes
 	// through SAFE (known answers): registered by Shared.Register.
 	appcell.Shared
@@ -74,7 +70,6 @@ type Options struct {
 func (o *Options) Register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Apps, "apps", "", "make upgrade-check: a YAML file or directory of ArgoCD Applications (APPS)")
 	fs.StringVar(&o.ArgoCDConfig, "argocd-cm", "", "make upgrade-check: the argocd-cm settings the Applications run with: a ConfigMap manifest or a YAML map of its data (ARGOCD_CM)")
-	fs.StringVar(&o.ArgoCDCmdParams, "argocd-cmd-params", "", "make upgrade-check: the argocd-cmd-params-cm settings ArgoCD runs with (server-side diff, --persist-resource-health...): a ConfigMap manifest or a YAML map of its data (ARGOCD_CMD_PARAMS)")
 	fs.StringVar(&o.Method, "method", "", "make upgrade-check: how TO's install manifests go over FROM's: server-side (kubectl apply --server-side --force-conflicts), client-side (kubectl apply) or self-managed (an Application of ArgoCD's own syncs TO's install.yaml from git); default: what TO's own upgrade guide says (METHOD)")
 	fs.StringVar(&o.Overlay, "overlay", "", "make upgrade-check METHOD=kustomize: the team's kustomize overlay of ArgoCD's install manifests, a directory whose kustomization names install.yaml (or upstream's URL) among its resources (OVERLAY)")
 	fs.StringVar(&o.SelfSyncOptions, "self-sync-options", "", "make upgrade-check METHOD=self-managed: the sync options of ArgoCD's own Application, comma-separated (e.g. ServerSideApply=true) (SELF_SYNC_OPTIONS)")
@@ -280,12 +275,12 @@ func (s *Spec) resolveCommon(ctx context.Context, o Options, w appcell.Where) er
 		return err
 	}
 	if o.ArgoCDConfig != "" {
-		if s.ArgoCDConfig, err = argocdConfig(w.Path(o.ArgoCDConfig)); err != nil {
+		if s.ArgoCDConfig, err = appcell.ArgoCDConfig(w.Path(o.ArgoCDConfig)); err != nil {
 			return fmt.Errorf("ARGOCD_CM %q: %w", o.ArgoCDConfig, err)
 		}
 	}
 	if o.ArgoCDCmdParams != "" {
-		if s.ArgoCDCmdParams, err = argocdConfig(w.Path(o.ArgoCDCmdParams)); err != nil {
+		if s.ArgoCDCmdParams, err = appcell.ArgoCDConfig(w.Path(o.ArgoCDCmdParams)); err != nil {
 			return fmt.Errorf("ARGOCD_CMD_PARAMS %q: %w", o.ArgoCDCmdParams, err)
 		}
 	}
@@ -405,27 +400,6 @@ func parseShard(spec string) (k, n int, err error) {
 		return 0, 0, fmt.Errorf("SHARD %q: k/N, the k-th of N parts (1 <= k <= N), e.g. SHARD=2/4", spec)
 	}
 	return k, n, nil
-}
-
-// argocdConfig reads ARGOCD_CM or ARGOCD_CMD_PARAMS: the ConfigMap as
-// exported (its data), or a map of its data.
-func argocdConfig(file string) (map[string]string, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, appcell.UnwrapPath(err)
-	}
-	var cm struct {
-		Kind string            `json:"kind"`
-		Data map[string]string `json:"data"`
-	}
-	if err := yaml.Unmarshal(data, &cm); err == nil && cm.Kind == "ConfigMap" {
-		return cm.Data, nil
-	}
-	var m map[string]string
-	if err := yaml.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("neither a ConfigMap nor a map of strings: %w", err)
-	}
-	return m, nil
 }
 
 // MaxTrials bounds DURING_SYNC.

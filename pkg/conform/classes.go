@@ -1,0 +1,527 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	synccommon "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/common"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/internal/text"
+	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
+	"github.com/gitops-conformance/suite/pkg/env"
+	"github.com/gitops-conformance/suite/pkg/helm"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
+	"github.com/gitops-conformance/suite/pkg/step"
+)
+
+// The classes of 2026's ArgoCD integration bugs (issue #59): a render that
+// depends on Helm's lookup, a hook that cannot run, a hook whose kind
+// another hook makes, ArgoCD's self-heal and a controller writing one field
+// in turn.
+
+// helmLookup is the class of a chart whose render depends on what Helm's
+// lookup finds in the cluster (kubeovn/kube-ovn#6248): ArgoCD's repo server
+// renders as `helm template`, lookup answering nothing, so what the chart
+// renders from a live object never reaches the cluster.
+func helmLookup(k *cell) []step.Step {
+	calls := lookupCalls(k.spec.Chart.Files)
+	return []step.Step{
+		env.Observe("the chart's templates that call Helm's lookup", assert.Constant(len(calls) > 0, text.OrNone(strings.Join(calls, ", ")))),
+		// the live objects lookup reads are the sync's: a sync held by a hook
+		// has applied them all the same
+		env.SeeWithin(assert.Intervals.Install, check.OperationEnded(k.app)),
+		assert.Occurs("ArgoCD's render differs from the chart rendered with lookup answered by the cluster", assert.Intervals.HoldShort, k.lookupDiffers()),
+	}
+}
+
+// lookupCall is a template's call of Helm's lookup function.
+var lookupCall = regexp.MustCompile(`\blookup\s+"`)
+
+// lookupCalls are the template lines that call lookup (path:line), in the
+// chart's templates and its subcharts'.
+func lookupCalls(files map[string]string) []string {
+	var out []string
+	for _, name := range fileOrderOf(files) {
+		if !strings.Contains(name, "templates/") {
+			continue
+		}
+		for i, line := range strings.Split(files[name], "\n") {
+			if lookupCall.MatchString(line) {
+				out = append(out, fmt.Sprintf("%s:%d", name, i+1))
+			}
+		}
+	}
+	return out
+}
+
+func fileOrderOf(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// shownValue bounds a value an observation quotes (a certificate is long).
+const shownValue = 60
+
+// lookupDiffers holds when a field of the chart's render with lookup
+// answered by the cluster (twice, the same both times) differs from both of
+// two renders with lookup answering nothing, and ArgoCD's repo server
+// rendered the latter's. Two renders of each kind tell lookup's effect from
+// a value the chart makes anew at every render (genCA, randAlphaNum).
+func (k *cell) lookupDiffers() assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		s := k.spec
+		r := helm.Release{Name: s.Release, Namespace: s.Namespace, Chart: s.Chart.Dir, Values: s.values, KubeVersion: s.kubernetes}
+		var answered, empty [2]map[string]renderedObject
+		for i := range 2 {
+			docs, err := helm.Templates(r, lifecycle.From(ctx).REST)
+			if err != nil {
+				return false, "", assert.Unknown(fmt.Errorf("the chart with lookup answered by the cluster: %w", err))
+			}
+			if answered[i], err = indexRender(docs, s.Namespace); err != nil {
+				return false, "", assert.Unknown(err)
+			}
+			if docs, err = helm.Templates(r, nil); err != nil {
+				return false, "", assert.Unknown(fmt.Errorf("the chart with lookup answering nothing: %w", err))
+			}
+			if empty[i], err = indexRender(docs, s.Namespace); err != nil {
+				return false, "", assert.Unknown(err)
+			}
+		}
+		argo, err := check.AppManifests(ctx, k.app)
+		if err != nil {
+			return false, "", assert.Unknown(err)
+		}
+		argoObjs := map[string]map[string]string{}
+		for _, o := range argo.Objects {
+			argoObjs[objectKey(o, s.Namespace)] = flatten(o.Object)
+		}
+		var lines []string
+		differs := false
+		for _, key := range keysOf(answered[0], empty[0]) {
+			a0, inA := answered[0][key]
+			a1 := answered[1][key]
+			e0, inE := empty[0][key]
+			e1 := empty[1][key]
+			switch {
+			case inA && !inE:
+				lines = append(lines, fmt.Sprintf("%s (%s): rendered only with lookup answered by the cluster; in ArgoCD's render: %v", key, a0.template, argoObjs[key] != nil))
+				differs = differs || argoObjs[key] == nil
+				continue
+			case inE && !inA:
+				lines = append(lines, fmt.Sprintf("%s (%s): rendered only with lookup answering nothing; in ArgoCD's render: %v", key, e0.template, argoObjs[key] != nil))
+				differs = differs || argoObjs[key] != nil
+				continue
+			}
+			var fields []string
+			for _, p := range keysOf(a0.fields, e0.fields) {
+				v := a0.fields[p]
+				if a1.fields[p] != v || e0.fields[p] == v || e1.fields[p] == v {
+					continue // the same whatever lookup finds, or anew at every render
+				}
+				got, ok := argoObjs[key][p]
+				if !ok {
+					got = "(none)"
+				}
+				fields = append(fields, fmt.Sprintf("%s: with lookup %s, without %s, ArgoCD rendered %s", p, short(v), short(e0.fields[p]), short(got)))
+				differs = differs || got != v
+			}
+			if len(fields) > 0 {
+				lines = append(lines, fmt.Sprintf("%s (%s): %s", key, a0.template, strings.Join(fields, "; ")))
+			}
+		}
+		if len(lines) == 0 {
+			return false, fmt.Sprintf("the chart renders the same with lookup answered by the cluster and without (%d objects)", len(answered[0])), nil
+		}
+		return differs, strings.Join(lines, "; "), nil
+	}
+}
+
+// renderedObject is an object of a render: its template and its fields.
+type renderedObject struct {
+	template string
+	fields   map[string]string
+}
+
+// indexRender reads a render's documents by object (objectKey).
+func indexRender(docs []helm.Document, namespace string) (map[string]renderedObject, error) {
+	out := map[string]renderedObject{}
+	for _, d := range docs {
+		for _, doc := range strings.Split(d.Manifest, "\n---") {
+			var obj map[string]any
+			if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+				return nil, fmt.Errorf("%s: %w", d.Template, err)
+			}
+			if len(obj) == 0 {
+				continue
+			}
+			u := &unstructured.Unstructured{Object: obj}
+			out[objectKey(u, namespace)] = renderedObject{template: d.Template, fields: flatten(obj)}
+		}
+	}
+	return out, nil
+}
+
+// objectKey names an object as kubectl does (kind.group namespace/name),
+// the release's namespace for one the chart gives none.
+func objectKey(o *unstructured.Unstructured, namespace string) string {
+	return lifecycle.Ref(check.KindRef(o.GetKind(), o.GroupVersionKind().Group), cmpOr(o.GetNamespace(), namespace), o.GetName())
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// flatten is an object's leaves by path (.spec.template.spec.containers[0].image), JSON values.
+func flatten(obj map[string]any) map[string]string {
+	out := map[string]string{}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			if len(t) == 0 {
+				out[path] = "{}"
+			}
+			for k, x := range t {
+				walk(path+"."+k, x)
+			}
+		case []any:
+			if len(t) == 0 {
+				out[path] = "[]"
+			}
+			for i, x := range t {
+				walk(fmt.Sprintf("%s[%d]", path, i), x)
+			}
+		default:
+			data, _ := json.Marshal(t)
+			out[path] = string(data)
+		}
+	}
+	for k, v := range obj {
+		walk("."+k, v)
+	}
+	return out
+}
+
+// keysOf are the keys of both maps, sorted.
+func keysOf[V any](a, b map[string]V) []string {
+	var out []string
+	for k := range a {
+		out = append(out, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func short(v string) string {
+	if len(v) > shownValue {
+		return v[:shownValue] + "..."
+	}
+	return v
+}
+
+// hookHeld is the class of a hook that cannot run (kyverno#14169's deleted
+// bitnami/kubectl tags; KBVE/kbve#10564: kyverno-clean-reports in
+// ImagePullBackOff held an Application's operation 11 days): its Pod never
+// starts, ArgoCD waits for it with the operation Running, and no later sync
+// can start.
+func hookHeld(k *cell) []step.Step {
+	stuck := k.hookCannotRun()
+	running := check.OperationPhaseIs(k.app, synccommon.OperationRunning)
+	return []step.Step{
+		env.Observe("the chart's hooks ArgoCD runs at a sync", k.hooksListed()),
+		assert.That("install sync ended, or a hook's Pod that cannot run", assert.Intervals.Install, assert.Any(check.OperationEnded(k.app), stuck)),
+		env.See(check.HookResults(k.app)),
+		assert.Symptom(fmt.Sprintf("the sync held Running by a hook whose Pod cannot run, for %s", heldHook), heldHook, assert.All(running, stuck)),
+		env.See(check.OperationMessageContains(k.app, "")),
+	}
+}
+
+// heldHook is how long a sync held by a hook that cannot run must stay
+// Running: longer than the image pull's back-off (5 minutes at most) lets
+// a pull be tried again, and than a sync timeout of two minutes
+// (controller.sync.timeout.seconds) takes to end it.
+const heldHook = 3 * time.Minute
+
+// hooksListed says which hooks ArgoCD runs at a sync.
+func (k *cell) hooksListed() assert.Check {
+	hooks := k.spec.Rendered.Hooks()
+	var names []string
+	for _, h := range hooks {
+		names = append(names, fmt.Sprintf("%s %s/%s (%s)", h.GetKind(), h.GetNamespace(), h.GetName(), h.Hook))
+	}
+	return assert.Constant(len(hooks) > 0, text.OrNone(strings.Join(names, ", ")))
+}
+
+// unrunnable are the reasons a container or a Pod does not start that do
+// not go away by themselves.
+var unrunnable = []string{"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "CreateContainerConfigError"}
+
+// hookCannotRun holds when a Pod of one of the chart's hook Jobs (or a hook
+// Pod) waits on its image (a pull failed) or is Unschedulable; it says each
+// hook Pod's state.
+func (k *cell) hookCannotRun() assert.Check {
+	return assert.Named("a Pod of the chart's hooks cannot run", func(ctx context.Context) (bool, string, error) {
+		var lines []string
+		stuck := false
+		for _, h := range k.spec.Rendered.Hooks() {
+			ns := cmpOr(h.GetNamespace(), k.spec.Namespace)
+			var pods []unstructured.Unstructured
+			switch h.GetKind() {
+			case "Job":
+				list, err := check.List(ctx, env.Selection{Kinds: "pods", Namespace: ns, Labels: "job-name=" + h.GetName()})
+				if err != nil {
+					return false, "", assert.Unknown(err)
+				}
+				pods = list.Items
+			case "Pod":
+				pod, err := check.Get(ctx, lifecycle.Object{Kind: "pod", Namespace: ns, Name: h.GetName()})
+				if lifecycle.NotFound(err) {
+					continue
+				}
+				if err != nil {
+					return false, "", assert.Unknown(err)
+				}
+				pods = append(pods, *pod)
+			default:
+				continue
+			}
+			for _, p := range pods {
+				why, cannot := podCannotRun(p.Object)
+				stuck = stuck || cannot
+				lines = append(lines, fmt.Sprintf("hook %s %s/%s: pod %s %s", h.GetKind(), ns, h.GetName(), p.GetName(), why))
+			}
+		}
+		if len(lines) == 0 {
+			return false, "no Pod of the chart's hooks", nil
+		}
+		return stuck, strings.Join(lines, "; "), nil
+	})
+}
+
+// podCannotRun says a Pod's phase and what it waits on, and whether that
+// is a reason it will not start by itself.
+func podCannotRun(obj map[string]any) (string, bool) {
+	var pod struct {
+		Status struct {
+			Phase      string `json:"phase"`
+			Conditions []struct {
+				Type, Status, Reason, Message string
+			} `json:"conditions"`
+			Containers []struct {
+				State struct {
+					Waiting *struct{ Reason, Message string } `json:"waiting"`
+				} `json:"state"`
+			} `json:"containerStatuses"`
+		} `json:"status"`
+	}
+	data, _ := json.Marshal(obj)
+	_ = json.Unmarshal(data, &pod)
+	for _, c := range pod.Status.Conditions {
+		if c.Type == "PodScheduled" && c.Status == "False" && c.Reason == "Unschedulable" {
+			return fmt.Sprintf("%s, Unschedulable: %s", pod.Status.Phase, c.Message), true
+		}
+	}
+	for _, c := range pod.Status.Containers {
+		if w := c.State.Waiting; w != nil {
+			return fmt.Sprintf("%s, waiting: %s (%s)", pod.Status.Phase, w.Reason, w.Message), slices.Contains(unrunnable, w.Reason)
+		}
+	}
+	return pod.Status.Phase, false
+}
+
+// hookKind is the class of a hook whose kind another hook of the same sync
+// makes (castai/helm-charts#1526: castai-evictor's PostSync EvictorConfig,
+// whose CRD its PreSync Job creates): ArgoCD dry-runs every object of the
+// sync, hooks included, before the first phase, and a kind the cluster
+// does not serve yet fails the whole sync, the hook that would make it too.
+func hookKind(k *cell) []step.Step {
+	return []step.Step{
+		env.Observe("the chart's hooks ArgoCD runs at a sync", k.hooksListed()),
+		assert.That("install sync ended", assert.Intervals.Install, check.OperationEnded(k.app)),
+		env.See(check.HookResults(k.app)),
+		env.See(check.OperationMessageContains(k.app, "")),
+		assert.Occurs("the sync failed: the cluster does not serve the kind of one of the chart's objects", assert.Intervals.Poll, k.failedOnKind()),
+	}
+}
+
+// unservedHooks reads, before the sync, which of the chart's hooks are of
+// a kind the cluster does not serve (nor a CRD of the chart's defines); a
+// CRD that comes to serve one (a hook Job's) is deleted at the end.
+func (k *cell) unservedHooks() []step.Step {
+	const what = "the chart's hooks whose kind the cluster does not serve before the sync"
+	return []step.Step{appcell.Reads(what, func(ctx context.Context) error {
+		ok, seen, err := k.readUnserved(ctx)
+		if err != nil {
+			return err
+		}
+		lifecycle.Note(ctx, "%s: %v (%s)", what, !ok, seen)
+		return nil
+	}), env.DeleteCRDsAtEnd("the CRDs made during the cell that serve a kind of the chart's hooks", func() []string { return k.unserved })}
+}
+
+// readUnserved records the kinds of the chart's hooks the cluster does not
+// serve; it holds when there is none.
+func (k *cell) readUnserved(ctx context.Context) (bool, string, error) {
+	var lines []string
+	for _, h := range k.spec.Rendered.Hooks() {
+		gvk := h.GroupVersionKind()
+		kind := check.KindRef(gvk.Kind, gvk.Group)
+		if slices.ContainsFunc(k.spec.Rendered.CRDs(), func(crd string) bool { return strings.HasSuffix(crd, "."+gvk.Group) }) {
+			continue // the chart's own CRD: ArgoCD skips the dry run of its kind
+		}
+		served, err := check.Serves(ctx, kind)
+		if err != nil {
+			return false, "", assert.Unknown(err)
+		}
+		if !served {
+			k.unserved = append(k.unserved, kind)
+			lines = append(lines, fmt.Sprintf("%s %s/%s (%s): %s not served", h.GetKind(), h.GetNamespace(), h.GetName(), h.Hook, gvk.GroupVersion()))
+		}
+	}
+	if len(lines) == 0 {
+		return true, "none", nil
+	}
+	return false, strings.Join(lines, "; "), nil
+}
+
+// missingKind is what ArgoCD's sync says of an object whose kind the
+// cluster does not serve (gitops-engine's dry run: the discovery's
+// NotFound; kubectl's "ensure CRDs are installed first").
+var missingKind = regexp.MustCompile(`could not find the requested resource|no matches for kind|ensure CRDs are installed first|the server doesn't have a resource type`)
+
+// failedOnKind holds when the sync ended Failed or Error with an object of
+// the chart failed on a kind the cluster does not serve.
+func (k *cell) failedOnKind() assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		app, err := check.App(ctx, k.app)
+		if err != nil {
+			return false, "", assert.Unknown(err)
+		}
+		op := app.Status.OperationState
+		if op == nil {
+			return false, "no operation", nil
+		}
+		var failed []string
+		if op.SyncResult != nil {
+			for _, r := range op.SyncResult.Resources {
+				if r.Status == synccommon.ResultCodeSyncFailed && missingKind.MatchString(r.Message) {
+					failed = append(failed, fmt.Sprintf("%s %s/%s (%s): %s", r.Kind, r.Namespace, r.Name, cmpOr(string(r.HookType), "not a hook"), r.Message))
+				}
+			}
+		}
+		if missingKind.MatchString(op.Message) && len(failed) == 0 {
+			failed = append(failed, "the operation: "+op.Message)
+		}
+		ended := op.Phase == synccommon.OperationFailed || op.Phase == synccommon.OperationError
+		if len(failed) == 0 {
+			return false, fmt.Sprintf("operation %s: %s; no object failed on its kind", op.Phase, op.Message), nil
+		}
+		return ended, fmt.Sprintf("operation %s: %s", op.Phase, strings.Join(failed, "; ")), nil
+	}
+}
+
+// selfHealFight is the class of an object that ArgoCD's self-heal and a
+// controller write in turn (openkruise/charts#192, external-secrets#6398,
+// argo-cd#25064): the Application syncs itself (automated, selfHeal,
+// ServerSideApply=true), the controller rewrites a field the chart sets,
+// self-heal applies the chart's again, without end.
+func selfHealFight(k *cell) []step.Step {
+	var starts []time.Time
+	return []step.Step{
+		assert.That("application "+k.app+"'s automated sync Succeeded", assert.Intervals.Install, check.OperationPhaseIs(k.app, synccommon.OperationSucceeded)),
+		assert.Occurs(fmt.Sprintf("ArgoCD's self-heal syncs the chart %d times more within %s", fightSyncs, assert.Intervals.Sync), assert.Intervals.Sync, k.selfHeals(&starts)),
+		env.Observe("the resources ArgoCD shows OutOfSync, and the chart's fields the live objects lack or hold otherwise", Drift(k.app, k.spec.Rendered)),
+		env.Observe("the field managers of the objects the last sync applied", k.lastSyncManagers()),
+	}
+}
+
+// fightSyncs is how many automated syncs after the first make a fight: a
+// single one may be ArgoCD catching up with an object a controller filled
+// in once (a default, a status-like field).
+const fightSyncs = 3
+
+// selfHeals holds when fightSyncs automated syncs started after the first
+// one; it says when each started and what it applied.
+func (k *cell) selfHeals(starts *[]time.Time) assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		app, err := check.App(ctx, k.app)
+		if err != nil {
+			return false, "", assert.Unknown(err)
+		}
+		op := app.Status.OperationState
+		if op != nil && op.Operation.InitiatedBy.Automated && !slices.ContainsFunc(*starts, op.StartedAt.Time.Equal) {
+			*starts = append(*starts, op.StartedAt.Time)
+		}
+		var at []string
+		for _, t := range *starts {
+			at = append(at, t.UTC().Format(time.TimeOnly))
+		}
+		applied := "-"
+		if op != nil && op.SyncResult != nil {
+			var res []string
+			for _, r := range op.SyncResult.Resources {
+				if r.HookType == "" && !strings.Contains(r.Message, "unchanged") {
+					res = append(res, fmt.Sprintf("%s %s/%s %q", r.Kind, r.Namespace, r.Name, r.Message))
+				}
+			}
+			applied = text.OrNone(strings.Join(res, ", "))
+		}
+		more := len(*starts) - 1
+		return more >= fightSyncs, fmt.Sprintf("%d automated sync(s) after the first (started %s); sync status %s; the last one changed: %s",
+			max(more, 0), text.OrNone(strings.Join(at, ", ")), app.Status.Sync.Status, applied), nil
+	}
+}
+
+// lastSyncManagers says, for each object the last sync changed, which
+// field managers hold its fields: ArgoCD's (argocd-controller) and the
+// controller's it fights with.
+func (k *cell) lastSyncManagers() assert.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		app, err := check.App(ctx, k.app)
+		if err != nil {
+			return false, "", assert.Unknown(err)
+		}
+		op := app.Status.OperationState
+		if op == nil || op.SyncResult == nil {
+			return false, "no sync result", nil
+		}
+		var lines []string
+		for _, r := range op.SyncResult.Resources {
+			if r.HookType != "" || strings.Contains(r.Message, "unchanged") {
+				continue
+			}
+			live, err := check.Get(ctx, lifecycle.Object{Kind: check.KindRef(r.Kind, r.Group), Namespace: r.Namespace, Name: r.Name})
+			if err != nil {
+				lines = append(lines, fmt.Sprintf("%s %s/%s: could not tell: %v", r.Kind, r.Namespace, r.Name, err))
+				continue
+			}
+			var managers []string
+			for _, m := range live.GetManagedFields() {
+				managers = append(managers, fmt.Sprintf("%s (%s %s)", m.Manager, m.Operation, m.Time.UTC().Format(time.TimeOnly)))
+			}
+			lines = append(lines, fmt.Sprintf("%s %s/%s: %s", r.Kind, r.Namespace, r.Name, strings.Join(managers, ", ")))
+		}
+		return len(lines) == 0, text.OrNone(strings.Join(lines, "; ")), nil
+	}
+}
