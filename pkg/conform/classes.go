@@ -10,6 +10,7 @@ import (
 	"time"
 
 	synccommon "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/common"
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -40,6 +41,7 @@ func helmLookup(k *cell) []step.Step {
 		// has applied them all the same
 		env.SeeWithin(assert.Intervals.Install, check.OperationEnded(k.app)),
 		assert.Occurs("ArgoCD's render differs from the chart rendered with lookup answered by the cluster", assert.Intervals.HoldShort, k.lookupDiffers()),
+		env.Observe("the objects and fields the chart renders otherwise when lookup finds the live objects, and what ArgoCD rendered", k.lookupDiffers()),
 	}
 }
 
@@ -447,13 +449,21 @@ func (k *cell) failedOnKind() assert.Check {
 // ServerSideApply=true), the controller rewrites a field the chart sets,
 // self-heal applies the chart's again, without end.
 func selfHealFight(k *cell) []step.Step {
-	var starts []time.Time
+	f := &fight{}
 	return []step.Step{
 		assert.That("application "+k.app+"'s automated sync Succeeded", assert.Intervals.Install, check.OperationPhaseIs(k.app, synccommon.OperationSucceeded)),
-		assert.Occurs(fmt.Sprintf("ArgoCD's self-heal syncs the chart %d times more within %s", fightSyncs, assert.Intervals.Sync), assert.Intervals.Sync, k.selfHeals(&starts)),
+		assert.Occurs(fmt.Sprintf("ArgoCD's self-heal syncs the chart %d times more within %s", fightSyncs, assert.Intervals.Sync), assert.Intervals.Sync, k.selfHeals(f)),
+		env.Observe("the automated syncs seen, and what each changed", k.selfHeals(f)),
 		env.Observe("the resources ArgoCD shows OutOfSync, and the chart's fields the live objects lack or hold otherwise", Drift(k.app, k.spec.Rendered)),
-		env.Observe("the field managers of the objects the last sync applied", k.lastSyncManagers()),
+		env.Observe("the field managers of the objects the automated syncs changed", k.managers(f)),
 	}
+}
+
+// fight is what selfHeals saw: when each automated sync started, and the
+// objects (kind namespace/name) one of them changed.
+type fight struct {
+	starts  []time.Time
+	changed []v1alpha1.ResourceResult
 }
 
 // fightSyncs is how many automated syncs after the first make a fight: a
@@ -462,55 +472,48 @@ func selfHealFight(k *cell) []step.Step {
 const fightSyncs = 3
 
 // selfHeals holds when fightSyncs automated syncs started after the first
-// one; it says when each started and what it applied.
-func (k *cell) selfHeals(starts *[]time.Time) assert.Check {
+// one; it says when each started, and which objects the syncs after the
+// first changed (each once, with its message).
+func (k *cell) selfHeals(f *fight) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
 		app, err := check.App(ctx, k.app)
 		if err != nil {
 			return false, "", assert.Unknown(err)
 		}
 		op := app.Status.OperationState
-		if op != nil && op.Operation.InitiatedBy.Automated && !slices.ContainsFunc(*starts, op.StartedAt.Time.Equal) {
-			*starts = append(*starts, op.StartedAt.Time)
+		if op != nil && op.Operation.InitiatedBy.Automated && !slices.ContainsFunc(f.starts, op.StartedAt.Time.Equal) {
+			f.starts = append(f.starts, op.StartedAt.Time)
 		}
-		var at []string
-		for _, t := range *starts {
-			at = append(at, t.UTC().Format(time.TimeOnly))
-		}
-		applied := "-"
-		if op != nil && op.SyncResult != nil {
-			var res []string
+		if op != nil && op.SyncResult != nil && len(f.starts) > 1 && op.StartedAt.Time.Equal(f.starts[len(f.starts)-1]) {
 			for _, r := range op.SyncResult.Resources {
-				if r.HookType == "" && !strings.Contains(r.Message, "unchanged") {
-					res = append(res, fmt.Sprintf("%s %s/%s %q", r.Kind, r.Namespace, r.Name, r.Message))
+				same := func(o *v1alpha1.ResourceResult) bool {
+					return o.Group == r.Group && o.Kind == r.Kind && o.Namespace == r.Namespace && o.Name == r.Name
+				}
+				if r.HookType == "" && !strings.Contains(r.Message, "unchanged") && !slices.ContainsFunc(f.changed, func(o v1alpha1.ResourceResult) bool { return same(&o) }) {
+					f.changed = append(f.changed, *r)
 				}
 			}
-			applied = text.OrNone(strings.Join(res, ", "))
 		}
-		more := len(*starts) - 1
-		return more >= fightSyncs, fmt.Sprintf("%d automated sync(s) after the first (started %s); sync status %s; the last one changed: %s",
-			max(more, 0), text.OrNone(strings.Join(at, ", ")), app.Status.Sync.Status, applied), nil
+		var at, changed []string
+		for _, t := range f.starts {
+			at = append(at, t.UTC().Format(time.TimeOnly))
+		}
+		for _, r := range f.changed {
+			changed = append(changed, fmt.Sprintf("%s %s/%s %q", r.Kind, r.Namespace, r.Name, r.Message))
+		}
+		more := len(f.starts) - 1
+		return more >= fightSyncs, fmt.Sprintf("%d automated sync(s) after the first (automated syncs started %s); sync status now %s; changed by those after the first: %s",
+			max(more, 0), text.OrNone(strings.Join(at, ", ")), app.Status.Sync.Status, text.OrNone(strings.Join(changed, ", "))), nil
 	}
 }
 
-// lastSyncManagers says, for each object the last sync changed, which
-// field managers hold its fields: ArgoCD's (argocd-controller) and the
-// controller's it fights with.
-func (k *cell) lastSyncManagers() assert.Check {
+// managers says, for each object the automated syncs after the first
+// changed, which field managers wrote it and when: ArgoCD's
+// (argocd-controller) and the controller's it fights with.
+func (k *cell) managers(f *fight) assert.Check {
 	return func(ctx context.Context) (bool, string, error) {
-		app, err := check.App(ctx, k.app)
-		if err != nil {
-			return false, "", assert.Unknown(err)
-		}
-		op := app.Status.OperationState
-		if op == nil || op.SyncResult == nil {
-			return false, "no sync result", nil
-		}
 		var lines []string
-		for _, r := range op.SyncResult.Resources {
-			if r.HookType != "" || strings.Contains(r.Message, "unchanged") {
-				continue
-			}
+		for _, r := range f.changed {
 			live, err := check.Get(ctx, lifecycle.Object{Kind: check.KindRef(r.Kind, r.Group), Namespace: r.Namespace, Name: r.Name})
 			if err != nil {
 				lines = append(lines, fmt.Sprintf("%s %s/%s: could not tell: %v", r.Kind, r.Namespace, r.Name, err))
@@ -518,7 +521,15 @@ func (k *cell) lastSyncManagers() assert.Check {
 			}
 			var managers []string
 			for _, m := range live.GetManagedFields() {
-				managers = append(managers, fmt.Sprintf("%s (%s %s)", m.Manager, m.Operation, m.Time.UTC().Format(time.TimeOnly)))
+				sub := ""
+				if m.Subresource != "" {
+					sub = " of " + m.Subresource
+				}
+				at := ""
+				if m.Time != nil {
+					at = " " + m.Time.UTC().Format(time.TimeOnly)
+				}
+				managers = append(managers, fmt.Sprintf("%s (%s%s%s)", m.Manager, m.Operation, sub, at))
 			}
 			lines = append(lines, fmt.Sprintf("%s %s/%s: %s", r.Kind, r.Namespace, r.Name, strings.Join(managers, ", ")))
 		}

@@ -1,0 +1,60 @@
+package conform
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestLookupCallsNameTheTemplateLines(t *testing.T) {
+	files := map[string]string{
+		"Chart.yaml":                   "name: c",
+		"values.yaml":                  "# lookup \"v1\" in a comment of the values is no call",
+		"templates/_helpers.tpl":       "{{- define \"x\" -}}\n{{- $ds := lookup \"apps/v1\" \"DaemonSet\" .ns \"ovs\" -}}\n{{- end -}}",
+		"templates/secret.yaml":        "kind: Secret\n# lastLookupTime, a field's name\n{{- $s := lookup \"v1\" \"Secret\" .ns \"tls\" }}",
+		"charts/sub/templates/cm.yaml": "{{ (lookup \"v1\" \"ConfigMap\" \"\" \"\").items }}",
+		"templates/crd.yaml":           "description: a DNS lookup of the name",
+	}
+	got := lookupCalls(files)
+	want := []string{"charts/sub/templates/cm.yaml:1", "templates/_helpers.tpl:2", "templates/secret.yaml:3"}
+	if !slices.Equal(got, want) {
+		t.Errorf("lookupCalls = %q, want %q", got, want)
+	}
+}
+
+func TestFlattenNamesEveryLeafByPath(t *testing.T) {
+	got := flatten(map[string]any{
+		"spec": map[string]any{"updateStrategy": map[string]any{"type": "OnDelete"}, "ports": []any{map[string]any{"port": 443}}, "empty": map[string]any{}},
+		"data": map[string]any{"cacert": "QUJD"},
+	})
+	want := map[string]string{".spec.updateStrategy.type": `"OnDelete"`, ".spec.ports[0].port": "443", ".spec.empty": "{}", ".data.cacert": `"QUJD"`}
+	if len(got) != len(want) {
+		t.Fatalf("flatten = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("flatten[%s] = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+func TestPodCannotRunOnlyForReasonsThatStay(t *testing.T) {
+	pod := func(status map[string]any) map[string]any { return map[string]any{"status": status} }
+	waiting := func(reason string) map[string]any {
+		return pod(map[string]any{"phase": "Pending", "containerStatuses": []any{map[string]any{"state": map[string]any{"waiting": map[string]any{"reason": reason, "message": "m"}}}}})
+	}
+	for _, c := range []struct {
+		name string
+		pod  map[string]any
+		want bool
+	}{
+		{"image pull back-off", waiting("ImagePullBackOff"), true},
+		{"image pull error", waiting("ErrImagePull"), true},
+		{"container creating", waiting("ContainerCreating"), false},
+		{"unschedulable", pod(map[string]any{"phase": "Pending", "conditions": []any{map[string]any{"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/1 nodes"}}}), true},
+		{"running", pod(map[string]any{"phase": "Running"}), false},
+	} {
+		if why, got := podCannotRun(c.pod); got != c.want {
+			t.Errorf("%s: podCannotRun = %v (%s), want %v", c.name, got, why, c.want)
+		}
+	}
+}
