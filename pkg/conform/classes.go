@@ -255,6 +255,7 @@ func hookHeld(k *cell) []step.Step {
 		assert.That("install sync ended, or a hook's Pod that cannot run", assert.Intervals.Install, assert.Any(check.OperationEnded(k.app), stuck)),
 		env.See(check.HookResults(k.app)),
 		assert.Symptom(fmt.Sprintf("the sync held Running by a hook whose Pod cannot run, for %s", heldHook), heldHook, assert.All(running, stuck)),
+		env.Observe("the Pods of the chart's hooks and what each waits on", stuck),
 		env.See(check.OperationMessageContains(k.app, "")),
 	}
 }
