@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	synccommon "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/common"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	appclient "github.com/argoproj/argo-cd/v3/pkg/client/clientset/versioned"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -111,6 +112,21 @@ func (a *Apps) Sync(ctx context.Context, name string, options ...string) error {
 		}
 		app.Operation = op
 	})
+}
+
+// TerminateOperation asks the controller to end the Application's running
+// operation, as `argocd app terminate-op` does (the API server sets the
+// operation's phase to Terminating); it reports whether one was running.
+func (a *Apps) TerminateOperation(ctx context.Context, name string) (bool, error) {
+	running := false
+	err := a.Update(ctx, name, func(app *v1alpha1.Application) {
+		op := app.Status.OperationState
+		running = op != nil && op.Phase == synccommon.OperationRunning
+		if running {
+			op.Phase = synccommon.OperationTerminating
+		}
+	})
+	return running, err
 }
 
 // Refresh asks the controller to compare again; hard also drops the manifest cache.

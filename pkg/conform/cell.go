@@ -76,6 +76,8 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	// a hook held by ArgoCD's finalizer also holds the Application's deletion:
 	// registered after it, these run before it
 	steps.Add(appcell.HookFinalizersAtEnd(s.Rendered.Hooks())...)
+	// a sync still running (a hook that cannot run) holds the deletion
+	steps.Add(env.TerminateOperationAtEnd(k.app))
 	if chk.Name != "deletion-hooks" && len(s.Rendered.DeletionHooks()) > 0 {
 		// the cleanup's deletion is not the check's: a deletion hook that
 		// cannot run (its image offline) would hold it (run 20261129-075841,

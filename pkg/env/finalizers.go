@@ -7,7 +7,10 @@ import (
 	"strings"
 	"time"
 
+	synccommon "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/common"
+
 	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/step"
 )
@@ -37,6 +40,33 @@ func ReleaseDeletionHooksAtEnd(name string) []step.Step {
 		steps = append(steps, RemoveFinalizerAtEnd(app, f), RemoveFinalizerAtEnd(app, f+"/cleanup"))
 	}
 	return steps
+}
+
+// TerminateOperationAtEnd ends, when the cell ends, the Application's
+// operation if it is still running (as `argocd app terminate-op`), and
+// waits for it to end: ArgoCD deletes no Application whose operation runs,
+// and a hook that cannot run keeps one running for ever. Registered after
+// the Application, it runs before its deletion.
+func TerminateOperationAtEnd(name string) step.Step {
+	what := "the running operation of application " + name
+	return actInRun("at the end, terminate "+what, func(ctx context.Context) error {
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		c.Step("at the end, terminate %s (argocd app terminate-op)", what)
+		c.Defer("terminate "+what, func(ctx context.Context) error {
+			running, err := r.Apps.TerminateOperation(ctx, name)
+			if lifecycle.NotFound(err) || !running {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			r.Logf("cleanup: %s terminated", what)
+			ended := assert.Any(r.Apps.OperationPhaseIs(name, synccommon.OperationSucceeded),
+				r.Apps.OperationPhaseIs(name, synccommon.OperationFailed), r.Apps.OperationPhaseIs(name, synccommon.OperationError))
+			return assert.Eventually(ctx, what+" ended", assert.Intervals.Sync, ended)
+		})
+		return nil
+	})
 }
 
 // RemoveFinalizerAtEnd removes finalizer from the object, if it is there, when
