@@ -49,7 +49,7 @@ var checks = []Check{
 	{Name: "helm-lookup", Report: "kubeovn/kube-ovn#6248", steps: helmLookup,
 		Summary: "after the sync, the chart rendered twice with Helm's lookup answered by the cluster and twice with lookup answering nothing: REPRODUCED when a field (or an object) of the former, the same in both, differs from both of the latter and ArgoCD's render has the latter's (the templates calling lookup, the objects, their templates and fields are recorded)"},
 	{Name: "hook-cannot-run", Report: "KBVE/kbve#10564", steps: hookHeld,
-		Summary: "sync: REPRODUCED when a Pod of the chart's hooks cannot run (its image cannot be pulled, or it is Unschedulable) and the sync stays Running for 3 minutes (the hooks' Pods and what each waits on are recorded)"},
+		Summary: "sync: REPRODUCED when a Pod of the chart's hooks cannot run (its image cannot be pulled, or it is Unschedulable) and the sync stays Running (or Terminating) for 3 minutes (the hooks' Pods and what each waits on are recorded)"},
 	{Name: "hook-kind-missing", Report: "castai/helm-charts#1526", steps: hookKind,
 		Summary: "sync: REPRODUCED when the sync fails on an object of the chart whose kind the cluster does not serve, as ArgoCD's dry run of every object, hooks included, before the first phase fails on a kind another hook would make (the hooks whose kind is not served before the sync, and which hooks ran, are recorded)"},
 	{Name: "self-heal-fight", Report: "openkruise/charts#192", SelfHeal: true, steps: selfHealFight,

@@ -249,12 +249,14 @@ func short(v string) string {
 // can start.
 func hookHeld(k *cell) []step.Step {
 	stuck := k.hookCannotRun()
-	running := check.OperationPhaseIs(k.app, synccommon.OperationRunning)
+	// Terminating holds the Application as Running does (no other operation
+	// starts): a sync timeout that left it there would not be a way out
+	running := assert.Any(check.OperationPhaseIs(k.app, synccommon.OperationRunning), check.OperationPhaseIs(k.app, synccommon.OperationTerminating))
 	return []step.Step{
 		env.Observe("the chart's hooks ArgoCD runs at a sync", k.hooksListed()),
 		assert.That("install sync ended, or a hook's Pod that cannot run", assert.Intervals.Install, assert.Any(check.OperationEnded(k.app), stuck)),
 		env.See(check.HookResults(k.app)),
-		assert.Symptom(fmt.Sprintf("the sync held Running by a hook whose Pod cannot run, for %s", heldHook), heldHook, assert.All(running, stuck)),
+		assert.Symptom(fmt.Sprintf("the sync held Running (or Terminating) by a hook whose Pod cannot run, for %s", heldHook), heldHook, assert.All(running, stuck)),
 		env.Observe("the Pods of the chart's hooks and what each waits on", stuck),
 		env.See(check.OperationMessageContains(k.app, "")),
 	}
