@@ -367,6 +367,7 @@ func hookKind(k *cell) []step.Step {
 		env.See(check.HookResults(k.app)),
 		env.See(check.OperationMessageContains(k.app, "")),
 		assert.Occurs("the sync failed: the cluster does not serve the kind of one of the chart's objects", assert.Intervals.Poll, k.failedOnKind()),
+		env.Observe("the objects of the chart the sync failed on for their kind", k.failedOnKind()),
 	}
 }
 
@@ -413,7 +414,7 @@ func (k *cell) readUnserved(ctx context.Context) (bool, string, error) {
 // missingKind is what ArgoCD's sync says of an object whose kind the
 // cluster does not serve (gitops-engine's dry run: the discovery's
 // NotFound; kubectl's "ensure CRDs are installed first").
-var missingKind = regexp.MustCompile(`could not find the requested resource|no matches for kind|ensure CRDs are installed first|the server doesn't have a resource type`)
+var missingKind = regexp.MustCompile(`could not find the requested resource|could not find .* for requested resource|CRD is installed|no matches for kind|ensure CRDs are installed first|the server doesn't have a resource type`)
 
 // failedOnKind holds when the sync ended Failed or Error with an object of
 // the chart failed on a kind the cluster does not serve.

@@ -58,3 +58,20 @@ func TestPodCannotRunOnlyForReasonsThatStay(t *testing.T) {
 		}
 	}
 }
+
+// The messages ArgoCD's sync gives an object whose kind the cluster does
+// not serve: v3.6.1's (run 20261129-081534) and gitops-engine's dry run's.
+func TestMissingKindMessages(t *testing.T) {
+	for _, m := range []string{
+		`The Kubernetes API could not find hook-kind.gitops-conformance.io/EvictorConfig for requested resource hook-kind-missing/hook-kind-missing. Make sure the "EvictorConfig" CRD is installed on the destination cluster.`,
+		"the server could not find the requested resource",
+		`resource mapping not found for name: "x": no matches for kind "EvictorConfig" in version "v1"; ensure CRDs are installed first`,
+	} {
+		if !missingKind.MatchString(m) {
+			t.Errorf("missingKind does not match %q", m)
+		}
+	}
+	if missingKind.MatchString("one or more objects failed to apply, reason: admission webhook denied the request") {
+		t.Error("missingKind matches a webhook's refusal")
+	}
+}
