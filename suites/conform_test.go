@@ -94,6 +94,21 @@ func TestValidationArgs(t *testing.T) {
 	if err != nil || !strings.Contains(string(values), "quay.io/argoproj/argocd:v2.14.3") || !slices.Contains(args, "-values") {
 		t.Errorf("inline values written for VALUES: %q %v %v", values, err, args)
 	}
+	// a mitigation's settings, written for IGNORE_DIFFERENCES and ARGOCD_CMD_PARAMS
+	for _, c := range []struct{ name, flag, file, want string }{
+		{"fixture-hpa-replicas-ignored", "-ignore-differences", "fixture-hpa-replicas-ignored-ignore-differences.yaml", "/spec/replicas"},
+		{"fixture-hook-image-gone-timeout", "-argocd-cmd-params", "fixture-hook-image-gone-timeout-argocd-cmd-params.yaml", `controller.sync.timeout.seconds: "120"`},
+	} {
+		k := slices.IndexFunc(vs, func(v Validation) bool { return v.Name == c.name })
+		args, err := vs[k].Args(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, c.file))
+		if err != nil || !strings.Contains(string(data), c.want) || !slices.Contains(args, c.flag) {
+			t.Errorf("%s: %s %q %v %v", c.name, c.flag, data, err, args)
+		}
+	}
 }
 
 func TestValidationRefusesWhatItCannotCheck(t *testing.T) {
