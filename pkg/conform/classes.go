@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -55,7 +56,7 @@ var lookupCall = regexp.MustCompile(`\blookup\s+"`)
 // chart's templates and its subcharts'.
 func lookupCalls(files map[string]string) []string {
 	var out []string
-	for _, name := range fileOrderOf(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if !strings.Contains(name, "templates/") {
 			continue
 		}
@@ -66,15 +67,6 @@ func lookupCalls(files map[string]string) []string {
 		}
 	}
 	return out
-}
-
-func fileOrderOf(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // masked is a value of a Secret's data as ArgoCD's API shows it.
@@ -242,19 +234,11 @@ func flatten(obj map[string]any) map[string]string {
 	return out
 }
 
-// keysOf are the keys of both maps, sorted.
+// keysOf are the keys of both maps, sorted, each once.
 func keysOf[V any](a, b map[string]V) []string {
-	var out []string
-	for k := range a {
-		out = append(out, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
-	return out
+	keys := append(slices.Collect(maps.Keys(a)), slices.Collect(maps.Keys(b))...)
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 func short(v string) string {
