@@ -178,7 +178,7 @@ conform: $(E2E) ## the bug classes the scenarios reproduced, checked on a chart,
 	$(RUN_E2E) -test.run TestConform $(CONFORM) -argocd "$(ARGOCD)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
 
-conform-smoke: $(E2E) ## make conform on the suite's clean chart (fixtures/charts/conform-clean) on SMOKE_ARGOCD: every check must come out NOT_REPRODUCED (about 5 minutes)
+conform-smoke: $(E2E) ## make conform on the suite's clean chart (fixtures/charts/conform-clean) on SMOKE_ARGOCD: every check must come out NOT_REPRODUCED (about 11 minutes with its ArgoCD install: run 20261129-082116, ten checks)
 	$(RUN_E2E) -test.run TestConform -chart fixtures/charts/conform-clean -namespace conform-clean -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES) -mode $(MODE) $(PULL) \
 	  -cluster $(CLUSTER) $(KEEP_FLAG) -command "make conform-smoke"
 
