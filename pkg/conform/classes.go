@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -114,7 +115,7 @@ func (k *cell) lookupDiffers() assert.Check {
 		}
 		status := map[string]string{}
 		for _, r := range resources {
-			status[lifecycle.Ref(check.KindRef(r.Kind, r.Group), cmpOr(r.Namespace, s.Namespace), r.Name)] = r.Status
+			status[lifecycle.Ref(check.KindRef(r.Kind, r.Group), cmp.Or(r.Namespace, s.Namespace), r.Name)] = r.Status
 		}
 		var lines []string
 		differs := false
@@ -147,7 +148,7 @@ func (k *cell) lookupDiffers() assert.Check {
 					// ArgoCD's API masks a Secret's data: its diff, which
 					// does not, tells instead
 					fields = append(fields, fmt.Sprintf("%s: with lookup %s, without %s, ArgoCD's render masked (a Secret's data), the object %s in ArgoCD after a hard refresh",
-						p, short(v), short(e0.fields[p]), cmpOr(status[key], "(no status)")))
+						p, short(v), short(e0.fields[p]), cmp.Or(status[key], "(no status)")))
 					differs = differs || status[key] == "OutOfSync"
 					continue
 				}
@@ -193,14 +194,7 @@ func indexRender(docs []helm.Document, namespace string) (map[string]renderedObj
 // objectKey names an object as kubectl does (kind.group namespace/name),
 // the release's namespace for one the chart gives none.
 func objectKey(o *unstructured.Unstructured, namespace string) string {
-	return lifecycle.Ref(check.KindRef(o.GetKind(), o.GroupVersionKind().Group), cmpOr(o.GetNamespace(), namespace), o.GetName())
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
+	return lifecycle.Ref(check.KindRef(o.GetKind(), o.GroupVersionKind().Group), cmp.Or(o.GetNamespace(), namespace), o.GetName())
 }
 
 // flatten is an object's leaves by path (.spec.template.spec.containers[0].image), JSON values.
@@ -296,7 +290,7 @@ func (k *cell) hookCannotRun() assert.Check {
 		var lines []string
 		stuck := false
 		for _, h := range k.spec.Rendered.Hooks() {
-			ns := cmpOr(h.GetNamespace(), k.spec.Namespace)
+			ns := cmp.Or(h.GetNamespace(), k.spec.Namespace)
 			var pods []unstructured.Unstructured
 			switch h.GetKind() {
 			case "Job":
@@ -438,7 +432,7 @@ func (k *cell) failedOnKind() assert.Check {
 		if op.SyncResult != nil {
 			for _, r := range op.SyncResult.Resources {
 				if r.Status == synccommon.ResultCodeSyncFailed && missingKind.MatchString(r.Message) {
-					failed = append(failed, fmt.Sprintf("%s %s/%s (%s): %s", r.Kind, r.Namespace, r.Name, cmpOr(string(r.HookType), "not a hook"), r.Message))
+					failed = append(failed, fmt.Sprintf("%s %s/%s (%s): %s", r.Kind, r.Namespace, r.Name, cmp.Or(string(r.HookType), "not a hook"), r.Message))
 				}
 			}
 		}
