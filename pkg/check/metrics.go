@@ -103,26 +103,9 @@ func metricsPods(ctx context.Context) string {
 	}
 	var out []string
 	for _, p := range list.Items {
-		var pod struct {
-			Status struct {
-				Phase      string      `json:"phase"`
-				Conditions []condition `json:"conditions"`
-				Containers []struct {
-					Ready bool `json:"ready"`
-					State struct {
-						Waiting *struct {
-							Reason  string `json:"reason"`
-							Message string `json:"message"`
-						} `json:"waiting"`
-					} `json:"state"`
-					RestartCount int `json:"restartCount"`
-				} `json:"containerStatuses"`
-			} `json:"status"`
-		}
-		data, _ := json.Marshal(p.Object)
-		_ = json.Unmarshal(data, &pod)
-		s := "pod " + p.GetName() + " " + pod.Status.Phase
-		for _, c := range pod.Status.Containers {
+		status := statusOf(p.Object)
+		s := "pod " + p.GetName() + " " + status.Phase
+		for _, c := range status.Containers {
 			switch {
 			case c.State.Waiting != nil:
 				s += ", waiting: " + c.State.Waiting.Reason
@@ -138,8 +121,8 @@ func metricsPods(ctx context.Context) string {
 				s += fmt.Sprintf(", %d restart(s)", c.RestartCount)
 			}
 		}
-		if len(pod.Status.Containers) == 0 {
-			for _, c := range pod.Status.Conditions {
+		if len(status.Containers) == 0 {
+			for _, c := range status.Conditions {
 				if c.Type == "PodScheduled" && c.Status != "True" {
 					s += ", unscheduled: " + c.Message
 				}

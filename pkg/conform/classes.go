@@ -278,10 +278,6 @@ func (k *cell) hooksListed() assert.Check {
 	return assert.Constant(len(hooks) > 0, text.OrNone(strings.Join(names, ", ")))
 }
 
-// unrunnable are the reasons a container or a Pod does not start that do
-// not go away by themselves.
-var unrunnable = []string{"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "CreateContainerConfigError"}
-
 // hookCannotRun holds when a Pod of one of the chart's hook Jobs (or a hook
 // Pod) waits on its image (a pull failed) or is Unschedulable; it says each
 // hook Pod's state.
@@ -312,7 +308,7 @@ func (k *cell) hookCannotRun() assert.Check {
 				continue
 			}
 			for _, p := range pods {
-				why, cannot := podCannotRun(p.Object)
+				why, cannot := check.PodCannotRun(p.Object)
 				stuck = stuck || cannot
 				lines = append(lines, fmt.Sprintf("hook %s %s/%s: pod %s %s", h.GetKind(), ns, h.GetName(), p.GetName(), why))
 			}
@@ -322,37 +318,6 @@ func (k *cell) hookCannotRun() assert.Check {
 		}
 		return stuck, strings.Join(lines, "; "), nil
 	})
-}
-
-// podCannotRun says a Pod's phase and what it waits on, and whether that
-// is a reason it will not start by itself.
-func podCannotRun(obj map[string]any) (string, bool) {
-	var pod struct {
-		Status struct {
-			Phase      string `json:"phase"`
-			Conditions []struct {
-				Type, Status, Reason, Message string
-			} `json:"conditions"`
-			Containers []struct {
-				State struct {
-					Waiting *struct{ Reason, Message string } `json:"waiting"`
-				} `json:"state"`
-			} `json:"containerStatuses"`
-		} `json:"status"`
-	}
-	data, _ := json.Marshal(obj)
-	_ = json.Unmarshal(data, &pod)
-	for _, c := range pod.Status.Conditions {
-		if c.Type == "PodScheduled" && c.Status == "False" && c.Reason == "Unschedulable" {
-			return fmt.Sprintf("%s, Unschedulable: %s", pod.Status.Phase, c.Message), true
-		}
-	}
-	for _, c := range pod.Status.Containers {
-		if w := c.State.Waiting; w != nil {
-			return fmt.Sprintf("%s, waiting: %s (%s)", pod.Status.Phase, w.Reason, w.Message), slices.Contains(unrunnable, w.Reason)
-		}
-	}
-	return pod.Status.Phase, false
 }
 
 // hookKind is the class of a hook whose kind another hook of the same sync
