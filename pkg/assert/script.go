@@ -68,6 +68,13 @@ func ended(ctx context.Context, check Check, err error) {
 	repro.Ended(ctx, seen, result)
 }
 
+// Unscripted marks a check a reproduction's script does not take (it reads
+// more than a line of kubectl would): describing it for the script runs
+// nothing, where describing a plain check runs it once more.
+func Unscripted(check Check) Check {
+	return Scripted(check, func(context.Context) (*repro.Check, error) { return repro.Unscripted(), nil })
+}
+
 // Later is a check made when it looks, from what the cell knows by then
 // (what a chart rendered, what an earlier step read), in its bash form too.
 func Later(build func(ctx context.Context) (Check, error)) Check {

@@ -28,6 +28,15 @@ func TestScriptOf(t *testing.T) {
 	if ok, _, _ := exists(ctx); !ok || looked != 2 {
 		t.Error("a scripted check still looks when asked to")
 	}
+	// an unscripted one (a look kubectl cannot take, or one that counts what
+	// it sees) is not run to find that out
+	counted := Unscripted(plain)
+	if got := ScriptOf(ctx, counted); got.Shell != "" || looked != 2 {
+		t.Errorf("describing an unscripted check: %q, looked %d time(s)", got.Shell, looked)
+	}
+	if ok, _, _ := counted(ctx); !ok || looked != 3 {
+		t.Error("an unscripted check still looks when asked to")
+	}
 }
 
 // While a branch the cell did not take is written down, waits and verdicts

@@ -130,26 +130,26 @@ func ResourceIs(name, kind, resource string, s v1alpha1.SyncStatusCode, prunable
 // ReconciledSince holds once the controller compared the Application at
 // since() or later, by itself (no refresh asked for).
 func ReconciledSince(name string, since func() time.Time) assert.Check {
-	return describe(lifecycle.Application(name), "compared by the controller since then", assert.Scripted(func(ctx context.Context) (bool, string, error) {
+	return describe(lifecycle.Application(name), "compared by the controller since then", assert.Unscripted(func(ctx context.Context) (bool, string, error) {
 		return lifecycle.From(ctx).Apps.ReconciledSince(name, since)(ctx)
-	}, static(repro.Unscripted())))
+	}))
 }
 
 // ComparedAt holds once the controller compared the Application at the
 // commit commit() names (its status.sync.revision): what it shows is of that
 // commit, not left from an earlier one.
 func ComparedAt(name string, commit func() string) assert.Check {
-	return describe(lifecycle.Application(name), "compared at the commit pushed", assert.Scripted(func(ctx context.Context) (bool, string, error) {
+	return describe(lifecycle.Application(name), "compared at the commit pushed", assert.Unscripted(func(ctx context.Context) (bool, string, error) {
 		return lifecycle.From(ctx).Apps.ComparedAt(name, commit)(ctx)
-	}, static(repro.Unscripted())))
+	}))
 }
 
 // OperationAt holds when the Application's last operation is in phase p at
 // the commit commit() names; auto: an auto-sync, ArgoCD's own.
 func OperationAt(name string, p synccommon.OperationPhase, commit func() string, auto bool) assert.Check {
-	return describe(lifecycle.Application(name), "operation "+string(p)+" at the commit pushed", assert.Scripted(func(ctx context.Context) (bool, string, error) {
+	return describe(lifecycle.Application(name), "operation "+string(p)+" at the commit pushed", assert.Unscripted(func(ctx context.Context) (bool, string, error) {
 		return lifecycle.From(ctx).Apps.OperationAt(name, p, commit, auto)(ctx)
-	}, static(repro.Unscripted())))
+	}))
 }
 
 // ControllerLog is ArgoCD's application controller's log of the last since.

@@ -162,7 +162,7 @@ func conditions(obj map[string]any) []condition {
 // APIService waits for this.
 func ServiceAnswersFromNode(namespace, name string, port int, path string) assert.Check {
 	svc := lifecycle.Service(namespace, name)
-	return describe(svc, fmt.Sprintf("answers GET %s 200 on its ClusterIP from the node", path), assert.Scripted(func(ctx context.Context) (bool, string, error) {
+	return describe(svc, fmt.Sprintf("answers GET %s 200 on its ClusterIP from the node", path), assert.Unscripted(func(ctx context.Context) (bool, string, error) {
 		r := lifecycle.From(ctx)
 		obj, err := r.Kube.Get(ctx, svc.Kind, namespace, name)
 		if err != nil {
@@ -180,5 +180,5 @@ func ServiceAnswersFromNode(namespace, name string, port int, path string) asser
 			code = shell.LastLine(err.Error())
 		}
 		return code == "200", fmt.Sprintf("GET %s from %s: %s", url, node, code), nil
-	}, static(repro.Unscripted())))
+	}))
 }

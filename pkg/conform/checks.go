@@ -97,11 +97,7 @@ func hookStuck(k *cell) []step.Step {
 	held := check.HeldByHook(k.app, appcell.Refs(hooks))
 	succeeded := check.OperationPhaseIs(k.app, synccommon.OperationSucceeded)
 	done := assert.Any(succeeded, check.OperationPhaseIs(k.app, synccommon.OperationFailed), held)
-	var names []string
-	for _, h := range hooks {
-		names = append(names, fmt.Sprintf("%s %s/%s (%s)", h.GetKind(), h.GetNamespace(), h.GetName(), h.Hook))
-	}
-	return []step.Step{env.Observe("the chart's hooks ArgoCD runs at a sync", assert.Constant(len(hooks) > 0, text.OrNone(strings.Join(names, ", ")))),
+	return []step.Step{env.Observe("the chart's hooks ArgoCD runs at a sync", k.hooksListed()),
 		assert.That("install sync completed or held by a hook", assert.Intervals.Install, done),
 		assert.That("install sync Succeeded or held by a hook", assert.Intervals.Poll, assert.Any(succeeded, held)),
 		k.recordWebhooks(),

@@ -14,8 +14,8 @@ import (
 	synccommon "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/common"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
+	"github.com/gitops-conformance/suite/internal/kube"
 	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/assert"
@@ -37,6 +37,7 @@ import (
 // renders from a live object never reaches the cluster.
 func helmLookup(k *cell) []step.Step {
 	calls := lookupCalls(k.spec.Chart.Files)
+	var last lookupFinding
 	return []step.Step{
 		env.Observe("the chart's templates that call Helm's lookup", assert.Constant(len(calls) > 0, text.OrNone(strings.Join(calls, ", ")))),
 		// the live objects lookup reads are the sync's: a sync held by a hook
@@ -45,8 +46,11 @@ func helmLookup(k *cell) []step.Step {
 		// ArgoCD renders again, as when its manifest cache expires: a value
 		// the chart makes anew without lookup (a certificate) is then new
 		env.Refresh(k.app, true),
-		assert.Occurs("ArgoCD's render differs from the chart rendered with lookup answered by the cluster", assert.Intervals.HoldShort, k.lookupDiffers()),
-		env.Observe("the objects and fields the chart renders otherwise when lookup finds the live objects, and what ArgoCD rendered", k.lookupDiffers()),
+		assert.Occurs("ArgoCD's render differs from the chart rendered with lookup answered by the cluster", assert.Intervals.HoldShort, k.lookupDiffers(&last)),
+		// what the verdict's last look saw (rendering again would make new
+		// random values, and cost four renders)
+		env.Observe("the objects and fields the chart renders otherwise when lookup finds the live objects, and what ArgoCD rendered",
+			assert.Later(func(context.Context) (assert.Check, error) { return assert.Constant(last.differs, last.seen), nil })),
 	}
 }
 
@@ -76,13 +80,20 @@ var masked = regexp.MustCompile(`^"\++"$`)
 // shownValue bounds a value an observation quotes (a certificate is long).
 const shownValue = 60
 
+// lookupFinding is lookupDiffers' last answer.
+type lookupFinding struct {
+	differs bool
+	seen    string
+}
+
 // lookupDiffers holds when a field of the chart's render with lookup
 // answered by the cluster (twice, the same both times) differs from both of
 // two renders with lookup answering nothing, and ArgoCD's repo server
 // rendered the latter's. Two renders of each kind tell lookup's effect from
 // a value the chart makes anew at every render (genCA, randAlphaNum).
-func (k *cell) lookupDiffers() assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
+// It keeps its last answer in last.
+func (k *cell) lookupDiffers(last *lookupFinding) assert.Check {
+	return assert.Unscripted(func(ctx context.Context) (bool, string, error) {
 		s := k.spec
 		r := helm.Release{Name: s.Release, Namespace: s.Namespace, Chart: s.Chart.Dir, Values: s.values, KubeVersion: s.kubernetes}
 		var answered, empty [2]map[string]renderedObject
@@ -115,7 +126,7 @@ func (k *cell) lookupDiffers() assert.Check {
 		}
 		status := map[string]string{}
 		for _, r := range resources {
-			status[lifecycle.Ref(check.KindRef(r.Kind, r.Group), cmp.Or(r.Namespace, s.Namespace), r.Name)] = r.Status
+			status[refIn(s.Namespace, r.Group, r.Kind, r.Namespace, r.Name)] = r.Status
 		}
 		var lines []string
 		differs := false
@@ -159,11 +170,12 @@ func (k *cell) lookupDiffers() assert.Check {
 				lines = append(lines, fmt.Sprintf("%s (%s): %s", key, a0.template, strings.Join(fields, "; ")))
 			}
 		}
+		*last = lookupFinding{differs, strings.Join(lines, "; ")}
 		if len(lines) == 0 {
-			return false, fmt.Sprintf("the chart renders the same with lookup answered by the cluster and without (%d objects)", len(answered[0])), nil
+			last.seen = fmt.Sprintf("the chart renders the same with lookup answered by the cluster and without (%d objects)", len(answered[0]))
 		}
-		return differs, strings.Join(lines, "; "), nil
-	}
+		return last.differs, last.seen, nil
+	})
 }
 
 // renderedObject is an object of a render: its template and its fields.
@@ -176,16 +188,12 @@ type renderedObject struct {
 func indexRender(docs []helm.Document, namespace string) (map[string]renderedObject, error) {
 	out := map[string]renderedObject{}
 	for _, d := range docs {
-		for _, doc := range strings.Split(d.Manifest, "\n---") {
-			var obj map[string]any
-			if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
-				return nil, fmt.Errorf("%s: %w", d.Template, err)
-			}
-			if len(obj) == 0 {
-				continue
-			}
-			u := &unstructured.Unstructured{Object: obj}
-			out[objectKey(u, namespace)] = renderedObject{template: d.Template, fields: flatten(obj)}
+		objs, err := kube.Decode(d.Manifest)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Template, err)
+		}
+		for _, o := range objs {
+			out[objectKey(o, namespace)] = renderedObject{template: d.Template, fields: flatten(o.Object)}
 		}
 	}
 	return out, nil
@@ -194,7 +202,13 @@ func indexRender(docs []helm.Document, namespace string) (map[string]renderedObj
 // objectKey names an object as kubectl does (kind.group namespace/name),
 // the release's namespace for one the chart gives none.
 func objectKey(o *unstructured.Unstructured, namespace string) string {
-	return lifecycle.Ref(check.KindRef(o.GetKind(), o.GroupVersionKind().Group), cmp.Or(o.GetNamespace(), namespace), o.GetName())
+	return refIn(namespace, o.GroupVersionKind().Group, o.GetKind(), o.GetNamespace(), o.GetName())
+}
+
+// refIn is objectKey of an object named by its parts (a resource of
+// ArgoCD's status).
+func refIn(namespace, group, kind, ns, name string) string {
+	return lifecycle.Ref(check.KindRef(kind, group), cmp.Or(ns, namespace), name)
 }
 
 // flatten is an object's leaves by path (.spec.template.spec.containers[0].image), JSON values.
@@ -444,7 +458,8 @@ const fightSyncs = 3
 // one; it says when each started, and which objects the syncs after the
 // first changed (each once, with its message).
 func (k *cell) selfHeals(f *fight) assert.Check {
-	return func(ctx context.Context) (bool, string, error) {
+	// unscripted: describing it must not count a sync
+	return assert.Unscripted(func(ctx context.Context) (bool, string, error) {
 		app, err := check.App(ctx, k.app)
 		if err != nil {
 			return false, "", assert.Unknown(err)
@@ -473,7 +488,7 @@ func (k *cell) selfHeals(f *fight) assert.Check {
 		more := len(f.starts) - 1
 		return more >= fightSyncs, fmt.Sprintf("%d automated sync(s) after the first (automated syncs started %s); sync status now %s; changed by those after the first: %s",
 			max(more, 0), text.OrNone(strings.Join(at, ", ")), app.Status.Sync.Status, text.OrNone(strings.Join(changed, ", "))), nil
-	}
+	})
 }
 
 // managers says, for each object the automated syncs after the first
