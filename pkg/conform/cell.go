@@ -61,11 +61,8 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		env.RemoveRendered(what, rendered), env.RemoveRenderedAtEnd(what, rendered),
 		k.images())
 	steps.Add(appcell.Namespace{Name: s.Namespace, Labels: s.Labels}.Steps()...)
-	if chk.Name == "namespace-kept" {
-		steps.Add(env.ApplyFiles("a ConfigMap and a Secret in "+s.Namespace, k.sentinels()))
-	}
-	if chk.Name == "hook-kind-missing" {
-		steps.Add(k.unservedHooks()...)
+	if chk.before != nil {
+		steps.Add(chk.before(k)...)
 	}
 	if len(s.CmdParams) > 0 {
 		steps.Add(env.SetArgoCDCmdParams(s.CmdParams))

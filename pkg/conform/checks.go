@@ -29,7 +29,9 @@ type Check struct {
 	// SelfHeal: the Application syncs itself (automated, selfHeal,
 	// ServerSideApply=true); no sync is asked of it.
 	SelfHeal bool
-	steps    func(k *cell) []step.Step
+	// before are the check's own steps before the install (nil for none).
+	before func(k *cell) []step.Step
+	steps  func(k *cell) []step.Step
 }
 
 // The checks, in the order a run takes them.
@@ -42,7 +44,7 @@ var checks = []Check{
 		Summary: "install into the namespace made beforehand without labels; replace the workloads serving the chart's webhooks while none runs: REPRODUCED when a workload of the chart stays unavailable, its Pods rejected by a webhook of the chart"},
 	{Name: "leftover-webhook", Seed: "knative-argocd", steps: leftoverWebhook,
 		Summary: "delete the Application with cascade (background): REPRODUCED when a webhook configuration of the chart is left calling a service that is gone (a fail-closed one is proven by a rejected dry run)"},
-	{Name: "namespace-kept", Seed: "kargo-argocd", steps: namespaceKept,
+	{Name: "namespace-kept", Seed: "kargo-argocd", before: sentinelsFirst, steps: namespaceKept,
 		Summary: "the namespace made beforehand holds a ConfigMap and a Secret; delete the extra manifests, then the Application with cascade (foreground): REPRODUCED when the namespace or what it held is deleted"},
 	{Name: "deletion-hooks", Seed: "openkruise-guard-argocd", steps: deletionHooks,
 		Summary: "delete the Application with cascade (foreground): REPRODUCED unless it is gone within 3 minutes after each of the chart's deletion hook Jobs (Helm pre-delete and post-delete, ArgoCD PreDelete and PostDelete) completed; ArgoCD holding the deletion on an error of its own, or deleting past a hook that has not completed, is the class (the DeletionError and the hooks' events are recorded)"},
@@ -50,7 +52,7 @@ var checks = []Check{
 		Summary: "after the sync, the chart rendered twice with Helm's lookup answered by the cluster and twice with lookup answering nothing: REPRODUCED when a field (or an object) of the former, the same in both, differs from both of the latter and ArgoCD's render has the latter's (the templates calling lookup, the objects, their templates and fields are recorded)"},
 	{Name: "hook-cannot-run", Report: "KBVE/kbve#10564", steps: hookHeld,
 		Summary: "sync: REPRODUCED when a Pod of the chart's hooks cannot run (its image cannot be pulled, or it is Unschedulable) and the sync stays Running (or Terminating) for 3 minutes (the hooks' Pods and what each waits on are recorded)"},
-	{Name: "hook-kind-missing", Report: "castai/helm-charts#1526", steps: hookKind,
+	{Name: "hook-kind-missing", Report: "castai/helm-charts#1526", before: (*cell).unservedHooks, steps: hookKind,
 		Summary: "sync: REPRODUCED when the sync fails on an object of the chart whose kind the cluster does not serve, as ArgoCD's dry run of every object, hooks included, before the first phase fails on a kind another hook would make (the hooks whose kind is not served before the sync, and which hooks ran, are recorded)"},
 	{Name: "self-heal-fight", Report: "openkruise/charts#192", SelfHeal: true, steps: selfHealFight,
 		Summary: "the Application syncs itself (automated, selfHeal, ServerSideApply=true): REPRODUCED when ArgoCD's self-heal syncs the chart 3 times more within 3 minutes of its first sync, as when a controller rewrites a field the chart sets (the fields ArgoCD shows OutOfSync and the objects' field managers are recorded)"},
@@ -145,6 +147,12 @@ func leftoverWebhook(k *cell) []step.Step {
 		assert.Symptom("a webhook configuration of the chart left behind, calling a service that is gone", assert.Intervals.HoldShort,
 			assert.Later(func(context.Context) (assert.Check, error) { return check.LeftBehind(k.Recorded), nil })),
 		env.Observe("a configuration left with failurePolicy Fail rejects an object it matches (server-side dry run)", k.rejectsProbe()))
+}
+
+// sentinelsFirst puts the team's things into the namespace before the
+// install (namespace-kept).
+func sentinelsFirst(k *cell) []step.Step {
+	return []step.Step{env.ApplyFiles("a ConfigMap and a Secret in "+k.spec.Namespace, k.sentinels())}
 }
 
 // namespaceKept is kargo-argocd's class: a namespace that was there before

@@ -292,8 +292,8 @@ func (s *Spec) Plan(cat *catalog.Catalog) (*matrix.Data, runner.Scenarios, error
 	}
 	newest := slices.MaxFunc(axis, catalog.Release.Compare)
 	sc := matrix.Scenario{Name: Scenario, Component: s.Chart.Name, ArgoCD: []string{newest.String()}, UserChart: true, ReplayCommand: s.Command,
-		Title:   "the bug classes of the scenarios, checked on a chart",
-		Summary: fmt.Sprintf("Chart %s %s (%s) installed through ArgoCD as release %s into namespace %s, made beforehand; each check a bug class one of the scenarios reproduced.", s.Chart.Name, s.Chart.Version, s.Chart.Source, s.Release, s.Namespace)}
+		Title:   "the bug classes of the scenarios and of upstream reports, checked on a chart",
+		Summary: fmt.Sprintf("Chart %s %s (%s) installed through ArgoCD as release %s into namespace %s, made beforehand; each check a bug class a scenario reproduced or an upstream report describes.", s.Chart.Name, s.Chart.Version, s.Chart.Source, s.Release, s.Namespace)}
 	for _, r := range s.Recipes { // built beside the node image (the prebuild), not in the first cell
 		sc.Builds = append(sc.Builds, r[0]+"@"+r[1])
 	}

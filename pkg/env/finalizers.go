@@ -7,10 +7,9 @@ import (
 	"strings"
 	"time"
 
-	synccommon "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/common"
-
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
+	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/step"
 )
@@ -61,9 +60,7 @@ func TerminateOperationAtEnd(name string) step.Step {
 				return err
 			}
 			r.Logf("cleanup: %s terminated", what)
-			ended := assert.Any(r.Apps.OperationPhaseIs(name, synccommon.OperationSucceeded),
-				r.Apps.OperationPhaseIs(name, synccommon.OperationFailed), r.Apps.OperationPhaseIs(name, synccommon.OperationError))
-			return assert.Eventually(ctx, what+" ended", assert.Intervals.Sync, ended)
+			return assert.Eventually(ctx, what+" ended", assert.Intervals.Sync, check.OperationEnded(name))
 		})
 		return nil
 	})

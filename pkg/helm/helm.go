@@ -105,19 +105,29 @@ func RenderAll(ctx context.Context, r Release) (string, error) {
 	return strings.Join(docs, "\n---\n") + "\n", nil
 }
 
+// kubeVersion is KubeVersion parsed; nil for "" (the Helm SDK's default).
+func (r Release) kubeVersion() (*chartutil.KubeVersion, error) {
+	if r.KubeVersion == "" {
+		return nil, nil
+	}
+	kv, err := chartutil.ParseKubeVersion(r.KubeVersion)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes version %q: %w", r.KubeVersion, err)
+	}
+	return kv, nil
+}
+
 func render(ctx context.Context, r Release, all bool) (*release.Release, error) {
 	install := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
 	install.DryRun, install.ClientOnly, install.Replace = true, true, true
 	install.IncludeCRDs = all
 	install.ReleaseName, install.Namespace = r.Name, r.Namespace
 	install.Version, install.RepoURL = r.Version, r.RepoURL
-	if r.KubeVersion != "" {
-		kv, err := chartutil.ParseKubeVersion(r.KubeVersion)
-		if err != nil {
-			return nil, fmt.Errorf("kubernetes version %q: %w", r.KubeVersion, err)
-		}
-		install.KubeVersion = kv
+	kv, err := r.kubeVersion()
+	if err != nil {
+		return nil, err
 	}
+	install.KubeVersion = kv
 	path, err := install.LocateChart(r.Chart, cli.New())
 	if err != nil {
 		return nil, fmt.Errorf("locate chart %q %s: %w", r.Chart, r.Version, err)

@@ -31,11 +31,11 @@ func Templates(r Release, cfg *rest.Config) ([]Document, error) {
 		return nil, fmt.Errorf("load chart %q: %w", r.Chart, err)
 	}
 	caps := chartutil.DefaultCapabilities.Copy()
-	if r.KubeVersion != "" {
-		kv, err := chartutil.ParseKubeVersion(r.KubeVersion)
-		if err != nil {
-			return nil, fmt.Errorf("kubernetes version %q: %w", r.KubeVersion, err)
-		}
+	kv, err := r.kubeVersion()
+	if err != nil {
+		return nil, err
+	}
+	if kv != nil {
 		caps.KubeVersion = *kv
 	}
 	values := r.Values
