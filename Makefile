@@ -97,7 +97,7 @@ RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_LIMIT
 RUN_FILE = bin/e2e.run.$(CLUSTER)
 
 .PHONY: docs help test unit unit-online e2e conform conform-smoke conform-validate upgrade-check-apps upgrade-check-fleet bench-upgrade-check argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
-.PHONY: FORCE bench-quick report-merge report-render report-diff report-history releases tested-ranges lint-workflows merge-check mirror-check bench-delivery bench-infra repro
+.PHONY: FORCE bench-probe bench-quick report-merge report-render report-diff report-history releases tested-ranges lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -384,6 +384,9 @@ bench-quick: $(CLI) ## each scenario's quick tier as make e2e runs it: the plan'
 bench-infra: $(CLI) $(E2E) ## benchmarks: node image, cluster create, ArgoCD image and install, cluster reuse [BENCH_ARGOCD=a,b BENCH_CELLS=v,v BENCH_COLD=1]
 	@$(CLI) bench infra -e2e $(E2E) -argocd "$(BENCH_ARGOCD)" -kubernetes $(SMOKE_KUBERNETES) -cells "$(BENCH_CELLS)" \
 	  $(if $(filter 1 true yes,$(BENCH_COLD)),-cold) $(BENCH_FLAGS)
+
+bench-probe: $(CLI) ## the CPU probe the plan scales build figures measured on another machine by (pkg/runner/coldcost.yaml): N probes and their median, against each machine there [N=5]
+	@$(CLI) bench probe -n $(or $(N),5)
 
 bench-delivery: $(CLI) ## offline images to a node, per ArgoCD release per cluster: kind load vs push once + pull through the suite's registry [BENCH_ARGOCD=..]
 	@$(CLI) bench delivery -argocd "$(BENCH_ARGOCD)" $(BENCH_FLAGS)

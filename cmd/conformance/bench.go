@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gitops-conformance/suite/internal/bench"
+	"github.com/gitops-conformance/suite/internal/host"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
 )
@@ -205,4 +208,33 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// benchProbe prints host.Probe, -n times, and the median's factor against
+// each machine whose figures the plan scales: how a machine's probe for
+// coldcost.yaml is measured (on an idle machine, as its builds ran).
+func benchProbe(_ context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	n := fs.Int("n", 5, "probes")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if _, err := benchArgs(fs, "bench probe"); err != nil {
+		return err
+	}
+	if *n < 1 {
+		return &runner.BadInput{Err: fmt.Errorf("bench probe: -n %d: at least one probe", *n)}
+	}
+	probes := make([]time.Duration, *n)
+	for i := range probes {
+		probes[i] = host.Probe()
+		load, _ := os.ReadFile("/proc/loadavg")
+		fmt.Fprintf(c.stdout, "probe %d: %.3fs (load average %s)\n", i+1, probes[i].Seconds(), strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
+	}
+	slices.Sort(probes)
+	median := probes[len(probes)/2]
+	fmt.Fprintf(c.stdout, "median of %d: %.3fs on %d core(s)\n", *n, median.Seconds(), runtime.NumCPU())
+	for _, s := range runner.Speeds(median) {
+		fmt.Fprintf(c.stdout, "  against %s\n", s)
+	}
+	return nil
 }

@@ -115,6 +115,8 @@ func commands() []command {
 			run: benchInfra},
 		{name: "bench delivery", synopsis: "make bench-delivery: offline images to a node, per ArgoCD release per cluster: kind load against one push into the suite's registry plus a pull per node through it; written to reports/benchmarks/<time>-delivery.md",
 			run: benchDelivery},
+		{name: "bench probe", synopsis: "make bench-probe: the CPU probe the plan scales build figures measured on another machine by (pkg/runner/coldcost.yaml): -n probes, each the median of three rounds of a fixed piece of work on every core, the load average beside; then the median against each machine of coldcost.yaml",
+			run: benchProbe},
 		{name: "catalog defaults", synopsis: "what the Makefile takes from pkg/catalog/catalog.yaml (each source's default path, the smoke's ArgoCD release, the default Kubernetes version), as make assignments: make writes them to bin/catalog.mk and includes it",
 			run: catalogDefaults},
 		{name: "help", args: "[COMMAND...]", synopsis: "the commands, or one command's usage and flags; -markdown: the CLI reference (docs/cli.md)",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +32,8 @@ var coldCostFile []byte
 type ColdCost struct {
 	Recipe  string `json:"recipe"`
 	Seconds int    `json:"seconds"`
+	// Machine names the machine it was measured on (Machine).
+	Machine string `json:"machine"`
 	// Figure is the time as the benchmark's row writes it ("13m35s",
 	// "403 s", "about 3 min"); Benchmark the file, Row the start of the row.
 	Figure    string `json:"figure,omitempty"`
@@ -55,33 +58,94 @@ func (c ColdCost) Source() string {
 	return "measured " + c.Measured
 }
 
-// ColdCosts reads coldcost.yaml, by recipe.
-func ColdCosts() (map[string]ColdCost, error) {
+// Machine is a machine coldcost.yaml's figures were measured on, and its
+// probe (host.Probe) there: measured, or inferred from another's, saying how.
+type Machine struct {
+	Name     string  `json:"name"`
+	Probe    float64 `json:"probe"` // seconds
+	Measured string  `json:"measured,omitempty"`
+	Inferred string  `json:"inferred,omitempty"`
+}
+
+// ColdCosts reads coldcost.yaml: its figures by recipe, its machines by name.
+func ColdCosts() (map[string]ColdCost, map[string]Machine, error) {
 	var f struct {
-		Builds []ColdCost `json:"builds"`
+		Machines []Machine  `json:"machines"`
+		Builds   []ColdCost `json:"builds"`
 	}
 	if err := yaml.UnmarshalStrict(coldCostFile, &f); err != nil {
-		return nil, fmt.Errorf("pkg/runner/coldcost.yaml: %w", err)
+		return nil, nil, fmt.Errorf("pkg/runner/coldcost.yaml: %w", err)
+	}
+	machines := map[string]Machine{}
+	for _, m := range f.Machines {
+		if m.Name == "" || m.Probe <= 0 || (m.Measured == "") == (m.Inferred == "") {
+			return nil, nil, fmt.Errorf("pkg/runner/coldcost.yaml: machine %q: want a name, its probe in seconds, and either measured or inferred", m.Name)
+		}
+		machines[m.Name] = m
 	}
 	out := map[string]ColdCost{}
 	for _, c := range f.Builds {
 		if c.Recipe == "" || c.Seconds <= 0 || (c.Measured == "") == (c.Guess == "") {
-			return nil, fmt.Errorf("pkg/runner/coldcost.yaml: recipe %q: want a recipe, seconds, and either measured or guess", c.Recipe)
+			return nil, nil, fmt.Errorf("pkg/runner/coldcost.yaml: recipe %q: want a recipe, seconds, and either measured or guess", c.Recipe)
+		}
+		if _, ok := machines[c.Machine]; !ok {
+			return nil, nil, fmt.Errorf("pkg/runner/coldcost.yaml: recipe %q: machine %q is not among its machines", c.Recipe, c.Machine)
 		}
 		out[c.Recipe] = c
 	}
-	return out, nil
+	return out, machines, nil
 }
 
-// coldCost is coldcost.yaml, read once; the file is the binary's own, so a
-// mistake in it is a build's (the test reads it too).
-var coldCost = func() map[string]ColdCost {
-	c, err := ColdCosts()
+// coldCost and coldMachines are coldcost.yaml, read once; the file is the
+// binary's own, so a mistake in it is a build's (the test reads it too).
+var coldCost, coldMachines = func() (map[string]ColdCost, map[string]Machine) {
+	c, m, err := ColdCosts()
 	if err != nil {
 		panic(err)
 	}
-	return c
+	return c, m
 }()
+
+// probe times this machine (host.Probe); a variable for the tests.
+var probe = host.Probe
+
+// Speed is how this machine's probe compares with the machine a figure
+// was measured on: Factor times as long (2.5: this machine builds 2.5
+// times slower).
+type Speed struct {
+	Probe   time.Duration // this machine's, now
+	Machine Machine
+	Factor  float64
+}
+
+// speedFor scales a figure measured on machine to this one, probing this
+// machine once per run (about 1.1 s on the suite's 2-core machine, idle).
+func speedFor(here *time.Duration, machine string) Speed {
+	if *here == 0 {
+		*here = probe()
+	}
+	m := coldMachines[machine]
+	return Speed{Probe: *here, Machine: m, Factor: here.Seconds() / m.Probe}
+}
+
+// Speeds is a probe of this machine against each machine coldcost.yaml's
+// figures were measured on, by name.
+func Speeds(here time.Duration) []Speed {
+	var out []Speed
+	for _, m := range coldMachines {
+		out = append(out, Speed{Probe: here, Machine: m, Factor: here.Seconds() / m.Probe})
+	}
+	slices.SortFunc(out, func(a, b Speed) int { return strings.Compare(b.Machine.Name, a.Machine.Name) })
+	return out
+}
+
+func (s Speed) String() string {
+	how := "measured there"
+	if s.Machine.Inferred != "" {
+		how = "inferred"
+	}
+	return fmt.Sprintf("%.3fs here, %s's %.3fs (%s): x%.1f", s.Probe.Seconds(), s.Machine.Name, s.Machine.Probe, how, s.Factor)
+}
 
 // coldDisk is the disk a build takes the first time on a machine, in GiB:
 // its images in Docker and what it leaves in Go's module and build caches.
@@ -109,10 +173,11 @@ type Build struct {
 	Disk float64
 	Cost time.Duration
 	// Measured: Cost is this machine's last build of it (the ledger), not
-	// the figure of coldcost.yaml, which Source then names.
+	// the figure of coldcost.yaml, which Source then names, scaled by Speed.
 	Measured bool
 	Source   string
-	Present  bool // built and in Docker: costs nothing
+	Speed    *Speed // nil: not scaled (measured here, or the docs' figures)
+	Present  bool   // built and in Docker: costs nothing
 	// InCell: built by the cell that needs it, not in the prebuild beside
 	// the node image (a component built from a tree the user provides).
 	InCell bool
@@ -242,6 +307,7 @@ func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip
 	}
 	var out []Build
 	seen := map[string]bool{}
+	var probed time.Duration
 	add := func(recipe, version, what string, inCell bool, present func() (images.Built, bool)) {
 		if seen[recipe+"@"+version] {
 			return
@@ -250,8 +316,13 @@ func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip
 		entry, ok := present()
 		cold := coldCost[recipe]
 		b := Build{What: what, Recipe: recipe, Cost: cold.Cost(), Source: cold.Source(), Disk: coldDisk[recipe], Present: ok, InCell: inCell}
-		if entry.Seconds > 0 {
+		switch {
+		case entry.Seconds > 0:
 			b.Cost, b.Measured, b.Source = time.Duration(entry.Seconds)*time.Second, true, "measured here"
+		case here && !ok: // a figure from another machine, for a build this one still needs
+			speed := speedFor(&probed, cold.Machine)
+			b.Speed, b.Cost = &speed, time.Duration(float64(b.Cost)*speed.Factor).Round(time.Second)
+			b.Source += fmt.Sprintf("; x%.1f here", speed.Factor)
 		}
 		out = append(out, b)
 	}
@@ -378,12 +449,16 @@ func (f Forecast) String() string {
 	fmt.Fprintf(&b, "  clusters: %d Kubernetes version(s), each a cluster; %d ArgoCD install(s) (a release on a cluster, upgrade targets too)\n", e.Clusters, e.Installs)
 	var need []string
 	var built int
+	var speed *Speed
 	for _, bd := range f.Builds {
 		if bd.Present {
 			built++
 			continue
 		}
 		need = append(need, fmt.Sprintf("%s ~%s (%s)", bd.What, bd.Cost.Round(time.Minute), bd.Source))
+		if bd.Speed != nil && speed == nil {
+			speed = bd.Speed
+		}
 	}
 	switch {
 	case f.Mode != images.Offline:
@@ -392,6 +467,9 @@ func (f Forecast) String() string {
 		fmt.Fprintf(&b, "  builds: none needed (%d cached)\n", built)
 	default:
 		fmt.Fprintf(&b, "  builds still needed (%d cached): %s\n", built, strings.Join(need, "; "))
+		if speed != nil {
+			fmt.Fprintf(&b, "  this machine: figures measured elsewhere scaled by the CPU probe, %s\n", speed)
+		}
 		b.WriteString("  builds beside the node image (the prebuild): every ArgoCD release and component image above, in the plan's order, but those marked \"in its cell\"\n")
 		fmt.Fprintf(&b, "  disk: the builds still needed take about %.0f GiB (images, Go's module and build caches, as on a new machine), besides the %d GiB a run needs\n", f.Disk(), host.DiskMin>>30)
 	}

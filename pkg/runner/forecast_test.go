@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gitops-conformance/suite/internal/host"
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
@@ -54,9 +55,14 @@ func TestColdBuildsSideBySide(t *testing.T) {
 // the file it names, writes the same figure, and the seconds are that
 // figure. A recipe without a benchmark says it is a guess.
 func TestColdCostsAreTheBenchmarks(t *testing.T) {
-	costs, err := ColdCosts()
+	costs, machines, err := ColdCosts()
 	if err != nil {
 		t.Fatal(err)
+	}
+	for name, m := range machines {
+		if m.Measured != "" && !strings.Contains(m.Measured, "reports/benchmarks/") {
+			t.Errorf("machine %s: its probe %vs measured %q, naming no benchmark", name, m.Probe, m.Measured)
+		}
 	}
 	for _, recipe := range []string{images.NodeRecipe, "argocd", "argocd-tree", "knative", "openkruise", "kyverno", "kargo"} {
 		if _, ok := costs[recipe]; !ok {
@@ -177,5 +183,54 @@ func TestPrebuildTakesEveryBuildBesideTheNodeImage(t *testing.T) {
 	}
 	if len(beside) != len(want) {
 		t.Errorf("the forecast prices %q beside the node image, the prebuild builds %q", beside, want)
+	}
+}
+
+// A figure of coldcost.yaml, measured on another machine, is scaled by the
+// two machines' probes for a build this machine still needs; a build this
+// machine's ledger measured is priced as measured, and the docs' figures
+// (ColdBuilds) are the file's as written.
+func TestColdFiguresScaledToThisMachine(t *testing.T) {
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	t.Setenv("GITOPS_CONFORMANCE_CACHE", cache)
+	if err := os.MkdirAll(filepath.Join(cache, "built"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ledger := `{"recipe": "knative", "version": "v0.47.1", "seconds": 300}` // measured here, its images since removed
+	if err := os.WriteFile(filepath.Join(cache, "built", "knative-v0.47.1.json"), []byte(ledger), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	there := coldMachines[coldCost["argocd"].Machine]
+	probes := 0
+	probe = func() time.Duration { probes++; return time.Duration(there.Probe * 2.5 * float64(time.Second)) }
+	t.Cleanup(func() { probe = host.Probe })
+
+	cell := matrix.Cell{Scenario: matrix.Scenario{Name: "knative-argocd", Component: "knative-serving"}, Variant: matrix.Variant{Name: "bug"},
+		ArgoCD: catalog.MustRelease("v2.14.11"), ComponentVersion: "v0.47.1", Kubernetes: catalog.KubeVersion{Version: "v1.33.13"}}
+	noSkip := func(matrix.Cell) string { return "" }
+	for _, b := range builds(t.Context(), cat, []matrix.Cell{cell}, noSkip, "../..", true) {
+		switch b.Recipe {
+		case "argocd":
+			want := time.Duration(float64(coldCost["argocd"].Cost()) * 2.5).Round(time.Second)
+			if b.Cost != want || b.Speed == nil || !strings.Contains(b.Source, "x2.5 here") {
+				t.Errorf("argocd v2.14.11, never built here: %s (%s), want %s, x2.5", b.Cost, b.Source, want)
+			}
+		case "knative":
+			if b.Cost != 300*time.Second || b.Speed != nil || !b.Measured {
+				t.Errorf("knative v0.47.1, measured here: %s (%s), want 5m0s as measured", b.Cost, b.Source)
+			}
+		}
+	}
+	if probes != 1 {
+		t.Errorf("the machine probed %d times for one plan, want once", probes)
+	}
+	for _, b := range ColdBuilds(cat, []matrix.Cell{cell}, "../..") {
+		if b.Speed != nil || b.Cost != coldCost[b.Recipe].Cost() {
+			t.Errorf("the docs' %s: %s (%s), want coldcost.yaml's %s", b.What, b.Cost, b.Source, coldCost[b.Recipe].Cost())
+		}
 	}
 }
