@@ -275,6 +275,31 @@ func DeleteApp(name string, mode argocd.Deletion) step.Step {
 	})
 }
 
+// StartDeletionAtEnd starts, when the cell ends, the cascading deletion of
+// an Application its scenario did not delete, without waiting for it: added
+// after ReleaseDeletionHooksAtEnd, it runs before it, so that the
+// deletion-hook finalizers that removes cannot come back (the API server
+// adds no finalizer to an object being deleted) and the cleanup's wait for
+// the Application to go is not held by one. Without it, two of four
+// label-only tracking cells on v3.6.1 ended ERROR: their Application,
+// deleted by the cleanup after the removal, held
+// pre-delete-finalizer.argocd.argoproj.io for the hook its label refuses
+// (run 20261129-111248, runs 3 and 4).
+func StartDeletionAtEnd(name string) step.Step {
+	what := "the deletion of application " + name + " (" + string(Foreground) + ")"
+	return actInRun("at the end, start "+what, func(ctx context.Context) error {
+		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		c.Step("at the end, start %s", what)
+		c.Defer("start "+what, func(ctx context.Context) error {
+			if gone, _, err := r.Apps.Gone(name)(ctx); err != nil || gone {
+				return err
+			}
+			return r.Apps.Delete(ctx, name, Foreground)
+		})
+		return nil
+	})
+}
+
 // applicationManifest is an Application as a user applies it: apiVersion,
 // kind, metadata (name, namespace, labels, annotations, finalizers) and spec.
 func applicationManifest(app *v1alpha1.Application) string {

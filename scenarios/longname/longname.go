@@ -97,6 +97,7 @@ func labelOnly(c matrix.Cell, v variant) step.Scenario {
 		env.SetArgoCDConfig(map[string]string{"application.resourceTrackingMethod": v.tracking}),
 		env.CreateApp(application(c, v)), env.Sync(v.name)).Add(
 		env.ReleaseDeletionHooksAtEnd(v.name)...).Add(
+		env.StartDeletionAtEnd(v.name),
 		assert.That("the sync ended", assert.Intervals.Install, ended),
 		env.See(check.OperationMessageContains(v.name, limit)),
 		env.Snapshot("at-verdict"),
