@@ -228,7 +228,8 @@ func benchProbe(_ context.Context, c cli, fs *flag.FlagSet, args []string) error
 	for i := range probes {
 		probes[i] = host.Probe()
 		load, _ := os.ReadFile("/proc/loadavg")
-		fmt.Fprintf(c.stdout, "probe %d: %.3fs (load average %s)\n", i+1, probes[i].Seconds(), strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
+		fields := strings.Fields(string(load))
+		fmt.Fprintf(c.stdout, "probe %d: %.3fs (load average %s)\n", i+1, probes[i].Seconds(), strings.Join(fields[:min(3, len(fields))], " "))
 	}
 	slices.Sort(probes)
 	median := probes[len(probes)/2]

@@ -124,8 +124,12 @@ func speedFor(here *time.Duration, machine string) Speed {
 	if *here == 0 {
 		*here = probe()
 	}
-	m := coldMachines[machine]
-	return Speed{Probe: *here, Machine: m, Factor: here.Seconds() / m.Probe}
+	return against(*here, coldMachines[machine])
+}
+
+// against is this machine's probe here set against machine m's.
+func against(here time.Duration, m Machine) Speed {
+	return Speed{Probe: here, Machine: m, Factor: here.Seconds() / m.Probe}
 }
 
 // Speeds is a probe of this machine against each machine coldcost.yaml's
@@ -133,7 +137,7 @@ func speedFor(here *time.Duration, machine string) Speed {
 func Speeds(here time.Duration) []Speed {
 	var out []Speed
 	for _, m := range coldMachines {
-		out = append(out, Speed{Probe: here, Machine: m, Factor: here.Seconds() / m.Probe})
+		out = append(out, against(here, m))
 	}
 	slices.SortFunc(out, func(a, b Speed) int { return strings.Compare(b.Machine.Name, a.Machine.Name) })
 	return out
