@@ -79,7 +79,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		// the cleanup's deletion is not the check's: a deletion hook that
 		// cannot run (its image offline) would hold it (run 20261129-075841,
 		// Kube-OVN v1.16.2's post-delete hook)
-		steps.Add(env.ReleaseDeletionHooksAtEnd(k.app)...)
+		steps.Add(env.ReleaseDeletionHooksAtEnd(k.app))
 	}
 	if !chk.SelfHeal {
 		steps.Add(env.Sync(k.app, s.SyncOptions...))

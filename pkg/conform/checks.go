@@ -198,7 +198,7 @@ func deletionHooks(k *cell) []step.Step {
 	steps := append(k.synced(),
 		env.Observe("the chart's deletion hooks", assert.Constant(len(hooks) > 0, text.OrNone(strings.Join(names, ", ")))),
 		env.DeleteApp(k.app, env.Foreground))
-	steps = append(append(steps, env.ReleaseDeletionHooksAtEnd(k.app)...),
+	steps = append(steps, env.ReleaseDeletionHooksAtEnd(k.app),
 		assert.Unsettled("application "+k.app+" deleted, after each of the chart's deletion hook Jobs completed", assert.Intervals.Sync, assert.Intervals.HoldShort,
 			assert.All(append([]assert.Check{check.AppGone(k.app)}, completed...)...)),
 		env.See(check.DeletionErrorMatches(k.app, ".")))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -73,12 +74,7 @@ func createApp(fix fixture.App, atEnd argocd.Deletion) step.Step {
 		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Watch("applications.argoproj.io", argocd.Namespace, app.Name)
-		c.Defer("delete application "+app.Name, func(ctx context.Context) error {
-			if err := r.Apps.Delete(ctx, app.Name, atEnd); err != nil {
-				return err
-			}
-			return assert.Eventually(ctx, "application "+app.Name+" gone", assert.Intervals.Sync, r.Apps.Gone(app.Name))
-		})
+		deleteAtEnd(ctx, deletionAtEnd(app.Name), app.Name, atEnd, assert.Intervals.Sync)
 		spec, _ := json.Marshal(app.Spec)
 		c.Step("create application %s: %s", app.Name, spec)
 		if h := app.Spec.GetSource().Helm; h != nil && h.Values != "" {
@@ -259,44 +255,42 @@ func DeleteApp(name string, mode argocd.Deletion) step.Step {
 		if !call(ctx, what, "delete_app", name, finalizer) {
 			return nil
 		}
-		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+		c := lifecycle.CellFrom(ctx)
 		c.Step("%s", what)
-		c.Drop("delete application " + name)
-		c.Defer("delete application "+name+" if still there", func(ctx context.Context) error {
-			if gone, _, err := r.Apps.Gone(name)(ctx); err != nil || gone {
-				return err
-			}
-			if err := r.Apps.Delete(ctx, name, mode); err != nil {
-				return err
-			}
-			return assert.Eventually(ctx, "application "+name+" gone", assert.Intervals.Install, r.Apps.Gone(name))
-		})
-		return r.Apps.Delete(ctx, name, mode)
+		c.Drop(deletionAtEnd(name))
+		deleteAtEnd(ctx, deletionAtEnd(name), name, mode, assert.Intervals.Install)
+		return lifecycle.From(ctx).Apps.Delete(ctx, name, mode)
 	})
 }
 
-// StartDeletionAtEnd starts, when the cell ends, the cascading deletion of
-// an Application its scenario did not delete, without waiting for it: added
-// after ReleaseDeletionHooksAtEnd, it runs before it, so that the
-// deletion-hook finalizers that removes cannot come back (the API server
-// adds no finalizer to an object being deleted) and the cleanup's wait for
-// the Application to go is not held by one. Without it, two of four
-// label-only tracking cells on v3.6.1 ended ERROR: their Application,
-// deleted by the cleanup after the removal, held
-// pre-delete-finalizer.argocd.argoproj.io for the hook its label refuses
-// (run 20261129-111248, runs 3 and 4).
-func StartDeletionAtEnd(name string) step.Step {
-	what := "the deletion of application " + name + " (" + string(Foreground) + ")"
-	return actInRun("at the end, start "+what, func(ctx context.Context) error {
-		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
-		c.Step("at the end, start %s", what)
-		c.Defer("start "+what, func(ctx context.Context) error {
-			if gone, _, err := r.Apps.Gone(name)(ctx); err != nil || gone {
+// deletionAtEnd names the cell's deletion of application name, the one
+// cleanup that deletes it (DeleteApp takes CreateApp's over).
+func deletionAtEnd(name string) string { return "delete application " + name }
+
+// deleteAtEnd registers the cell's deletion of application name (mode): it
+// starts the deletion unless the Application is gone or being deleted; then,
+// when the cell releases its deletion hooks (ReleaseDeletionHooksAtEnd), it
+// removes ArgoCD's deletion-hook finalizers; then it waits for it to go,
+// within. In that order: the API server adds no finalizer to an object being
+// deleted, while ArgoCD puts its pre-delete finalizer back on an Application
+// that is not (two of four label-only tracking cells on v3.6.1, whose hooks
+// had been released before their deletion, held it and ended ERROR: run
+// 20261129-111248, runs 3 and 4).
+func deleteAtEnd(ctx context.Context, what, name string, mode argocd.Deletion, within time.Duration) {
+	r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+	c.Defer(what, func(ctx context.Context) error {
+		if gone, _, err := r.Apps.Gone(name)(ctx); err != nil || gone {
+			return err
+		}
+		if err := r.Apps.Delete(ctx, name, mode); err != nil {
+			return err
+		}
+		if c.DeletionHooksReleased(name) {
+			if err := releaseDeletionHooks(ctx, name); err != nil {
 				return err
 			}
-			return r.Apps.Delete(ctx, name, Foreground)
-		})
-		return nil
+		}
+		return assert.Eventually(ctx, "application "+name+" gone", within, r.Apps.Gone(name))
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gitops-conformance/suite/internal/kube"
 	"github.com/gitops-conformance/suite/internal/kube/kubetest"
@@ -90,6 +91,22 @@ ensure CRDs are installed first`
 		if got := onlyUnservedKinds(out); got != want {
 			t.Errorf("onlyUnservedKinds(%q) = %v, want %v", out, got, want)
 		}
+	}
+}
+
+// The deletion hooks are released inside the cell's deletion of the
+// Application, after it started: a scenario that asks for it on an
+// Application the cell does not delete is told so, not left with a
+// deletion that never ends.
+func TestReleaseDeletionHooksRidesOnTheCellsDeletion(t *testing.T) {
+	ctx, _, _ := cell(t, kubetest.Client(nil), "", "0")
+	c := lifecycle.CellFrom(ctx)
+	if err := releaseDeletionHooksAtEnd(ctx, "a"); err == nil || c.DeletionHooksReleased("a") {
+		t.Fatalf("no deletion of application a registered: err %v, released %v", err, c.DeletionHooksReleased("a"))
+	}
+	deleteAtEnd(ctx, deletionAtEnd("a"), "a", Foreground, time.Second)
+	if err := releaseDeletionHooksAtEnd(ctx, "a"); err != nil || !c.DeletionHooksReleased("a") || c.DeletionHooksReleased("b") {
+		t.Fatalf("after CreateApp's deletion: err %v, released a %v, b %v", err, c.DeletionHooksReleased("a"), c.DeletionHooksReleased("b"))
 	}
 }
 

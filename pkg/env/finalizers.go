@@ -28,17 +28,43 @@ func RemoveFinalizer(obj Object, finalizer string) step.Step {
 	})
 }
 
-// ReleaseDeletionHooksAtEnd removes, when the cell ends, ArgoCD's
-// deletion-hook finalizers from the Application that are still on it (a
-// deletion its hooks hold): registered after its deletion, they run before
-// the cell's cleanup waits for it to go.
-func ReleaseDeletionHooksAtEnd(name string) []step.Step {
-	app := lifecycle.Application(name)
-	var steps []step.Step
-	for _, f := range []string{argocd.PreDeleteFinalizer, argocd.PostDeleteFinalizer} {
-		steps = append(steps, RemoveFinalizerAtEnd(app, f), RemoveFinalizerAtEnd(app, f+"/cleanup"))
+// ReleaseDeletionHooksAtEnd makes the cell's deletion of the Application
+// (registered by CreateApp, or DeleteApp) remove ArgoCD's deletion-hook
+// finalizers still on it, once the deletion started: a deletion its hooks
+// hold (a guard that cannot pass, a hook its tracking label refuses) then
+// ends, as a user who removes them by hand has it end. An Application
+// without that deletion is an error of the scenario's.
+func ReleaseDeletionHooksAtEnd(name string) step.Step {
+	what := "ArgoCD's deletion hooks of application " + name
+	return actInRun("at the end, release "+what, func(ctx context.Context) error { return releaseDeletionHooksAtEnd(ctx, name) })
+}
+
+func releaseDeletionHooksAtEnd(ctx context.Context, name string) error {
+	c := lifecycle.CellFrom(ctx)
+	if !c.Pending(deletionAtEnd(name)) {
+		return fmt.Errorf("the cell does not delete application %s at its end (create it with CreateApp)", name)
 	}
-	return steps
+	c.Step("at the end, release ArgoCD's deletion hooks of application %s (once its deletion started, remove %s)", name, strings.Join(deletionHookFinalizers, ", "))
+	c.ReleaseDeletionHooks(name)
+	return nil
+}
+
+// deletionHookFinalizers are the finalizers by which ArgoCD holds an
+// Application's deletion for its PreDelete and PostDelete hooks.
+var deletionHookFinalizers = []string{
+	argocd.PreDeleteFinalizer, argocd.PreDeleteFinalizer + "/cleanup",
+	argocd.PostDeleteFinalizer, argocd.PostDeleteFinalizer + "/cleanup",
+}
+
+// releaseDeletionHooks removes the deletion-hook finalizers from application name.
+func releaseDeletionHooks(ctx context.Context, name string) error {
+	app := lifecycle.Application(name)
+	for _, f := range deletionHookFinalizers {
+		if err := removeFinalizer(ctx, app.Kind, app.Namespace, app.Name, f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // TerminateOperationAtEnd ends, when the cell ends, the Application's

@@ -26,6 +26,7 @@ type Cell struct {
 	namespaces []string
 	steps      []string
 	unwritten  []string // evidence files that could not be written
+	released   []string // Applications whose deletion hooks the end releases
 	writeErr   error    // why the first of them was not
 	started    time.Time
 	// Repro is what the cell's steps did, for its reproduction bundle.
@@ -116,6 +117,23 @@ func (c *Cell) notWritten(name string, err error) {
 func (c *Cell) Drop(what string) {
 	c.cleanups = slices.DeleteFunc(c.cleanups, func(cl cleanup) bool { return cl.what == what })
 }
+
+// Pending reports whether a cleanup named what is registered.
+func (c *Cell) Pending(what string) bool {
+	return slices.ContainsFunc(c.cleanups, func(cl cleanup) bool { return cl.what == what })
+}
+
+// ReleaseDeletionHooks marks the Application app: the cell's deletion of it
+// removes ArgoCD's deletion-hook finalizers once the deletion started.
+func (c *Cell) ReleaseDeletionHooks(app string) {
+	if !slices.Contains(c.released, app) {
+		c.released = append(c.released, app)
+	}
+}
+
+// DeletionHooksReleased reports whether the cell's end releases app's
+// deletion hooks (ReleaseDeletionHooks).
+func (c *Cell) DeletionHooksReleased(app string) bool { return slices.Contains(c.released, app) }
 
 // observe adds an observation to the cell's record and its step log.
 func Note(ctx context.Context, format string, args ...any) {

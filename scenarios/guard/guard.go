@@ -158,11 +158,11 @@ func minimal(c matrix.Cell) step.Scenario {
 // makes sure the cell's end can remove ArgoCD's deletion finalizers, as a
 // user whose guard cannot pass must.
 func deletion(name string, mode env.Deletion) []step.Step {
-	return append([]step.Step{
+	return []step.Step{
 		assert.That("application "+name+" holds ArgoCD's "+preDelete+" (the chart's pre-delete hook taken as a PreDelete hook)",
 			assert.Intervals.Sync, check.JSONPathMatches(env.Application(name), "{.metadata.finalizers}", regexp.QuoteMeta(preDelete)+`"`)),
-		env.DeleteApp(name, mode),
-	}, env.ReleaseDeletionHooksAtEnd(name)...)
+		env.DeleteApp(name, mode), env.ReleaseDeletionHooksAtEnd(name),
+	}
 }
 
 // wentAhead holds once ArgoCD declared the pre-delete phase done (its

@@ -68,8 +68,8 @@ func Feature(c matrix.Cell) step.Scenario {
 		env.CreateApp(application(c, v)), env.Sync(v.name),
 		assert.Await(assert.Intervals.Install, assert.All(check.OperationPhaseIs(v.name, synccommon.OperationSucceeded), check.HealthIs(v.name, "Healthy"))),
 		env.Observe("the Application's finalizers (ArgoCD's for its deletion hooks)", check.JSONPathMatches(app, "{.metadata.finalizers}", "delete-finalizer")),
-		env.DeleteApp(v.name, env.Foreground)).Add(
-		env.ReleaseDeletionHooksAtEnd(v.name)...).Add(
+		env.DeleteApp(v.name, env.Foreground),
+		env.ReleaseDeletionHooksAtEnd(v.name),
 		assert.That("the deletion settled: application "+v.name+" gone, or a DeletionError naming the 63-character limit",
 			assert.Intervals.Install, assert.Any(check.AppGone(v.name), deletionError)),
 		env.See(check.EventMatches(app, "StatusRefreshed", "delete")),
@@ -95,9 +95,8 @@ func labelOnly(c matrix.Cell, v variant) step.Scenario {
 	ended := check.OperationEnded(v.name)
 	return step.New(c.Report().ID()).Add(install(c, v)...).Add(
 		env.SetArgoCDConfig(map[string]string{"application.resourceTrackingMethod": v.tracking}),
-		env.CreateApp(application(c, v)), env.Sync(v.name)).Add(
-		env.ReleaseDeletionHooksAtEnd(v.name)...).Add(
-		env.StartDeletionAtEnd(v.name),
+		env.CreateApp(application(c, v)), env.Sync(v.name),
+		env.ReleaseDeletionHooksAtEnd(v.name),
 		assert.That("the sync ended", assert.Intervals.Install, ended),
 		env.See(check.OperationMessageContains(v.name, limit)),
 		env.Snapshot("at-verdict"),
