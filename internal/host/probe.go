@@ -5,8 +5,11 @@ import (
 	"compress/flate"
 	"crypto/sha256"
 	"math/rand"
+	"os"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -68,4 +71,19 @@ func Probe() time.Duration {
 	}
 	slices.Sort(rounds)
 	return rounds[len(rounds)/2]
+}
+
+// Load is the load average over the last minute (/proc/loadavg); ok is
+// false where the system does not say.
+func Load() (load float64, ok bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, false
+	}
+	load, err = strconv.ParseFloat(f[0], 64)
+	return load, err == nil
 }

@@ -160,17 +160,7 @@ func treeImages(ctx context.Context, component, version string, tree fixture.Tre
 	if err != nil {
 		return err
 	}
-	commit, how, err := sources.TreeCommit(ctx, dir)
-	if err != nil {
-		return fmt.Errorf("the commit of %s's tree %q: %w", component, dir, err)
-	}
-	from := dir + ", commit unknown (the recipe builds without one)"
-	var buildEnv []string
-	if commit != "" {
-		from = fmt.Sprintf("%s, commit %s from %s", dir, commit, how)
-		buildEnv = append(buildEnv, "GIT_COMMIT="+commit)
-	}
-	imgs, err := r.Images.ComponentWith(ctx, buildEnv, component, version, dir)
+	imgs, from, err := r.BuildFromTree(ctx, component, version, dir)
 	if err != nil {
 		return err
 	}

@@ -145,12 +145,11 @@ func (r *Run) BuildArgoCD(ctx context.Context, rel catalog.Release) ([]string, e
 }
 
 // ComponentBuild is a component release's offline images, built with its
-// recipe (images/<Recipe>/build.sh Version). InCell: the cell that needs it
-// builds it (a component from a source tree the user provides), not the
-// prebuild.
+// recipe (images/<Recipe>/build.sh Version); Component names it in the
+// catalog, whose sources say whether it builds from a source tree the user
+// provides.
 type ComponentBuild struct {
-	Recipe, Version string
-	InCell          bool
+	Component, Recipe, Version string
 }
 
 // Prebuilt is one build of a prebuild: an ArgoCD release's images, or (its
@@ -197,7 +196,7 @@ func (r *Run) Prebuild(ctx context.Context, builds []Prebuilt) {
 			if !p.ArgoCD.IsZero() {
 				_, _, err = r.buildArgoCD(ctx, &b, p.ArgoCD)
 			} else {
-				_, err = b.Component(ctx, p.Component.Recipe, p.Component.Version)
+				err = r.buildComponent(ctx, &b, p.Component)
 			}
 			if err != nil && ctx.Err() == nil {
 				fmt.Fprintf(b.Out, "%s: %v (the cell that needs it reports it)\n", p, images.Cause(err))
@@ -233,6 +232,48 @@ func (p prefixed) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// buildComponent builds a component's images with b, as its cell does
+// (env.ComponentImages): from the source tree the user provides when the
+// catalog's sources name one (a tree not provided is the cell's to report:
+// it is SKIPPED), else by the recipe alone.
+func (r *Run) buildComponent(ctx context.Context, b *images.Builder, cb ComponentBuild) error {
+	comp, err := r.Catalog.Component(cb.Component)
+	if err != nil || comp.Sources == nil || comp.Sources.Tree == "" {
+		_, err = b.Component(ctx, cb.Recipe, cb.Version)
+		return err
+	}
+	s := comp.Sources
+	dir, _, err := sources.Trees{Env: s.Env, Project: s.Tree, Marker: s.Marker}.Tree(r.Repo, filepath.Join(r.CacheDir, "sources"), cb.Version)
+	if err != nil {
+		return err
+	}
+	_, _, err = buildFromTree(ctx, b, cb.Recipe, cb.Version, dir)
+	return err
+}
+
+// BuildFromTree builds a component's images with its recipe from the source
+// tree dir (images/<recipe>/build.sh VERSION DIR), the tree's git commit,
+// when it is known (sources.TreeCommit), as GIT_COMMIT: a release's version
+// string needs it. from says which tree and commit, for the report.
+func (r *Run) BuildFromTree(ctx context.Context, recipe, version, dir string) (imgs []string, from string, err error) {
+	return buildFromTree(ctx, r.Images, recipe, version, dir)
+}
+
+func buildFromTree(ctx context.Context, b *images.Builder, recipe, version, dir string) ([]string, string, error) {
+	commit, how, err := sources.TreeCommit(ctx, dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("the commit of %s's tree %q: %w", recipe, dir, err)
+	}
+	from := dir + ", commit unknown (the recipe builds without one)"
+	var env []string
+	if commit != "" {
+		from = fmt.Sprintf("%s, commit %s from %s", dir, commit, how)
+		env = append(env, "GIT_COMMIT="+commit)
+	}
+	imgs, err := b.ComponentWith(ctx, env, recipe, version, dir)
+	return imgs, from, err
 }
 
 // buildArgoCD is BuildArgoCD with builder b; notes are what the report says

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -106,25 +107,33 @@ var coldCost, coldMachines = func() (map[string]ColdCost, map[string]Machine) {
 	return c, m
 }()
 
-// probe times this machine (host.Probe); a variable for the tests.
-var probe = host.Probe
+// probe times this machine (host.Probe) and says its load then
+// (host.Load); a variable for the tests.
+var probe = func() (time.Duration, float64) {
+	d := host.Probe()
+	load, _ := host.Load()
+	return d, load
+}
 
 // Speed is how this machine's probe compares with the machine a figure
 // was measured on: Factor times as long (2.5: this machine builds 2.5
 // times slower).
 type Speed struct {
 	Probe   time.Duration // this machine's, now
+	Load    float64       // this machine's load average when it probed (0: not known)
 	Machine Machine
 	Factor  float64
 }
 
 // speedFor scales a figure measured on machine to this one, probing this
 // machine once per run (about 1.1 s on the suite's 2-core machine, idle).
-func speedFor(here *time.Duration, machine string) Speed {
-	if *here == 0 {
-		*here = probe()
+func speedFor(here *Speed, machine string) Speed {
+	if here.Probe == 0 {
+		here.Probe, here.Load = probe()
 	}
-	return against(*here, coldMachines[machine])
+	s := against(here.Probe, coldMachines[machine])
+	s.Load = here.Load
+	return s
 }
 
 // against is this machine's probe here set against machine m's.
@@ -148,7 +157,14 @@ func (s Speed) String() string {
 	if s.Machine.Inferred != "" {
 		how = "inferred"
 	}
-	return fmt.Sprintf("%.3fs here, %s's %.3fs (%s): x%.1f", s.Probe.Seconds(), s.Machine.Name, s.Machine.Probe, how, s.Factor)
+	out := fmt.Sprintf("%.3fs here, %s's %.3fs (%s): x%.1f", s.Probe.Seconds(), s.Machine.Name, s.Machine.Probe, how, s.Factor)
+	if cores := runtime.NumCPU(); s.Load > float64(cores) {
+		// 2026-11-29, load 12-47: the probe 5 to 13 times its idle figure, the kruise
+		// v1.8.3 build 1461 s, 1.4 times its figure scaled to the idle probe (403 s x2.57;
+		// reports/benchmarks/2026-11-29-probe.md)
+		out += fmt.Sprintf("; probed at load %.1f on %d cores, so high: a busy machine's probe slows down far more than its builds do", s.Load, cores)
+	}
+	return out
 }
 
 // coldDisk is the disk a build takes the first time on a machine, in GiB:
@@ -182,9 +198,6 @@ type Build struct {
 	Source   string
 	Speed    *Speed // nil: not scaled (measured here, or the docs' figures)
 	Present  bool   // built and in Docker: costs nothing
-	// InCell: built by the cell that needs it, not in the prebuild beside
-	// the node image (a component built from a tree the user provides).
-	InCell bool
 }
 
 // Forecast is what a run will run and cost, known before its first build:
@@ -207,24 +220,22 @@ func (f Forecast) Warm() time.Duration { return f.Estimate.Wall(f.Parallel) }
 // Cold is Warm plus the builds still needed: the node images and the
 // prebuild side by side (a run prebuilds its ArgoCD releases and its
 // components' images, one after the other, beside the node image:
-// Runner.Prebuild), then the builds left to the cells (InCell). On a new
+// Runner.Prebuild). On a new
 // machine (run 20261127-123742) the node image took 13m35s beside ArgoCD
 // v2.14.11's 10m00s and v3.5.1's 8m47s, and the run 33m52s in all, where
 // adding every build up had estimated 1h05m.
 func (f Forecast) Cold() time.Duration {
-	var node, prebuild, inCell time.Duration
+	var node, prebuild time.Duration
 	for _, b := range f.Builds {
 		switch {
 		case b.Present:
 		case b.Recipe == images.NodeRecipe:
 			node += b.Cost
-		case b.InCell:
-			inCell += b.Cost
 		default:
 			prebuild += b.Cost
 		}
 	}
-	return f.Warm() + max(node, prebuild) + inCell
+	return f.Warm() + max(node, prebuild)
 }
 
 // Disk is what the builds still needed take on disk, in GiB.
@@ -311,15 +322,15 @@ func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip
 	}
 	var out []Build
 	seen := map[string]bool{}
-	var probed time.Duration
-	add := func(recipe, version, what string, inCell bool, present func() (images.Built, bool)) {
+	var probed Speed
+	add := func(recipe, version, what string, present func() (images.Built, bool)) {
 		if seen[recipe+"@"+version] {
 			return
 		}
 		seen[recipe+"@"+version] = true
 		entry, ok := present()
 		cold := coldCost[recipe]
-		b := Build{What: what, Recipe: recipe, Cost: cold.Cost(), Source: cold.Source(), Disk: coldDisk[recipe], Present: ok, InCell: inCell}
+		b := Build{What: what, Recipe: recipe, Cost: cold.Cost(), Source: cold.Source(), Disk: coldDisk[recipe], Present: ok}
 		switch {
 		case entry.Seconds > 0:
 			b.Cost, b.Measured, b.Source = time.Duration(entry.Seconds)*time.Second, true, "measured here"
@@ -338,7 +349,7 @@ func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip
 			continue
 		}
 		k := c.Kubernetes
-		add(images.NodeRecipe, k.Version, "node image "+k.Version, false, func() (images.Built, bool) {
+		add(images.NodeRecipe, k.Version, "node image "+k.Version, func() (images.Built, bool) {
 			entry, _ := images.LedgerEntry(cache, images.NodeRecipe, k.Version)
 			return entry, here && images.NodeImagePresent(ctx, repo, cat, k)
 		})
@@ -347,14 +358,10 @@ func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip
 			if rel.FromSources() {
 				recipe, what = "argocd-tree", what+" (from its source tree)"
 			}
-			add(recipe, rel.String(), what, false, ledger("argocd", rel.String())) // one recipe, one ledger entry, either source
+			add(recipe, rel.String(), what, ledger("argocd", rel.String())) // one recipe, one ledger entry, either source
 		}
 		for _, cb := range componentBuilds(cat, repo, c) {
-			what := cb.Recipe + " " + cb.Version
-			if cb.InCell {
-				what += " (in its cell)"
-			}
-			add(cb.Recipe, cb.Version, what, cb.InCell, ledger(cb.Recipe, cb.Version))
+			add(cb.Recipe, cb.Version, cb.Recipe+" "+cb.Version, ledger(cb.Recipe, cb.Version))
 		}
 	}
 	return out
@@ -374,25 +381,13 @@ func componentBuilds(cat *catalog.Catalog, repo string, c matrix.Cell) []lifecyc
 		if recipe == "" || version == "" {
 			continue
 		}
-		out = append(out, lifecycle.ComponentBuild{Recipe: recipe, Version: version, InCell: fromTree(cat, component)})
+		out = append(out, lifecycle.ComponentBuild{Component: component, Recipe: recipe, Version: version})
 	}
 	return out
 }
 
-// fromTree reports whether a component's images build from a source tree
-// the user provides (its catalog sources name one): its cell builds them.
-func fromTree(cat *catalog.Catalog, component string) bool {
-	if cat == nil {
-		return false
-	}
-	comp, err := cat.Component(component)
-	return err == nil && comp.Sources != nil && comp.Sources.Tree != ""
-}
-
 // componentBuild is the build of a cell's component images, if it has one:
-// its recipe and version, and whether its cell builds it (a component built
-// from a source tree the user provides, as env.ComponentImages does) rather
-// than the prebuild beside the node image. The forecast and the prebuild
+// its catalog name, recipe and version. The forecast and the prebuild
 // (Runner.Prebuild) both ask it, so that the plan prices what the run does.
 func componentBuild(cat *catalog.Catalog, repo string, c matrix.Cell) (lifecycle.ComponentBuild, bool) {
 	if c.Scenario.UserChart { // a user's chart names no recipe: what it runs is in the scenario's Builds
@@ -402,7 +397,7 @@ func componentBuild(cat *catalog.Catalog, repo string, c matrix.Cell) (lifecycle
 	if recipe == "" || c.ComponentVersion == "" {
 		return lifecycle.ComponentBuild{}, false
 	}
-	return lifecycle.ComponentBuild{Recipe: recipe, Version: c.ComponentVersion, InCell: fromTree(cat, c.Scenario.Component)}, true
+	return lifecycle.ComponentBuild{Component: c.Scenario.Component, Recipe: recipe, Version: c.ComponentVersion}, true
 }
 
 // recipeOf is the image recipe (images/<name>/build.sh) of a component: its
@@ -474,7 +469,7 @@ func (f Forecast) String() string {
 		if speed != nil {
 			fmt.Fprintf(&b, "  this machine: figures measured elsewhere scaled by the CPU probe, %s\n", speed)
 		}
-		b.WriteString("  builds beside the node image (the prebuild): every ArgoCD release and component image above, in the plan's order, but those marked \"in its cell\"\n")
+		b.WriteString("  builds beside the node image (the prebuild): every ArgoCD release and component image above, in the plan's order\n")
 		fmt.Fprintf(&b, "  disk: the builds still needed take about %.0f GiB (images, Go's module and build caches, as on a new machine), besides the %d GiB a run needs\n", f.Disk(), host.DiskMin>>30)
 	}
 	fmt.Fprintf(&b, "  estimate: warm %s, cold %s (%d of %d cell(s) priced from their measured runs in reports/, the others from their scenario's seconds:)\n",

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gitops-conformance/suite/internal/host"
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/matrix"
@@ -34,20 +33,19 @@ func TestFitsDisk(t *testing.T) {
 	}
 }
 
-// The node images and the prebuild (ArgoCD releases and component images)
-// build side by side, the builds left to their cells after them; a cached
-// build costs nothing.
+// The node images and the prebuild (ArgoCD releases and component images,
+// one after the other) build side by side; a cached build costs nothing.
 func TestColdBuildsSideBySide(t *testing.T) {
 	f := Forecast{Builds: []Build{
 		{Recipe: images.NodeRecipe, Cost: 15 * time.Minute},
 		{Recipe: "argocd", Cost: 10 * time.Minute},
 		{Recipe: "argocd-tree", Cost: 9 * time.Minute},
 		{Recipe: "knative", Cost: 3 * time.Minute},
-		{Recipe: "kargo", Cost: 12 * time.Minute, InCell: true},
+		{Recipe: "kargo", Cost: 5 * time.Minute},
 		{Recipe: "argocd", Cost: 10 * time.Minute, Present: true},
 	}}
-	if got, want := f.Cold()-f.Warm(), 34*time.Minute; got != want {
-		t.Errorf("cold - warm = %s, want %s (max(15, 10+9+3) + 12 in its cell)", got, want)
+	if got, want := f.Cold()-f.Warm(), 27*time.Minute; got != want {
+		t.Errorf("cold - warm = %s, want %s (max(15, 10+9+3+5))", got, want)
 	}
 }
 
@@ -124,8 +122,10 @@ func figure(s string) (time.Duration, error) {
 
 // The prebuild takes every build the plan's running cells need, in their
 // order, each once: a cell's ArgoCD release (upgrade targets too), then its
-// component's images, but a component its cell builds from a source tree
-// (kargo); the forecast prices the same builds beside the node image.
+// component's images, from a source tree the user provides too (kargo: it
+// was built in its cell until 2026-11-29, and a run's other clusters waited
+// 14 minutes for it, run 20261129-143749); the forecast prices the same
+// builds beside the node image.
 func TestPrebuildTakesEveryBuildBesideTheNodeImage(t *testing.T) {
 	cat, err := catalog.Load()
 	if err != nil {
@@ -160,26 +160,21 @@ func TestPrebuildTakesEveryBuildBesideTheNodeImage(t *testing.T) {
 	for _, p := range prebuilds(cat, "../..", cells, images.Offline) {
 		got = append(got, p.String())
 	}
-	want := []string{"ArgoCD v2.14.11", "knative v0.47.1", "ArgoCD v3.5.1", "ArgoCD v3.6.1", "ArgoCD v3.4.7", "metrics-server v0.9.0", "kyverno v1.14.0"}
+	want := []string{"ArgoCD v2.14.11", "knative v0.47.1", "ArgoCD v3.5.1", "ArgoCD v3.6.1", "kargo v1.11.2", "ArgoCD v3.4.7", "metrics-server v0.9.0", "kyverno v1.14.0"}
 	if !slices.Equal(got, want) {
 		t.Errorf("prebuild %q, want %q", got, want)
 	}
 	if p := prebuilds(cat, "../..", cells, images.Online); len(p) != len(want) {
 		t.Errorf("online the prebuild list is the same (lifecycle.Run.Prebuild builds nothing then): %v", p)
 	}
-	var inCell, beside []string
+	var beside []string
 	for _, b := range ColdBuilds(cat, cells, "../..") {
-		if b.InCell {
-			inCell = append(inCell, b.What)
-		} else if b.Recipe != images.NodeRecipe {
+		if b.Recipe != images.NodeRecipe {
 			beside = append(beside, b.What)
 		}
 		if b.Measured || b.Source == "" {
 			t.Errorf("%s on a new machine: measured here %v, source %q", b.What, b.Measured, b.Source)
 		}
-	}
-	if want := []string{"kargo v1.11.2 (in its cell)"}; !slices.Equal(inCell, want) {
-		t.Errorf("built in their cells: %q, want %q", inCell, want)
 	}
 	if len(beside) != len(want) {
 		t.Errorf("the forecast prices %q beside the node image, the prebuild builds %q", beside, want)
@@ -206,8 +201,12 @@ func TestColdFiguresScaledToThisMachine(t *testing.T) {
 	}
 	there := coldMachines[coldCost["argocd"].Machine]
 	probes := 0
-	probe = func() time.Duration { probes++; return time.Duration(there.Probe * 2.5 * float64(time.Second)) }
-	t.Cleanup(func() { probe = host.Probe })
+	saved := probe
+	probe = func() (time.Duration, float64) {
+		probes++
+		return time.Duration(there.Probe * 2.5 * float64(time.Second)), 0
+	}
+	t.Cleanup(func() { probe = saved })
 
 	cell := matrix.Cell{Scenario: matrix.Scenario{Name: "knative-argocd", Component: "knative-serving"}, Variant: matrix.Variant{Name: "bug"},
 		ArgoCD: catalog.MustRelease("v2.14.11"), ComponentVersion: "v0.47.1", Kubernetes: catalog.KubeVersion{Version: "v1.33.13"}}
@@ -232,5 +231,19 @@ func TestColdFiguresScaledToThisMachine(t *testing.T) {
 		if b.Speed != nil || b.Cost != coldCost[b.Recipe].Cost() {
 			t.Errorf("the docs' %s: %s (%s), want coldcost.yaml's %s", b.What, b.Cost, b.Source, coldCost[b.Recipe].Cost())
 		}
+	}
+}
+
+// A probe taken on a busy machine says so beside its factor: it slows down
+// far more than the builds it prices.
+func TestSpeedSaysItsLoad(t *testing.T) {
+	m := Machine{Name: "then", Probe: 0.2}
+	busy, idle := against(time.Second, m), against(time.Second, m)
+	busy.Load = 1000
+	if s := busy.String(); !strings.Contains(s, "probed at load 1000.0") || !strings.Contains(s, "x5.0") {
+		t.Errorf("busy: %s", s)
+	}
+	if s := idle.String(); strings.Contains(s, "load") {
+		t.Errorf("idle (load not known): %s", s)
 	}
 }

@@ -496,7 +496,7 @@ func skipped(cat *catalog.Catalog, c matrix.Cell, mode images.Mode) string {
 // plan's order, beside the node image and the cluster
 // (lifecycle.Run.Prebuild): each cell's ArgoCD release (upgrade targets
 // too), then its component's images and those its scenario names besides
-// (matrix.Scenario.Builds), but those its cell builds
+// (matrix.Scenario.Builds), from a source tree the user provides too
 // (componentBuild, which the forecast prices the same way). A parallel run's
 // clusters leave it to the run that started them.
 func (r *Runner) Prebuild(ctx context.Context) {
@@ -519,7 +519,7 @@ func prebuilds(cat *catalog.Catalog, repo string, cells []matrix.Cell, mode imag
 			}
 		}
 		for _, cb := range componentBuilds(cat, repo, c) {
-			if p := (lifecycle.Prebuilt{Component: cb}); !cb.InCell && !slices.Contains(out, p) {
+			if p := (lifecycle.Prebuilt{Component: cb}); !slices.Contains(out, p) {
 				out = append(out, p)
 			}
 		}
