@@ -95,7 +95,9 @@ type Variant struct {
 	ArgoCD    []string `json:"argocd,omitempty"`
 	ArgoCDWhy string   `json:"argocdWhy,omitempty"`
 	// ArgoCDUpgrades are releases the variant upgrades ArgoCD to in place,
-	// in order; a cell gets those newer than its own (Cell.Upgrades).
+	// in order; a cell gets those newer than its own (Cell.Upgrades). In a
+	// mitigation the upgrade is the mitigation: a cell left without one (its
+	// release as new as them, ARGOCD= naming it) is SKIPPED saying so.
 	ArgoCDUpgrades []string `json:"argocdUpgrades,omitempty"`
 	// Quick, when set, is the variant's own quick tier: its ArgoCD releases
 	// or component versions where they differ from the scenario's.
@@ -182,7 +184,8 @@ type Cell struct {
 	// Upgrades are the variant's ArgoCDUpgrades newer than ArgoCD, in order.
 	Upgrades []catalog.Release
 	// Skip, when set, says why the cell cannot run here, decided before the
-	// run: a release the user did not name whose sources are not provided.
+	// run: a release the user did not name whose sources are not provided, an
+	// upgrade variant with nothing to upgrade to.
 	// The cell is SKIPPED with it and the run goes on.
 	Skip string
 }
@@ -529,6 +532,11 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 						newer = append(newer, u)
 					}
 				}
+				var skip string
+				if v.Mitigation() && len(upgrades) > 0 && len(newer) == 0 {
+					skip = fmt.Sprintf("%s upgrades ArgoCD in place to %s, and %s is no older: nothing to upgrade to",
+						v.Name, strings.Join(v.ArgoCDUpgrades, ", "), tag)
+				}
 				componentVersions := v.Versions()
 				switch {
 				case len(sel.Versions) > 0 && componentVersions[0] != "":
@@ -545,7 +553,7 @@ func (d *Data) Plan(cat *catalog.Catalog, sel Selection) ([]Cell, error) {
 						if !slices.Contains(groups, g) {
 							groups = append(groups, g)
 						}
-						byGroup[g] = append(byGroup[g], Cell{Scenario: s, Variant: v, ArgoCD: tag, ComponentVersion: cv, Upgrades: newer, Kubernetes: kv})
+						byGroup[g] = append(byGroup[g], Cell{Scenario: s, Variant: v, ArgoCD: tag, ComponentVersion: cv, Upgrades: newer, Kubernetes: kv, Skip: skip})
 					}
 				}
 			}

@@ -85,3 +85,45 @@ func TestTierRefusals(t *testing.T) {
 		}
 	}
 }
+
+const upgradeMatrix = `
+scenarios:
+  - name: s
+    argocd: [v2.13.3, v2.14.11]
+    kubernetes: [v1.33.13]
+    variants:
+      - name: bug
+        argocdUpgrades: [v2.14.11]
+      - name: upgrade
+        mitigation: true
+        argocdUpgrades: [v2.14.11]
+`
+
+// A mitigation that is an in-place upgrade has nothing to mitigate with on
+// a release as new as its upgrades (ARGOCD=v3.6.1 on longname-hooks-argocd
+// argocd-upgrade, whose upgrade is v3.4.3, ended ERROR in run
+// 20261128-043710): SKIPPED, saying so. A bug variant runs without them.
+func TestUpgradeMitigationWithNothingToUpgradeTo(t *testing.T) {
+	d, err := Parse([]byte(upgradeMatrix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := d.Plan(&catalog.Catalog{ArgoCD: argocdV2, Kubernetes: kubeAxis}, Selection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range cells {
+		got[c.Report().ID()] = c.Skip
+	}
+	for id, skip := range map[string]string{
+		"s_bug_v2.13.3_k8s-v1.33.13":      "",
+		"s_bug_v2.14.11_k8s-v1.33.13":     "",
+		"s_upgrade_v2.13.3_k8s-v1.33.13":  "",
+		"s_upgrade_v2.14.11_k8s-v1.33.13": "upgrade upgrades ArgoCD in place to v2.14.11, and v2.14.11 is no older: nothing to upgrade to",
+	} {
+		if s, ok := got[id]; !ok || s != skip {
+			t.Errorf("%s: planned %v, skip %q; want skip %q (plan %v)", id, ok, s, skip, got)
+		}
+	}
+}
