@@ -227,9 +227,7 @@ func benchProbe(_ context.Context, c cli, fs *flag.FlagSet, args []string) error
 	probes := make([]time.Duration, *n)
 	for i := range probes {
 		probes[i] = host.Probe()
-		load, _ := os.ReadFile("/proc/loadavg")
-		fields := strings.Fields(string(load))
-		fmt.Fprintf(c.stdout, "probe %d: %.3fs (load average %s)\n", i+1, probes[i].Seconds(), strings.Join(fields[:min(3, len(fields))], " "))
+		fmt.Fprintf(c.stdout, "probe %d: %.3fs (load average %s)\n", i+1, probes[i].Seconds(), host.LoadAverages())
 	}
 	slices.Sort(probes)
 	median := probes[len(probes)/2]

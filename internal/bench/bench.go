@@ -8,12 +8,14 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/gitops-conformance/suite/internal/host"
 )
 
 // Machine is the line a benchmark's file opens with: when, on what, how
 // loaded.
 func Machine(now time.Time) string {
-	return fmt.Sprintf("%s, %d cores, %s, load %s", now.UTC().Format(time.RFC3339), runtime.NumCPU(), memory(), load())
+	return fmt.Sprintf("%s, %d cores, %s, load %s", now.UTC().Format(time.RFC3339), runtime.NumCPU(), memory(), host.LoadAverages())
 }
 
 // memory is the machine's memory in GiB, from /proc/meminfo.
@@ -26,16 +28,6 @@ func memory() string {
 		}
 	}
 	return "? GiB"
-}
-
-// load is the load average (1, 5, 15 minutes).
-func load() string {
-	b, _ := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // File is where a benchmark writes its figures:

@@ -167,3 +167,20 @@ func TestMachineClusters(t *testing.T) {
 		}
 	}
 }
+
+// One reader of /proc/loadavg serves both callers: the first average as a number
+// (the plan's probe line), the three as written (a benchmark's line).
+func TestLoadAverages(t *testing.T) {
+	load, ok := Load()
+	avgs := LoadAverages()
+	if !ok {
+		if avgs != "?" {
+			t.Errorf("no load average as a number, but %q as written", avgs)
+		}
+		return
+	}
+	f := strings.Fields(avgs)
+	if len(f) != 3 || load < 0 {
+		t.Errorf("load %v, averages %q: want three fields", load, avgs)
+	}
+}

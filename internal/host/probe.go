@@ -73,17 +73,30 @@ func Probe() time.Duration {
 	return rounds[len(rounds)/2]
 }
 
-// Load is the load average over the last minute (/proc/loadavg); ok is
-// false where the system does not say.
+// loadFields are the fields of /proc/loadavg (none where the system does
+// not say): the load averages over 1, 5 and 15 minutes first.
+func loadFields() []string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	return strings.Fields(string(b))
+}
+
+// Load is the load average over the last minute; ok is false where the
+// system does not say.
 func Load() (load float64, ok bool) {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0, false
-	}
-	f := strings.Fields(string(b))
+	f := loadFields()
 	if len(f) == 0 {
 		return 0, false
 	}
-	load, err = strconv.ParseFloat(f[0], 64)
+	load, err := strconv.ParseFloat(f[0], 64)
 	return load, err == nil
+}
+
+// LoadAverages are the load averages over 1, 5 and 15 minutes as the
+// system writes them, for a benchmark's line ("?" where it does not say).
+func LoadAverages() string {
+	f := loadFields()
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
 }

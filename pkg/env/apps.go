@@ -74,7 +74,7 @@ func createApp(fix fixture.App, atEnd argocd.Deletion) step.Step {
 		}
 		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
 		c.Watch("applications.argoproj.io", argocd.Namespace, app.Name)
-		deleteAtEnd(ctx, deletionAtEnd(app.Name), app.Name, atEnd, assert.Intervals.Sync)
+		deleteAtEnd(ctx, app.Name, atEnd, assert.Intervals.Sync)
 		spec, _ := json.Marshal(app.Spec)
 		c.Step("create application %s: %s", app.Name, spec)
 		if h := app.Spec.GetSource().Helm; h != nil && h.Values != "" {
@@ -258,7 +258,7 @@ func DeleteApp(name string, mode argocd.Deletion) step.Step {
 		c := lifecycle.CellFrom(ctx)
 		c.Step("%s", what)
 		c.Drop(deletionAtEnd(name))
-		deleteAtEnd(ctx, deletionAtEnd(name), name, mode, assert.Intervals.Install)
+		deleteAtEnd(ctx, name, mode, assert.Intervals.Install)
 		return lifecycle.From(ctx).Apps.Delete(ctx, name, mode)
 	})
 }
@@ -267,7 +267,8 @@ func DeleteApp(name string, mode argocd.Deletion) step.Step {
 // cleanup that deletes it (DeleteApp takes CreateApp's over).
 func deletionAtEnd(name string) string { return "delete application " + name }
 
-// deleteAtEnd registers the cell's deletion of application name (mode): it
+// deleteAtEnd registers the cell's deletion of application name (mode),
+// named deletionAtEnd(name): it
 // starts the deletion unless the Application is gone or being deleted; then,
 // when the cell releases its deletion hooks (ReleaseDeletionHooksAtEnd), it
 // removes ArgoCD's deletion-hook finalizers; then it waits for it to go,
@@ -276,9 +277,9 @@ func deletionAtEnd(name string) string { return "delete application " + name }
 // that is not (two of four label-only tracking cells on v3.6.1, whose hooks
 // had been released before their deletion, held it and ended ERROR: run
 // 20261129-111248, runs 3 and 4).
-func deleteAtEnd(ctx context.Context, what, name string, mode argocd.Deletion, within time.Duration) {
+func deleteAtEnd(ctx context.Context, name string, mode argocd.Deletion, within time.Duration) {
 	r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
-	c.Defer(what, func(ctx context.Context) error {
+	c.Defer(deletionAtEnd(name), func(ctx context.Context) error {
 		if gone, _, err := r.Apps.Gone(name)(ctx); err != nil || gone {
 			return err
 		}

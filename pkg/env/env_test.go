@@ -104,7 +104,7 @@ func TestReleaseDeletionHooksRidesOnTheCellsDeletion(t *testing.T) {
 	if err := releaseDeletionHooksAtEnd(ctx, "a"); err == nil || c.DeletionHooksReleased("a") {
 		t.Fatalf("no deletion of application a registered: err %v, released %v", err, c.DeletionHooksReleased("a"))
 	}
-	deleteAtEnd(ctx, deletionAtEnd("a"), "a", Foreground, time.Second)
+	deleteAtEnd(ctx, "a", Foreground, time.Second)
 	if err := releaseDeletionHooksAtEnd(ctx, "a"); err != nil || !c.DeletionHooksReleased("a") || c.DeletionHooksReleased("b") {
 		t.Fatalf("after CreateApp's deletion: err %v, released a %v, b %v", err, c.DeletionHooksReleased("a"), c.DeletionHooksReleased("b"))
 	}

@@ -220,10 +220,9 @@ func (f Forecast) Warm() time.Duration { return f.Estimate.Wall(f.Parallel) }
 // Cold is Warm plus the builds still needed: the node images and the
 // prebuild side by side (a run prebuilds its ArgoCD releases and its
 // components' images, one after the other, beside the node image:
-// Runner.Prebuild). On a new
-// machine (run 20261127-123742) the node image took 13m35s beside ArgoCD
-// v2.14.11's 10m00s and v3.5.1's 8m47s, and the run 33m52s in all, where
-// adding every build up had estimated 1h05m.
+// Runner.Prebuild). On a new machine (run 20261127-123742) the node image
+// took 13m35s beside ArgoCD v2.14.11's 10m00s and v3.5.1's 8m47s, and the
+// run 33m52s in all, where adding every build up had estimated 1h05m.
 func (f Forecast) Cold() time.Duration {
 	var node, prebuild time.Duration
 	for _, b := range f.Builds {
