@@ -97,7 +97,7 @@ RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_LIMIT
 RUN_FILE = bin/e2e.run.$(CLUSTER)
 
 .PHONY: docs help test unit unit-online e2e conform conform-smoke conform-validate upgrade-check-apps upgrade-check-fleet bench-upgrade-check argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
-.PHONY: FORCE bench-probe bench-quick report-merge report-render report-diff report-history releases tested-ranges lint-workflows merge-check mirror-check bench-delivery bench-infra repro
+.PHONY: FORCE bench-probe bench-builds bench-quick report-merge report-render report-diff report-history releases tested-ranges lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -387,6 +387,9 @@ bench-infra: $(CLI) $(E2E) ## benchmarks: node image, cluster create, ArgoCD ima
 
 bench-probe: $(CLI) ## the CPU probe the plan scales build figures measured on another machine by (pkg/runner/coldcost.yaml): N probes and their median, against each machine there [N=5]
 	@$(CLI) bench probe -n $(or $(N),5)
+
+bench-builds: $(CLI) ## each component release of BENCH_BUILDS (component@version, comma-separated) built as on a new machine, one after the other (its images removed, empty Go caches): the figures pkg/runner/coldcost.yaml prices builds by; writes reports/benchmarks/<time>-builds.md [BENCH_BUILDS=kargo@v1.11.2,..]
+	@$(CLI) bench builds $(if $(BENCH_BUILDS),-builds "$(BENCH_BUILDS)") $(BENCH_FLAGS)
 
 bench-delivery: $(CLI) ## offline images to a node, per ArgoCD release per cluster: kind load vs push once + pull through the suite's registry [BENCH_ARGOCD=..]
 	@$(CLI) bench delivery -argocd "$(BENCH_ARGOCD)" $(BENCH_FLAGS)

@@ -190,7 +190,7 @@ func (c Chart) tree(at Local) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if comp.Sources == nil || comp.Sources.Tree == "" {
+	if !comp.FromTree() {
 		return "", fmt.Errorf("chart tree %q: the catalog names no source tree of %s", c.Tree, component)
 	}
 	root, _, err := sources.TreesOf(comp.Sources).Tree(at.Repo, filepath.Join(at.Cache, "sources"), tag)

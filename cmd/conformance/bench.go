@@ -14,6 +14,7 @@ import (
 
 	"github.com/gitops-conformance/suite/internal/bench"
 	"github.com/gitops-conformance/suite/internal/host"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
 )
@@ -236,4 +237,40 @@ func benchProbe(_ context.Context, c cli, fs *flag.FlagSet, args []string) error
 		fmt.Fprintf(c.stdout, "  against %s\n", s)
 	}
 	return nil
+}
+
+// benchBuilds is bench builds (make bench-builds).
+func benchBuilds(ctx context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	list := fs.String("builds", "kyverno@v1.14.0,kargo@v1.11.2,metrics-server@v0.9.0",
+		"component releases to build cold, comma-separated component@version (make: BENCH_BUILDS; default: those coldcost.yaml priced by a guess, at the versions the quick tiers build)")
+	reports := fs.String("reports", "reports", "the figures go to DIR/benchmarks/")
+	plan := fs.Bool("plan", false, "print what the benchmark does, and do nothing")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	repo, err := benchArgs(fs, "bench builds")
+	if err != nil {
+		return err
+	}
+	var builds []lifecycle.ComponentBuild
+	for _, spec := range matrix.ParseList(*list) {
+		cb, err := runner.ComponentBuildOf(c.cat, repo, spec)
+		if err != nil {
+			return &runner.BadInput{Err: fmt.Errorf("bench builds: %w", err)}
+		}
+		builds = append(builds, cb)
+	}
+	if len(builds) == 0 {
+		return &runner.BadInput{Err: fmt.Errorf("bench builds: -builds names no component@version")}
+	}
+	cache, err := runner.CacheDir()
+	if err != nil {
+		return err
+	}
+	b := bench.Builds{Repo: repo, CacheDir: cache, Catalog: c.cat, Builds: builds, Reports: *reports, Out: c.stdout}
+	if *plan {
+		_, err := fmt.Fprint(c.stdout, b.Plan())
+		return err
+	}
+	return benchStatus(b.Run(ctx))
 }

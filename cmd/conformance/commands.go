@@ -117,6 +117,8 @@ func commands() []command {
 			run: benchDelivery},
 		{name: "bench probe", synopsis: "make bench-probe: the CPU probe the plan scales build figures measured on another machine by (pkg/runner/coldcost.yaml): -n probes, each the median of three rounds of a fixed piece of work on every core, the load average beside; then the median against each machine of coldcost.yaml",
 			run: benchProbe},
+		{name: "bench builds", synopsis: "make bench-builds: each component release of -builds (component@version) built as on a new machine, one after the other: its images and its recipe's base images removed, the recipe run as the prebuild runs it with empty Go build and module caches (the Go toolchain's download copied in) and an empty cache directory; the CPU probe before; written to reports/benchmarks/<time>-builds.md, where pkg/runner/coldcost.yaml's figures come from; a build that fails is a row saying so, the others go on, exit 1",
+			run: benchBuilds},
 		{name: "catalog defaults", synopsis: "what the Makefile takes from pkg/catalog/catalog.yaml (each source's default path, the smoke's ArgoCD release, the default Kubernetes version), as make assignments: make writes them to bin/catalog.mk and includes it",
 			run: catalogDefaults},
 		{name: "help", args: "[COMMAND...]", synopsis: "the commands, or one command's usage and flags; -markdown: the CLI reference (docs/cli.md)",

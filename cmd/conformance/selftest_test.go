@@ -22,6 +22,9 @@ func TestSelftestAndBenchBadInput(t *testing.T) {
 		{"bench", "infra", "-argocd", "v0.0.1-nope", "-plan"},
 		{"bench", "delivery", "-argocd", "not-a-tag", "-plan"},
 		{"bench", "matrix", "-parallel", "0", "-plan"},
+		{"bench", "builds", "-builds", "kargo@v0.0.1", "-plan"},
+		{"bench", "builds", "-builds", "kube-ovn@v1.14.10", "-plan"},
+		{"bench", "builds", "-builds", "kargo", "-plan"},
 	} {
 		err := execute(context.Background(), cli{cat: cat, data: data, stdout: &bytes.Buffer{}}, args)
 		if !runner.IsBadInput(err) {

@@ -39,6 +39,10 @@ type Builder struct {
 	// step with its one line before anything is written. Pushes into the
 	// suite's registry (images.Locked in lifecycle) are not asked.
 	Space func() error
+	// Env is added to every recipe's environment (the node image's, the
+	// registry's, ArgoCD's and each component's): a benchmark's empty Go
+	// caches (GOCACHE, GOMODCACHE).
+	Env []string
 }
 
 // Key hashes recipe files (directories are walked) and versions into a cache key.
@@ -113,9 +117,9 @@ func (b *Builder) nodeImage(ctx context.Context, k catalog.KubeVersion, image, k
 	start := time.Now()
 	_, err := shell.Run(ctx, shell.Cmd{
 		Name: filepath.Join(b.Repo, "images/node/build.sh"), Args: []string{image},
-		Env: []string{"KUBE_VERSION=" + k.Version, "ETCD_VERSION=" + k.Etcd, "COREDNS_VERSION=" + k.CoreDNS,
+		Env: append([]string{"KUBE_VERSION=" + k.Version, "ETCD_VERSION=" + k.Etcd, "COREDNS_VERSION=" + k.CoreDNS,
 			"KIND_VERSION=" + b.Catalog.Kind, "CACHE_DIR=" + b.CacheDir, "CACHE_KEY=" + key,
-			"NOSYSRESOURCE=" + fmt.Sprint(b.NoSysResource)},
+			"NOSYSRESOURCE=" + fmt.Sprint(b.NoSysResource)}, b.Env...),
 		Progress: b.Out,
 	})
 	if err != nil {
@@ -165,7 +169,7 @@ func (b *Builder) Registry(ctx context.Context) (string, error) {
 		fmt.Fprintf(b.Out, "registry image %s: building (distribution/distribution from the Go module proxy)\n", image)
 		start := time.Now()
 		if _, err := shell.Run(ctx, shell.Cmd{Name: filepath.Join(b.Repo, "images/registry/build.sh"), Args: []string{image},
-			Env: []string{"CACHE_DIR=" + b.CacheDir, "CACHE_KEY=" + key}, Progress: b.Out}); err != nil {
+			Env: append([]string{"CACHE_DIR=" + b.CacheDir, "CACHE_KEY=" + key}, b.Env...), Progress: b.Out}); err != nil {
 			return fmt.Errorf("build registry image %q: %w", image, err)
 		}
 		fmt.Fprintf(b.Out, "registry image %s: built in %s\n", image, time.Since(start).Round(time.Second))
@@ -223,7 +227,7 @@ func (b *Builder) ComponentWith(ctx context.Context, env []string, component, ve
 		start := time.Now()
 		out, err := shell.Run(ctx, shell.Cmd{
 			Name: filepath.Join(b.Repo, "images", component, "build.sh"), Args: append([]string{version}, args...),
-			Env: append([]string{"CACHE_DIR=" + b.CacheDir}, env...), Progress: b.Out,
+			Env: slices.Concat([]string{"CACHE_DIR=" + b.CacheDir}, b.Env, env), Progress: b.Out,
 		})
 		if err != nil {
 			return fmt.Errorf("build %s %s images: %w", component, version, err)

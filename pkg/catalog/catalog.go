@@ -183,6 +183,11 @@ type Component struct {
 	UnobtainableFrom []UnobtainableFrom `json:"unobtainableFrom,omitempty"`
 }
 
+// FromTree reports whether the component's images build, offline, from a
+// source tree the user provides (its Sources name one: Kargo) rather than
+// from its module zip.
+func (c Component) FromTree() bool { return c.Sources != nil && c.Sources.Tree != "" }
+
 // UnobtainableFrom is why every release from From on cannot be run here.
 type UnobtainableFrom struct {
 	From string `json:"from"`

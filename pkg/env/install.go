@@ -102,7 +102,7 @@ func ComponentImagesWith(component, version string, buildEnv func(ctx context.Co
 		if r.Mode != images.Offline {
 			return nil
 		}
-		if comp, err := r.Catalog.Component(component); err == nil && comp.Sources != nil && comp.Sources.Tree != "" {
+		if comp, err := r.Catalog.Component(component); err == nil && comp.FromTree() {
 			s := comp.Sources
 			return treeImages(ctx, component, version, fixture.UserTree(s.Env, s.Tree, version, s.Marker))
 		}

@@ -196,7 +196,7 @@ func (r *Run) Prebuild(ctx context.Context, builds []Prebuilt) {
 			if !p.ArgoCD.IsZero() {
 				_, _, err = r.buildArgoCD(ctx, &b, p.ArgoCD)
 			} else {
-				err = r.buildComponent(ctx, &b, p.Component)
+				err = r.BuildComponent(ctx, &b, p.Component)
 			}
 			if err != nil && ctx.Err() == nil {
 				fmt.Fprintf(b.Out, "%s: %v (the cell that needs it reports it)\n", p, images.Cause(err))
@@ -234,18 +234,18 @@ func (p prefixed) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// buildComponent builds a component's images with b, as its cell does
+// BuildComponent builds a component's images with b, as its cell does
 // (env.ComponentImages): from the source tree the user provides when the
 // catalog's sources name one (a tree not provided is the cell's to report:
-// it is SKIPPED), else by the recipe alone.
-func (r *Run) buildComponent(ctx context.Context, b *images.Builder, cb ComponentBuild) error {
+// it is SKIPPED), else by the recipe alone. The prebuild and make
+// bench-builds build with it.
+func (r *Run) BuildComponent(ctx context.Context, b *images.Builder, cb ComponentBuild) error {
 	comp, err := r.Catalog.Component(cb.Component)
-	if err != nil || comp.Sources == nil || comp.Sources.Tree == "" {
+	if err != nil || !comp.FromTree() {
 		_, err = b.Component(ctx, cb.Recipe, cb.Version)
 		return err
 	}
-	s := comp.Sources
-	dir, _, err := sources.Trees{Env: s.Env, Project: s.Tree, Marker: s.Marker}.Tree(r.Repo, filepath.Join(r.CacheDir, "sources"), cb.Version)
+	dir, _, err := sources.TreesOf(comp.Sources).Tree(r.Repo, filepath.Join(r.CacheDir, "sources"), cb.Version)
 	if err != nil {
 		return err
 	}

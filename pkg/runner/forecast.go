@@ -505,3 +505,26 @@ func (f Forecast) Fits(limit time.Duration) error {
 	return fmt.Errorf("the plan's estimate (cold %s, warm %s) exceeds the time limit %s: narrow it with %s",
 		f.Cold().Round(time.Minute), f.Warm().Round(time.Minute), limit, strings.Join(fixes, ", "))
 }
+
+// ComponentBuildOf is the build of a component's release named as
+// component@version (kargo@v1.11.2): its catalog name, recipe and version,
+// or why it is none (a component not in the catalog, a version it does not
+// pin, a component with no image recipe).
+func ComponentBuildOf(cat *catalog.Catalog, repo, spec string) (lifecycle.ComponentBuild, error) {
+	component, version, ok := strings.Cut(spec, "@")
+	if !ok || component == "" || version == "" {
+		return lifecycle.ComponentBuild{}, fmt.Errorf("%q: want component@version (kargo@v1.11.2)", spec)
+	}
+	comp, err := cat.Component(component)
+	if err != nil {
+		return lifecycle.ComponentBuild{}, err
+	}
+	if !slices.Contains(comp.Versions, version) {
+		return lifecycle.ComponentBuild{}, fmt.Errorf("%s version %q: the catalog pins %s", component, version, strings.Join(comp.Versions, ", "))
+	}
+	recipe := recipeOf(repo, component)
+	if recipe == "" {
+		return lifecycle.ComponentBuild{}, fmt.Errorf("%s: no image recipe (images/<name>/build.sh): nothing to build", component)
+	}
+	return lifecycle.ComponentBuild{Component: component, Recipe: recipe, Version: version}, nil
+}
