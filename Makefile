@@ -389,7 +389,7 @@ bench-probe: $(CLI) ## the CPU probe the plan scales build figures measured on a
 	@$(CLI) bench probe -n $(or $(N),5)
 
 bench-builds: $(CLI) ## each component release of BENCH_BUILDS (component@version, comma-separated) built as on a new machine, one after the other (its images removed, empty Go caches): the figures pkg/runner/coldcost.yaml prices builds by; writes reports/benchmarks/<time>-builds.md [BENCH_BUILDS=kargo@v1.11.2,..]
-	@$(CLI) bench builds $(if $(BENCH_BUILDS),-builds "$(BENCH_BUILDS)") $(BENCH_FLAGS)
+	@$(CLI) bench builds $(if $(BENCH_BUILDS),-builds "$(BENCH_BUILDS)") $(if $(filter 1 true yes,$(BENCH_PLAN)),-plan)
 
 bench-delivery: $(CLI) ## offline images to a node, per ArgoCD release per cluster: kind load vs push once + pull through the suite's registry [BENCH_ARGOCD=..]
 	@$(CLI) bench delivery -argocd "$(BENCH_ARGOCD)" $(BENCH_FLAGS)

@@ -58,7 +58,7 @@ func issueRef(u string) (string, error) {
 // (pkg/runner/coldcost.yaml), the node image beside the prebuild.
 func CostTable(cat *catalog.Catalog, data *matrix.Data, repo string) (string, error) {
 	var b strings.Builder
-	b.WriteString("| command | cells (SKIPPED) | clusters, installs | warm, 1 cluster | warm, 3 clusters | builds on a new machine |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| command | cells (SKIPPED) | clusters, installs | warm, 1 cluster | warm, 3 clusters | builds on a new machine (%s's) |\n|---|---|---|---|---|---|\n", runner.DocsMachine())
 	row := func(command string, sel matrix.Selection) error {
 		cells, err := data.Plan(cat, sel)
 		if err != nil {

@@ -1,6 +1,9 @@
 package bench
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +94,19 @@ func TestTimings(t *testing.T) {
 	tm.Note("reuse ratio (fresh / reused)", "1.80")
 	if !strings.Contains(b.String(), "cluster create") || !strings.Contains(tm.Table(), "| cluster create | 1.5 s |\n| reuse ratio (fresh / reused) | 1.80 |") {
 		t.Errorf("printed %q, table %q", b.String(), tm.Table())
+	}
+}
+
+// A cold build removes the base images its recipe builds on, as the recipe
+// names them: Kargo's and kyverno's (kubectl) have one each.
+func TestColdBuildFindsTheRecipesBases(t *testing.T) {
+	for recipe, want := range map[string]string{"kargo": "gitops-conformance/kargo-base", "kyverno": "gitops-conformance/kubectl-base"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "images", recipe, "build.sh"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := baseImage.FindAllString(string(data), -1); !slices.Contains(got, want) {
+			t.Errorf("images/%s/build.sh: bases %v, want %s among them", recipe, got, want)
+		}
 	}
 }

@@ -28,8 +28,10 @@ import (
 // (gitops-conformance/<name>-base) are removed; the recipe then runs as the
 // prebuild runs it (lifecycle.Run.BuildComponent: Kargo from its source
 // tree) with an empty Go build cache, an empty Go module cache and an empty
-// cache directory of its own. The Go toolchain is the exception: a new
-// machine fetched it before its first build, so its download is copied in.
+// cache directory of its own. What a new machine has before its component
+// builds is the exception: the Go toolchain's download is copied in, and the
+// node image's Kubernetes binaries are linked in (kyverno's hook image
+// carries its kubectl).
 // The images built are the ones the suite uses (the same cache keys).
 type Builds struct {
 	Repo     string
@@ -79,7 +81,7 @@ func (b Builds) Run(ctx context.Context) error {
 	var failed []string
 	for _, cb := range b.Builds {
 		what := fmt.Sprintf("%s %s images, cold", cb.Component, cb.Version)
-		took, err := b.build(ctx, log, toolchain, cb)
+		took, disk, err := b.build(ctx, log, toolchain, cb)
 		if in.Interrupted() {
 			return ErrInterrupted
 		}
@@ -90,9 +92,10 @@ func (b Builds) Run(ctx context.Context) error {
 			continue
 		}
 		t.Record(what, took)
+		t.Note(fmt.Sprintf("%s %s: disk after it", cb.Component, cb.Version), disk)
 	}
 	text := fmt.Sprintf("# Cold builds %s\n\nThe CPU probe before the builds: %s. Each build alone: its images and its recipe's base images removed first, "+
-		"empty Go build and module caches (the Go toolchain's download copied in), an empty cache directory; the load after each is in the log.\n\n%s",
+		"empty Go build and module caches (the Go toolchain's download copied in), an empty cache directory (the node image's Kubernetes binaries linked in); the load after each is in the log.\n\n%s",
 		Machine(start), probe, t.Table())
 	if err := os.WriteFile(out, []byte(text), 0o644); err != nil {
 		return err
@@ -104,37 +107,95 @@ func (b Builds) Run(ctx context.Context) error {
 	return nil
 }
 
-// build is one cold build, timed: from the recipe's start to its images.
-func (b Builds) build(ctx context.Context, log Log, toolchain string, cb lifecycle.ComponentBuild) (time.Duration, error) {
+// build is one cold build, timed: from the recipe's start to its images;
+// disk is what it left: Go's caches and the recipe's cache directory, and
+// its images as Docker sizes them (each with its base's layers).
+func (b Builds) build(ctx context.Context, log Log, toolchain string, cb lifecycle.ComponentBuild) (took time.Duration, disk string, err error) {
 	removed, err := b.removeImages(ctx, cb)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	log.Printf("%s %s: removed %s", cb.Component, cb.Version, strings.Join(removed, " "))
 	tmp, err := os.MkdirTemp("", "bench-builds.")
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	defer removeAll(tmp)
 	cache, gocache, modcache := filepath.Join(tmp, "cache"), filepath.Join(tmp, "gocache"), filepath.Join(tmp, "gomodcache")
 	if _, err := os.Stat(toolchain); err == nil {
 		into := filepath.Join(modcache, "cache", "download", "golang.org")
 		if err := os.MkdirAll(into, 0o755); err != nil {
-			return 0, err
+			return 0, "", err
 		}
 		if _, err := shell.Output(ctx, "cp", "-R", toolchain, into+"/"); err != nil {
-			return 0, fmt.Errorf("copy the Go toolchain's download: %w", err)
+			return 0, "", fmt.Errorf("copy the Go toolchain's download: %w", err)
 		}
 	}
+	// the node image's Kubernetes binaries, which a new machine builds first
+	// (kyverno's hook image carries its kubectl)
+	kube, _ := filepath.Glob(filepath.Join(b.CacheDir, "bin", "kubernetes-*"))
+	for _, dir := range kube {
+		if err := os.MkdirAll(filepath.Join(cache, "bin"), 0o755); err != nil {
+			return 0, "", err
+		}
+		if err := os.Symlink(dir, filepath.Join(cache, "bin", filepath.Base(dir))); err != nil {
+			return 0, "", err
+		}
+	}
+	seeded := duBytes(ctx, tmp)
 	builder := &images.Builder{Repo: b.Repo, CacheDir: cache, Catalog: b.Catalog, Out: b.Out, Env: []string{"GOCACHE=" + gocache, "GOMODCACHE=" + modcache}}
 	r := &lifecycle.Run{Catalog: b.Catalog, Repo: b.Repo, CacheDir: cache}
 	log.Printf("%s %s: building (images/%s/build.sh), load average %s", cb.Component, cb.Version, cb.Recipe, host.LoadAverages())
 	s := time.Now()
 	err = r.BuildComponent(ctx, builder, cb)
-	took := time.Since(s)
+	took = time.Since(s)
 	log.Printf("%s %s: %s after %s, load average %s", cb.Component, cb.Version, map[bool]string{true: "done", false: "failed"}[err == nil],
 		took.Round(time.Second), host.LoadAverages())
-	return took, err
+	if err != nil { // its logs outlive the caches, for a look
+		if kept, kerr := keepLogs(filepath.Join(cache, "logs")); kerr == nil {
+			err = fmt.Errorf("%w (its build logs kept in %s)", err, kept)
+		}
+		return took, "", err
+	}
+	disk = fmt.Sprintf("%.1f GiB in Go's caches and its cache directory", float64(duBytes(ctx, tmp)-seeded)/(1<<30))
+	if built, ok := images.LedgerEntry(cache, cb.Recipe, cb.Version); ok {
+		var sizes []string
+		for _, img := range built.Images {
+			if out, err := shell.Output(ctx, "docker", "image", "inspect", "-f", "{{.Size}}", img); err == nil {
+				var n float64
+				if _, err := fmt.Sscan(strings.TrimSpace(out), &n); err == nil {
+					sizes = append(sizes, fmt.Sprintf("%s %.0f MB", img, n/1e6))
+				}
+			}
+		}
+		disk += "; images " + strings.Join(sizes, ", ")
+	}
+	log.Printf("%s %s: %s", cb.Component, cb.Version, disk)
+	return took, disk, nil
+}
+
+// keepLogs copies a failed build's log directory out of its caches, which go.
+func keepLogs(logs string) (string, error) {
+	kept, err := os.MkdirTemp("", "bench-builds-logs.")
+	if err != nil {
+		return "", err
+	}
+	if _, err := shell.Output(context.Background(), "cp", "-R", logs+"/.", kept); err != nil {
+		os.RemoveAll(kept)
+		return "", err
+	}
+	return kept, nil
+}
+
+// duBytes is the bytes under dir (du -sb), 0 when du fails.
+func duBytes(ctx context.Context, dir string) int64 {
+	out, err := shell.Output(ctx, "du", "-sb", dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	_, _ = fmt.Sscan(out, &n)
+	return n
 }
 
 // baseImage is how a recipe names its base images.
@@ -152,7 +213,9 @@ func (b Builds) removeImages(ctx context.Context, cb lifecycle.ComponentBuild) (
 	if built, ok := images.LedgerEntry(b.CacheDir, cb.Recipe, cb.Version); ok {
 		names = append(names, built.Images...)
 	}
-	for _, repo := range slices.Compact(baseImage.FindAllString(string(recipe), -1)) {
+	bases := baseImage.FindAllString(string(recipe), -1)
+	slices.Sort(bases)
+	for _, repo := range slices.Compact(bases) {
 		list, err := shell.Output(ctx, "docker", "images", "--format", "{{.Repository}}:{{.Tag}}", repo)
 		if err != nil {
 			return nil, fmt.Errorf("docker images %s: %w", repo, err)

@@ -154,9 +154,26 @@ func Ensure(ctx context.Context, spec Spec, out io.Writer) (*Cluster, error) {
 	return c, nil
 }
 
+// deleteRetries are the pauses before Delete tries kind delete again: on a
+// loaded machine Docker may fail to remove a node container once ("tried to
+// kill container, but did not receive an exit event", load ~35, 2026-11-29)
+// and succeed a moment later. kind delete of a cluster gone is no error, so
+// a retry is safe.
+var deleteRetries = []time.Duration{5 * time.Second, 20 * time.Second}
+
 // Delete removes a cluster by name; a cluster that does not exist is no error.
+// A failed kind delete is tried again after deleteRetries' pauses; the error
+// is the last attempt's.
 func Delete(ctx context.Context, spec Spec) error {
-	if _, err := shell.Output(ctx, spec.Kind, "delete", "cluster", "--name", spec.Name); err != nil {
+	_, err := shell.Output(ctx, spec.Kind, "delete", "cluster", "--name", spec.Name)
+	for i := 0; err != nil && i < len(deleteRetries) && ctx.Err() == nil; i++ {
+		select {
+		case <-ctx.Done():
+		case <-time.After(deleteRetries[i]):
+			_, err = shell.Output(ctx, spec.Kind, "delete", "cluster", "--name", spec.Name)
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("delete cluster %q: %w", spec.Name, err)
 	}
 	if err := os.Remove(kubeconfig(spec.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {

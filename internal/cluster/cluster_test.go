@@ -2,10 +2,13 @@ package cluster
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Three clusters set up at once on a new machine each build kind; all get
@@ -37,5 +40,31 @@ func TestKindBinaryBuiltSideBySide(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, "*"))
 	if len(left) != 1 || filepath.Base(left[0]) != "kind-v0.33.0" {
 		t.Errorf("left in %s: %v, want only kind-v0.33.0", dir, left)
+	}
+}
+
+// A kind delete that fails once (Docker under load) is tried again; one that
+// keeps failing is the error, after every retry.
+func TestDeleteTriesAgain(t *testing.T) {
+	defer func(d []time.Duration) { deleteRetries = d }(deleteRetries)
+	deleteRetries = []time.Duration{time.Millisecond, time.Millisecond}
+	dir := t.TempDir()
+	kind := filepath.Join(dir, "kind")
+	// fails while its count of calls is under FAILS
+	fake := "#!/bin/sh\necho x >> \"$0.calls\"\n[ \"$(wc -l < \"$0.calls\")\" -gt \"$FAILS\" ] || { echo 'tried to kill container, but did not receive an exit event' >&2; exit 1; }\n"
+	if err := os.WriteFile(kind, []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		fails, calls int
+		ok           bool
+	}{{0, 1, true}, {1, 2, true}, {2, 3, true}, {3, 3, false}} {
+		os.Remove(kind + ".calls")
+		t.Setenv("FAILS", fmt.Sprint(c.fails))
+		err := Delete(context.Background(), Spec{Name: "gone", Kind: kind})
+		data, _ := os.ReadFile(kind + ".calls")
+		if calls := strings.Count(string(data), "\n"); calls != c.calls || (err == nil) != c.ok {
+			t.Errorf("kind delete failing %d time(s): %d call(s), err %v; want %d, ok %t", c.fails, calls, err, c.calls, c.ok)
+		}
 	}
 }

@@ -141,6 +141,10 @@ func against(here time.Duration, m Machine) Speed {
 	return Speed{Probe: here, Machine: m, Factor: here.Seconds() / m.Probe}
 }
 
+// DocsMachine is the machine the docs' cold costs are quoted on
+// (ColdBuilds): the one the node image's figure, the largest, was measured on.
+func DocsMachine() string { return coldCost[images.NodeRecipe].Machine }
+
 // Speeds is a probe of this machine against each machine coldcost.yaml's
 // figures were measured on, by name.
 func Speeds(here time.Duration) []Speed {
@@ -172,17 +176,20 @@ func (s Speed) String() string {
 // Measured together on a new machine (run 20261127-123742, knative's quick
 // tier: node image, ArgoCD v2.14.11 from its zip, v3.5.1 from its tree,
 // Knative v0.47.1): 27.6 GB at the peak, a cluster running, of which Go's
-// caches 18 GiB and Docker 8.1 GiB; split by what each build compiles. The
-// others were not measured alone: the size of their Go builds, rounded up.
+// caches 18 GiB and Docker 8.1 GiB; split by what each build compiles.
+// kyverno, kargo and metrics-server measured alone (make bench-builds,
+// reports/benchmarks/20261129-183548-builds.md and -190056-builds.md: Go's
+// caches and the recipe's cache directory, and the images), rounded up;
+// openkruise not measured alone: the size of its Go build, rounded up.
 var coldDisk = map[string]float64{
 	images.NodeRecipe: 9,
 	"argocd":          5,
 	"argocd-tree":     6,
 	"knative":         3,
 	"openkruise":      3, // not measured alone
-	"kyverno":         4, // not measured alone
-	"kargo":           5, // not measured alone
-	"metrics-server":  1, // an 82 MB image and its Go build (client-go, apiserver)
+	"kyverno":         5, // 4.3 GiB and three images, 407 MB
+	"kargo":           3, // 2.5 GiB and a 357 MB image
+	"metrics-server":  2, // 1.6 GiB and an 82 MB image
 }
 
 // Build is one image build a plan needs.
@@ -306,7 +313,9 @@ func Skipped(cat *catalog.Catalog, c matrix.Cell, mode images.Mode) string {
 }
 
 // ColdBuilds are the offline builds cells need on a new machine (nothing
-// built, nothing measured), with coldcost.yaml's figures: what the docs quote.
+// built, nothing measured), with coldcost.yaml's figures, each on the same
+// machine (DocsMachine; a figure measured on another is scaled by the two
+// machines' probes): what the docs quote.
 func ColdBuilds(cat *catalog.Catalog, cells []matrix.Cell, repo string) []Build {
 	return builds(context.Background(), cat, cells, func(c matrix.Cell) string { return skipped(cat, c, images.Offline) }, repo, false)
 }
@@ -337,6 +346,10 @@ func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip
 			speed := speedFor(&probed, cold.Machine)
 			b.Speed, b.Cost = &speed, time.Duration(float64(b.Cost)*speed.Factor).Round(time.Second)
 			b.Source += fmt.Sprintf("; x%.1f here", speed.Factor)
+		case !here && cold.Machine != DocsMachine(): // the docs quote every figure on one machine
+			factor := coldMachines[DocsMachine()].Probe / coldMachines[cold.Machine].Probe
+			b.Cost = time.Duration(float64(b.Cost) * factor).Round(time.Second)
+			b.Source += fmt.Sprintf("; x%.2f on %s's machine", factor, DocsMachine())
 		}
 		out = append(out, b)
 	}
