@@ -32,7 +32,9 @@ import (
 // builds is the exception: the Go toolchain's download is copied in, and the
 // node image's Kubernetes binaries are linked in (kyverno's hook image
 // carries its kubectl).
-// The images built are the ones the suite uses (the same cache keys).
+// The images built are the ones the suite uses (the same cache keys); a
+// build interrupted or failed leaves them removed, for the next run that
+// needs them to build.
 type Builds struct {
 	Repo     string
 	CacheDir string // the suite's cache: its ledger names the images to remove
