@@ -47,7 +47,7 @@ type Builds struct {
 // Plan is what Run does, one line a step.
 func (b Builds) Plan() string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "0. the CPU probe (make bench-probe), three times: the machine the figures are of\n")
+	fmt.Fprintf(&s, "0. the CPU probe (as make bench-probe takes it): the machine the figures are of\n")
 	for i, cb := range b.Builds {
 		fmt.Fprintf(&s, "%d. %s %s: its images and its recipe's base images removed, then images/%s/build.sh with empty Go caches and cache directory, timed\n",
 			i+1, cb.Component, cb.Version, cb.Recipe)
@@ -67,18 +67,13 @@ func (b Builds) Run(ctx context.Context) error {
 	ctx, in := e2erun.Watch(ctx)
 	defer in.Stop()
 	log := Log{Name: "bench-builds", Out: b.Out}
-	probes := make([]time.Duration, 3)
-	for i := range probes {
-		probes[i] = host.Probe()
-	}
-	slices.Sort(probes)
-	probe := fmt.Sprintf("%.3f s (the median of 3, load average %s)", probes[1].Seconds(), host.LoadAverages())
+	probe := fmt.Sprintf("%.3f s (the median of three rounds, load average %s)", host.Probe().Seconds(), host.LoadAverages())
 	log.Printf("probe %s", probe)
-	toolchain, err := goModCache(ctx)
+	modcache, err := goModCache(ctx)
 	if err != nil {
 		return err
 	}
-	toolchain = filepath.Join(toolchain, "cache", "download", "golang.org", "toolchain")
+	toolchain := filepath.Join(modcache, "cache", "download", "golang.org", "toolchain")
 	t := &Timings{Out: b.Out}
 	var failed []string
 	for _, cb := range b.Builds {
@@ -135,16 +130,16 @@ func (b Builds) build(ctx context.Context, log Log, toolchain string, cb lifecyc
 	}
 	// the node image's Kubernetes binaries, which a new machine builds first
 	// (kyverno's hook image carries its kubectl)
+	if err := os.MkdirAll(filepath.Join(cache, "bin"), 0o755); err != nil {
+		return 0, "", err
+	}
 	kube, _ := filepath.Glob(filepath.Join(b.CacheDir, "bin", "kubernetes-*"))
 	for _, dir := range kube {
-		if err := os.MkdirAll(filepath.Join(cache, "bin"), 0o755); err != nil {
-			return 0, "", err
-		}
 		if err := os.Symlink(dir, filepath.Join(cache, "bin", filepath.Base(dir))); err != nil {
 			return 0, "", err
 		}
 	}
-	seeded := duBytes(ctx, tmp)
+	seeded := dirBytes(tmp)
 	builder := &images.Builder{Repo: b.Repo, CacheDir: cache, Catalog: b.Catalog, Out: b.Out, Env: []string{"GOCACHE=" + gocache, "GOMODCACHE=" + modcache}}
 	r := &lifecycle.Run{Catalog: b.Catalog, Repo: b.Repo, CacheDir: cache}
 	log.Printf("%s %s: building (images/%s/build.sh), load average %s", cb.Component, cb.Version, cb.Recipe, host.LoadAverages())
@@ -159,7 +154,7 @@ func (b Builds) build(ctx context.Context, log Log, toolchain string, cb lifecyc
 		}
 		return took, "", err
 	}
-	disk = fmt.Sprintf("%.1f GiB in Go's caches and its cache directory", float64(duBytes(ctx, tmp)-seeded)/(1<<30))
+	disk = fmt.Sprintf("%.1f GiB in Go's caches and its cache directory", float64(dirBytes(tmp)-seeded)/(1<<30))
 	if built, ok := images.LedgerEntry(cache, cb.Recipe, cb.Version); ok {
 		var sizes []string
 		for _, img := range built.Images {
@@ -187,17 +182,6 @@ func keepLogs(logs string) (string, error) {
 		return "", err
 	}
 	return kept, nil
-}
-
-// duBytes is the bytes under dir (du -sb), 0 when du fails.
-func duBytes(ctx context.Context, dir string) int64 {
-	out, err := shell.Output(ctx, "du", "-sb", dir)
-	if err != nil {
-		return 0
-	}
-	var n int64
-	_, _ = fmt.Sscan(out, &n)
-	return n
 }
 
 // baseImage is how a recipe names its base images.

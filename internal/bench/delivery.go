@@ -205,7 +205,7 @@ func (d Delivery) Run(ctx context.Context) (err error) {
 	}
 	repush := time.Since(t)
 	served, _ := local.Logs(ctx)
-	stored := duMB(data)
+	stored := dirBytes(data) >> 20
 
 	text := "# Delivery of ArgoCD images to a node: kind load vs the suite's registry\n\n" +
 		fmt.Sprintf("%s, node image %s; releases in this order: %s.\n", Machine(start), node, strings.Join(d.ArgoCD, ", ")) +
@@ -221,8 +221,8 @@ func (d Delivery) Run(ctx context.Context) (err error) {
 	return nil
 }
 
-// duMB is the size of the files under dir, in MB.
-func duMB(dir string) int64 {
+// dirBytes is the size of the files under dir (symbolic links not followed).
+func dirBytes(dir string) int64 {
 	var n int64
 	_ = filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() {
@@ -230,5 +230,5 @@ func duMB(dir string) int64 {
 		}
 		return nil
 	})
-	return n >> 20
+	return n
 }

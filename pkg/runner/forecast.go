@@ -68,6 +68,9 @@ type Machine struct {
 	Inferred string  `json:"inferred,omitempty"`
 }
 
+// ProbeTime is the machine's probe as a duration.
+func (m Machine) ProbeTime() time.Duration { return time.Duration(m.Probe * float64(time.Second)) }
+
 // ColdCosts reads coldcost.yaml: its figures by recipe, its machines by name.
 func ColdCosts() (map[string]ColdCost, map[string]Machine, error) {
 	var f struct {
@@ -139,6 +142,12 @@ func speedFor(here *Speed, machine string) Speed {
 // against is this machine's probe here set against machine m's.
 func against(here time.Duration, m Machine) Speed {
 	return Speed{Probe: here, Machine: m, Factor: here.Seconds() / m.Probe}
+}
+
+// Scale is what a build that took d on s.Machine takes where s.Probe was
+// taken, to the second.
+func (s Speed) Scale(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * s.Factor).Round(time.Second)
 }
 
 // DocsMachine is the machine the docs' cold costs are quoted on
@@ -344,12 +353,12 @@ func builds(ctx context.Context, cat *catalog.Catalog, cells []matrix.Cell, skip
 			b.Cost, b.Measured, b.Source = time.Duration(entry.Seconds)*time.Second, true, "measured here"
 		case here && !ok: // a figure from another machine, for a build this one still needs
 			speed := speedFor(&probed, cold.Machine)
-			b.Speed, b.Cost = &speed, time.Duration(float64(b.Cost)*speed.Factor).Round(time.Second)
+			b.Speed, b.Cost = &speed, speed.Scale(b.Cost)
 			b.Source += fmt.Sprintf("; x%.1f here", speed.Factor)
 		case !here && cold.Machine != DocsMachine(): // the docs quote every figure on one machine
-			factor := coldMachines[DocsMachine()].Probe / coldMachines[cold.Machine].Probe
-			b.Cost = time.Duration(float64(b.Cost) * factor).Round(time.Second)
-			b.Source += fmt.Sprintf("; x%.2f on %s's machine", factor, DocsMachine())
+			docs := against(coldMachines[DocsMachine()].ProbeTime(), coldMachines[cold.Machine])
+			b.Cost = docs.Scale(b.Cost)
+			b.Source += fmt.Sprintf("; x%.2f on %s's machine", docs.Factor, DocsMachine())
 		}
 		out = append(out, b)
 	}
