@@ -97,7 +97,7 @@ RUN_E2E = cd suites && ../$(E2E) -test.v -test.count=1 -test.timeout $(E2E_LIMIT
 RUN_FILE = bin/e2e.run.$(CLUSTER)
 
 .PHONY: docs help test unit unit-online e2e conform conform-smoke conform-validate upgrade-check-apps upgrade-check-fleet bench-upgrade-check argocd-check matrix list plan bisect sweep smoke fault-test interrupt-test verify bench clean cluster-delete
-.PHONY: FORCE bench-probe bench-builds bench-quick report-merge report-render report-diff report-history releases tested-ranges lint-workflows merge-check mirror-check bench-delivery bench-infra repro
+.PHONY: FORCE ci-cold bench-probe bench-builds bench-quick report-merge report-render report-diff report-history releases tested-ranges lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -115,7 +115,11 @@ $(E2E): FORCE
 
 FORCE:
 
-test: unit unit-online lint-workflows smoke merge-check conform-smoke upgrade-check-smoke mirror-check fault-test interrupt-test ## unit tests (the online ones too), workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, make conform on the clean chart, make upgrade-check on it, the online pull path through a registry mirror, the API-fault and interrupt tests (what .ci/run calls)
+# make test's steps, run one after the other by hack/phases.sh, which prints
+# each one's wall time and the machine's CPU-seconds (make ci-cold's table)
+TEST_STEPS := unit unit-online lint-workflows smoke merge-check conform-smoke upgrade-check-smoke mirror-check fault-test interrupt-test
+test: ## unit tests (the online ones too), workflow lint, one real end-to-end scenario on kind, the nightly merge step on its report, make conform on the clean chart, make upgrade-check on it, the online pull path through a registry mirror, the API-fault and interrupt tests (what .ci/run calls)
+	@MAKE="$(MAKE)" ./hack/phases.sh $(TEST_STEPS)
 
 # The unit tests' binaries are linked without DWARF (-w; stack traces and the
 # race detector's reports do not need it): linking them is most of make unit's
@@ -384,6 +388,9 @@ bench-quick: $(CLI) ## each scenario's quick tier as make e2e runs it: the plan'
 bench-infra: $(CLI) $(E2E) ## benchmarks: node image, cluster create, ArgoCD image and install, cluster reuse [BENCH_ARGOCD=a,b BENCH_CELLS=v,v BENCH_COLD=1]
 	@$(CLI) bench infra -e2e $(E2E) -argocd "$(BENCH_ARGOCD)" -kubernetes $(SMOKE_KUBERNETES) -cells "$(BENCH_CELLS)" \
 	  $(if $(filter 1 true yes,$(BENCH_COLD)),-cold) $(BENCH_FLAGS)
+
+ci-cold: ## .ci/run as on a new machine: a fresh clone of HEAD, empty Go and suite caches, no Docker images (CI_COLD_WIPE=1 removes an engine's), the engine stopped; prints wall, machine CPU-seconds and each phase, writes reports/benchmarks/<time>-ci-cold.md
+	@./hack/ci-cold.sh
 
 bench-probe: $(CLI) ## the CPU probe the plan scales build figures measured on another machine by (pkg/runner/coldcost.yaml): N probes and their median, against each machine there [N=5]
 	@$(CLI) bench probe -n $(or $(N),5)

@@ -7,11 +7,12 @@
 # the Makefile sets it): a golangci-lint built by an older Go refuses the
 # module ("the Go language version (go1.26) used to build golangci-lint is
 # lower than the targeted Go version (1.27.3)"), so the binary's name carries
-# the Go that built it.
+# the Go that built it. The checksum rules are hack/goenv.sh's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. hack/goenv.sh
 version=v2.15.0
-export GOTOOLCHAIN=auto GOSUMDB=sum.golang.org GONOSUMDB='*'
+go_env auto
 suite_go=$(go env GOVERSION)
 dir=${GITOPS_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance}/bin
 bin=$dir/golangci-lint-$version-$suite_go
@@ -19,7 +20,8 @@ if [ ! -x "$bin" ]; then
   echo "building golangci-lint $version with $suite_go (once, into $dir)"
   tmp=$(mktemp -d "$dir/tmp-lint.XXXXXX" 2>/dev/null || { mkdir -p "$dir" && mktemp -d "$dir/tmp-lint.XXXXXX"; })
   trap 'rm -rf "$tmp"' EXIT
-  GOBIN=$tmp GOFLAGS=-mod=mod GOTOOLCHAIN=$suite_go go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$version"
+  go_env "$suite_go"
+  GOBIN=$tmp GOFLAGS=-mod=mod go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$version"
   mv "$tmp/golangci-lint" "$bin"
 fi
 exec "$bin" run --config .golangci.yml ./...

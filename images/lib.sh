@@ -16,19 +16,23 @@
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
 LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh
+GOENV=$(cd "$(dirname "${BASH_SOURCE[0]}")/../hack" && pwd)/goenv.sh
+# shellcheck source=../hack/goenv.sh
+. "$GOENV"
 CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gitops-conformance}
 WORK_DIR=$CACHE_DIR/work
 LOG_DIR=$CACHE_DIR/logs/$BUILD_NAME
 LABEL_KEY=gitops-conformance.cache-key
 mkdir -p "$WORK_DIR" "$LOG_DIR"
 
-export GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0
+go_env local
+export GOFLAGS="-mod=mod -buildvcs=false" GOWORK=off CGO_ENABLED=0
 export DOCKER_BUILDKIT=0
 GOVERSION=$(go env GOVERSION)
 # the recipe's files (not its subdirectories: a build module is hashed by the
 # recipe that uses it) and this helper, by name
 RECIPE=$( (cd "$HERE" && for f in $(ls -1 | LC_ALL=C sort); do [ -f "$f" ] && printf '== %s\n' "$f" && cat "$f"; done
-  printf '== lib.sh\n'; cat "$LIB") | sha256sum | cut -d' ' -f1)
+  printf '== lib.sh\n'; cat "$LIB"; printf '== goenv.sh\n'; cat "$GOENV") | sha256sum | cut -d' ' -f1)
 
 T0=$SECONDS
 # progress WHAT DETAIL: one line on stderr with the seconds since the start

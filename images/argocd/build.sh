@@ -83,7 +83,8 @@ REDIS_PACKAGES=redis-server
 ROOTFS_REV=1 # bump when the rootfs recipe below changes
 LABEL_KEY=gitops-conformance.cache-key
 
-export GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0
+go_env local
+export GOFLAGS="-mod=mod -buildvcs=false" GOWORK=off CGO_ENABLED=0
 export DOCKER_BUILDKIT=0
 
 BIN_DIR=$CACHE_DIR/bin
@@ -177,9 +178,10 @@ image_key() { docker image inspect -f "{{ index .Config.Labels \"$LABEL_KEY\" }}
 GOVERSION=$(go env GOVERSION)
 recipe_digest() { # names and contents of every recipe file in this directory
   local f
-  for f in $(cd "$HERE" && ls -1 ./*.sh ./*.Dockerfile | LC_ALL=C sort); do
+  (for f in $(cd "$HERE" && ls -1 ./*.sh ./*.Dockerfile | LC_ALL=C sort); do
     printf '== %s\n' "$f"; cat "$HERE/$f"
-  done | sha256sum | cut -d' ' -f1
+  done
+  printf '== goenv.sh\n'; cat "$GOENV") | sha256sum | cut -d' ' -f1
 }
 RECIPE=$(recipe_digest)
 

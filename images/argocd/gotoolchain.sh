@@ -17,6 +17,9 @@
 # verified, every other module is read as under GOSUMDB=off (the recipes'
 # setting: some checksum-database lookups answer 404 here).
 
+GOENV=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../hack" && pwd)/goenv.sh
+# shellcheck source=../../hack/goenv.sh
+. "$GOENV"
 CATALOG_YAML=${CATALOG_YAML:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/pkg/catalog/catalog.yaml}
 if [ -z "${GO_TOOLCHAINS+set}" ]; then
   GO_TOOLCHAINS=$(sed -nE 's/^goToolchains:[[:space:]]*\[([^]]*)\].*/\1/p' "$CATALOG_YAML" 2>/dev/null | tr ',' ' ' | xargs)
@@ -52,11 +55,8 @@ toolchain_for() {
 # for env) a go command runs with under TOOLCHAIN
 # shellcheck disable=SC2034 # TC_ENV is read by the scripts that source this one
 toolchain_env() {
-  if [ "$1" = local ]; then
-    TC_ENV=(GOTOOLCHAIN=local)
-  else
-    TC_ENV=("GOTOOLCHAIN=$1" GOSUMDB=sum.golang.org 'GONOSUMDB=*')
-  fi
+  go_env_words "$1"
+  TC_ENV=("${GO_ENV[@]}")
 }
 
 # needs_go ERROR: the Go version a go command's error says a module requires

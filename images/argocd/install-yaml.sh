@@ -31,9 +31,10 @@ case $ADAPT in
   *) echo "install-yaml.sh: ADAPT=$ADAPT is not offline or online" >&2; exit 2 ;;
 esac
 [ "$DEX" = drop ] || [ "$DEX" = keep ] || { echo "install-yaml.sh: DEX=$DEX is not drop or keep" >&2; exit 2; }
-export GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOTOOLCHAIN=local GOWORK=off
 # shellcheck source=gotoolchain.sh
 . "$(dirname "${BASH_SOURCE[0]}")/gotoolchain.sh"
+go_env local
+export GOFLAGS="-mod=mod -buildvcs=false" GOWORK=off
 
 TMP=""
 cleanup() { [ -z "$TMP" ] || rm -rf "$TMP"; }

@@ -17,7 +17,10 @@ set -euo pipefail
 family=${1:?usage: module.sh kubernetes|etcd|coredns VERSION DIR}
 ver=${2:?usage: module.sh kubernetes|etcd|coredns VERSION DIR}
 dir=${3:?usage: module.sh kubernetes|etcd|coredns VERSION DIR}
-export GOFLAGS=-mod=mod GOSUMDB=off GOTOOLCHAIN=local GOWORK=off
+# shellcheck source=../../hack/goenv.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../hack/goenv.sh"
+go_env local
+export GOFLAGS=-mod=mod GOWORK=off
 
 zero="" skip='^$'
 case "$family" in

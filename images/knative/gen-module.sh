@@ -8,7 +8,10 @@ set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 VERSION" >&2; exit 2; }
 VERSION=$1
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-export GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0
+# shellcheck source=../../hack/goenv.sh
+. "$HERE/../../hack/goenv.sh"
+go_env local
+export GOFLAGS="-mod=mod -buildvcs=false" GOWORK=off CGO_ENABLED=0
 OUT=$HERE/modules/$VERSION
 mkdir -p "$OUT"
 J=$(cd /tmp && go mod download -json "knative.dev/serving@$VERSION")

@@ -25,7 +25,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 : "${KUBE_VERSION:?}" "${ETCD_VERSION:?}" "${COREDNS_VERSION:?}" "${KIND_VERSION:?}" "${CACHE_DIR:?}"
 nosysresource=${NOSYSRESOURCE:-false}
-export GOFLAGS=-mod=mod GOSUMDB=off GOTOOLCHAIN=local CGO_ENABLED=0
+# shellcheck source=../../hack/goenv.sh
+. "$repo/hack/goenv.sh"
+go_env local
+export GOFLAGS=-mod=mod CGO_ENABLED=0
 
 start=$SECONDS
 step() { echo "[node-image +$((SECONDS - start))s] $*"; }
@@ -71,7 +74,7 @@ binaries() { # family version target
   if [ "$family" = kubernetes ]; then
     KUBE_VERSION=$version "$repo/images/build/kubernetes/build.sh" "$mod" "$target.partial"
   else
-    (cd "$mod" && GOTOOLCHAIN=$(cat toolchain) GOFLAGS="-mod=mod -buildvcs=false" GOWORK=off \
+    (cd "$mod" && go_env "$(cat toolchain)" && export GOFLAGS="-mod=mod -buildvcs=false" GOWORK=off &&
       go build -trimpath -ldflags "-s -w" -o "$target.partial" "$(cat main.txt)")
   fi
   rm -rf "$target" && mv "$target.partial" "$target"
@@ -85,7 +88,7 @@ binaries coredns "$COREDNS_VERSION" "$bin/coredns-$COREDNS_VERSION"
 step "build pause and runc-nosysresource"
 # the suite's own code, with the suite's Go: go.mod's toolchain line (GOTOOLCHAIN=auto
 # takes it from the module proxy, verified against the checksum database, as the Makefile does)
-(cd "$repo" && export GOTOOLCHAIN=auto GOSUMDB=sum.golang.org GONOSUMDB='*' &&
+(cd "$repo" && go_env auto &&
   go build -trimpath -ldflags "-s -w" -o "$work/pause" ./cmd/pause &&
   go build -trimpath -ldflags "-s -w" -o "$work/runc-nosysresource" ./cmd/runc-nosysresource)
 

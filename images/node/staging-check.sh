@@ -21,7 +21,10 @@ if ! [[ $ver =~ ^v1\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]]; then
   exit 2
 fi
 staging=v0.${ver#v1.}
-export GOFLAGS=-mod=mod GOSUMDB=off GOTOOLCHAIN=local GOWORK=off
+# shellcheck source=../../hack/goenv.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../hack/goenv.sh"
+go_env local
+export GOFLAGS=-mod=mod GOWORK=off
 # outside any module: the query must not see a go.mod's requirements or replaces
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

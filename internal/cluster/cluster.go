@@ -50,7 +50,7 @@ func KindBinary(ctx context.Context, dir, version string) (string, error) {
 	}
 	defer os.RemoveAll(tmp)
 	if _, err := shell.Run(ctx, shell.Cmd{Name: "go", Args: []string{"install", "sigs.k8s.io/kind@" + version},
-		Env: []string{"GOBIN=" + tmp, "CGO_ENABLED=0", "GOFLAGS=-mod=mod", "GOSUMDB=off", "GOTOOLCHAIN=local"}}); err != nil {
+		Env: append([]string{"GOBIN=" + tmp, "CGO_ENABLED=0", "GOFLAGS=-mod=mod"}, shell.GoEnv("local")...)}); err != nil {
 		return "", fmt.Errorf("build kind %s: %w", version, err)
 	}
 	if err := os.Rename(filepath.Join(tmp, "kind"), path); err != nil {

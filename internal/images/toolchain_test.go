@@ -48,7 +48,7 @@ func TestGoToolchainFromTheGoLine(t *testing.T) {
 	}
 	// a switched command: the checksum database on for the toolchain, off for every module else
 	if got, err := run("go1.27.3", `toolchain_env go1.27.3; echo "${TC_ENV[*]}"; toolchain_env local; echo "${TC_ENV[*]}"`); err != nil ||
-		got != "GOTOOLCHAIN=go1.27.3 GOSUMDB=sum.golang.org GONOSUMDB=*\nGOTOOLCHAIN=local" {
+		got != "GOTOOLCHAIN=go1.27.3 GOSUMDB=sum.golang.org GONOSUMDB=*\nGOTOOLCHAIN=local GOSUMDB=off" {
 		t.Errorf("toolchain_env: %q, %v", got, err)
 	}
 	if got, err := run("go1.27.3", `needs_go 'github.com/argoproj/argo-cd/v3@v3.6.1 requires go \u003e= 1.27.0 (running go 1.26.8; GOTOOLCHAIN=local)'; needs_go 'm@v1 requires go >= 1.27 (running go 1.26.8; GOTOOLCHAIN=local)'; needs_go 'other'`); err != nil || got != "1.27.0\n1.27" {

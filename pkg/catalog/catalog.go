@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gitops-conformance/suite/internal/shell"
 )
 
 //go:embed catalog.yaml
@@ -483,13 +485,9 @@ func goVersion(v string) [3]int {
 }
 
 // ToolchainEnv is the environment a go command runs with under toolchain
-// (GoToolchain's): the go command checks a toolchain it switches to against
-// the checksum database and refuses under GOSUMDB=off, so the database is
-// on and GONOSUMDB leaves every module but the toolchain out of it, as
-// GOSUMDB=off does.
-func ToolchainEnv(toolchain string) []string {
-	return []string{"GOTOOLCHAIN=" + toolchain, "GOSUMDB=sum.golang.org", "GONOSUMDB=*"}
-}
+// (GoToolchain's), by shell.GoEnv's rule: a switched toolchain is verified
+// against the checksum database, every module else read as under GOSUMDB=off.
+func ToolchainEnv(toolchain string) []string { return shell.GoEnv(toolchain) }
 
 // SuiteToolchainEnv is the environment a go command building the suite's own
 // code runs with, as the Makefile sets it: GOTOOLCHAIN=auto takes go.mod's

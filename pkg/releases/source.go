@@ -113,7 +113,7 @@ func goList(ctx context.Context, env []string, module string) ([]string, error) 
 }
 
 func goEnv(extra []string) []string {
-	return append([]string{"GOFLAGS=-mod=mod", "GOSUMDB=off", "GOTOOLCHAIN=local"}, extra...)
+	return append(append([]string{"GOFLAGS=-mod=mod"}, shell.GoEnv("local")...), extra...)
 }
 
 // answer is what the server (or git) said, without the URL the go command

@@ -52,7 +52,7 @@ type Module struct{ Dir, Sum string }
 
 // DownloadModule is ModuleDir with the zip's hash.
 func DownloadModule(ctx context.Context, module, version string) (Module, error) {
-	env := []string{"GOFLAGS=-mod=mod", "GOSUMDB=off", "GOTOOLCHAIN=local"}
+	env := append([]string{"GOFLAGS=-mod=mod"}, shell.GoEnv("local")...)
 	out, err := shell.Run(ctx, shell.Cmd{Name: "go", Args: []string{"mod", "download", "-json", module + "@" + version}, Env: env, Dir: os.TempDir()})
 	var m struct{ Dir, Sum, Error string }
 	_ = json.Unmarshal([]byte(out), &m)
@@ -159,7 +159,7 @@ func (ProxyLister) Versions(ctx context.Context, module string) ([]string, error
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	out, err := shell.Run(ctx, shell.Cmd{Name: "go", Args: []string{"list", "-m", "-versions", "-json", module},
-		Env: []string{"GOFLAGS=-mod=mod", "GOSUMDB=off", "GOTOOLCHAIN=local"}, Dir: os.TempDir()})
+		Env: append([]string{"GOFLAGS=-mod=mod"}, shell.GoEnv("local")...), Dir: os.TempDir()})
 	if err != nil {
 		return nil, fmt.Errorf("go list -m -versions %s: %s", module, strings.TrimSpace(strings.TrimPrefix(shell.LastLine(err.Error()), "server response:")))
 	}
@@ -174,7 +174,7 @@ func (ProxyLister) Versions(ctx context.Context, module string) ([]string, error
 // the cheap way to learn whether a release tag exists.
 func ModuleInfo(ctx context.Context, module, version string) (string, error) {
 	out, err := shell.Run(ctx, shell.Cmd{Name: "go", Args: []string{"list", "-m", "-json", module + "@" + version},
-		Env: []string{"GOFLAGS=-mod=mod", "GOSUMDB=off", "GOTOOLCHAIN=local"}, Dir: os.TempDir()})
+		Env: append([]string{"GOFLAGS=-mod=mod"}, shell.GoEnv("local")...), Dir: os.TempDir()})
 	if err != nil {
 		return "", fmt.Errorf("look up %s@%s: %w", module, version, err)
 	}

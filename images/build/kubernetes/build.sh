@@ -3,6 +3,8 @@
 # images/build/module.sh wrote, with the version fields upstream's build sets.
 # usage: build.sh MODULE_DIR OUT_DIR      (KUBE_VERSION: the module's k8s.io/kubernetes)
 set -euo pipefail
+# shellcheck source=../../../hack/goenv.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../../hack/goenv.sh"
 mod=${1:?usage: build.sh MODULE_DIR OUT_DIR}
 out=${2:?usage: build.sh MODULE_DIR OUT_DIR}
 ver=${KUBE_VERSION:?KUBE_VERSION is required}
@@ -13,8 +15,8 @@ for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 mkdir -p "$out"
 cd "$mod"
-export CGO_ENABLED=0 GOFLAGS="-mod=mod -buildvcs=false" GOSUMDB=off GOWORK=off GOTOOLCHAIN
-GOTOOLCHAIN=$(cat toolchain)
+go_env "$(cat toolchain)"
+export CGO_ENABLED=0 GOFLAGS="-mod=mod -buildvcs=false" GOWORK=off
 while read -r pkg; do
   echo "build ${pkg##*/}"
   go build -trimpath -ldflags "$ld" -o "$out/${pkg##*/}" "$pkg"
