@@ -597,28 +597,45 @@ func (d Deletion) LeftSummary() string {
 	return strings.Join(parts, ", ")
 }
 
-// readDeletion records into dst whether the Application went, what kept it
-// if not, and what the cascade left of the render: each object read once,
-// one that could not be read kept as such (Unread), never as gone.
+// readDeletion records into dst what the cascading deletion on on did
+// (readDeletion).
 func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
 	return appcell.Reads("application "+k.app.Name()+"'s deletion on "+on, func(ctx context.Context) error {
-		d := Deletion{Read: true}
-		app, err := check.App(ctx, k.app.Name())
-		switch {
-		case lifecycle.NotFound(err):
-			d.Gone = true
-		case err != nil:
-			return assert.Unknown(err)
-		default:
-			d.Held = fmt.Sprintf("still there after %s, finalizers %s; %s", assert.Intervals.Rollout, text.OrNone(strings.Join(app.Finalizers, ", ")), appstate.Of(app, on))
-		}
+		var refs []lifecycle.Object
 		if r := k.newest; r != nil {
-			d.readLeft(ctx, r.Refs())
+			refs = r.Refs()
 		}
+		d := readDeletion(ctx, k.app.Name(), on, refs)
 		*dst = d
 		lifecycle.Note(ctx, "the cascading deletion on %s: gone: %v; held: %s; left: %s%s", on, d.Gone, text.OrNone(d.Held), text.OrNone(d.Left), d.unread())
 		return nil
 	})
+}
+
+// readDeletion reads, after a cascading deletion of the Application name
+// on release on, whether it went, what holds it if not (its finalizers, a
+// DeletionError, its state) and what of refs (its render's objects) is
+// still there: the cell's and the fleet's. What could not be read is kept
+// as such (Unread: could not tell), never as gone.
+func readDeletion(ctx context.Context, name, on string, refs []lifecycle.Object) Deletion {
+	d := Deletion{Read: true}
+	app, err := check.App(ctx, name)
+	switch {
+	case lifecycle.NotFound(err):
+		d.Gone = true
+	case err != nil:
+		d.Unread = append(d.Unread, "the Application: "+err.Error())
+	default:
+		held := []string{"finalizers " + text.OrNone(strings.Join(app.Finalizers, ", "))}
+		for _, c := range app.Status.Conditions {
+			if c.Type == v1alpha1.ApplicationConditionDeletionError {
+				held = append(held, "DeletionError: "+text.Clip(c.Message, 200))
+			}
+		}
+		d.Held = fmt.Sprintf("still there after %s, %s; %s", assert.Intervals.Rollout, strings.Join(held, "; "), appstate.Of(app, on))
+	}
+	d.readLeft(ctx, refs)
+	return d
 }
 
 // asked asks ArgoCD's API server with ask, again for a while when it

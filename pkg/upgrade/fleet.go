@@ -33,6 +33,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/step"
 	"github.com/gitops-conformance/suite/pkg/upgrade/inplace"
+	"github.com/gitops-conformance/suite/pkg/upgrade/verdict"
 )
 
 // FleetVariant is the one cell of a fleet run: every Application on one
@@ -604,7 +605,7 @@ func madeBy(app *unstructured.Unstructured) string {
 	return "APPS"
 }
 
-// grade is the fleet's verdicts: one per Application (gradeApp), written
+// grade is the fleet's verdicts: one per Application (verdict.Grade over f.reading), written
 // as FleetFile for the report (Expand); the fleet cell's own outcome is the
 // worst of them.
 func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
@@ -636,10 +637,9 @@ func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
 	}
 	c.WriteEvidence("webhooks.txt", hooks.String())
 	for _, n := range names {
-		o, why, by := gradeApp(f.from.String(), f.to.String(), f.onFrom[n], f.onTo[n])
-		if a, b := f.onFrom[n], f.onTo[n]; a != nil && b != nil {
-			o, why = gradeLife(f.from.String(), f.to.String(), o, why, a.state, f.lifeFrom[n] != nil && f.lifeFrom[n].unread == "", f.lifeTo[n], f.deleted[n], namedHooks(b))
-		}
+		r := f.reading(n)
+		o, why := verdict.Grade(r)
+		by := r.By
 		for _, s := range []struct{ on, seen string }{{f.from.String(), f.settledFrom}, {f.to.String(), f.settledTo}} {
 			if s.seen != "" && o != report.Safe {
 				why += " (the fleet did not settle on " + s.on + ": " + s.seen + ")"
@@ -688,85 +688,66 @@ func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
 	return worst, fmt.Sprintf("%d Applications through %s -> %s on one ArgoCD: %s (%s)", len(results), f.from, f.to, strings.Join(parts, ", "), FleetFile), nil
 }
 
-// gradeApp is one Application's verdict in the fleet's render tier:
-// BROKEN when it is gone on TO, or TO could not render it, or it is worse
-// on TO (its sync or health, a condition) than on FROM; CHANGED when its
-// render, its generated spec, its sync and health or the fields of its
-// status differ; SAFE otherwise.
-func gradeApp(from, to string, a, b *read) (report.Outcome, string, string) {
+// reading is what the fleet read of one Application, as the verdict takes
+// it: on each release its render and its state once the fleet settled,
+// and, for the lifecycle tier, the sync asked (on FROM with LIFECYCLE=all)
+// and its deletion on TO (FROM's is never tried: it would take away the
+// fleet the upgrade is tried on).
+func (f *fleet) reading(name string) verdict.Reading {
+	a, b := f.onFrom[name], f.onTo[name]
+	from, to := f.from.String(), f.to.String()
+	r := verdict.Reading{From: a.side(from), To: b.side(to), ChangesIn: ": render-" + from + ".yaml, render-" + to + ".yaml"}
 	switch {
-	case a == nil && b != nil:
-		return report.Changed, fmt.Sprintf("%s -> %s: made on %s only (by %s)", from, to, to, b.by), b.by
-	case b == nil:
-		return report.Broken, fmt.Sprintf("on %s: gone after the upgrade (made by %s on %s)", to, a.by, from), a.by
-	case a.render == nil && b.render != nil && b.unread == "" && comparisonError(a.state) != "":
-		// FROM's repo server refused it (the Application says so); TO renders it
-		return report.Changed, fmt.Sprintf("%s -> %s: %s renders it (%d objects), %s did not: %s", from, to, to, len(b.render.Objects), from, a.unread), a.by
-	case a.unread != "":
-		return report.Error, fmt.Sprintf("could not tell: on %s: %s", from, a.unread), a.by
+	case a != nil:
+		r.By = a.by
+	case b != nil:
+		r.By = b.by
 	}
-	if b.unread != "" {
-		if b.render == nil && a.render != nil {
-			return report.Broken, fmt.Sprintf("on %s: %s renders it no more: %s", to, to, b.unread), a.by
-		}
-		return report.Error, fmt.Sprintf("could not tell: on %s: %s", to, b.unread), a.by
+	if a == nil || b == nil {
+		return r
 	}
-	var broken []string
-	if worse(a.state.Sync, b.state.Sync, "Synced", "OutOfSync") {
-		broken = append(broken, "sync "+a.state.Sync+" on "+from+", "+text.OrNone(b.state.Sync)+" on "+to)
-	}
-	if worse(a.state.Health, b.state.Health, "Healthy", "Progressing", "Suspended", "Missing") {
-		broken = append(broken, "health "+a.state.Health+" on "+from+", "+text.OrNone(b.state.Health)+" on "+to)
-	}
-	for _, cond := range b.state.Conditions {
-		kind, _, _ := strings.Cut(cond, ":")
-		if strings.HasSuffix(kind, "Error") && !slices.ContainsFunc(a.state.Conditions, func(c string) bool { return strings.HasPrefix(c, kind+":") }) {
-			broken = append(broken, "condition "+cond)
-		}
-	}
-	if len(broken) > 0 {
-		return report.Broken, fmt.Sprintf("on %s: %s", to, strings.Join(broken, "; ")), a.by
-	}
-	var changed []string
-	// first: short, and a reason is clipped (as Grade's)
-	if s := fieldsGone(a.fields, b.fields, from); s != "" {
-		changed = append(changed, s)
+	if a.render != nil && b.render != nil {
+		// the fleet pushes no marker of its own: the renders compare whole
+		r.Changes = appstate.Compare(a.render.Objects, b.render.Objects)
 	}
 	if a.by != "APPS" {
-		gen := appstate.Compare([]*unstructured.Unstructured{specObject(a.spec)}, []*unstructured.Unstructured{specObject(b.spec)})
-		if len(gen) > 0 {
-			changed = append(changed, fmt.Sprintf("%s generates it otherwise on %s: %s", a.by, to, gen[0]))
+		if gen := appstate.Compare([]*unstructured.Unstructured{specObject(a.spec)}, []*unstructured.Unstructured{specObject(b.spec)}); len(gen) > 0 {
+			r.Generated = gen[0].String()
 		}
 	}
-	// the fleet pushes no marker of its own: the renders compare whole
-	if s := renderChanged(appstate.Compare(a.render.Objects, b.render.Objects), ": render-"+from+".yaml, render-"+to+".yaml"); s != "" {
-		changed = append(changed, s)
+	if l := f.lifeFrom[name]; l != nil && l.unread == "" {
+		// FROM was read after the sync asked of it (LIFECYCLE=all): that
+		// state is its baseline after a sync
+		r.From.Synced = r.From.Settled
 	}
-	if d := appstate.Differences(a.state, b.state); len(d) > 0 {
-		changed = append(changed, "after its own refresh: "+strings.Join(d, ", "))
-	}
-	if len(changed) > 0 {
-		return report.Changed, fmt.Sprintf("%s -> %s: %s", from, to, strings.Join(changed, "; ")), a.by
-	}
-	return report.Safe, fmt.Sprintf("%s -> %s: the same render (%d objects), sync %s and health %s after TO's controller compared it by itself, on one ArgoCD with the fleet", from, to, len(b.render.Objects), text.OrNone(b.state.Sync), text.OrNone(b.state.Health)), a.by
-}
-
-// comparisonError is the ComparisonError condition an Application shows:
-// ArgoCD's own answer that it could not render it, "" for none.
-func comparisonError(s appstate.State) string {
-	for _, c := range s.Conditions {
-		if strings.HasPrefix(c, "ComparisonError:") {
-			return c
+	if l := f.lifeTo[name]; l != nil {
+		if l.unread != "" {
+			r.To.SyncUnread = l.unread
+		} else {
+			r.To.Synced, r.To.Waited = &l.state, l.waited
+		}
+		if rd, err := b.rendered(); err == nil && rd != nil {
+			r.Hooks = namedHooks(rd)
 		}
 	}
-	return ""
+	if d := f.deleted[name]; d != nil {
+		r.To.Deletion = d.verdict()
+	}
+	return r
 }
 
-// worse says whether status b is worse than a: a is one of good and b is
-// none of them (an Application never synced is OutOfSync and Missing on
-// both releases; Unknown or Degraded on TO alone is what broke).
-func worse(a, b string, good ...string) bool {
-	return slices.Contains(good, a) && !slices.Contains(good, b)
+// side is what the fleet read of an Application on release on; nil where
+// it was not there.
+func (rd *read) side(on string) *verdict.Side {
+	if rd == nil {
+		return nil
+	}
+	state := rd.state
+	s := &verdict.Side{Release: on, Unread: rd.unread, Rendered: rd.render != nil, Settled: &state, Fields: rd.fields}
+	if rd.render != nil {
+		s.Objects = len(rd.render.Objects)
+	}
+	return s
 }
 
 // specObject is an Application's spec as an object appstate.Compare takes.

@@ -11,8 +11,10 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/upgrade/verdict"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -30,38 +32,116 @@ func TestFleetRefusesGeneratorsItCannotServe(t *testing.T) {
 	}
 }
 
-func TestGradeAppInTheFleet(t *testing.T) {
+// What the fleet read of an Application reaches the verdict: its render,
+// its state once settled, its status's fields, the spec its generator made,
+// and the lifecycle tier's sync and deletion.
+func TestTheFleetsReadingsReachTheVerdict(t *testing.T) {
 	cm := func(v string) *unstructured.Unstructured {
 		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c", "namespace": "n"}, "data": map[string]any{"k": v}}}
 	}
 	rd := func(sync, health, v string) *read {
 		return &read{state: appstate.State{Sync: sync, Health: health}, render: &argocd.Render{Objects: []*unstructured.Unstructured{cm(v)}}, by: "APPS", spec: map[string]any{"project": "p"}}
 	}
+	grade := func(f *fleet) (report.Outcome, string) { return verdict.Grade(f.reading("x")) }
+	fl := func(a, b *read) *fleet {
+		f := &fleet{from: catalog.MustRelease("v3.4.7"), to: catalog.MustRelease("v3.5.1"), onFrom: map[string]*read{}, onTo: map[string]*read{}}
+		if a != nil {
+			f.onFrom["x"] = a
+		}
+		if b != nil {
+			f.onTo["x"] = b
+		}
+		return f
+	}
 	for _, c := range []struct {
 		name string
-		a, b *read
+		f    *fleet
 		want report.Outcome
+		says string
 	}{
-		{"same", rd("Synced", "Healthy", "1"), rd("Synced", "Healthy", "1"), report.Safe},
-		{"never synced, the same", rd("OutOfSync", "Missing", "1"), rd("OutOfSync", "Missing", "1"), report.Safe},
-		{"render differs", rd("Synced", "Healthy", "1"), rd("Synced", "Healthy", "2"), report.Changed},
-		{"unknown on TO", rd("Synced", "Healthy", "1"), rd("Unknown", "Healthy", "1"), report.Broken},
-		{"degraded on TO", rd("Synced", "Healthy", "1"), rd("Synced", "Degraded", "1"), report.Broken},
-		{"degraded on both", rd("Synced", "Degraded", "1"), rd("Synced", "Degraded", "1"), report.Safe},
-		{"gone on TO", rd("Synced", "Healthy", "1"), nil, report.Broken},
-		{"new on TO", nil, rd("Synced", "Healthy", "1"), report.Changed},
-		{"unread on FROM", &read{unread: "the render: 500"}, rd("Synced", "Healthy", "1"), report.Error},
-		{"refused by FROM, rendered by TO", &read{unread: "the render: 500", state: appstate.State{Conditions: []string{"ComparisonError: cannot"}}}, rd("Synced", "Healthy", "1"), report.Changed},
+		{"same", fl(rd("Synced", "Healthy", "1"), rd("Synced", "Healthy", "1")), report.Safe, "the same render (1 objects)"},
+		{"render differs", fl(rd("Synced", "Healthy", "1"), rd("Synced", "Healthy", "2")), report.Changed, `ConfigMap n/c: .data.k: "1" -> "2"`},
+		{"degraded on TO", fl(rd("Synced", "Healthy", "1"), rd("Synced", "Degraded", "1")), report.Broken, "health Healthy on v3.4.7, Degraded on v3.5.1"},
+		{"gone on TO", fl(rd("Synced", "Healthy", "1"), nil), report.Broken, "gone after the upgrade (made by APPS on v3.4.7)"},
+		{"new on TO", fl(nil, rd("Synced", "Healthy", "1")), report.Changed, "made on v3.5.1 only (by APPS)"},
+		{"unread on FROM", fl(&read{unread: "the render: 500"}, rd("Synced", "Healthy", "1")), report.Error, "could not tell: on v3.4.7: the render: 500"},
+		{"refused by FROM, rendered by TO", fl(&read{unread: "the render: 500", state: appstate.State{Conditions: []string{"ComparisonError: cannot"}}}, rd("Synced", "Healthy", "1")), report.Changed, "v3.5.1 renders it (1 objects)"},
 	} {
-		got, why, _ := gradeApp("v3.4.7", "v3.5.1", c.a, c.b)
-		if got != c.want {
-			t.Errorf("%s: %s (%s), want %s", c.name, got, why, c.want)
+		if got, why := grade(c.f); got != c.want || !strings.Contains(why, c.says) {
+			t.Errorf("%s: %s (%s), want %s saying %q", c.name, got, why, c.want, c.says)
 		}
 	}
 	a, b := rd("Synced", "Healthy", "1"), rd("Synced", "Healthy", "1")
 	a.by, b.by, b.spec = "ApplicationSet s", "ApplicationSet s", map[string]any{"project": "q"}
-	if got, why, _ := gradeApp("v3.4.7", "v3.5.1", a, b); got != report.Changed || !strings.Contains(why, "generates it otherwise") {
+	if got, why := grade(fl(a, b)); got != report.Changed || !strings.Contains(why, "ApplicationSet s generates it otherwise on v3.5.1") {
 		t.Errorf("a generated spec that differs: %s (%s), want CHANGED saying so", got, why)
+	}
+	// the lifecycle tier: FROM read after its sync (LIFECYCLE=all), TO's sync and deletion
+	synced := appstate.State{Sync: "Synced", Health: "Healthy", Phase: "Succeeded"}
+	failed := appstate.State{Sync: "OutOfSync", Health: "Healthy", Phase: "Failed", Message: "one or more objects failed to apply"}
+	f := fl(&read{state: synced, render: &argocd.Render{}, by: "APPS"}, &read{state: synced, render: &argocd.Render{}, by: "APPS"})
+	f.lifeFrom, f.lifeTo = map[string]*lived{"x": {state: synced}}, map[string]*lived{"x": {state: failed}}
+	f.deleted = map[string]*Deletion{"x": {Read: true, Gone: true}}
+	if got, why := grade(f); got != report.Broken || !strings.Contains(why, "the sync ended Failed (one or more objects failed to apply)") || strings.Contains(why, "already so") {
+		t.Errorf("fails on TO only: %s (%s)", got, why)
+	}
+	f.lifeTo["x"] = &lived{state: synced}
+	f.deleted["x"] = &Deletion{Read: true, Held: "still there"}
+	if got, why := grade(f); got != report.Broken || !strings.Contains(why, "the cascading deletion was held: still there (v3.4.7's is not tried in the fleet") {
+		t.Errorf("deletion held: %s (%s)", got, why)
+	}
+	f.deleted["x"] = &Deletion{Read: true, Gone: true, Unread: []string{"configmap n/c: connection refused"}}
+	if got, why := grade(f); got != report.Error || !strings.Contains(why, "could not tell: what the cascading deletion on v3.5.1 left: configmap n/c: connection refused") {
+		t.Errorf("a deletion not read: %s (%s), want ERROR (could not tell)", got, why)
+	}
+	f.lifeTo["x"] = &lived{unread: "the sync asked: conflict"}
+	f.deleted["x"] = &Deletion{Read: true, Gone: true}
+	if got, why := grade(f); got != report.Error || !strings.Contains(why, "could not tell") {
+		t.Errorf("could not sync: %s (%s)", got, why)
+	}
+}
+
+// One Application read alike by a cell and by the fleet (the same render
+// and states on both releases, the same sync asked on TO, the same
+// deletion on TO) gets one verdict: the parts both read are graded by one
+// rule (verdict.Grade).
+func TestACellAndTheFleetGradeAlike(t *testing.T) {
+	from, to := catalog.MustRelease("v3.4.7"), catalog.MustRelease("v3.5.1")
+	cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c", "namespace": "n"}}}
+	ok := appstate.State{Sync: "Synced", Health: "Healthy", Phase: "Succeeded"}
+	failed := appstate.State{Sync: "OutOfSync", Health: "Healthy", Phase: "Failed", Message: "one or more objects failed to apply"}
+	degraded := appstate.State{Sync: "Synced", Health: "Degraded", Phase: "Succeeded"}
+	for _, c := range []struct {
+		name                      string
+		onFrom, refreshed, synced appstate.State
+		fieldsTo                  []string
+		delTo                     Deletion
+		want                      report.Outcome
+	}{
+		{"the same", ok, ok, ok, []string{"status.sync.status"}, Deletion{Read: true, Gone: true}, report.Safe},
+		{"a sync that fails on TO", ok, ok, failed, []string{"status.sync.status"}, Deletion{Read: true, Gone: true}, report.Broken},
+		{"already failing on FROM", failed, failed, failed, []string{"status.sync.status"}, Deletion{Read: true, Gone: true}, report.Broken},
+		{"degraded once settled, fixed by the sync", ok, degraded, ok, []string{"status.sync.status"}, Deletion{Read: true, Gone: true}, report.Changed},
+		{"a field of the status gone", ok, ok, ok, []string{}, Deletion{Read: true, Gone: true}, report.Changed},
+		{"the deletion held on TO", ok, ok, ok, []string{"status.sync.status"}, Deletion{Read: true, Held: "finalizers x"}, report.Broken},
+		{"the deletion not read on TO", ok, ok, ok, []string{"status.sync.status"}, Deletion{Read: true, Gone: true, Unread: []string{"configmap n/c: timeout"}}, report.Error},
+	} {
+		onFrom, refreshed, synced := c.onFrom, c.refreshed, c.synced
+		k := &cell{from: from, to: to, onFrom: &onFrom, refreshed: &refreshed, synced: &synced,
+			renderFrom: &argocd.Render{Objects: []*unstructured.Unstructured{cm}}, renderTo: &argocd.Render{Objects: []*unstructured.Unstructured{cm}},
+			fieldsFrom: []string{"status.sync.status"}, fieldsTo: c.fieldsTo, delTo: c.delTo}
+		f := &fleet{from: from, to: to,
+			onFrom:   map[string]*read{"x": {state: c.onFrom, render: &argocd.Render{Objects: []*unstructured.Unstructured{cm}}, fields: []string{"status.sync.status"}, by: "APPS"}},
+			onTo:     map[string]*read{"x": {state: c.refreshed, render: &argocd.Render{Objects: []*unstructured.Unstructured{cm}}, fields: c.fieldsTo, by: "APPS"}},
+			lifeFrom: map[string]*lived{"x": {state: c.onFrom}}, lifeTo: map[string]*lived{"x": {state: c.synced}},
+			deleted: map[string]*Deletion{"x": &c.delTo}}
+		// the cell tries FROM's deletion too: the fleet never does; the same part both read is TO's
+		k.delFrom = Deletion{Read: true, Gone: true}
+		oc, whyCell := verdict.Grade(k.reading())
+		of, whyFleet := verdict.Grade(f.reading("x"))
+		if oc != c.want || of != c.want {
+			t.Errorf("%s: the cell %s (%s), the fleet %s (%s); want %s from both", c.name, oc, whyCell, of, whyFleet, c.want)
+		}
 	}
 }
 
@@ -152,43 +232,6 @@ func TestIsolateChoosesTheFleetOrRefuses(t *testing.T) {
 		if fleet != c.fleet || (err != nil) != c.refused {
 			t.Errorf("ISOLATE=%q, %v, repos %v: fleet %v, %v; want %v, refused %v", c.isolate, c.objs[0].obj["kind"], c.repos, fleet, err, c.fleet, c.refused)
 		}
-	}
-}
-
-func TestGradeLifeOverTheRenderTier(t *testing.T) {
-	synced := appstate.State{Sync: "Synced", Health: "Healthy", Phase: "Succeeded"}
-	failed := appstate.State{Sync: "OutOfSync", Health: "Healthy", Phase: "Failed", Message: "one or more objects failed to apply"}
-	never := appstate.State{Sync: "OutOfSync", Health: "Missing"}
-	gone, held := &Deletion{Read: true, Gone: true}, &Deletion{Read: true, Held: "still there, finalizers resources-finalizer.argocd.argoproj.io"}
-	for _, c := range []struct {
-		name        string
-		o           report.Outcome
-		base        appstate.State
-		asked       bool
-		l           *lived
-		d           *Deletion
-		want        report.Outcome
-		say, notSay string
-	}{
-		{"not in the tier", report.Changed, synced, false, nil, nil, report.Changed, "render", "a sync asked"},
-		{"synced and deleted", report.Changed, never, false, &lived{state: synced}, gone, report.Changed, "deletion went through", ""},
-		{"fails on TO, never asked on FROM", report.Changed, never, false, &lived{state: failed}, gone, report.Broken, "was not asked to sync it", "already so"},
-		{"fails on TO as on FROM", report.Changed, failed, true, &lived{state: failed}, gone, report.Broken, "already so on v3.4.7", ""},
-		{"fails on TO only", report.Changed, synced, true, &lived{state: failed}, gone, report.Broken, "not so on v3.4.7", ""},
-		{"deletion held", report.Changed, synced, true, &lived{state: synced}, held, report.Broken, "ISOLATE=1 compares both", ""},
-		{"sync still running", report.Safe, synced, true, &lived{state: synced, waited: "the operation had not ended after 6m0s"}, gone, report.Broken, "had not ended", ""},
-		{"could not sync", report.Changed, synced, true, &lived{unread: "the sync asked: conflict"}, nil, report.Error, "could not tell", ""},
-		{"same after both syncs", report.Safe, synced, true, &lived{state: synced}, gone, report.Safe, "Succeeded", ""},
-		{"otherwise after both syncs", report.Safe, synced, true, &lived{state: appstate.State{Sync: "Synced", Health: "Healthy", Phase: "Succeeded", Hooks: []appstate.Hook{{Ref: "batch/Job n/new", Type: "PostSync", Phase: "Succeeded"}}}}, gone, report.Changed, "after a sync asked on both", ""},
-	} {
-		got, why := gradeLife("v3.4.7", "v3.5.1", c.o, "the render changed", c.base, c.asked, c.l, c.d, nil)
-		if got != c.want || !strings.Contains(why, c.say) || (c.notSay != "" && strings.Contains(why, c.notSay)) {
-			t.Errorf("%s: %s (%s), want %s saying %q", c.name, got, why, c.want, c.say)
-		}
-	}
-	base := appstate.State{Sync: "Synced", Health: "Healthy", Phase: "Succeeded", Hooks: []appstate.Hook{{Ref: "batch/Job n/migrate", Type: "PreSync", Phase: "Succeeded"}}}
-	if got, why := gradeLife("v3.4.7", "v3.5.1", report.Changed, "r", base, true, &lived{state: synced}, gone, []string{"batch/Job n/migrate"}); got != report.Broken || !strings.Contains(why, "did not run") {
-		t.Errorf("a hook that ran on FROM and not on TO: %s (%s), want BROKEN", got, why)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/step"
+	"github.com/gitops-conformance/suite/pkg/upgrade/verdict"
 )
 
 // The fleet's lifecycle tier (LIFECYCLE): which Applications a sync is
@@ -80,7 +81,7 @@ func (f *fleet) syncEach(on string, names func(context.Context) ([]string, error
 		failed := 0
 		for _, n := range slices.Sorted(maps.Keys(out)) {
 			l := out[n]
-			if l.unread != "" || l.waited != "" || len(problems(l.state)) > 0 {
+			if l.unread != "" || l.waited != "" || verdict.Troubled(l.state) {
 				failed++
 			}
 			f.fleetEvidence.Lock()
@@ -175,7 +176,8 @@ func (f *fleet) chooseTier() step.Step {
 				f.tier = append(f.tier, n)
 				continue
 			}
-			if o, _, _ := gradeApp(f.from.String(), f.to.String(), f.onFrom[n], f.onTo[n]); o != report.Safe {
+			// the render tier's verdict: nothing synced or deleted on TO yet
+			if o, _ := verdict.Grade(f.reading(n)); o != report.Safe {
 				f.tier = append(f.tier, n)
 			}
 		}
@@ -253,131 +255,17 @@ func (f *fleet) readDeletions(ctx context.Context, dst *map[string]*Deletion) er
 	return nil
 }
 
-// readDeletion reads one Application's deletion: gone or what holds it,
-// and which objects of TO's render are still there.
+// readDeletion reads one Application's deletion (readDeletion), and which
+// objects of TO's render are still there.
 func (f *fleet) readDeletion(ctx context.Context, name string) *Deletion {
-	d := &Deletion{Read: true}
-	app, err := check.App(ctx, name)
-	switch {
-	case lifecycle.NotFound(err):
-		d.Gone = true
-	case err != nil:
-		d.Unread = append(d.Unread, "the Application: "+err.Error())
-	default:
-		held := []string{"finalizers " + text.OrNone(strings.Join(app.Finalizers, ", "))}
-		for _, c := range app.Status.Conditions {
-			if c.Type == v1alpha1.ApplicationConditionDeletionError {
-				held = append(held, "DeletionError: "+text.Clip(c.Message, 200))
-			}
-		}
-		d.Held = fmt.Sprintf("still there after %s, %s", assert.Intervals.Rollout, strings.Join(held, "; "))
-	}
 	r, err := f.onTo[name].rendered()
+	var refs []lifecycle.Object
+	if r != nil {
+		refs = r.Refs()
+	}
+	d := readDeletion(ctx, name, f.to.String(), refs)
 	if err != nil {
 		d.Unread = append(d.Unread, "TO's render: "+err.Error())
 	}
-	if r != nil {
-		d.readLeft(ctx, r.Refs())
-	}
-	return d
-}
-
-// gradeLife is the lifecycle tier's verdict over the render tier's (o,
-// why) for one Application: BROKEN when, after a sync asked on TO, a
-// problem shows (the sync failed or stayed running, OutOfSync, not
-// Healthy), a hook that succeeded on FROM did not, or the cascading
-// deletion was held: each saying whether it was so on FROM, or that FROM
-// was not asked (its deletion never is: it would take away the fleet the
-// upgrade is tried on); CHANGED when a sync asked on both releases ends
-// otherwise. base is FROM's state after a sync asked (LIFECYCLE=all), else
-// after its own syncs (asked false).
-func gradeLife(from, to string, o report.Outcome, why string, base appstate.State, asked bool, l *lived, d *Deletion, hooks []string) (report.Outcome, string) {
-	if l == nil {
-		return o, why
-	}
-	if l.unread != "" {
-		if o != report.Broken {
-			o = report.Error
-		}
-		return o, why + "; the lifecycle on " + to + ": could not tell: " + l.unread
-	}
-	var before []string
-	for _, p := range problems(base) {
-		before = append(before, p.what)
-	}
-	baseline := " (" + from + " was not asked to sync it: LIFECYCLE=all asks)"
-	if asked || base.Phase != "" {
-		baseline = " (not so on " + from + ")"
-	}
-	var broken []string
-	for _, p := range problems(l.state) {
-		line := p.what + p.detail
-		switch {
-		case slices.Contains(before, p.what) && (asked || base.Phase != ""):
-			line += " (already so on " + from + ")"
-		default:
-			line += baseline
-		}
-		broken = append(broken, line)
-	}
-	if l.waited != "" {
-		broken = append(broken, "the wait ended: "+l.waited)
-	}
-	broken = append(broken, hookRegressions(base, l.state, hooks)...)
-	note := ""
-	if d != nil {
-		switch {
-		case len(d.Unread) > 0:
-			note = "; could not tell what its deletion left: " + strings.Join(d.Unread, "; ")
-		case !d.Gone:
-			broken = append(broken, "the cascading deletion was held: "+d.Held+" ("+from+"'s is not tried in the fleet: ISOLATE=1 compares both)")
-		case d.LeftSummary() != "":
-			note = "; the cascade left " + d.LeftSummary()
-		}
-	}
-	if len(broken) > 0 {
-		return report.Broken, fmt.Sprintf("on %s, a sync asked: %s%s; the render tier: %s", to, strings.Join(broken, "; "), note, why)
-	}
-	ran := fmt.Sprintf("; a sync asked on %s: %s%s", to, text.OrNone(l.state.Phase), hooksRan(l.state))
-	if d != nil && d.Gone {
-		ran += ", the cascading deletion went through"
-	}
-	if asked {
-		if diff := appstate.Differences(base, l.state); len(diff) > 0 {
-			if o == report.Safe {
-				o, why = report.Changed, fmt.Sprintf("%s -> %s: after a sync asked on both: %s", from, to, strings.Join(diff, ", "))
-			} else {
-				why += "; after a sync asked on both: " + strings.Join(diff, ", ")
-			}
-		}
-	}
-	return o, why + ran + note
-}
-
-// hooksRan says which hooks the operation ran, "" for none.
-func hooksRan(s appstate.State) string {
-	if len(s.Hooks) == 0 {
-		return ""
-	}
-	var hs []string
-	for _, h := range s.Hooks {
-		hs = append(hs, h.String())
-	}
-	return " (hooks: " + strings.Join(hs[:min(len(hs), shown)], ", ") + ")"
-}
-
-// namedHooks are the hooks of a render with a fixed name (as Reading.Hooks):
-// the ones a sync on TO must run again.
-func namedHooks(rd *read) []string {
-	r, err := rd.rendered()
-	if err != nil || r == nil {
-		return nil
-	}
-	var out []string
-	for _, h := range r.Hooks() {
-		if h.GetName() != "" {
-			out = append(out, appstate.ResourceRef(h.GroupVersionKind().Group, h.GetKind(), h.GetNamespace(), h.GetName()))
-		}
-	}
-	return out
+	return &d
 }

@@ -28,106 +28,31 @@ func synced(release string, hooks ...appstate.Hook) appstate.State {
 	return appstate.State{Release: release, Sync: "Synced", Health: "Healthy", Phase: "Succeeded", Hooks: hooks}
 }
 
-var gone = Deletion{Read: true, Gone: true}
-
-// heldSaying is a sync held on its hook, with the operation's message.
-func heldSaying(message string) appstate.State {
-	return appstate.State{Release: "v2.14.4", Sync: "Synced", Health: "Healthy", Phase: "Running", Message: message}
-}
-
 func acted(what, wanted string) Pushed {
 	return Pushed{What: what, Wanted: wanted, Observed: env.Observed{Held: true, After: time.Minute}}
 }
 
-func heldBy(why string) Deletion { return Deletion{Read: true, Held: why} }
-
-func TestGrade(t *testing.T) {
-	job := appstate.Hook{Ref: "batch/Job ns/migrate", Type: "PostSync", Phase: "Succeeded"}
-	held := appstate.State{Release: "v2.14.3", Sync: "OutOfSync", Health: "Progressing", Phase: "Running", OutOfSync: []string{"ConfigMap ns/x"},
-		Hooks: []appstate.Hook{{Ref: job.Ref, Type: "PostSync", Phase: "Running"}}}
-	for _, tc := range []struct {
-		name string
-		r    Reading
-		want report.Outcome
-		says string
-	}{
-		{"nothing changed", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: synced("b", job), Hooks: []string{job.Ref}, DelFrom: gone, DelTo: gone},
-			report.Safe, "the same render"},
-		{"a field of the render", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
-			Changes: []appstate.ObjectChange{{Ref: "ConfigMap ns/x", Fields: []appstate.FieldChange{{Path: ".data.k", From: `"1"`, To: `"2"`}}}}},
-			report.Changed, `ConfigMap ns/x: .data.k: "1" -> "2"`},
-		{"held before, released after", Reading{From: "v2.14.3", To: "v2.14.4", OnFrom: held, Refreshed: synced("v2.14.4", job), Synced: synced("v2.14.4", job), Hooks: []string{job.Ref}, DelFrom: gone, DelTo: gone},
-			report.Changed, "operation Running -> Succeeded"},
-		{"held on both (kyverno v2.14.3 -> v2.14.4, runs 20261127-064304, 20261127-071427)", Reading{From: "v2.14.3", To: "v2.14.4", OnFrom: held, Refreshed: held, Synced: heldSaying("waiting for deletion of batch/Job/kyverno-clean-reports"), Hooks: []string{job.Ref}, DelFrom: heldBy("post-delete"), DelTo: heldBy("post-delete")},
-			report.Broken, "on v2.14.4: the sync is still Running (held) (waiting for deletion of batch/Job/kyverno-clean-reports) (already so on v2.14.3)"},
-		{"held after", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: held, Hooks: []string{job.Ref}, DelFrom: gone, DelTo: gone},
-			report.Broken, "the sync is still Running (held)"},
-		{"a hook skipped", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b", job), Synced: synced("b"), Hooks: []string{job.Ref}, DelFrom: gone, DelTo: gone},
-			report.Broken, "hook PostSync batch/Job ns/migrate, Succeeded on a, did not run"},
-		{"a generated hook name is not compared", Reading{From: "a", To: "b", OnFrom: synced("a", job), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone},
-			report.Changed, "did not run"},
-		{"deletion held", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: heldBy("finalizers resources-finalizer.argocd.argoproj.io")},
-			report.Broken, "on b: the cascading deletion was held: finalizers"},
-		{"deletion held on both: broken still", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: heldBy("hook refused"), DelTo: heldBy("hook refused")},
-			report.Broken, "on b: the cascading deletion was held: hook refused (already so on a)"},
-		{"deletion held before, not after (argo-cd#27527's fix)", Reading{From: "v3.4.2", To: "v3.4.3", OnFrom: synced("v3.4.2"), Refreshed: synced("v3.4.3"), Synced: synced("v3.4.3"), DelFrom: heldBy("hook refused"), DelTo: gone},
-			report.Changed, "the cascading deletion, held on v3.4.2 (hook refused), goes through on v3.4.3"},
-		{"the cascade leaves something else", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: Deletion{Read: true, Gone: true, Left: "crd x: no ownerReferences", LeftKinds: []string{"customresourcedefinition.apiextensions.k8s.io"}}},
-			report.Changed, "what the cascading deletion left: none -> 1 customresourcedefinition.apiextensions.k8s.io; the cascade left 1 customresourcedefinition.apiextensions.k8s.io (states.md)"},
-		{"no baseline", Reading{From: "a", To: "b", OnFrom: appstate.State{Release: "a", Sync: "Unknown", Phase: "Error", Message: "InvalidSpecError"}, Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone},
-			report.Error, "could not tell: on a the Application did not sync (operation Error (InvalidSpecError))"},
-		{"one resource more OutOfSync, and Degraded (knative-serving on v3.4.7 -> v3.5.1, run 20261127-061716)",
-			Reading{From: "a", To: "b", DelFrom: gone, DelTo: gone,
-				OnFrom:    appstate.State{Release: "a", Sync: "OutOfSync", Health: "Healthy", Phase: "Succeeded", OutOfSync: []string{"MWC webhook"}},
-				Refreshed: appstate.State{Release: "b", Sync: "OutOfSync", Health: "Degraded", Phase: "Succeeded", OutOfSync: []string{"MWC webhook", "VWC validation"}},
-				Synced:    appstate.State{Release: "b", Sync: "OutOfSync", Health: "Degraded", Phase: "Succeeded", OutOfSync: []string{"MWC webhook", "VWC validation"}}},
-			report.Broken, "on b: OutOfSync after the sync: MWC webhook (already so on a); OutOfSync after the sync: VWC validation; health Degraded"},
-		{"OutOfSync on both sides is broken still", Reading{From: "a", To: "b", OnFrom: appstate.State{Release: "a", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}},
-			Refreshed: appstate.State{Release: "b", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}},
-			Synced:    appstate.State{Release: "b", Sync: "OutOfSync", Phase: "Succeeded", OutOfSync: []string{"CRD x"}}, DelFrom: gone, DelTo: gone},
-			report.Broken, "on b: OutOfSync after the sync: CRD x (already so on a)"},
-		{"a commit after the upgrade not acted on (argo-cd#27344's symptom)", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
-			Change:  Pushed{What: "a change: configmap ns/m added", Wanted: "synced by ArgoCD itself", Observed: env.Observed{Seen: "timed out: sync Synced, health Healthy"}},
-			Removal: acted("a removal: configmap ns/m taken out again", "pruned by ArgoCD itself")},
-			report.Broken, "on b: a change: configmap ns/m added, pushed to git, not synced by ArgoCD itself within 6m30s with no refresh asked for: timed out: sync Synced, health Healthy"},
-		{"a removal not pruned, FROM's commit acted on (3.0's orphans)", Reading{From: "v2.14.11", To: "v3.0.12", OnFrom: synced("v2.14.11"), Refreshed: synced("v3.0.12"), Synced: synced("v3.0.12"), DelFrom: gone, DelTo: gone,
-			Added: acted("a change: configmap ns/m added", "synced by ArgoCD itself"),
-			Removal: Pushed{What: "a removal: configmap ns/m, made on v2.14.11, taken out", Wanted: "pruned by ArgoCD itself", Observed: env.Observed{Seen: "timed out: lists no configmap m; exists"},
-				Left: "still in the cluster, and the Application no longer lists it: left behind"},
-			Change: acted("a change: configmap ns/m back, annotated", "synced by ArgoCD itself")},
-			report.Broken, "on v3.0.12: a removal: configmap ns/m, made on v2.14.11, taken out, pushed to git, not pruned by ArgoCD itself within 6m30s with no refresh asked for: still in the cluster, and the Application no longer lists it: left behind"},
-		{"not acted on on either side", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
-			Added:  Pushed{What: "a change: m added", Wanted: "shown OutOfSync", Observed: env.Observed{Seen: "timed out"}},
-			Change: Pushed{What: "a change: m back", Wanted: "shown OutOfSync", Observed: env.Observed{Seen: "timed out"}}},
-			report.Broken, "(a did not act on its commit either: a change: m added, pushed to git, not shown OutOfSync"},
-		{"a field of the status gone (3.0: the resources' health, argo-cd#22921)", Reading{From: "v2.14.11", To: "v3.5.1", OnFrom: synced("v2.14.11"), Refreshed: synced("v3.5.1"), Synced: synced("v3.5.1"), DelFrom: gone, DelTo: gone,
-			FieldsFrom: []string{"status.resources[].health.status", "status.resources[].health.message", "status.resources[].name", "status.conditions[].type"},
-			FieldsTo:   []string{"status.resources[].name"}},
-			report.Changed, "the Application's status no longer holds 1 field(s) it held on v2.14.11 (a tool reading the resource loses them): status.resources[].health.status"},
-		{"both commits acted on", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
-			Change: acted("a change", "shown OutOfSync"), Removal: acted("a removal", "shown to prune")},
-			report.Safe, "after the syncs of a removal and a change pushed to git (shown to prune, then shown OutOfSync)"},
-		{"a commit during a sync not synced on TO (argo-cd#27875)", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
-			DuringFrom: Trials{trial(true, true), trial(true, true)},
-			DuringTo: Trials{trial(true, true), {During: true, Observed: env.Observed{Seen: "timed out: operation (auto-sync) at 1111"},
-				Log: `level=info msg="Skipping auto-sync: most recent sync already to 1111" application=argocd/during-sync`}}},
-			report.Broken, `a commit pushed while ArgoCD synced the one before (argo-cd#27875): 1/2 synced by ArgoCD itself on b, within 3m0s with no refresh asked for; not synced: timed out: operation (auto-sync) at 1111; the controller logged: level=info msg="Skipping auto-sync: most recent sync already to 1111" application=argocd/during-sync (on a: 2/2 synced by ArgoCD itself)`},
-		{"the same on both sides says so", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
-			DuringFrom: Trials{trial(true, false)}, DuringTo: Trials{trial(true, false), trial(false, false)}},
-			report.Broken, "0/1 synced by ArgoCD itself (1 of 2 trials not counted: B not pushed during a sync of A) on b, within 3m0s with no refresh asked for; not synced: timed out (on a: 0/1 synced by ArgoCD itself)"},
-		{"fixed on TO", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
-			DuringFrom: Trials{trial(true, false)}, DuringTo: Trials{trial(true, true)}},
-			report.Changed, "argo-cd#27875): 0/1 synced by ArgoCD itself on a, 1/1 synced by ArgoCD itself on b"},
-		{"synced on both", Reading{From: "a", To: "b", OnFrom: synced("a"), Refreshed: synced("b"), Synced: synced("b"), DelFrom: gone, DelTo: gone,
-			DuringFrom: Trials{trial(true, true)}, DuringTo: Trials{trial(true, true)}},
-			report.Safe, "commits pushed while a sync ran: 1/1 synced by ArgoCD itself on a, 1/1 synced by ArgoCD itself on b"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, why := Grade(tc.r)
-			if got != tc.want || !strings.Contains(why, tc.says) {
-				t.Errorf("Grade = %s (%s), want %s saying %q", got, why, tc.want, tc.says)
-			}
-		})
+// What ArgoCD did not do with a commit pushed, or with commits pushed
+// during a sync, as the verdict names it (verdict.Grade has the rules).
+func TestPushedAndTrialsSayWhatArgoCDDidNot(t *testing.T) {
+	p := Pushed{What: "a change: configmap ns/m added", Wanted: "synced by ArgoCD itself", Observed: env.Observed{Seen: "timed out: sync Synced, health Healthy"}}
+	if got, want := p.problem(), "a change: configmap ns/m added, pushed to git, not synced by ArgoCD itself within 6m30s with no refresh asked for: timed out: sync Synced, health Healthy"; got != want {
+		t.Errorf("problem = %q, want %q", got, want)
+	}
+	p.Left = "still in the cluster, and the Application no longer lists it: left behind"
+	if got := p.problem(); !strings.HasSuffix(got, "asked for: still in the cluster, and the Application no longer lists it: left behind") {
+		t.Errorf("a removal left behind: %q", got)
+	}
+	if got := acted("a change", "shown OutOfSync").problem(); got != "" {
+		t.Errorf("acted on: %q", got)
+	}
+	ts := Trials{trial(true, true), {During: true, Observed: env.Observed{Seen: "timed out: operation (auto-sync) at 1111"},
+		Log: `level=info msg="Skipping auto-sync: most recent sync already to 1111" application=argocd/during-sync`}}
+	if got, want := ts.problem("b"), `a commit pushed while ArgoCD synced the one before (argo-cd#27875): 1/2 synced by ArgoCD itself on b, within 3m0s with no refresh asked for; not synced: timed out: operation (auto-sync) at 1111; the controller logged: level=info msg="Skipping auto-sync: most recent sync already to 1111" application=argocd/during-sync`; got != want {
+		t.Errorf("trials: %q, want %q", got, want)
+	}
+	if got := (Trials{trial(true, false), trial(false, false)}).String(); got != "0/1 synced by ArgoCD itself (1 of 2 trials not counted: B not pushed during a sync of A)" {
+		t.Errorf("trials' tally: %q", got)
 	}
 }
 
@@ -318,9 +243,10 @@ func TestAnUnreadObjectIsCouldNotTell(t *testing.T) {
 	k := &cell{from: catalog.MustRelease("v3.4.7"), to: catalog.MustRelease("v3.5.1"), onFrom: st, refreshed: st, synced: st,
 		renderFrom: &argocd.Render{}, renderTo: &argocd.Render{}, fieldsFrom: []string{"status.sync.status"}, fieldsTo: []string{"status.sync.status"},
 		delFrom: Deletion{Read: true, Gone: true}, delTo: Deletion{Read: true, Gone: true, Unread: []string{"configmap team/x: connection refused"}}}
-	_, _, err := k.grade(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "could not tell what the cascading deletion on v3.5.1 left: configmap team/x: connection refused") {
-		t.Errorf("grade: %v", err)
+	ctx, _ := lifecycle.WithCell(context.Background(), t.TempDir())
+	o, why, err := k.grade(ctx)
+	if err != nil || o != report.Error || !strings.Contains(why, "could not tell: what the cascading deletion on v3.5.1 left: configmap team/x: connection refused") {
+		t.Errorf("grade: %s (%s) %v", o, why, err)
 	}
 }
 
