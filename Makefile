@@ -100,7 +100,7 @@ RUN_FILE = bin/e2e.run.$(CLUSTER)
 .PHONY: FORCE ci-cold bench-probe bench-builds bench-quick report-merge report-render report-diff report-history releases tested-ranges lint-workflows merge-check mirror-check bench-delivery bench-infra repro
 
 help: ## list the targets
-	@awk 'BEGIN{FS=":.*## "} /^[a-z0-9-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk -v full=$(if $(FULL),1,0) -f hack/help.awk $(MAKEFILE_LIST)
 
 # The two binaries: make asks the go command every time, and it decides what is stale (every
 # package, embedded file, go.mod and go.sum they compile from; a list of sources here left out
@@ -182,7 +182,7 @@ conform: $(E2E) ## the bug classes the scenarios reproduced, checked on a chart,
 	$(RUN_E2E) -test.run TestConform $(CONFORM) -argocd "$(ARGOCD)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
 
-conform-smoke: $(E2E) ## make conform on the suite's clean chart (fixtures/charts/conform-clean) on SMOKE_ARGOCD: every check must come out NOT_REPRODUCED (about 11 minutes with its ArgoCD install: run 20261129-082116, ten checks)
+conform-smoke: $(E2E) ## make conform on the suite's clean chart (fixtures/charts/conform-clean) on SMOKE_ARGOCD: every check must come out NOT_REPRODUCED (about 11 minutes with its ArgoCD install: run 20261129-082116, every check of that day)
 	$(RUN_E2E) -test.run TestConform -chart fixtures/charts/conform-clean -namespace conform-clean -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES) -mode $(MODE) $(PULL) \
 	  -cluster $(CLUSTER) $(KEEP_FLAG) -command "make conform-smoke"
 
@@ -267,7 +267,7 @@ UPGRADE_SMOKE_TO ?= v2.14.21
 upgrade-check-smoke: $(CLI) ## make upgrade-check on the suite's clean chart as a team's exported Application (suites/upgrade-check/smoke-apps.yaml), SMOKE_ARGOCD -> UPGRADE_SMOKE_TO: it must come through SAFE (about 6 minutes)
 	@$(MAKE) --no-print-directory upgrade-check FROM=$(SMOKE_ARGOCD) TO=$(UPGRADE_SMOKE_TO) APPS=suites/upgrade-check/smoke-apps.yaml KUBERNETES=$(SMOKE_KUBERNETES)
 
-upgrade-check-validate: $(CLI) $(E2E) ## make upgrade-check's known answers (suites/upgrade-check-validate.yaml: 26 upgrade paths, three of them in the fleet, from argo-cd#27875 and #27344 to client-side apply of 3.3, 3.0's orphans, a CronJob's failed run, Helm 4's null defaults, a webhook keeping ArgoCD's Pods out), each one make upgrade-check run expecting the verdicts measured there, PARALLEL runs side by side (auto: as many clusters as this machine runs), each on a cluster of its own; writes docs/upgrade-check-validation.md, fails when an answer differs [ONLY=name,name] [KEEP=1]
+upgrade-check-validate: $(CLI) $(E2E) ## make upgrade-check's known answers (suites/upgrade-check-validate.yaml: upgrade paths, some in the fleet, from argo-cd#27875 and #27344 to client-side apply of 3.3, 3.0's orphans, a CronJob's failed run, Helm 4's null defaults, a webhook keeping ArgoCD's Pods out), each one make upgrade-check run expecting the verdicts measured there, PARALLEL runs side by side (auto: as many clusters as this machine runs), each on a cluster of its own; writes docs/upgrade-check-validation.md, fails when an answer differs [ONLY=name,name] [KEEP=1]
 	$(CLI) upgrade-check validate -e2e $(E2E) -cluster $(CLUSTER) -parallel $(PARALLEL) $(KEEP_FLAG) -only "$(ONLY)" -- -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
 
 # make conform-validate, make upgrade-check-validate: only these validations; make upgrade-check-apps:
@@ -288,7 +288,7 @@ argocd-check: $(CLI) ## install each ArgoCD release of the axis, sync a fixture,
 	$(RUN_E2E) -test.run 'TestArgoCD' \
 	  -argocd "$(ARGOCD)" -kubernetes "$(or $(KUBERNETES),$(SMOKE_KUBERNETES))" -mode $(MODE) $(PULL) -cluster $(CLUSTER) $(KEEP_FLAG) -command "make argocd-check ARGOCD=$(ARGOCD)"
 
-matrix: ## every scenario and variant, the full tier (every axis), on PARALLEL clusters at once (default $(MATRIX_PARALLEL)); REPEAT=N for k/N
+matrix: ## every scenario and variant, the full tier (every axis), on PARALLEL clusters at once (default auto); REPEAT=N for k/N
 	@$(MAKE) --no-print-directory e2e SCENARIO= VARIANT= COMPONENT_VERSION= TIER=full ARGOCD="$(ARGOCD)" KUBERNETES="$(KUBERNETES)" \
 	  PARALLEL=$(MATRIX_N) E2E_COMMAND="make matrix ARGOCD=$(ARGOCD)$(if $(KUBERNETES), KUBERNETES=$(KUBERNETES)) REPEAT=$(REPEAT) PARALLEL=$(MATRIX_N) DELIVER=$(DELIVER)"
 

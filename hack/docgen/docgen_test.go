@@ -244,7 +244,7 @@ func TestChecksTableAndLine(t *testing.T) {
 		t.Errorf("a class for no check: err = %v", err)
 	}
 	bad := CheckCounts(map[string]string{"a.md": "intro\nruns the six bug classes\n" + markers("checks", "6 classes\n") + "7 classes of bugs; six checks\n"})
-	if strings.Join(bad, "; ") != `a.md:2: "six bug classes"; a.md:6: "7 classes"` {
+	if strings.Join(bad, "; ") != `a.md:2: "six bug classes"; a.md:6: "7 classes"; a.md:6: "six checks"` {
 		t.Errorf("CheckCounts = %q", bad)
 	}
 }

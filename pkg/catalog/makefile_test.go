@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -97,4 +98,44 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// make help fits 100 columns, the three jobs first, every target named
+// once, nothing of make's syntax left in it ($(VAR), $$).
+func TestMakeHelpFitsAScreen(t *testing.T) {
+	mk, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := regexp.MustCompile(`(?m)^([a-z0-9-]+):.*## `).FindAllStringSubmatch(string(mk), -1)
+	for _, full := range []string{"", "FULL=1"} {
+		args := []string{"-s", "-C", "../..", "help"}
+		if full != "" {
+			args = append(args, full)
+		}
+		out, err := exec.Command("make", args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("make help %s: %v\n%s", full, err, out)
+		}
+		lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+		var first []string // the first three targets named
+		for _, l := range lines {
+			if f := strings.Fields(l); len(first) < 3 && strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "   ") && len(f) > 0 {
+				first = append(first, f[0])
+			}
+		}
+		if lines[0] != "The three jobs:" || strings.Join(first, " ") != "e2e conform upgrade-check" {
+			t.Errorf("make help %s starts %q with %q, want the three jobs first", full, lines[0], first)
+		}
+		for i, l := range lines {
+			if len(l) > 100 || strings.Contains(l, "$(") || strings.Contains(l, "$$") {
+				t.Errorf("make help %s line %d (%d columns): %q", full, i+1, len(l), l)
+			}
+		}
+		for _, tg := range targets {
+			if n := strings.Count(string(out), "\n  "+tg[1]+" ") + strings.Count(string(out), "\n  "+tg[1]+"\n"); n != 1 {
+				t.Errorf("make help %s names %s %d times", full, tg[1], n)
+			}
+		}
+	}
 }
