@@ -23,6 +23,12 @@ export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 # again: SOURCE_DEFAULTS, CATALOG_SMOKE_ARGOCD, CATALOG_KUBERNETES, CATALOG_KIND,
 # CATALOG_ARGOCD. make help and make clean alone do without it.
 CATALOG_MK ?= bin/catalog.mk
+# make conform without CHART is refused here, before the include below compiles the CLI
+ifneq ($(filter conform,$(MAKECMDGOALS)),)
+ifeq ($(strip $(CHART)),)
+$(error make conform: CHART= names the chart to check (a chart directory, a .tgz, or a chart repository URL with CHART_NAME and CHART_VERSION))
+endif
+endif
 ifneq ($(filter-out help clean,$(or $(MAKECMDGOALS),help)),)
 include $(CATALOG_MK)
 endif
@@ -178,7 +184,6 @@ CONFORM = -chart "$(CHART)" -chart-name "$(CHART_NAME)" -chart-version "$(CHART_
   -checks "$(CHECKS)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" -sync-options "$(SYNC_OPTIONS)" -ignore-differences "$(IGNORE_DIFFERENCES)" -argocd-cmd-params "$(ARGOCD_CMD_PARAMS)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)"
 
 conform: $(E2E) ## the bug classes the scenarios reproduced, checked on a chart, each a cell of the report: CHART=dir|.tgz|repo-url [CHART_VERSION=v] [CHART_NAME=n] [VALUES=file] [NAMESPACE=ns] [NAMESPACE_LABELS=k=v] [EXTRA=dir] [ARGOCD=tag] [KUBERNETES=v] [CHECKS=a,b] [IMAGES=img,img] (docs/conform.md)
-	@test -n "$(CHART)" || { echo "make conform: CHART= names the chart to check (a chart directory, a .tgz, or a chart repository URL with CHART_NAME and CHART_VERSION)"; exit 2; }
 	$(RUN_E2E) -test.run TestConform $(CONFORM) -argocd "$(ARGOCD)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL) \
 	  -repeat $(REPEAT) -cluster $(CLUSTER) $(KEEP_FLAG)
 

@@ -139,3 +139,15 @@ func TestMakeHelpFitsAScreen(t *testing.T) {
 		}
 	}
 }
+
+// make conform without CHART is one line and exit 2, before anything is
+// compiled (the Makefile's catalog include builds the CLI).
+func TestMakeConformWithoutChart(t *testing.T) {
+	cmd := exec.Command("make", "-C", "../..", "--no-print-directory", "conform", "CATALOG_MK=/nonexistent/catalog.mk")
+	cmd.Env = append(os.Environ(), "CHART=")
+	out, err := cmd.CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || len(lines) != 1 || !strings.Contains(lines[0], "make conform: CHART= names the chart") {
+		t.Errorf("make conform: %v\n%s", err, out)
+	}
+}

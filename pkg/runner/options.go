@@ -288,6 +288,10 @@ func ComponentReleaseExists(ctx context.Context, cat *catalog.Catalog, component
 	if sources.NotPublished(err) {
 		return fmt.Errorf("%s version %q: no such release of %s (%s); the catalog pins %s", component, version, comp.Module, msg, strings.Join(comp.Versions, ", "))
 	}
+	if refused := sources.Refusal(err); refused != "" && !comp.FromTree() {
+		// its files come from that module zip in both modes (catalog.yaml)
+		return fmt.Errorf("%s version %q: the module proxy refuses %s@%s (%s), and the suite reads its files from that module zip in both modes; the catalog pins %s", component, version, comp.Module, version, msg, strings.Join(comp.Versions, ", "))
+	}
 	if mode == images.Offline && !comp.FromTree() {
 		return fmt.Errorf("%s version %q: offline it builds from %s@%s, which the module proxy does not serve (%s); make releases lists what this mode can run", component, version, comp.Module, version, msg)
 	}
