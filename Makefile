@@ -300,8 +300,8 @@ matrix: ## every scenario and variant, the full tier (every axis), on PARALLEL c
 # make matrix's clusters: PARALLEL when given, else MATRIX_PARALLEL
 MATRIX_N = $(if $(filter command line environment,$(origin PARALLEL)),$(PARALLEL),$(MATRIX_PARALLEL))
 
-list: $(CLI) ## scenarios, variants, ArgoCD and component versions
-	@$(CLI) list
+list: $(CLI) ## each scenario's quick tier, cell by cell ID, with the outcome measured [WIDE=1: every axis, offline and online, ArgoCD's support]
+	@$(CLI) list $(if $(WIDE),-wide)
 
 # make releases: also write the JSON (the nightly's matrix) to this file
 RELEASES_JSON ?=

@@ -39,7 +39,7 @@ type command struct {
 // commands is the CLI: every subcommand, in the order help lists them.
 func commands() []command {
 	return []command{
-		{name: "list", synopsis: "scenarios, variants, ArgoCD and component versions, each cell's measured expectation (make list)",
+		{name: "list", synopsis: "each scenario's quick tier by cell ID with its measured outcome; -wide: every axis (make list)",
 			run: selectionCommand("list")},
 		{name: "check", synopsis: "validate a selection (make e2e's flags); exit 2 with one line if invalid; with -limit, the plan and its estimate, and the run's settings for make (-run-file)",
 			run: selectionCommand("check")},

@@ -61,6 +61,7 @@ func selectionCommand(cmd string) func(ctx context.Context, c cli, fs *flag.Flag
 		o.Register(fs)
 		limit := fs.String("limit", "", "check: the run's time limit (a duration, or auto: one derived from the estimate); a run whose cold estimate exceeds a set limit is refused")
 		parallel := fs.String("parallel", "", "check, plan: clusters at once (N, or auto: as many as the machine runs side by side where that shortens the run)")
+		wide := fs.Bool("wide", false, "list: every axis, offline and online, with ArgoCD's support and what cannot be had here, as wide as it is (default: the quick tier's cell IDs, within 120 columns)")
 		runFile := fs.String("run-file", "", "check: write the run's settings (E2E_LIMIT=, E2E_CLUSTERS=) into this file, for make")
 		if err := parse(fs, args); err != nil {
 			return err
@@ -72,6 +73,11 @@ func selectionCommand(cmd string) func(ctx context.Context, c cli, fs *flag.Flag
 		o.Repo, _ = os.Getwd() // make runs it from the checkout
 		switch cmd {
 		case "list":
+			if !*wide {
+				out, err := ListCells(cat, data)
+				fmt.Fprint(c.stdout, out)
+				return err
+			}
 			out, err := List(cat, data, cat.Support(ctx, sources.ProxyLister{}), o.Repo)
 			fmt.Fprint(c.stdout, out)
 			return err
@@ -281,6 +287,45 @@ func KubeAxis(cat *catalog.Catalog) string {
 // variant's cells on the scenario's default axis with their measured
 // expectation, "unmeasured" where no run on a cluster recorded one. repo is
 // the checkout a relative ARGOCD_SOURCES is taken from.
+// listWidth bounds make list's lines (make list WIDE=1 has no bound).
+const listWidth = 120
+
+// ListCells is make list: per scenario its summary and its quick tier's
+// cells (what make e2e SCENARIO=name runs), each by its ID (what CELLS=
+// takes) with the outcome measured offline, every line within listWidth.
+func ListCells(cat *catalog.Catalog, data *matrix.Data) (string, error) {
+	var b strings.Builder
+	line := func(format string, a ...any) {
+		s := fmt.Sprintf(format, a...)
+		if len(s) > listWidth {
+			s = s[:listWidth-3] + "..."
+		}
+		b.WriteString(s + "\n")
+	}
+	line("Each scenario's quick tier (make e2e SCENARIO=name runs it; CELLS=id,id runs some), the outcome measured offline.")
+	line("make list WIDE=1: every axis, offline and online, ArgoCD's support, what cannot be had here.")
+	line("Kubernetes axis %s", KubeAxis(cat))
+	line("ArgoCD axis %s (ARGOCD= takes any release tag)", strings.Join(cat.ArgoCD.Default, ", "))
+	for _, s := range data.Scenarios {
+		cells, err := data.Plan(cat, matrix.Selection{Scenarios: []string{s.Name}, Tier: matrix.TierQuick})
+		if err != nil {
+			return b.String(), fmt.Errorf("suites/matrix.yaml: scenario %q: %w", s.Name, err)
+		}
+		b.WriteString("\n")
+		line("%s (%s): %s", s.Name, s.Component, s.Summary)
+		width := 0
+		for _, c := range cells {
+			width = max(width, len(c.Report().ID()))
+		}
+		for _, c := range cells {
+			line("  %-*s  %s", width, c.Report().ID(), expected(data, c, true))
+		}
+	}
+	return b.String(), nil
+}
+
+// List is make list WIDE=1: the axes, ArgoCD's support, and each variant's
+// expectations on every axis, offline and online.
 func List(cat *catalog.Catalog, data *matrix.Data, support catalog.Support, repo string) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Kubernetes axis: %s (kind %s; KUBERNETES=v1.35 or v1.35.4); ArgoCD default axis: %s (any release tag works: ARGOCD=v2.14.5)\n",

@@ -46,6 +46,25 @@ func TestCheckRejectsBadInputWithOneLine(t *testing.T) {
 			t.Fatalf("check %v: error is not one line: %q", args, err)
 		}
 	}
+	// make list: the quick tier's cell IDs, what CELLS= takes, within 120 columns
+	out, err := ListCells(cat, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(out, "\n") {
+		if len(l) > listWidth {
+			t.Errorf("make list line %d is %d columns: %q", i+1, len(l), l)
+		}
+	}
+	quick, err := data.Plan(cat, matrix.Selection{Tier: matrix.TierQuick})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range quick {
+		if !strings.Contains(out, "  "+c.Report().ID()+" ") {
+			t.Errorf("make list does not name the quick tier's cell %s", c.Report().ID())
+		}
+	}
 	if out, err := List(cat, data, catalog.Support{Why: "offline"}, t.TempDir()); err != nil || !strings.Contains(out, "kubeovn-argocd") {
 		t.Fatal("list must name the scenarios")
 	}
