@@ -200,9 +200,9 @@ func checkLimit(f runner.Forecast, limit, file string) error {
 // 1..MaxClusters clusters.
 func Plan(e schedule.Estimate, reports string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%d cell(s) x %d run(s) on %d ArgoCD release(s), %d cluster(s), %d install(s): about %s of cell time\n",
+	fmt.Fprintf(&b, "\n%d cell(s) x %d run(s) on %d ArgoCD release(s) and %d Kubernetes version(s), %d install(s): about %s of cell time\n",
 		e.Cells, e.Repeat, e.Releases, e.Clusters, e.Installs, e.Total.Round(time.Minute))
-	fmt.Fprintf(&b, "(%d cell(s) from the median of their runs in %s/, the others from their scenario's seconds: in suites/matrix.yaml; SKIPPED cells cost nothing)\n\n", e.Measured, reports)
+	fmt.Fprintf(&b, "(%d cell(s) from the median of their runs in %s/, the others from their scenario's `seconds:` in suites/matrix.yaml; SKIPPED cells cost nothing)\n\n", e.Measured, reports)
 	for _, s := range e.Scenarios {
 		fmt.Fprintf(&b, "  %-22s %8s\n", s, e.ByScenario[s].Round(time.Minute))
 	}

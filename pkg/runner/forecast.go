@@ -493,7 +493,7 @@ func (f Forecast) String() string {
 		b.WriteString("  builds beside the node image (the prebuild): every ArgoCD release and component image above, in the plan's order\n")
 		fmt.Fprintf(&b, "  disk: the builds still needed take about %.0f GiB (images, Go's module and build caches, as on a new machine), besides the %d GiB a run needs\n", f.Disk(), host.DiskMin>>30)
 	}
-	fmt.Fprintf(&b, "  estimate: warm %s, cold %s (%d of %d cell(s) priced from their measured runs in reports/, the others from their scenario's seconds:)\n",
+	fmt.Fprintf(&b, "  estimate: warm %s, cold %s (%d of %d cell(s) priced from their measured runs in reports/, the others from their scenario's `seconds:` in suites/matrix.yaml)\n",
 		f.Warm().Round(time.Minute), f.Cold().Round(time.Minute), e.Measured, e.Cells)
 	return b.String()
 }
