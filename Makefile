@@ -340,7 +340,7 @@ repro: $(CLI) ## SCENARIO=s VARIANT=v ARGOCD=t [COMPONENT_VERSION=c]: run the ce
 # make repro's cell writes its report into a directory of its own, so the bundle replayed is that run's
 REPRO_REPORTS := $(CURDIR)/reports/repro-$(shell date -u +%Y%m%d-%H%M%S)
 
-# The harness's self-tests (conformance selftest fault|interrupt|mirror, internal/selftest), each on
+# The harness's self-tests (conformance selftest fault|interrupt|mirror, cmd/conformance/internal/selftest), each on
 # a kind cluster of its own: make fault-test: FAULT=kill|pause, FAULT_PAUSE seconds;
 # make interrupt-test: INTERRUPT_CASES (at-build,at-cell,parallel), INTERRUPT_BUILD_TAG (a release no
 # run builds to the end here), INTERRUPT_EXIT_LIMIT seconds; make mirror-check: REGISTRY_NAME,
@@ -367,7 +367,7 @@ interrupt-test: $(CLI) $(E2E) ## Ctrl-C a real run at a build, at a cell and a p
 	@$(CLI) selftest interrupt -e2e $(E2E) -cluster $(INTERRUPT_CLUSTER) -cases "$(INTERRUPT_CASES)" -build-argocd $(INTERRUPT_BUILD_TAG) \
 	  -limit $(INTERRUPT_EXIT_LIMIT)s -argocd $(SMOKE_ARGOCD) -kubernetes $(SMOKE_KUBERNETES)
 
-# The benchmarks (conformance bench quick|matrix|infra|delivery, internal/bench): BENCH_SCENARIO,
+# The benchmarks (conformance bench quick|matrix|infra|delivery, cmd/conformance/internal/bench): BENCH_SCENARIO,
 # BENCH_VARIANT and BENCH_ARGOCD narrow them, BENCH_CLUSTER names their clusters (each its own
 # default), BENCH_PARALLEL, BENCH_DELIVER, BENCH_BUDGET (minutes), BENCH_CELLS, BENCH_COLD=1;
 # BENCH_PLAN=1 prints what one runs and runs nothing

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gitops-conformance/suite/internal/bench"
+	"github.com/gitops-conformance/suite/cmd/conformance/internal/bench"
 	"github.com/gitops-conformance/suite/internal/host"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"

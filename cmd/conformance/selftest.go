@@ -10,7 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gitops-conformance/suite/internal/selftest"
+	"github.com/gitops-conformance/suite/cmd/conformance/internal/selftest"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
 )

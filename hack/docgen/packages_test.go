@@ -72,3 +72,53 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
+
+// TestInternalIsTheBasement: the packages under internal/ are the
+// basement every layer stands on (the shell, the host, kind clusters, the
+// image builds, the git server, text): they import nothing of the module
+// but each other and the catalog, the versions' data (pkg/catalog itself
+// imports only internal/shell). The drivers of whole runs (the benchmarks,
+// the self-tests, e2erun) live beneath their command, under
+// cmd/conformance/internal, as kind keeps its commands under pkg/cmd.
+func TestInternalIsTheBasement(t *testing.T) {
+	const module = "github.com/gitops-conformance/suite/"
+	allowed := func(path string) bool {
+		return strings.HasPrefix(path, module+"internal/") || path == module+"pkg/catalog"
+	}
+	check := func(dir string, ok func(string) bool) int {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			for _, imp := range parsed.Imports {
+				if p := strings.Trim(imp.Path.Value, `"`); strings.HasPrefix(p, module) && !ok(p) {
+					t.Errorf("%s imports %s: internal/ is the basement, it imports nothing above it", strings.TrimPrefix(f, "../../"), p)
+				}
+			}
+		}
+		return n
+	}
+	dirs, err := filepath.Glob("../../internal/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	for _, d := range dirs {
+		files += check(d, allowed)
+	}
+	if files < 10 {
+		t.Fatalf("read %d files under internal/: not the module's", files)
+	}
+	// the catalog, which the basement may read, stands on the basement alone
+	check("../../pkg/catalog", func(p string) bool { return strings.HasPrefix(p, module+"internal/") })
+}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gitops-conformance/suite/internal/e2erun"
+	"github.com/gitops-conformance/suite/cmd/conformance/internal/e2erun"
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/internal/registry"
 	"github.com/gitops-conformance/suite/internal/shell"

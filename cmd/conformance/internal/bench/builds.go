@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gitops-conformance/suite/internal/e2erun"
+	"github.com/gitops-conformance/suite/cmd/conformance/internal/e2erun"
 	"github.com/gitops-conformance/suite/internal/host"
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/internal/shell"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gitops-conformance/suite/internal/e2erun"
+	"github.com/gitops-conformance/suite/cmd/conformance/internal/e2erun"
 	"github.com/gitops-conformance/suite/internal/shell"
 	"github.com/gitops-conformance/suite/pkg/report"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gitops-conformance/suite/internal/e2erun"
+	"github.com/gitops-conformance/suite/cmd/conformance/internal/e2erun"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
 

@@ -101,7 +101,7 @@ func TestTimings(t *testing.T) {
 // names them: Kargo's and kyverno's (kubectl) have one each.
 func TestColdBuildFindsTheRecipesBases(t *testing.T) {
 	for recipe, want := range map[string]string{"kargo": "gitops-conformance/kargo-base", "kyverno": "gitops-conformance/kubectl-base"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "images", recipe, "build.sh"))
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "images", recipe, "build.sh"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gitops-conformance/suite/internal/e2erun"
+	"github.com/gitops-conformance/suite/cmd/conformance/internal/e2erun"
 	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/report"
 )
