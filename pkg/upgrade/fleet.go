@@ -379,7 +379,10 @@ func newNamespaces(ctx context.Context, apps []unstructured.Unstructured, made m
 	return out, nil
 }
 
-// settleFunc is settle's wait; makeNamespaces makes the namespaces it finds missing.
+// settleFunc is settle's wait; makeNamespaces makes the namespaces it finds
+// missing. It lists the fleet every 5 s rather than through assert.Eventually,
+// which would look again at every change of every Application while hundreds
+// sync (docs/design.md, "Waits"); settleWithin bounds it all the same.
 func (f *fleet) settleFunc(what, on string, seen *string, appSets *map[string]string, since func() time.Time, makeNamespaces func([]string)) step.Step {
 	return appcell.Reads(what, func(ctx context.Context) error {
 		start, count, stable := time.Now(), -1, 0

@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -121,28 +122,24 @@ func syncOne(ctx context.Context, name, on string) *lived {
 	}
 	settled := func(a *v1alpha1.Application) bool { return a.Status.Health.Status != "Progressing" }
 	for _, w := range []struct {
-		within time.Duration
-		done   func(*v1alpha1.Application) bool
-		what   string
-	}{{syncWithin, ended, "the operation had not ended"}, {settleHealthWithin, settled, "its health was still Progressing"}} {
-		deadline := time.Now().Add(w.within)
-		for {
-			app, err = check.App(ctx, name)
+		within     time.Duration
+		done       func(*v1alpha1.Application) bool
+		what, left string
+	}{{syncWithin, ended, "operation ended", "the operation had not ended"}, {settleHealthWithin, settled, "health settled", "its health was still Progressing"}} {
+		err := assert.Eventually(ctx, "application "+name+"'s "+w.what, w.within, func(ctx context.Context) (bool, string, error) {
+			a, err := check.App(ctx, name)
 			if err != nil {
-				return &lived{unread: "the Application after its sync: " + err.Error()}
+				return false, "", assert.Unknown(err)
 			}
-			if w.done(app) {
-				break
-			}
-			if time.Now().After(deadline) {
-				l.waited = fmt.Sprintf("%s after %s", w.what, w.within)
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return &lived{unread: ctx.Err().Error()}
-			case <-time.After(3 * time.Second):
-			}
+			app = a
+			return w.done(a), "", nil
+		})
+		var timeout *assert.TimeoutError
+		switch {
+		case errors.As(err, &timeout):
+			l.waited = fmt.Sprintf("%s after %s", w.left, w.within)
+		case err != nil:
+			return &lived{unread: "the Application after its sync: " + err.Error()}
 		}
 		if l.waited != "" {
 			break
@@ -222,20 +219,17 @@ func (f *fleet) deletions() []step.Step {
 // readDeletions waits for the fleet's Applications to go and reads each
 // one's deletion (the lifecycle tier's).
 func (f *fleet) readDeletions(ctx context.Context, dst *map[string]*Deletion) error {
-	deadline := time.Now().Add(assert.Intervals.Rollout)
-	for {
+	// the deletions held past the wait are what the reads below say held them
+	err := assert.Eventually(ctx, "the fleet's Applications gone", assert.Intervals.Rollout, func(ctx context.Context) (bool, string, error) {
 		list, err := listApps(ctx)
 		if err != nil {
-			return assert.Unknown(err)
+			return false, "", assert.Unknown(err)
 		}
-		if len(list.Items) == 0 || time.Now().After(deadline) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(5 * time.Second):
-		}
+		return len(list.Items) == 0, fmt.Sprintf("%d Application(s) left", len(list.Items)), nil
+	})
+	var timeout *assert.TimeoutError
+	if err != nil && !errors.As(err, &timeout) {
+		return err
 	}
 	out := map[string]*Deletion{}
 	c := lifecycle.CellFrom(ctx)
