@@ -197,43 +197,17 @@ EXPECT_WHY ?=
 # suite installs them, written under UPGRADE_APPS by bin/conformance upgrade-check apps), and the
 # argocd-cm settings they run with (a ConfigMap manifest or a map of its data)
 APPS ?=
-ARGOCD_CM ?=
 # make upgrade-check: the argocd-cmd-params-cm settings ArgoCD runs with (a ConfigMap manifest or a map of its data)
 ARGOCD_CMD_PARAMS ?=
 IGNORE_DIFFERENCES ?=
-# make upgrade-check: how TO's install manifests go over FROM's: server-side or client-side
-# (kubectl apply with or without --server-side --force-conflicts), self-managed (an Application
-# of ArgoCD's own syncs TO's install.yaml from git, with SELF_SYNC_OPTIONS), or kustomize (the
-# team's OVERLAY built over TO's install.yaml, applied server-side); empty: what TO's upgrade
-# guide says
-METHOD ?=
-SELF_SYNC_OPTIONS ?=
-# make upgrade-check METHOD=kustomize: the team's kustomize overlay of ArgoCD's install manifests (a directory)
-OVERLAY ?=
-# make upgrade-check: the cluster's metrics-server, as managed Kubernetes runs one: empty, the
-# catalog's (built offline from sigs.k8s.io/metrics-server's module zip); none, without it
-METRICS ?=
-# make upgrade-check: on each release, N commits each pushed while ArgoCD's auto-sync of the one
-# before runs, and whether ArgoCD syncs each by itself, k/N (argo-cd#27875); 0: none
-DURING_SYNC ?= 0
-# make upgrade-check: the change pushed after the upgrade in place of the check's own: a patch
-# (git diff) of an Application's source, file or application=file,...; reverted before TO's render
-CHANGE ?=
-# make upgrade-check: the team's GitOps repository, a checkout (its remote origin names its URL),
-# served with its history; REPOS=url=dir,... for several. APPS then names its Application and
-# ApplicationSet files. ISOLATE=1: a cell per Application on a fresh ArgoCD; 0: the fleet on one
-# ArgoCD upgraded once; empty: the fleet with REPO, REPOS or an ApplicationSet
-REPO ?=
-REPOS ?=
-ISOLATE ?=
-# make upgrade-check, the fleet: the lifecycle tier (a sync asked on TO, its hooks, then the
-# fleet's cascading deletion): changed (empty: the Applications whose render or state changed),
-# all (every one, with a sync asked on FROM first as the baseline), none (the render tier only)
-LIFECYCLE ?=
-UPGRADE = -from "$(FROM)" -to "$(TO)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" \
-  -argocd-cm "$(ARGOCD_CM)" -argocd-cmd-params "$(ARGOCD_CMD_PARAMS)" -method "$(METHOD)" -self-sync-options "$(SELF_SYNC_OPTIONS)" -overlay "$(OVERLAY)" -metrics "$(METRICS)" -during-sync "$(DURING_SYNC)" -shard "$(SHARD)" -repo "$(REPO)" -repos "$(REPOS)" -isolate "$(ISOLATE)" -lifecycle "$(LIFECYCLE)" $(if $(filter 1 true yes,$(WEBHOOK)),-webhook) -change "$(CHANGE)" -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
+# make upgrade-check's settings (METHOD, SELF_SYNC_OPTIONS, OVERLAY, METRICS, CHANGE, DURING_SYNC,
+# WEBHOOK, SHARD, REPO, REPOS, ISOLATE, LIFECYCLE, ARGOCD_CM) are declared once, in
+# pkg/upgrade/settings.go: the CLI and the e2e test binary read them from the environment, where
+# make puts its command line's variables (`bin/conformance upgrade-check settings` lists them)
+UPGRADE = -from "$(FROM)" -to "$(TO)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" -argocd-cmd-params "$(ARGOCD_CMD_PARAMS)" \
+  -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)
 
-upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [METHOD=server-side|client-side|self-managed|kustomize] [SELF_SYNC_OPTIONS=ServerSideApply=true,..] [OVERLAY=dir] [ARGOCD_CM=file] [ARGOCD_CMD_PARAMS=file] [METRICS=none] [DURING_SYNC=N] [WEBHOOK=1] [SHARD=k/N] [REPO=checkout] [REPOS=url=dir,..] [ISOLATE=0|1] [LIFECYCLE=changed|all|none] [CHANGE=patch] [IMAGES=..] [IMAGE_RECIPES=..] [EXPECT=app=SAFE|CHANGED|BROKEN|RACE]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
+upgrade-check: $(CLI) ## FROM=tag TO=tag [APPS=file|dir] [REPO=checkout] [SETTING=value ..: bin/conformance upgrade-check settings] [EXPECT=app=SAFE|CHANGED|BROKEN|RACE]: each Application through an in-place ArgoCD upgrade, a cell of the report (docs/upgrade-check.md)
 	@test -n "$(FROM)" && test -n "$(TO)" || { echo "make upgrade-check: FROM= and TO= name the ArgoCD releases (e.g. FROM=v3.4.7 TO=v3.5.1); APPS= your Applications (default: the seed charts)"; exit 2; }
 	$(if $(APPS)$(REPO)$(REPOS),,@$(CLI) upgrade-check apps -out "$(UPGRADE_APPS)" $(if $(ONLY),-only "$(ONLY)"))
 	@$(CLI) upgrade-check check -apps "$(APPS_USED)" $(UPGRADE)

@@ -64,6 +64,11 @@ func init() {
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	// make upgrade-check's settings from make's variables (upgrade.Settings)
+	if err := upgrade.FromEnv(flag.CommandLine, os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	// one flag a make variable across commands: -from and -to are
 	// bisect's and make upgrade-check's, the shared ones both runs'
 	conf.Shared, upg.Shared = shared, shared

@@ -154,7 +154,7 @@ func allowedIn(own, outside []string, module, p string) error {
 // lifecycle.Get is used (read from the syntax tree, not grepped).
 var harness = []string{"pkg/step", "pkg/env", "pkg/check", "pkg/assert", "pkg/matrix", "pkg/fixture", "pkg/appcell", "pkg/appstate", "pkg/route",
 	"pkg/catalog", "pkg/report", "pkg/runner", "pkg/lifecycle", "pkg/argocd", "pkg/helm",
-	"internal/text", "internal/images", "internal/gitserver", "internal/kube", "pkg/gitrepo", "pkg/upgrade/inplace", "pkg/metricsserver"}
+	"internal/text", "internal/images", "internal/gitserver", "internal/kube", "pkg/gitrepo", "pkg/upgrade/inplace", "pkg/upgrade/verdict", "pkg/metricsserver"}
 
 // harnessOutside are the packages from outside the module the harness may
 // import beside API types: the e2e-framework config a step's func takes,

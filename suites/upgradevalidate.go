@@ -1,16 +1,18 @@
 package suites
 
 import (
+	"bytes"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/upgrade"
 )
 
 //go:embed upgrade-check-validate.yaml
@@ -26,26 +28,63 @@ type UpgradeValidation struct {
 	To    string `json:"to"`
 	// Apps is a file or directory of Applications, relative to the
 	// checkout; "" runs the seed charts (Only: some of them).
-	Apps            string   `json:"apps,omitempty"`
-	Only            []string `json:"only,omitempty"`
-	Method          string   `json:"method,omitempty"`
-	SelfSyncOptions []string `json:"selfSyncOptions,omitempty"`
-	Overlay         string   `json:"overlay,omitempty"`
-	ArgoCDCM        string   `json:"argocdCM,omitempty"`
-	ArgoCDCmdParams string   `json:"argocdCmdParams,omitempty"`
-	Metrics         string   `json:"metrics,omitempty"`
-	DuringSync      int      `json:"duringSync,omitempty"`
-	Webhook         bool     `json:"webhook,omitempty"`
-	Change          string   `json:"change,omitempty"`
-	// Isolate and Lifecycle are ISOLATE and LIFECYCLE: "0", the fleet on
-	// one ArgoCD (its known answers where the story allows one).
-	Isolate   string `json:"isolate,omitempty"`
-	Lifecycle string `json:"lifecycle,omitempty"`
+	Apps string   `json:"apps,omitempty"`
+	Only []string `json:"only,omitempty"`
+	// Settings are the make upgrade-check settings it runs with, by their
+	// YAML key (upgrade.Settings: method, duringSync, isolate, ...), beside
+	// the fields above in the file.
+	Settings map[string]any `json:"-"`
 	// Expect are the known answers: Application to verdict.
 	Expect map[string]report.Outcome `json:"expect"`
 	// Measured are the runs the answers were measured in.
 	Measured []string `json:"measured"`
 	Why      string   `json:"why"`
+}
+
+// UnmarshalJSON reads a validation: its own fields, and every other key a
+// setting of make upgrade-check (upgrade.SettingByYAML), or an error.
+func (v *UpgradeValidation) UnmarshalJSON(b []byte) error {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	settings := map[string]any{}
+	for k, raw := range all {
+		if _, ok := upgrade.SettingByYAML(k); !ok {
+			continue
+		}
+		var val any
+		if err := json.Unmarshal(raw, &val); err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		settings[k] = val
+		delete(all, k)
+	}
+	rest, err := json.Marshal(all)
+	if err != nil {
+		return err
+	}
+	type fields UpgradeValidation // without this method
+	dec := json.NewDecoder(bytes.NewReader(rest))
+	dec.DisallowUnknownFields()
+	var f fields
+	if err := dec.Decode(&f); err != nil {
+		return fmt.Errorf("%w (a validation's keys: name, title, from, to, apps, only, expect, measured, why, and make upgrade-check's settings: %s)", err, strings.Join(settingKeys(), ", "))
+	}
+	*v = UpgradeValidation(f)
+	v.Settings = settings
+	return nil
+}
+
+// settingKeys are the settings' YAML keys.
+func settingKeys() []string {
+	var keys []string
+	for _, s := range upgrade.Settings {
+		if s.YAML != "" {
+			keys = append(keys, s.YAML)
+		}
+	}
+	return keys
 }
 
 // UpgradeValidations are suites/upgrade-check-validate.yaml's, checked.
@@ -66,8 +105,9 @@ func (v UpgradeValidation) check() error {
 		return errors.New("no measured: a known answer names the runs that measured it")
 	case v.Apps != "" && len(v.Only) > 0:
 		return errors.New("apps or only, not both: only picks among the seed charts")
-	case v.DuringSync < 0:
-		return errors.New("duringSync: a number of trials")
+	}
+	if _, err := upgrade.Flags(v.Settings, ""); err != nil {
+		return err
 	}
 	for app, o := range v.Expect {
 		if !slices.Contains([]report.Outcome{report.Safe, report.Changed, report.Broken, report.Race}, o) {
@@ -96,57 +136,24 @@ func (v UpgradeValidation) Applications() []string {
 
 // Setting is what the validation sets beyond the path, as make's variables
 // ("" for the defaults).
-func (v UpgradeValidation) Setting() string {
-	var s []string
-	for _, f := range []struct{ name, value string }{
-		{"METHOD", v.Method}, {"SELF_SYNC_OPTIONS", strings.Join(v.SelfSyncOptions, ",")}, {"OVERLAY", v.Overlay},
-		{"ARGOCD_CM", v.ArgoCDCM}, {"ARGOCD_CMD_PARAMS", v.ArgoCDCmdParams}, {"METRICS", v.Metrics},
-		{"CHANGE", v.Change}, {"ISOLATE", v.Isolate}, {"LIFECYCLE", v.Lifecycle},
-	} {
-		if f.value != "" {
-			s = append(s, f.name+"="+f.value)
-		}
-	}
-	if v.DuringSync > 0 {
-		s = append(s, "DURING_SYNC="+strconv.Itoa(v.DuringSync))
-	}
-	if v.Webhook {
-		s = append(s, "WEBHOOK=1")
-	}
-	return strings.Join(s, " ")
-}
+func (v UpgradeValidation) Setting() string { return upgrade.Said(v.Settings) }
 
 // Args are the e2e test binary's make upgrade-check flags for the
 // validation: apps is where its Applications are (v.Apps, or the seed charts
-// written for it), repo the checkout its paths are relative to.
+// written for it), repo the checkout its paths are relative to. Every
+// setting is given, empty where the validation sets none, so the caller's
+// environment (make's variables) reaches none of them.
 func (v UpgradeValidation) Args(repo, apps string) []string {
-	path := func(p string) string {
-		if p == "" || filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(repo, p)
+	if apps != "" && !filepath.IsAbs(apps) {
+		apps = filepath.Join(repo, apps)
 	}
 	var expect []string
 	for _, a := range v.Applications() {
 		expect = append(expect, a+"="+string(v.Expect[a]))
 	}
-	args := []string{"-apps", path(apps), "-from", v.From, "-to", v.To,
+	args := []string{"-apps", apps, "-from", v.From, "-to", v.To,
 		"-expect", strings.Join(expect, ","),
 		"-expect-why", fmt.Sprintf("make upgrade-check-validate, %s: %s (measured in %s)", v.Name, v.Why, strings.Join(v.Measured, ", "))}
-	for _, f := range []struct{ flag, value string }{
-		{"-method", v.Method}, {"-self-sync-options", strings.Join(v.SelfSyncOptions, ",")}, {"-overlay", path(v.Overlay)},
-		{"-argocd-cm", path(v.ArgoCDCM)}, {"-argocd-cmd-params", path(v.ArgoCDCmdParams)}, {"-metrics", v.Metrics},
-		{"-change", path(v.Change)}, {"-isolate", v.Isolate}, {"-lifecycle", v.Lifecycle},
-	} {
-		if f.value != "" {
-			args = append(args, f.flag, f.value)
-		}
-	}
-	if v.DuringSync > 0 {
-		args = append(args, "-during-sync", strconv.Itoa(v.DuringSync))
-	}
-	if v.Webhook {
-		args = append(args, "-webhook")
-	}
-	return args
+	flags, _ := upgrade.Flags(v.Settings, repo) // checked when read (check)
+	return append(args, flags...)
 }

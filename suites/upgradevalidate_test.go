@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/upgrade"
 )
 
 // Each validation's files are the checkout's, each Application it expects
@@ -25,8 +28,14 @@ func TestUpgradeValidationsAreRunnable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range vs {
-		for _, p := range []string{v.Apps, v.Overlay, v.ArgoCDCM, v.ArgoCDCmdParams, v.Change} {
-			if p != "" {
+		paths := []string{v.Apps}
+		for _, st := range upgrade.Settings {
+			if p, ok := v.Settings[st.YAML].(string); st.Path && ok {
+				paths = append(paths, p)
+			}
+		}
+		for _, p := range paths {
+			if p != "" && !strings.Contains(p, "=") {
 				if _, err := os.Stat(filepath.Join("..", p)); err != nil {
 					t.Errorf("%s: %v", v.Name, err)
 				}
@@ -56,7 +65,7 @@ func TestUpgradeValidationsAreRunnable(t *testing.T) {
 			}
 		}
 		args := strings.Join(v.Args("/repo", "/apps"), " ")
-		for _, want := range []string{"-apps /apps", "-from " + v.From, "-to " + v.To, "-expect "} {
+		for _, want := range []string{"-apps /apps", "-from " + v.From, "-to " + v.To, "-expect ", "-method=", "-during-sync=", "-webhook="} {
 			if !strings.Contains(args, want) {
 				t.Errorf("%s: flags %q lack %q", v.Name, args, want)
 			}
@@ -64,18 +73,28 @@ func TestUpgradeValidationsAreRunnable(t *testing.T) {
 	}
 }
 
+// A validation's settings are make upgrade-check's (upgrade.Settings) by
+// their YAML key: its flags give every one, empty where unset, so the
+// caller's environment reaches none; an unknown key is refused when read.
 func TestUpgradeValidationArgs(t *testing.T) {
-	v := UpgradeValidation{Name: "n", From: "v3.5.1", To: "v3.6.1", Method: "self-managed", SelfSyncOptions: []string{"ServerSideApply=true"},
-		Overlay: "suites/o", DuringSync: 3, Isolate: "0", Lifecycle: "all", Expect: map[string]report.Outcome{"b": report.Broken, "a": report.Safe}, Measured: []string{"r1"}, Why: "w"}
+	var v UpgradeValidation
+	if err := yaml.UnmarshalStrict([]byte(`{name: val, from: v3.5.1, to: v3.6.1, method: self-managed, selfSyncOptions: [ServerSideApply=true],
+overlay: suites/o, duringSync: 3, isolate: "0", lifecycle: all, expect: {b: BROKEN, a: SAFE}, measured: [r1], why: w}`), &v); err != nil {
+		t.Fatal(err)
+	}
 	got := v.Args("/repo", "apps.yaml")
 	want := []string{"-apps", "/repo/apps.yaml", "-from", "v3.5.1", "-to", "v3.6.1", "-expect", "a=SAFE,b=BROKEN",
-		"-expect-why", "make upgrade-check-validate, n: w (measured in r1)",
-		"-method", "self-managed", "-self-sync-options", "ServerSideApply=true", "-overlay", "/repo/suites/o", "-isolate", "0", "-lifecycle", "all", "-during-sync", "3"}
+		"-expect-why", "make upgrade-check-validate, val: w (measured in r1)",
+		"-argocd-cm=", "-argocd-cmd-params=", "-method=self-managed", "-self-sync-options=ServerSideApply=true", "-overlay=/repo/suites/o",
+		"-metrics=", "-change=", "-during-sync=3", "-webhook=false", "-shard=", "-repo=", "-repos=", "-isolate=0", "-lifecycle=all"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Args:\n got %q\nwant %q", got, want)
 	}
-	if s := v.Setting(); s != "METHOD=self-managed SELF_SYNC_OPTIONS=ServerSideApply=true OVERLAY=suites/o ISOLATE=0 LIFECYCLE=all DURING_SYNC=3" {
+	if s := v.Setting(); s != "METHOD=self-managed SELF_SYNC_OPTIONS=ServerSideApply=true OVERLAY=suites/o DURING_SYNC=3 ISOLATE=0 LIFECYCLE=all" {
 		t.Errorf("Setting: %q", s)
+	}
+	if err := yaml.UnmarshalStrict([]byte(`{name: val, from: a, to: b, methd: client-side}`), &v); err == nil || !strings.Contains(err.Error(), "methd") || !strings.Contains(err.Error(), "duringSync") {
+		t.Errorf("an unknown key: %v, want it refused naming the settings", err)
 	}
 }
 

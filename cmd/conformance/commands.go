@@ -91,6 +91,8 @@ func commands() []command {
 			run: conformTable},
 		{name: "upgrade-check check", synopsis: "make upgrade-check's input checked before anything is built: the releases, the Applications and their sources; exit 2 with one line",
 			run: upgradeCheckInput},
+		{name: "upgrade-check settings", synopsis: "make upgrade-check's settings, declared once (pkg/upgrade/settings.go): each one's make variable, flag, key in suites/upgrade-check-validate.yaml and meaning",
+			run: upgradeCheckSettings},
 		{name: "upgrade-check apps", synopsis: "make upgrade-check's default APPS (suites/upgrade-check.yaml): each seed's chart made as DIR/NAME/ and its Application written as DIR/NAME.yaml; a line per Application (its name, file and chart); exit 2 when one cannot be made (a variable unset, a module the proxy refuses)",
 			run: upgradeCheckApps},
 		{name: "upgrade-check fleet-repo", synopsis: "a fleet as a git checkout with history for make upgrade-check REPO=: the fleet fixture (fixtures/fleet/team-gitops: ApplicationSets with Git, Matrix and List generators, a multi-source Application with a $values file, an app-of-apps parent, a kustomize Application) or, with -n N, make bench-upgrade-check's fleet of N Applications; its Application and ApplicationSet files under DIR/apps",

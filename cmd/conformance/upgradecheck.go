@@ -94,6 +94,27 @@ func writeSeedApps(ctx context.Context, stdout io.Writer, out string, names []st
 	return nil
 }
 
+// upgradeCheckSettings is upgrade-check settings: upgrade.Settings, one
+// paragraph each.
+func upgradeCheckSettings(_ context.Context, c cli, fs *flag.FlagSet, args []string) error {
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	// the flags' own help: the shared ones' is appcell.Shared's
+	var u upgrade.Options
+	flags := flag.NewFlagSet("settings", flag.ContinueOnError)
+	u.Register(flags)
+	u.Shared.Register(flags)
+	for _, s := range upgrade.Settings {
+		where := "-" + s.Flag
+		if s.YAML != "" {
+			where += ", " + s.YAML + ": in a validation"
+		}
+		fmt.Fprintf(c.stdout, "%s (%s)\n    %s\n", s.Make, where, flags.Lookup(s.Flag).Usage)
+	}
+	return nil
+}
+
 // upgradeCheckInput is upgrade-check check: make upgrade-check's input
 // checked (upgrade.Validate) with the flags the test binary takes.
 func upgradeCheckInput(ctx context.Context, _ cli, fs *flag.FlagSet, args []string) error {
@@ -104,6 +125,9 @@ func upgradeCheckInput(ctx context.Context, _ cli, fs *flag.FlagSet, args []stri
 	o.Register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if err := upgrade.FromEnv(fs, os.Getenv); err != nil { // make's variables (upgrade.Settings)
+		return &runner.BadInput{Err: err}
 	}
 	u.From, u.To = o.From, o.To // -from and -to: runner.Options', bisect's too
 	cat, err := catalog.Load()

@@ -2,7 +2,6 @@ package upgrade
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"slices"
 	"strconv"
@@ -64,24 +63,6 @@ type Options struct {
 	// EXPECT_WHY in place of the expectation that every Application comes
 	// through SAFE (known answers): registered by Shared.Register.
 	appcell.Shared
-}
-
-// Register defines the options' own flags on fs.
-func (o *Options) Register(fs *flag.FlagSet) {
-	fs.StringVar(&o.Apps, "apps", "", "make upgrade-check: a YAML file or directory of ArgoCD Applications (APPS)")
-	fs.StringVar(&o.ArgoCDConfig, "argocd-cm", "", "make upgrade-check: the argocd-cm settings the Applications run with: a ConfigMap manifest or a YAML map of its data (ARGOCD_CM)")
-	fs.StringVar(&o.Method, "method", "", "make upgrade-check: how TO's install manifests go over FROM's: server-side (kubectl apply --server-side --force-conflicts), client-side (kubectl apply) or self-managed (an Application of ArgoCD's own syncs TO's install.yaml from git); default: what TO's own upgrade guide says (METHOD)")
-	fs.StringVar(&o.Overlay, "overlay", "", "make upgrade-check METHOD=kustomize: the team's kustomize overlay of ArgoCD's install manifests, a directory whose kustomization names install.yaml (or upstream's URL) among its resources (OVERLAY)")
-	fs.StringVar(&o.SelfSyncOptions, "self-sync-options", "", "make upgrade-check METHOD=self-managed: the sync options of ArgoCD's own Application, comma-separated (e.g. ServerSideApply=true) (SELF_SYNC_OPTIONS)")
-	fs.StringVar(&o.Change, "change", "", "make upgrade-check: the change pushed to an Application's source after the upgrade, in place of the check's own: a patch as `git diff` writes it, paths from the source's root; file (APPS holds one Application) or application=file,... (CHANGE)")
-	fs.IntVar(&o.DuringSync, "during-sync", 0, "make upgrade-check: on each release, N commits each pushed while ArgoCD's auto-sync of the one before runs (a PreSync hook keeps it running), and whether ArgoCD syncs each by itself, k/N (argo-cd#27875) (DURING_SYNC)")
-	fs.BoolVar(&o.Webhook, "webhook", false, "make upgrade-check: after each commit pushed to an Application's source, a normal refresh of it asked for, as ArgoCD's webhook handler asks on a push event from a team's git server (WEBHOOK=1); default: none, ArgoCD finds commits by itself")
-	fs.StringVar(&o.Shard, "shard", "", "make upgrade-check: k/N, only the k-th of N parts of APPS (the Applications sorted by name, every N-th from the k-th), for N CI jobs whose reports make report-merge joins (SHARD)")
-	fs.StringVar(&o.Repo, "repo", "", "make upgrade-check: the team's GitOps repository, a checkout whose remote origin names its URL (online also a git URL, cloned): served by the suite's git server with its branches, tags and history to every Application and ApplicationSet that names it (REPO)")
-	fs.StringVar(&o.Repos, "repos", "", "make upgrade-check: several repositories, url=dir,... (REPOS)")
-	fs.StringVar(&o.Isolate, "isolate", "", "make upgrade-check: 1: a cell per Application, each on a fresh ArgoCD (the lifecycle: syncs, commits, deletions); 0: the fleet, every Application on one ArgoCD upgraded once (renders, sync and health); default: the fleet with REPO, REPOS or an ApplicationSet in APPS (ISOLATE)")
-	fs.StringVar(&o.Lifecycle, "lifecycle", "", "make upgrade-check, the fleet: the lifecycle tier (a sync asked on TO, its hooks, then the fleet's cascading deletion) for the Applications whose render or state changed (changed, the default), for every one with a sync asked on FROM first as the baseline (all), or none (the render tier only) (LIFECYCLE)")
-	fs.StringVar(&o.Metrics, "metrics", "", "make upgrade-check: the cluster's metrics-server, as managed Kubernetes runs one: none, or a version the catalog pins; default: the catalog's (METRICS)")
 }
 
 // Options are one of the two runs a user's Application is checked by.
@@ -415,19 +396,6 @@ func trials(n int) string {
 
 // verdicts are the outcomes a make upgrade-check cell can have.
 var verdicts = []report.Outcome{report.Safe, report.Changed, report.Broken}
-
-// command is make upgrade-check with the options given, as a user types it.
-func (o Options) command() string {
-	return appcell.Command("make upgrade-check", appcell.Var{Name: "FROM", Value: o.From}, appcell.Var{Name: "TO", Value: o.To},
-		appcell.Var{Name: "APPS", Value: o.Apps}, appcell.Var{Name: "IMAGES", Value: o.Images},
-		appcell.Var{Name: "IMAGE_RECIPES", Value: o.ImageRecipes}, appcell.Var{Name: "ARGOCD_CM", Value: o.ArgoCDConfig},
-		appcell.Var{Name: "ARGOCD_CMD_PARAMS", Value: o.ArgoCDCmdParams}, appcell.Var{Name: "METHOD", Value: o.Method},
-		appcell.Var{Name: "SELF_SYNC_OPTIONS", Value: o.SelfSyncOptions}, appcell.Var{Name: "OVERLAY", Value: o.Overlay},
-		appcell.Var{Name: "METRICS", Value: o.Metrics}, appcell.Var{Name: "CHANGE", Value: o.Change}, appcell.Var{Name: "DURING_SYNC", Value: trials(o.DuringSync)},
-		appcell.Var{Name: "WEBHOOK", Value: map[bool]string{true: "1"}[o.Webhook]}, appcell.Var{Name: "SHARD", Value: o.Shard},
-		appcell.Var{Name: "REPO", Value: o.Repo}, appcell.Var{Name: "REPOS", Value: o.Repos}, appcell.Var{Name: "ISOLATE", Value: o.Isolate},
-		appcell.Var{Name: "LIFECYCLE", Value: o.Lifecycle})
-}
 
 // Scenario is the scenario make upgrade-check's cells belong to; each
 // Application is a variant of it, made at run time (Plan), never listed in

@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -443,6 +444,50 @@ func TestShard(t *testing.T) {
 	for _, bad := range []string{"0/2", "3/2", "2", "a/b", "6/6"} {
 		if _, _, _, err := shard(bad, apps, files); err == nil || !strings.Contains(err.Error(), "SHARD") {
 			t.Errorf("SHARD=%s: %v, want refused in one line", bad, err)
+		}
+	}
+}
+
+// make upgrade-check's settings reach the CLI and the test binary from the
+// environment, where make puts its command line's variables: a flag given
+// (even empty) wins, WEBHOOK=1 is true, a value the flag refuses is an
+// error naming the variable; the shared ones (make conform's too) are
+// passed as flags and not read.
+func TestSettingsFromEnv(t *testing.T) {
+	var o Options
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	o.Register(fs)
+	o.Shared.Register(fs)
+	if err := fs.Parse([]string{"-lifecycle=", "-apps", "a.yaml"}); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"METHOD": "client-side", "DURING_SYNC": "3", "WEBHOOK": "1", "LIFECYCLE": "all", "APPS": "b.yaml", "IMAGES": "x:1"}
+	if err := FromEnv(fs, func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if o.Method != "client-side" || o.DuringSync != 3 || !o.Webhook || o.Lifecycle != "" || o.Apps != "a.yaml" || o.Images != "" {
+		t.Errorf("FromEnv: %+v", o)
+	}
+	if got := o.command(); got != "make upgrade-check APPS=a.yaml METHOD=client-side DURING_SYNC=3 WEBHOOK=1" {
+		t.Errorf("command: %q", got)
+	}
+	fs = flag.NewFlagSet("t", flag.ContinueOnError)
+	o = Options{}
+	o.Register(fs)
+	if err := FromEnv(fs, func(k string) string { return map[string]string{"DURING_SYNC": "many"}[k] }); err == nil || !strings.Contains(err.Error(), `DURING_SYNC="many"`) {
+		t.Errorf("DURING_SYNC=many: %v", err)
+	}
+	// every setting is declared once: a make variable, a flag, each unique
+	seen := map[string]bool{}
+	for _, s := range Settings {
+		for _, k := range []string{"make " + s.Make, "flag " + s.Flag, "yaml " + s.YAML} {
+			if seen[k] && k != "yaml " {
+				t.Errorf("%s declared twice", k)
+			}
+			seen[k] = true
+		}
+		if !s.shared && s.Help == "" {
+			t.Errorf("%s: no help", s.Make)
 		}
 	}
 }
