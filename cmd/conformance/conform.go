@@ -1,52 +1,13 @@
 package main
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/report"
-	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/suites"
 )
-
-// conformTable is conform table: the validations' known answers against
-// their runs.
-func conformTable(_ context.Context, c cli, fs *flag.FlagSet, args []string) error {
-	out := fs.String("o", "", "write the table to this file (default: stdout)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	vs, err := suites.Validations()
-	if err != nil {
-		return err
-	}
-	runs := map[string]*report.Report{}
-	for _, a := range fs.Args() {
-		name, dir, ok := strings.Cut(a, "=")
-		if !ok {
-			return &runner.BadInput{Err: fmt.Errorf("conform table: %q is not NAME=REPORT_DIR", a)}
-		}
-		r, err := report.LoadDir(dir)
-		if err != nil {
-			return err
-		}
-		runs[name] = r
-	}
-	table, failed := ValidationTable(vs, runs)
-	if *out == "" {
-		fmt.Fprint(c.stdout, table)
-	} else if err := os.WriteFile(*out, []byte(table), 0o644); err != nil {
-		return err
-	}
-	if failed > 0 {
-		return fmt.Errorf("conform table: %d known answer(s) not matched", failed)
-	}
-	return nil
-}
 
 // runsWhen says when the validations' runs started (the first) and in
 // which modes, for a table's last line: "never run" without one.

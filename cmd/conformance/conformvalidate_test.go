@@ -39,10 +39,13 @@ func TestConformValidateReadsEachRunsOwnReport(t *testing.T) {
 		}
 	}
 	fake := filepath.Join(t.TempDir(), "e2e.test")
+	clusters := filepath.Join(t.TempDir(), "clusters")
 	script := `#!/bin/bash
+keep=no
 while [ $# -gt 0 ]; do
-  case $1 in -reports) dir=$2; shift ;; -command) name=${2#*ONLY=}; shift ;; esac; shift
+  case $1 in -reports) dir=$2; shift ;; -command) name=${2#*ONLY=}; shift ;; -cluster) cluster=$2; shift ;; -keep) keep=yes ;; esac; shift
 done
+echo "$cluster keep=$keep" >> "` + clusters + `"
 mkdir -p "$dir/run" && cp "` + answers + `/$name.json" "$dir/run/report.json" && ln -s run "$dir/latest"
 `
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
@@ -94,5 +97,18 @@ mkdir -p "$dir/run" && cp "` + answers + `/$name.json" "$dir/run/report.json" &&
 	}
 	if rows == 0 {
 		t.Errorf("no rows in the table:\n%s", b)
+	}
+	// one cluster, kept between the runs and deleted after the last
+	if b, _ := os.ReadFile(clusters); string(b) != "gitops-conformance keep=yes\ngitops-conformance keep=no\n" {
+		t.Errorf("the runs' clusters:\n%s", b)
+	}
+	// the table again from the run's reports (one command for both kinds)
+	var again bytes.Buffer
+	if err := execute(context.Background(), cli{stdout: &again}, []string{"table", filepath.Dir(tables[0])}); err != nil || again.String() != string(b) {
+		t.Errorf("table: %v\n%s\nwant the run's:\n%s", err, again.String(), b)
+	}
+	mixed := filepath.Join(t.TempDir(), "upgrade-check-validate-x")
+	if err := execute(context.Background(), cli{stdout: &again}, []string{"table", filepath.Dir(tables[0]), mixed}); err == nil || !strings.Contains(err.Error(), "one kind of validation a table") {
+		t.Errorf("table of two kinds: %v", err)
 	}
 }

@@ -100,11 +100,11 @@ mkdir -p "$dir/run" && cp "` + answers + `/$name.json" "$dir/run/report.json" &&
 	}
 	// the table again from the run's reports: the same
 	var again bytes.Buffer
-	if err := execute(context.Background(), cli{stdout: &again}, []string{"upgrade-check", "table", filepath.Dir(tables[0])}); err == nil {
-		t.Error("upgrade-check table: no error, want the orphans' answer not matched")
+	if err := execute(context.Background(), cli{stdout: &again}, []string{"table", filepath.Dir(tables[0])}); err == nil {
+		t.Error("table: no error, want the orphans' answer not matched")
 	}
 	if again.String() != string(table) {
-		t.Errorf("upgrade-check table:\n%s\nwant the run's:\n%s", again.String(), table)
+		t.Errorf("table:\n%s\nwant the run's:\n%s", again.String(), table)
 	}
 
 	// a validation run again into another directory: its row from there,
@@ -114,7 +114,7 @@ mkdir -p "$dir/run" && cp "` + answers + `/$name.json" "$dir/run/report.json" &&
 		t.Fatal(err)
 	}
 	var both bytes.Buffer
-	_ = execute(context.Background(), cli{stdout: &both}, []string{"upgrade-check", "table", filepath.Dir(tables[0]), second})
+	_ = execute(context.Background(), cli{stdout: &both}, []string{"table", filepath.Dir(tables[0]), second})
 	wantIn := "; for `server-side-v3.2.6-v3.3.14`, `upgrade-check-validate-again`."
 	if !strings.Contains(both.String(), wantIn) || !strings.Contains(both.String(), "2 of 3 known answers matched") {
 		t.Errorf("upgrade-check table of two runs lacks %q:\n%s", wantIn, both.String())
