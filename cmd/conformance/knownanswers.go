@@ -115,7 +115,9 @@ func upgradeCheckAnswers() answers {
 	}
 	return answers{kind: "upgrade-check-validate", command: "upgrade-check validate", file: "suites/upgrade-check-validate.yaml", test: "TestUpgradeCheck",
 		table: "docs/upgrade-check-validation.md", parallel: "auto",
-		names: func() ([]string, error) { return namesOf(load, func(v suites.UpgradeValidation) string { return v.Name }) },
+		names: func() ([]string, error) {
+			return namesOf(load, func(v suites.UpgradeValidation) string { return v.Name })
+		},
 		flags: func(ctx context.Context, name, repo, dir string, log io.Writer) ([]string, error) {
 			v, err := byName(name)
 			if err != nil {
