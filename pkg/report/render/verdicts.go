@@ -72,7 +72,16 @@ type shared struct {
 	Clause string   // as said, the cell's own name and the numbers in it made general
 	Cells  []string // the cells (their variants: the Applications) it is said of
 	Ns     []string // each cell's numbers in it (N), "" where it has none
+	Total  int      // the cells of the report
 }
+
+// namesShown bounds the names a line said of several lists, and
+// clausesShown the lines: a report's head stays short whatever the fleet's
+// size (each row still says what of it was said above).
+const (
+	namesShown   = 10
+	clausesShown = 10
+)
 
 // clauses are a reason's parts, split at "; " outside parentheses.
 func clauses(reason string) []string {
@@ -148,6 +157,9 @@ func sharedClauses(cells []report.Cell) ([]shared, []ownClauses) {
 	}
 	out := slices.DeleteFunc(all, func(s shared) bool { return len(s.Cells) < 2 })
 	slices.SortStableFunc(out, func(a, b shared) int { return len(b.Cells) - len(a.Cells) })
+	for i := range out {
+		out[i].Total = len(cells)
+	}
 	own := make([]ownClauses, len(cells))
 	for i := range cells {
 		for k, cl := range raw[i] {
@@ -170,8 +182,11 @@ func gradedMarkdown(b *strings.Builder, r *report.Report) {
 	common, own := sharedClauses(cells)
 	if len(common) > 0 {
 		b.WriteString("Said of several Applications (once here, not on each row; numbers that differ between them as N):\n\n")
-		for _, s := range common {
+		for _, s := range common[:min(len(common), clausesShown)] {
 			fmt.Fprintf(b, "- %d of %d (%s): %s\n", len(s.Cells), len(cells), s.Names(), mdEscape(s.Clause))
+		}
+		if more := len(common) - clausesShown; more > 0 {
+			fmt.Fprintf(b, "- and %d more said of several, each in its Applications' rows\n", more)
 		}
 		b.WriteString("\n")
 	}
@@ -200,18 +215,30 @@ func gradedMarkdown(b *strings.Builder, r *report.Report) {
 }
 
 // Names are the cells it is said of, each with its N where the cells'
-// differ ("kargo N=9, kruise N=17").
+// differ ("kargo N=9, kruise N=17"): "all 200" when it is said of every
+// one, and at most namesShown of them named ("t001, t002 ... and 188 more").
 func (s shared) Names() string {
 	same := !slices.ContainsFunc(s.Ns, func(n string) bool { return n != s.Ns[0] })
+	if same && len(s.Cells) == s.Total {
+		all := fmt.Sprintf("all %d", s.Total)
+		if s.Ns[0] != "" {
+			all += "; N=" + s.Ns[0]
+		}
+		return all
+	}
 	var out []string
-	for i, c := range s.Cells {
+	for i, c := range s.Cells[:min(len(s.Cells), namesShown)] {
 		if !same && s.Ns[i] != "" {
 			c += " N=" + s.Ns[i]
 		}
 		out = append(out, c)
 	}
-	if same && s.Ns[0] != "" {
-		return strings.Join(out, ", ") + "; N=" + s.Ns[0]
+	names := strings.Join(out, ", ")
+	if more := len(s.Cells) - namesShown; more > 0 {
+		names += fmt.Sprintf(" ... and %d more", more)
 	}
-	return strings.Join(out, ", ")
+	if same && s.Ns[0] != "" {
+		return names + "; N=" + s.Ns[0]
+	}
+	return names
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -58,5 +59,39 @@ func TestGradedReportReadsAtAGlance(t *testing.T) {
 	// a scenario report is as it was: no verdicts, its cells in order
 	if md := Markdown(sample()); strings.Contains(md, "Application(s)") || !strings.Contains(md, "| scenario | variant |") {
 		t.Errorf("a scenario report rendered as an upgrade check's:\n%s", md)
+	}
+}
+
+// A fleet of 2,000 Applications keeps report.md's head (what comes before
+// the table) short: a line said of many names at most ten of them and the
+// count, "all 2000" when it is every one, and at most ten such lines
+// (issue #76: at 200 each line listed all 200 names).
+func TestTheHeadStaysShortAtTwoThousand(t *testing.T) {
+	r := &report.Report{RunID: "20261202-000000", Kubernetes: "v1.33.13"}
+	for i := range 2000 {
+		app := fmt.Sprintf("t%04d", i)
+		reason := "v2.14.11 -> v3.6.1: the render: 5 object(s) differ: each gains argocd.argoproj.io/tracking-id"
+		for k := range 15 {
+			if i%(k+2) == 0 {
+				reason += fmt.Sprintf("; clause %c of several", rune('a'+k))
+			}
+		}
+		c := report.Cell{Scenario: "upgrade-check", Variant: app, ArgoCD: "v2.14.11", Component: "applications", Outcome: report.Changed, Expected: report.Safe, Reason: reason}
+		c.Settle()
+		r.Cells = append(r.Cells, c)
+	}
+	md := Markdown(r)
+	head := md[:strings.Index(md, "| application |")]
+	if len(head) > 5000 {
+		t.Errorf("report.md's head is %d bytes at 2,000 Applications, want under 5 KB:\n%s", len(head), head)
+	}
+	wantAll(t, "report.md", head, "- 2000 of 2000 (all 2000; N=5):", "... and 990 more", "- and 6 more said of several, each in its Applications' rows")
+	for _, line := range strings.Split(head, "\n") {
+		if strings.Count(line, "t0") > namesShown {
+			t.Errorf("a line names %d Applications: %s", strings.Count(line, "t0"), line)
+		}
+	}
+	if html := HTML(r); !strings.Contains(html, "and 6 more said of several") {
+		t.Error("report.html lists every line said of several")
 	}
 }
