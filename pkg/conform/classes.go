@@ -256,11 +256,13 @@ func short(v string) string {
 	return v
 }
 
-// hookHeld is the class of a hook that cannot run (kyverno#14169's deleted
-// bitnami/kubectl tags; KBVE/kbve#10564: kyverno-clean-reports in
-// ImagePullBackOff held an Application's operation 11 days): its Pod never
-// starts, ArgoCD waits for it with the operation Running, and no later sync
-// can start.
+// hookHeld is the class of a hook that cannot run (bitnami/kubectl tags gone
+// from docker.io: 1.32.3 of Kyverno's chart 3.4.x hooks, KBVE/kbve#10564;
+// 1.28.5 of Kyverno 1.12.5's cleanup CronJobs, kyverno/kyverno#14169;
+// KBVE/kbve#11149: kyverno-clean-reports in ImagePullBackOff held an
+// Application's operation Running 11 days, so KBVE/kbve#10564's chart bump
+// never synced): its Pod never starts, ArgoCD waits for it with the
+// operation Running, and no later sync can start.
 func hookHeld(k *cell) []step.Step {
 	stuck := k.hookCannotRun()
 	// Terminating holds the Application as Running does (no other operation
