@@ -429,8 +429,9 @@ func (k *cell) failedOnKind() assert.Check {
 }
 
 // selfHealFight is the class of an object that ArgoCD's self-heal and a
-// controller write in turn (openkruise/charts#192, external-secrets#6398,
-// argo-cd#25064): the Application syncs itself (automated, selfHeal,
+// controller write in turn (openkruise/charts#192,
+// external-secrets/external-secrets#6398, KBVE/kbve#11149's Kyverno 1.18
+// policies.kyverno.io CRDs): the Application syncs itself (automated, selfHeal,
 // ServerSideApply=true), the controller rewrites a field the chart sets,
 // self-heal applies the chart's again, without end.
 func selfHealFight(k *cell) []step.Step {
