@@ -338,9 +338,12 @@ func (k *cell) hookCannotRun() assert.Check {
 
 // hookKind is the class of a hook whose kind another hook of the same sync
 // makes (castai/helm-charts#1526: castai-evictor's PostSync EvictorConfig,
-// whose CRD its PreSync Job creates): ArgoCD dry-runs every object of the
-// sync, hooks included, before the first phase, and a kind the cluster
-// does not serve yet fails the whole sync, the hook that would make it too.
+// whose CRD its PreSync Job creates): before the dry run and the first
+// phase, gitops-engine's getSyncTasks looks up every task's kind, hooks
+// included, and a kind the cluster does not serve yet fails the whole sync,
+// "one or more synchronization tasks are not valid", the hook that would
+// make it too (argo-cd v3.6.1 gitops-engine pkg/sync/sync_context.go:498-518,
+// :1076-1129).
 func hookKind(k *cell) []step.Step {
 	return []step.Step{
 		env.Observe("the chart's hooks ArgoCD runs at a sync", k.hooksListed()),
@@ -393,8 +396,9 @@ func (k *cell) readUnserved(ctx context.Context) (bool, string, error) {
 }
 
 // missingKind is what ArgoCD's sync says of an object whose kind the
-// cluster does not serve (gitops-engine's dry run: the discovery's
-// NotFound; kubectl's "ensure CRDs are installed first").
+// cluster does not serve (gitops-engine's check of each task in
+// getSyncTasks, before the dry run: the discovery's NotFound; kubectl's
+// "ensure CRDs are installed first").
 var missingKind = regexp.MustCompile(`could not find the requested resource|could not find .* for requested resource|CRD is installed|no matches for kind|ensure CRDs are installed first|the server doesn't have a resource type`)
 
 // failedOnKind holds when the sync ended Failed or Error with an object of
