@@ -53,7 +53,7 @@ var checks = []Check{
 	{Name: "hook-cannot-run", Report: "KBVE/kbve#10564", steps: hookHeld,
 		Summary: "sync: REPRODUCED when a Pod of the chart's hooks cannot run (its image cannot be pulled, or it is Unschedulable) and the sync stays Running (or Terminating) for 3 minutes (the hooks' Pods and what each waits on are recorded)"},
 	{Name: "hook-kind-missing", Report: "castai/helm-charts#1526", before: (*cell).unservedHooks, steps: hookKind,
-		Summary: "sync: REPRODUCED when the sync fails on an object of the chart whose kind the cluster does not serve, as ArgoCD's dry run of every object, hooks included, before the first phase fails on a kind another hook would make (the hooks whose kind is not served before the sync, and which hooks ran, are recorded)"},
+		Summary: "sync: REPRODUCED when the sync fails on an object of the chart whose kind the cluster does not serve, as gitops-engine's check of every task's kind, hooks included, before the dry run and the first phase fails on a kind another hook would make (the hooks whose kind is not served before the sync, and which hooks ran, are recorded)"},
 	{Name: "self-heal-fight", Report: "openkruise/charts#192", SelfHeal: true, steps: selfHealFight,
 		Summary: "the Application syncs itself (automated, selfHeal, ServerSideApply=true): REPRODUCED when ArgoCD's self-heal syncs the chart 3 times more within 3 minutes of its first sync, as when a controller rewrites a field the chart sets (the fields ArgoCD shows OutOfSync and the objects' field managers are recorded)"},
 }

@@ -256,11 +256,13 @@ func short(v string) string {
 	return v
 }
 
-// hookHeld is the class of a hook that cannot run (kyverno#14169's deleted
-// bitnami/kubectl tags; KBVE/kbve#10564: kyverno-clean-reports in
-// ImagePullBackOff held an Application's operation 11 days): its Pod never
-// starts, ArgoCD waits for it with the operation Running, and no later sync
-// can start.
+// hookHeld is the class of a hook that cannot run (bitnami/kubectl tags gone
+// from docker.io: 1.32.3 of Kyverno's chart 3.4.x hooks, KBVE/kbve#10564;
+// 1.28.5 of Kyverno 1.12.5's cleanup CronJobs, kyverno/kyverno#14169;
+// KBVE/kbve#11149: kyverno-clean-reports in ImagePullBackOff held an
+// Application's operation Running 11 days, so KBVE/kbve#10564's chart bump
+// never synced): its Pod never starts, ArgoCD waits for it with the
+// operation Running, and no later sync can start.
 func hookHeld(k *cell) []step.Step {
 	stuck := k.hookCannotRun()
 	// Terminating holds the Application as Running does (no other operation
@@ -336,9 +338,12 @@ func (k *cell) hookCannotRun() assert.Check {
 
 // hookKind is the class of a hook whose kind another hook of the same sync
 // makes (castai/helm-charts#1526: castai-evictor's PostSync EvictorConfig,
-// whose CRD its PreSync Job creates): ArgoCD dry-runs every object of the
-// sync, hooks included, before the first phase, and a kind the cluster
-// does not serve yet fails the whole sync, the hook that would make it too.
+// whose CRD its PreSync Job creates): before the dry run and the first
+// phase, gitops-engine's getSyncTasks looks up every task's kind, hooks
+// included, and a kind the cluster does not serve yet fails the whole sync,
+// "one or more synchronization tasks are not valid", the hook that would
+// make it too (argo-cd v3.6.1 gitops-engine pkg/sync/sync_context.go:498-518,
+// :1076-1129).
 func hookKind(k *cell) []step.Step {
 	return []step.Step{
 		env.Observe("the chart's hooks ArgoCD runs at a sync", k.hooksListed()),
@@ -391,8 +396,9 @@ func (k *cell) readUnserved(ctx context.Context) (bool, string, error) {
 }
 
 // missingKind is what ArgoCD's sync says of an object whose kind the
-// cluster does not serve (gitops-engine's dry run: the discovery's
-// NotFound; kubectl's "ensure CRDs are installed first").
+// cluster does not serve (gitops-engine's check of each task in
+// getSyncTasks, before the dry run: the discovery's NotFound; kubectl's
+// "ensure CRDs are installed first").
 var missingKind = regexp.MustCompile(`could not find the requested resource|could not find .* for requested resource|CRD is installed|no matches for kind|ensure CRDs are installed first|the server doesn't have a resource type`)
 
 // failedOnKind holds when the sync ended Failed or Error with an object of
@@ -427,8 +433,9 @@ func (k *cell) failedOnKind() assert.Check {
 }
 
 // selfHealFight is the class of an object that ArgoCD's self-heal and a
-// controller write in turn (openkruise/charts#192, external-secrets#6398,
-// argo-cd#25064): the Application syncs itself (automated, selfHeal,
+// controller write in turn (openkruise/charts#192,
+// external-secrets/external-secrets#6398, KBVE/kbve#11149's Kyverno 1.18
+// policies.kyverno.io CRDs): the Application syncs itself (automated, selfHeal,
 // ServerSideApply=true), the controller rewrites a field the chart sets,
 // self-heal applies the chart's again, without end.
 func selfHealFight(k *cell) []step.Step {

@@ -52,7 +52,7 @@ var Settings = []Setting{
 	{Make: "CHANGE", Flag: "change", YAML: "change", Path: true, field: func(o *Options) any { return &o.Change },
 		Help: "the change pushed to an Application's source after the upgrade, in place of the check's own: a patch as `git diff` writes it, paths from the source's root; file (APPS holds one Application) or application=file,..."},
 	{Make: "DURING_SYNC", Flag: "during-sync", YAML: "duringSync", field: func(o *Options) any { return &o.DuringSync },
-		Help: "on each release, N commits each pushed while ArgoCD's auto-sync of the one before runs (a PreSync hook keeps it running), and whether ArgoCD syncs each by itself, k/N (argo-cd#27875)"},
+		Help: "on each release, N commits each pushed while ArgoCD's auto-sync of the one before runs (a PreSync hook keeps it running), and whether ArgoCD syncs each by itself, k/N (argoproj/argo-cd#27875)"},
 	{Make: "WEBHOOK", Flag: "webhook", YAML: "webhook", field: func(o *Options) any { return &o.Webhook },
 		Help: "after each commit pushed to an Application's source, a normal refresh of it asked for, as ArgoCD's webhook handler asks on a push event (1); default: none, ArgoCD finds commits by itself"},
 	{Make: "SHARD", Flag: "shard", field: func(o *Options) any { return &o.Shard },

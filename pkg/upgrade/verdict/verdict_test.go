@@ -85,7 +85,7 @@ func TestGrade(t *testing.T) {
 		{"not acted on on either side", with(cell("a", "b", synced("a"), synced("b"), synced("b")), func(r *Reading) {
 			r.From.Pushes, r.To.Pushes = []string{"a change: m added, not shown OutOfSync"}, []string{"a change: m back, not shown OutOfSync"}
 		}), report.Broken, "(a did not act on its commit either: a change: m added, not shown OutOfSync"},
-		{"a field of the status gone (3.0: the resources' health, argo-cd#22921)", with(cell("v2.14.11", "v3.5.1", synced("v2.14.11"), synced("v3.5.1"), synced("v3.5.1")), func(r *Reading) {
+		{"a field of the status gone (3.0: the resources' health, argo-cd#21532)", with(cell("v2.14.11", "v3.5.1", synced("v2.14.11"), synced("v3.5.1"), synced("v3.5.1")), func(r *Reading) {
 			r.From.Fields = []string{"status.resources[].health.status", "status.resources[].health.message", "status.resources[].name", "status.conditions[].type"}
 			r.To.Fields = []string{"status.resources[].name"}
 		}), report.Changed, "the Application's status no longer holds 1 field(s) it held on v2.14.11 (a tool reading the resource loses them): status.resources[].health.status"},
