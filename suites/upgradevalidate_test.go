@@ -21,7 +21,7 @@ func TestUpgradeValidationsAreRunnable(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(vs) < 20 {
-		t.Fatalf("%d validations: the known answers of docs/upgrade-check.md are missing", len(vs))
+		t.Fatalf("%d validations: the known answers of docs/upgrade-check-findings.md are missing", len(vs))
 	}
 	seeds, err := SeedApps()
 	if err != nil {

@@ -20,7 +20,7 @@ func UpgradeValidationTable(vs []suites.UpgradeValidation, runs map[string]*repo
 		"[`suites/upgrade-check-validate.yaml`](../suites/upgrade-check-validate.yaml) is one `make upgrade-check` run of\n" +
 		"an upgrade path whose verdicts were measured before (the runs named); the outcome is what this run's cluster\n" +
 		"showed. What each measured run showed, and where upstream's reports agree or not:\n" +
-		"[upgrade-check.md](upgrade-check.md#validated-on-known-answers).\n\n")
+		"[upgrade-check-findings.md](upgrade-check-findings.md).\n\n")
 	b.WriteString("| validation | path | setting | Application | known answer | measured in | outcome | run |\n|---|---|---|---|---|---|---|---|\n")
 	failed, rows := 0, 0
 	var ran []*report.Report

@@ -23,6 +23,10 @@
 //   - docs/reports.md: its tables of report.json, a row per JSON field of
 //     report.Report and the types it reaches (read by reflection), each
 //     described in reportFields.
+//   - docs/upgrade-check-findings.md: make upgrade-check's known answers, a
+//     section per validation of suites/upgrade-check-validate.yaml (its
+//     path, settings, verdicts, runs and why), then the hand-written notes
+//     of suites/upgrade-check-notes.md.
 //
 // Before it writes anything it checks the pages: every test a page of the
 // checkout cites is a Test function of some _test.go (CheckTests), every

@@ -282,3 +282,56 @@ func TestReportFields(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// docs/upgrade-check-findings.md has a section per validation, reached from
+// its index, with the path, settings, known verdicts, runs and why of each,
+// then the notes; notes that do not open with their heading are refused.
+func TestUpgradeFindingsPage(t *testing.T) {
+	vs, err := suites.UpgradeValidations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, err := os.ReadFile("../../" + upgradeNotesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := UpgradeFindingsPage(vs, string(notes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		i := strings.Index(page, "\n## "+v.Name+"\n")
+		if i < 0 {
+			t.Errorf("no section for %s", v.Name)
+			continue
+		}
+		if !strings.Contains(page, "](#"+headingAnchor(v.Name)+")") {
+			t.Errorf("the index does not reach %s", v.Name)
+		}
+		section := page[i:]
+		if j := strings.Index(section[1:], "\n## "); j >= 0 {
+			section = section[:j+1]
+		}
+		want := []string{"- **path**: " + v.From + " -> " + v.To + "\n", strings.Join(v.Measured, ", "), strings.Join(strings.Fields(v.Why), " ")}
+		for _, a := range v.Applications() {
+			want = append(want, a+" **"+string(v.Expect[a])+"**")
+		}
+		if s := v.Setting(); s != "" {
+			want = append(want, "`"+s+"`")
+		}
+		for _, w := range want {
+			if !strings.Contains(section, w) {
+				t.Errorf("%s's section lacks %q", v.Name, w)
+			}
+		}
+	}
+	if !strings.HasSuffix(page, string(notes)) || !strings.Contains(page, "](#notes)") {
+		t.Error("the page does not end with the notes, or does not link them")
+	}
+	if got := headingAnchor("argo-cd-27875-v3.5.1-v3.6.1"); got != "argo-cd-27875-v351-v361" {
+		t.Errorf("headingAnchor = %q", got)
+	}
+	if _, err := UpgradeFindingsPage(vs, "notes without their heading\n"); err == nil {
+		t.Error("notes without their heading: taken")
+	}
+}
