@@ -189,10 +189,17 @@ func (r *Run) End(ctx context.Context, c *Cell) error {
 	}
 	if len(errs) > 0 {
 		r.Dirty = true
-		return errors.Join(fmt.Errorf("cleanup: %s", strings.Join(errs, "; ")), evidence)
+		return errors.Join(&CleanupError{What: errs}, evidence)
 	}
 	return evidence
 }
+
+// CleanupError is what of a cell's cleanups failed (the cluster is not
+// reused after it: Run.Dirty). It comes after the cell's verdict, which it
+// does not change (runner's execute keeps it, with this as a note).
+type CleanupError struct{ What []string }
+
+func (e *CleanupError) Error() string { return "cleanup: " + strings.Join(e.What, "; ") }
 
 // DumpEvidence writes what the cell's assertions looked at into its evidence
 // directory, or into its subdirectory sub when given (Cell.WriteEvidence).

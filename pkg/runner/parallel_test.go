@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gitops-conformance/suite/pkg/catalog"
+	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/schedule"
@@ -163,3 +165,25 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	return s.b.Write(p)
 }
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// A cleanup that fails after the verdict is a note, the verdict kept (a
+// blocked upgrade stays BROKEN, issue #74); evidence not written, or a
+// cleanup failing where no verdict was reached, is an ERROR that keeps the
+// verdict it had in its reason.
+func TestAVerdictOutlivesItsCleanup(t *testing.T) {
+	cleanup := errors.Join(&lifecycle.CleanupError{What: []string{"namespace argocd: timed out"}}, nil)
+	o, why, obs := afterEnd(report.Broken, "on v3.6.1: the upgrade cannot finish", []string{"seen"}, cleanup)
+	if o != report.Broken || why != "on v3.6.1: the upgrade cannot finish" || len(obs) != 2 || !strings.Contains(obs[1], "after the verdict, cleanup: namespace argocd: timed out") {
+		t.Errorf("a verdict then a cleanup failing: %s (%s) %q", o, why, obs)
+	}
+	evidence := errors.Join(&lifecycle.CleanupError{What: []string{"x"}}, errors.New("evidence not written: a.txt"))
+	if o, why, _ := afterEnd(report.Reproduced, "held", nil, evidence); o != report.Error || !strings.Contains(why, "verdict before cleanup: REPRODUCED held") {
+		t.Errorf("evidence not written: %s (%s), want ERROR", o, why)
+	}
+	if o, _, _ := afterEnd("", "", nil, cleanup); o != report.Error {
+		t.Errorf("no verdict, a cleanup failing: %s, want ERROR", o)
+	}
+	if o, why, _ := afterEnd(report.Safe, "the same", nil, nil); o != report.Safe || why != "the same" {
+		t.Errorf("a clean end: %s (%s)", o, why)
+	}
+}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/internal/registry"
+	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/catalog"
@@ -574,10 +576,25 @@ func (r *Runner) execute(ctx context.Context, c matrix.Cell, dir string, exec Ex
 		clock.spent[phase] += d
 		clock.spent[PhaseScenario] -= d
 	}
-	if err != nil {
+	outcome, reason, observations := afterEnd(outcome, reason, rec.Observations, err)
+	return outcome, reason, observations
+}
+
+// afterEnd is a cell's outcome once its end (evidence, cleanups) returned
+// err: a verdict reached stands when only a cleanup failed after it (a
+// note; the cluster is made anew for the next cell: a blocked upgrade stays
+// BROKEN); evidence not written, or a cleanup failing where the cell had no
+// verdict, is an ERROR keeping the verdict it had in its reason.
+func afterEnd(outcome report.Outcome, reason string, observations []string, err error) (report.Outcome, string, []string) {
+	var cleanup *lifecycle.CleanupError
+	switch {
+	case err == nil:
+	case errors.As(err, &cleanup) && err.Error() == cleanup.Error() && outcome != "" && outcome != report.Error:
+		observations = append(slices.Clip(observations), fmt.Sprintf("after the verdict, %s (the cluster is not reused)", text.Clip(err.Error(), 300)))
+	default:
 		outcome, reason = report.Error, fmt.Sprintf("%s (verdict before cleanup: %s %s)", err, outcome, reason)
 	}
-	return outcome, reason, rec.Observations
+	return outcome, reason, observations
 }
 
 // The phases a cell's time is split into (report.Run.Phases): building

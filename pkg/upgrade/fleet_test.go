@@ -322,3 +322,19 @@ func TestWebhookRejectionsNameBothApplications(t *testing.T) {
 		t.Errorf("webhookSaid = %q", m)
 	}
 }
+
+// The fleet makes the destination namespaces its Applications need, never
+// ArgoCD's own or the cluster's (an app-of-apps parent's destination is
+// argocd): what it makes it deletes at its end, and argocd would hang on the
+// Applications' finalizers with no controller left to remove them (#74).
+func TestTheFleetMakesNoNamespaceOfArgoCDs(t *testing.T) {
+	app := func(name, ns string) App {
+		a := &v1alpha1.Application{}
+		a.Name, a.Spec.Destination.Namespace = name, ns
+		return App{Spec: a}
+	}
+	s := &Spec{Apps: []App{app("parent", "argocd"), app("red", "tenant-red"), app("sys", "kube-system"), app("d", "default"), app("blue", "tenant-red")}}
+	if got := s.namespaces(); got != "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: tenant-red\n" {
+		t.Errorf("namespaces:\n%s", got)
+	}
+}

@@ -286,12 +286,20 @@ func (s *Spec) namespaces() string {
 	var names []string
 	for _, a := range s.Apps {
 		ns := a.Namespace()
-		if p := a.Spec.Spec.SyncPolicy; ns == "" || slices.Contains(names, ns) || p != nil && slices.Contains(p.SyncOptions, "CreateNamespace=true") {
+		if p := a.Spec.Spec.SyncPolicy; ns == "" || clusterOwn(ns) || slices.Contains(names, ns) || p != nil && slices.Contains(p.SyncOptions, "CreateNamespace=true") {
 			continue
 		}
 		names = append(names, ns)
 	}
 	return namespacesManifest(names)
+}
+
+// clusterOwn says whether a destination namespace is the cluster's or
+// ArgoCD's own (an app-of-apps parent's is argocd): never made by the fleet,
+// so never deleted at its end, where a namespace holding the Applications
+// would wait on finalizers no controller removes any more.
+func clusterOwn(ns string) bool {
+	return ns == argocd.Namespace || ns == "default" || strings.HasPrefix(ns, "kube-")
 }
 
 // namespacesManifest is one manifest of the namespaces names.
