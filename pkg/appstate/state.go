@@ -35,6 +35,10 @@ type State struct {
 	Hooks []Hook
 	// Conditions are the Application's conditions (type: message).
 	Conditions []string
+	// Managed are the resources the Application manages (its
+	// status.resources), by ref: what ArgoCD excludes (resource.exclusions)
+	// is not among them.
+	Managed []string
 }
 
 // Health is one resource's health: its status and message.
@@ -75,6 +79,7 @@ func Of(app *v1alpha1.Application, release string) State {
 	s := State{Release: release, Sync: string(app.Status.Sync.Status), Health: string(app.Status.Health.Status)}
 	for _, r := range app.Status.Resources {
 		ref := ResourceRef(r.Group, r.Kind, r.Namespace, r.Name)
+		s.Managed = append(s.Managed, ref)
 		if r.Status == v1alpha1.SyncStatusCodeOutOfSync {
 			s.OutOfSync = append(s.OutOfSync, ref)
 		}

@@ -733,6 +733,9 @@ func (f *fleet) reading(name string) verdict.Reading {
 			r.Hooks = namedHooks(rd)
 		}
 	}
+	if rd, err := b.rendered(); err == nil && rd != nil {
+		r.To.InGit = inGit(rd)
+	}
 	if d := f.deleted[name]; d != nil {
 		r.To.Deletion = d.verdict()
 	}

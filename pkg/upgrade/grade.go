@@ -50,7 +50,7 @@ func (k *cell) reading() verdict.Reading {
 	}
 	r := verdict.Reading{From: from, To: to, Changes: k.changes, ChangesIn: ": render-diff.txt", States: "states.md"}
 	if p := k.newest; p != nil {
-		r.Hooks = namedHooks(p)
+		r.Hooks, to.InGit = namedHooks(p), inGit(p)
 	}
 	return r
 }
@@ -94,6 +94,16 @@ func (ts Trials) verdict(on string) *verdict.Trials {
 		return nil
 	}
 	return &verdict.Trials{Problem: ts.problem(on), Tally: ts.String()}
+}
+
+// inGit are a render's resources (its hooks left out) by ref, as the
+// Application's status.resources names them.
+func inGit(r *appcell.Rendered) []string {
+	out := []string{}
+	for _, o := range r.Resources() {
+		out = append(out, appstate.Ref(o.Unstructured))
+	}
+	return out
 }
 
 // namedHooks are the hooks of a render with a fixed name (verdict's

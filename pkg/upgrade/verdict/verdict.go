@@ -56,6 +56,9 @@ type Side struct {
 	Waited     string
 	// Fields are the Application's status fields (appstate.Fields).
 	Fields []string
+	// InGit are the render's resources (not its hooks), by ref: what the
+	// team keeps in git for ArgoCD to manage; nil, not read.
+	InGit []string
 	// Pushes say, of each commit pushed to the source, what ArgoCD did not
 	// do with it ("" where it did what was wanted); Wanted is what was
 	// wanted of them, as the SAFE verdict says it.
@@ -201,6 +204,9 @@ func (r Reading) broken() (broken, unread []string) {
 			}
 		}
 	}
+	if s := unmanaged(a, b); s != "" {
+		broken = append(broken, s)
+	}
 	onFrom := firstProblem(a.Pushes)
 	for _, p := range b.Pushes {
 		if p == "" {
@@ -234,6 +240,34 @@ func (r Reading) broken() (broken, unread []string) {
 		broken = append(broken, p)
 	}
 	return broken, unread
+}
+
+// unmanaged says which objects TO's render still holds that ArgoCD managed
+// on FROM and manages no more on TO, once each release settled (3.0's
+// default resource.exclusions leave Endpoints out, argoproj/argo-cd#21635:
+// a later change to one is never applied, and it is never pruned); "" for
+// none, or where TO's managed set was not read.
+func unmanaged(a, b *Side) string {
+	if a.Settled == nil || b.Settled == nil || b.InGit == nil {
+		return ""
+	}
+	var gone []string
+	for _, ref := range b.InGit {
+		if slices.Contains(a.Settled.Managed, ref) && !slices.Contains(b.Settled.Managed, ref) {
+			gone = append(gone, ref)
+		}
+	}
+	warned := ""
+	for _, c := range b.Settled.Conditions {
+		if strings.HasPrefix(c, "ExcludedResourceWarning:") {
+			warned = " (" + text.Clip(c, 160) + ")"
+		}
+	}
+	if len(gone) == 0 || (len(b.Settled.Managed) == 0 && warned == "") {
+		return ""
+	}
+	return fmt.Sprintf("ArgoCD no longer manages %d object(s) still in git that it managed on %s: %s%s; a change to one is not applied, and none is pruned",
+		len(gone), a.Release, strings.Join(gone[:min(len(gone), Shown)], ", "), warned)
 }
 
 // changed are how the Application differs on TO, where nothing broke.

@@ -226,3 +226,27 @@ func TestVerdictIsALeaf(t *testing.T) {
 		}
 	}
 }
+
+// An object the team keeps in git that ArgoCD managed on FROM and no longer
+// manages on TO (3.0's default resource.exclusions: Endpoints) is BROKEN,
+// naming the warning ArgoCD shows; nothing is said where the object left
+// git, or where TO's managed set was not read.
+func TestAnObjectArgoCDStopsManaging(t *testing.T) {
+	ep, svc := "Endpoints tenant-red/red-external-db", "Service tenant-red/red-external-db"
+	from := &appstate.State{Sync: "Synced", Health: "Healthy", Managed: []string{svc, ep}}
+	to := &appstate.State{Sync: "Synced", Health: "Healthy", Managed: []string{svc},
+		Conditions: []string{"ExcludedResourceWarning: Resource /Endpoints red-external-db is excluded in the settings"}}
+	r := fleet(from, to)
+	r.To.InGit = []string{svc, ep}
+	if got, why := Grade(r); got != report.Broken || !strings.Contains(why, "ArgoCD no longer manages 1 object(s) still in git that it managed on v3.4.7: "+ep+" (ExcludedResourceWarning: Resource /Endpoints") {
+		t.Errorf("an Endpoints excluded on TO: %s (%s), want BROKEN naming it", got, why)
+	}
+	r.To.InGit = []string{svc}
+	if got, _ := Grade(r); got == report.Broken {
+		t.Error("an object no longer in git: BROKEN, want it left out")
+	}
+	r.To.InGit, r.To.Settled = []string{svc, ep}, &appstate.State{Sync: "Synced", Health: "Healthy"}
+	if got, _ := Grade(r); got == report.Broken {
+		t.Error("TO's managed set not read: BROKEN, want nothing said")
+	}
+}
