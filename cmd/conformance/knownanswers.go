@@ -67,17 +67,7 @@ func knownAnswers() []answers {
 
 func conformAnswers() answers {
 	load := func() ([]suites.Validation, error) { return suites.Validations() }
-	byName := func(name string) (suites.Validation, error) {
-		vs, err := load()
-		if err != nil {
-			return suites.Validation{}, err
-		}
-		i := slices.IndexFunc(vs, func(v suites.Validation) bool { return v.Name == name })
-		if i < 0 {
-			return suites.Validation{}, fmt.Errorf("no validation %q in suites/conform.yaml", name)
-		}
-		return vs[i], nil
-	}
+	byName := validation(load, func(v suites.Validation) string { return v.Name }, "suites/conform.yaml")
 	return answers{kind: "conform-validate", command: "conform validate", file: "suites/conform.yaml", test: "TestConform",
 		table: "docs/conform-validation.md", reuse: true, parallel: "1",
 		names: func() ([]string, error) { return namesOf(load, func(v suites.Validation) string { return v.Name }) },
@@ -102,17 +92,7 @@ func conformAnswers() answers {
 
 func upgradeCheckAnswers() answers {
 	load := func() ([]suites.UpgradeValidation, error) { return suites.UpgradeValidations() }
-	byName := func(name string) (suites.UpgradeValidation, error) {
-		vs, err := load()
-		if err != nil {
-			return suites.UpgradeValidation{}, err
-		}
-		i := slices.IndexFunc(vs, func(v suites.UpgradeValidation) bool { return v.Name == name })
-		if i < 0 {
-			return suites.UpgradeValidation{}, fmt.Errorf("no validation %q in suites/upgrade-check-validate.yaml", name)
-		}
-		return vs[i], nil
-	}
+	byName := validation(load, func(v suites.UpgradeValidation) string { return v.Name }, "suites/upgrade-check-validate.yaml")
 	return answers{kind: "upgrade-check-validate", command: "upgrade-check validate", file: "suites/upgrade-check-validate.yaml", test: "TestUpgradeCheck",
 		table: "docs/upgrade-check-validation.md", parallel: "auto",
 		names: func() ([]string, error) {
@@ -137,6 +117,22 @@ func upgradeCheckAnswers() answers {
 			vs = slices.DeleteFunc(vs, func(v suites.UpgradeValidation) bool { return !slices.Contains(names, v.Name) })
 			return UpgradeValidationTable(vs, runs, where)
 		},
+	}
+}
+
+// validation is the validation of load's named name, or an error naming file.
+func validation[T any](load func() ([]T, error), name func(T) string, file string) func(string) (T, error) {
+	return func(n string) (T, error) {
+		var zero T
+		vs, err := load()
+		if err != nil {
+			return zero, err
+		}
+		i := slices.IndexFunc(vs, func(v T) bool { return name(v) == n })
+		if i < 0 {
+			return zero, fmt.Errorf("no validation %q in %s", n, file)
+		}
+		return vs[i], nil
 	}
 }
 
