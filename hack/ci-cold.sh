@@ -79,7 +79,8 @@ status=1
 tail -n1 "$log" | grep -q '^\.ci/run: passed' && status=0
 wall=$((SECONDS - t0)) cpu=$(( ($(busy) - c0) / hz ))
 floor=$((cpu / cores))
-probe=$("$work/main/bin/conformance" bench probe -n 3 2>/dev/null | tail -n1 || true)
+# the CPU probe the plan scales build figures by: its median, and the factor against the machines of coldcost.yaml
+probe=$("$work/main/bin/conformance" bench probe -n 3 2>/dev/null | grep -E '^(median|  against)' | sed 's/^ *//' | paste -sd';' - || true)
 
 {
   echo "# make ci-cold, $stamp"
