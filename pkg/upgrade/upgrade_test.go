@@ -25,10 +25,6 @@ import (
 	"github.com/gitops-conformance/suite/pkg/step"
 )
 
-func synced(release string, hooks ...appstate.Hook) appstate.State {
-	return appstate.State{Release: release, Sync: "Synced", Health: "Healthy", Phase: "Succeeded", Hooks: hooks}
-}
-
 func acted(what, wanted string) Pushed {
 	return Pushed{What: what, Wanted: wanted, Observed: env.Observed{Held: true, After: time.Minute}}
 }
