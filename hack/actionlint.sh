@@ -21,5 +21,6 @@ if [ ! -x "$bin" ]; then
   go_env auto
   GOBIN=$tmp GOFLAGS=-mod=mod go install "github.com/rhysd/actionlint/cmd/actionlint@$version"
   mv "$tmp/actionlint" "$bin"
+  rm -rf "$tmp" # exec below ends the shell before its EXIT trap
 fi
 exec "$bin" "$@"

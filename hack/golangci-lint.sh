@@ -23,5 +23,6 @@ if [ ! -x "$bin" ]; then
   go_env "$suite_go"
   GOBIN=$tmp GOFLAGS=-mod=mod go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$version"
   mv "$tmp/golangci-lint" "$bin"
+  rm -rf "$tmp" # exec below ends the shell before its EXIT trap
 fi
 exec "$bin" run --config .golangci.yml ./...
