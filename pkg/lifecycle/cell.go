@@ -174,7 +174,7 @@ func (r *Run) End(ctx context.Context, c *Cell) error {
 	c.Evidence = time.Since(start)
 	var evidence error
 	if len(c.unwritten) > 0 {
-		evidence = fmt.Errorf("evidence not written: %s: %w", strings.Join(c.unwritten, ", "), c.writeErr)
+		evidence = &EvidenceError{Files: c.unwritten, Err: c.writeErr}
 	}
 	if interrupted {
 		r.Dirty = true
@@ -200,6 +200,18 @@ func (r *Run) End(ctx context.Context, c *Cell) error {
 type CleanupError struct{ What []string }
 
 func (e *CleanupError) Error() string { return "cleanup: " + strings.Join(e.What, "; ") }
+
+// EvidenceError is evidence of a cell that could not be written: its
+// verdict would stand on nothing a reader can see, so the cell is an ERROR.
+type EvidenceError struct {
+	Files []string
+	Err   error
+}
+
+func (e *EvidenceError) Error() string {
+	return fmt.Sprintf("evidence not written: %s: %v", strings.Join(e.Files, ", "), e.Err)
+}
+func (e *EvidenceError) Unwrap() error { return e.Err }
 
 // DumpEvidence writes what the cell's assertions looked at into its evidence
 // directory, or into its subdirectory sub when given (Cell.WriteEvidence).

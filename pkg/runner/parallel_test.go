@@ -176,7 +176,7 @@ func TestAVerdictOutlivesItsCleanup(t *testing.T) {
 	if o != report.Broken || why != "on v3.6.1: the upgrade cannot finish" || len(obs) != 2 || !strings.Contains(obs[1], "after the verdict, cleanup: namespace argocd: timed out") {
 		t.Errorf("a verdict then a cleanup failing: %s (%s) %q", o, why, obs)
 	}
-	evidence := errors.Join(&lifecycle.CleanupError{What: []string{"x"}}, errors.New("evidence not written: a.txt"))
+	evidence := errors.Join(&lifecycle.CleanupError{What: []string{"x"}}, &lifecycle.EvidenceError{Files: []string{"a.txt"}, Err: errors.New("read-only")})
 	if o, why, _ := afterEnd(report.Reproduced, "held", nil, evidence); o != report.Error || !strings.Contains(why, "verdict before cleanup: REPRODUCED held") {
 		t.Errorf("evidence not written: %s (%s), want ERROR", o, why)
 	}

@@ -587,9 +587,10 @@ func (r *Runner) execute(ctx context.Context, c matrix.Cell, dir string, exec Ex
 // verdict, is an ERROR keeping the verdict it had in its reason.
 func afterEnd(outcome report.Outcome, reason string, observations []string, err error) (report.Outcome, string, []string) {
 	var cleanup *lifecycle.CleanupError
+	var evidence *lifecycle.EvidenceError
 	switch {
 	case err == nil:
-	case errors.As(err, &cleanup) && err.Error() == cleanup.Error() && outcome != "" && outcome != report.Error:
+	case errors.As(err, &cleanup) && !errors.As(err, &evidence) && outcome != "" && outcome != report.Error:
 		observations = append(slices.Clip(observations), fmt.Sprintf("after the verdict, %s (the cluster is not reused)", text.Clip(err.Error(), 300)))
 	default:
 		outcome, reason = report.Error, fmt.Sprintf("%s (verdict before cleanup: %s %s)", err, outcome, reason)

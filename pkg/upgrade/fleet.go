@@ -729,12 +729,10 @@ func (f *fleet) reading(name string) verdict.Reading {
 		} else {
 			r.To.Synced, r.To.Waited = &l.state, l.waited
 		}
-		if rd, err := b.rendered(); err == nil && rd != nil {
-			r.Hooks = namedHooks(rd)
-		}
 	}
 	if rd, err := b.rendered(); err == nil && rd != nil {
-		r.To.InGit = inGit(rd)
+		// the hooks are compared where a sync was asked on TO (Grade)
+		r.To.InGit, r.Hooks = inGit(rd), namedHooks(rd)
 	}
 	if d := f.deleted[name]; d != nil {
 		r.To.Deletion = d.verdict()

@@ -32,13 +32,12 @@ func (k *cell) reading() verdict.Reading {
 	for _, s := range []struct {
 		side   *verdict.Side
 		states bool
-		fields []string
-	}{{from, k.onFrom != nil, k.fieldsFrom}, {to, k.refreshed != nil && k.synced != nil, k.fieldsTo}} {
+	}{{from, k.onFrom != nil}, {to, k.refreshed != nil && k.synced != nil}} {
 		var missing []string
 		if !s.states {
 			missing = append(missing, "a state")
 		}
-		if s.fields == nil {
+		if s.side.Fields == nil {
 			missing = append(missing, "the status's fields")
 		}
 		if !s.side.Rendered {

@@ -141,7 +141,7 @@ func FromEnv(fs *flag.FlagSet, getenv func(string) string) error {
 		if s.shared || given[s.Flag] || v == "" || fs.Lookup(s.Flag) == nil {
 			continue
 		}
-		if s.Flag == "webhook" {
+		if _, ok := s.field(&Options{}).(*bool); ok { // make's 1, true or yes
 			v = strconv.FormatBool(slices.Contains([]string{"1", "true", "yes"}, v))
 		}
 		if err := fs.Set(s.Flag, v); err != nil {
