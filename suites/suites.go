@@ -6,6 +6,7 @@ import (
 
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/runner"
+	"github.com/gitops-conformance/suite/scenarios/conversion"
 	"github.com/gitops-conformance/suite/scenarios/guard"
 	"github.com/gitops-conformance/suite/scenarios/kargo"
 	"github.com/gitops-conformance/suite/scenarios/knative"
@@ -36,6 +37,7 @@ func Matrix() (*matrix.Data, error) {
 // Scenarios are the scenarios' code by name.
 func Scenarios() runner.Scenarios {
 	return runner.Scenarios{
+		"conversion-outage":       {Feature: conversion.Feature, Variants: conversion.Variants},
 		"kargo-argocd":            {Feature: kargo.Feature, Variants: kargo.Variants},
 		"knative-argocd":          {Feature: knative.Feature, Variants: knative.Variants},
 		"kubeovn-argocd":          {Feature: kubeovn.Feature, Variants: kubeovn.Variants},

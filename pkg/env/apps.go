@@ -157,40 +157,81 @@ func SetArgoCDCmdParams(data map[string]string) step.Step {
 	return setConfigMap("argocd-cmd-params-cm", data, true)
 }
 
+// ExcludeResources adds a rule to argocd-cm's resource.exclusions, after
+// the rules already there (the install's defaults from 3.0: replacing them
+// would manage Endpoints again), as a team adds one: ArgoCD's cluster cache
+// then neither lists nor watches the group's kinds. The cell restores the
+// setting at its end.
+func ExcludeResources(group, kind string) step.Step {
+	rule := fmt.Sprintf("- apiGroups:\n  - %s\n  kinds:\n  - %s\n  clusters:\n  - '*'\n", group, kind)
+	return act("exclude "+kind+"."+group+" in argocd-cm", func(ctx context.Context) error {
+		// repro.sh, written while planning, cannot read the live setting: its
+		// patch holds the rule alone
+		had := ""
+		if !repro.Planning(ctx) {
+			cm, err := lifecycle.From(ctx).Kube.Get(ctx, "configmap", argocd.Namespace, "argocd-cm")
+			if err != nil {
+				return err
+			}
+			had, _, _ = unstructured.NestedString(cm.Object, "data", "resource.exclusions")
+		}
+		if had != "" && !strings.HasSuffix(had, "\n") {
+			had += "\n"
+		}
+		return configure(ctx, "argocd-cm", map[string]string{"resource.exclusions": had + rule}, false)
+	})
+}
+
+// RestartArgoCD restarts every workload of ArgoCD (kubectl rollout restart,
+// as an upgrade, a node drain or an evicted Pod does) and waits for them: its
+// application controller builds its cluster cache again, from nothing.
+func RestartArgoCD() step.Step {
+	return act("restart argocd", func(ctx context.Context) error {
+		if !kubectlStep(ctx, "restart argocd's application controller", "-n", argocd.Namespace, "rollout", "restart", "statefulset/argocd-application-controller") {
+			return nil
+		}
+		lifecycle.CellFrom(ctx).Step("restart every ArgoCD workload (kubectl rollout restart), and wait for them")
+		return lifecycle.From(ctx).Installer.Restart(ctx)
+	})
+}
+
 // setConfigMap merges data into an ArgoCD ConfigMap, restarting ArgoCD's
 // workloads after it when they read it at start-up only.
 func setConfigMap(name string, data map[string]string, restart bool) step.Step {
-	return act("configure "+name, func(ctx context.Context) error {
-		patch, _ := json.Marshal(map[string]any{"data": data})
-		if !kubectlStep(ctx, "configure "+name, "-n", argocd.Namespace, "patch", "configmap", name, "--type", "merge", "-p", string(patch)) {
-			return nil
+	return act("configure "+name, func(ctx context.Context) error { return configure(ctx, name, data, restart) })
+}
+
+// configure is setConfigMap's action.
+func configure(ctx context.Context, name string, data map[string]string, restart bool) error {
+	patch, _ := json.Marshal(map[string]any{"data": data})
+	if !kubectlStep(ctx, "configure "+name, "-n", argocd.Namespace, "patch", "configmap", name, "--type", "merge", "-p", string(patch)) {
+		return nil
+	}
+	r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
+	cm, err := r.Kube.Get(ctx, "configmap", argocd.Namespace, name)
+	if err != nil {
+		return err
+	}
+	had, _, _ := unstructured.NestedStringMap(cm.Object, "data")
+	old := map[string]*string{}
+	for k := range data {
+		if v, ok := had[k]; ok {
+			old[k] = &v
+		} else {
+			old[k] = nil
 		}
-		r, c := lifecycle.From(ctx), lifecycle.CellFrom(ctx)
-		cm, err := r.Kube.Get(ctx, "configmap", argocd.Namespace, name)
-		if err != nil {
-			return err
-		}
-		had, _, _ := unstructured.NestedStringMap(cm.Object, "data")
-		old := map[string]*string{}
-		for k := range data {
-			if v, ok := had[k]; ok {
-				old[k] = &v
-			} else {
-				old[k] = nil
-			}
-		}
-		c.Watch("configmap", argocd.Namespace, name)
-		c.Defer("restore "+name, func(ctx context.Context) error { return patchConfig(ctx, r, name, old) })
-		set := map[string]*string{}
-		for k, v := range data {
-			set[k] = &v
-			c.Step("%s %s:\n%s", name, k, v)
-		}
-		if err := patchConfig(ctx, r, name, set); err != nil || !restart {
-			return err
-		}
-		return r.Installer.Restart(ctx)
-	})
+	}
+	c.Watch("configmap", argocd.Namespace, name)
+	c.Defer("restore "+name, func(ctx context.Context) error { return patchConfig(ctx, r, name, old) })
+	set := map[string]*string{}
+	for k, v := range data {
+		set[k] = &v
+		c.Step("%s %s:\n%s", name, k, v)
+	}
+	if err := patchConfig(ctx, r, name, set); err != nil || !restart {
+		return err
+	}
+	return r.Installer.Restart(ctx)
 }
 
 func patchConfig(ctx context.Context, r *lifecycle.Run, name string, data map[string]*string) error {
