@@ -163,7 +163,6 @@ func SetArgoCDCmdParams(data map[string]string) step.Step {
 // then neither lists nor watches the group's kinds. The cell restores the
 // setting at its end.
 func ExcludeResources(group, kind string) step.Step {
-	rule := fmt.Sprintf("- apiGroups:\n  - %s\n  kinds:\n  - %s\n  clusters:\n  - '*'\n", group, kind)
 	return act("exclude "+kind+"."+group+" in argocd-cm", func(ctx context.Context) error {
 		// repro.sh, written while planning, cannot read the live setting: its
 		// patch holds the rule alone
@@ -175,11 +174,17 @@ func ExcludeResources(group, kind string) step.Step {
 			}
 			had, _, _ = unstructured.NestedString(cm.Object, "data", "resource.exclusions")
 		}
-		if had != "" && !strings.HasSuffix(had, "\n") {
-			had += "\n"
-		}
-		return configure(ctx, "argocd-cm", map[string]string{"resource.exclusions": had + rule}, false)
+		return configure(ctx, "argocd-cm", map[string]string{"resource.exclusions": withExclusion(had, group, kind)}, false)
 	})
+}
+
+// withExclusion is the resource.exclusions value had with a rule for kind
+// of group, on every cluster, after the rules already there.
+func withExclusion(had, group, kind string) string {
+	if had != "" && !strings.HasSuffix(had, "\n") {
+		had += "\n"
+	}
+	return had + fmt.Sprintf("- apiGroups:\n  - %s\n  kinds:\n  - %s\n  clusters:\n  - '*'\n", group, kind)
 }
 
 // RestartArgoCD restarts every workload of ArgoCD (kubectl rollout restart,

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/gitops-conformance/suite/internal/kube"
 	"github.com/gitops-conformance/suite/internal/kube/kubetest"
 	"github.com/gitops-conformance/suite/pkg/assert"
@@ -146,5 +148,25 @@ func TestInRunSkipsWhilePlanning(t *testing.T) {
 	defer done()
 	if err := action(branch); err != nil || ran != 1 {
 		t.Errorf("in a branch not taken: ran %d, %v", ran, err)
+	}
+}
+
+func TestExclusionKeepsTheRulesThere(t *testing.T) {
+	install := "### Internal Kubernetes resources excluded reduce the number of watched events\n- apiGroups:\n  - ''\n  kinds:\n  - Endpoints\n  - EndpointSlice"
+	got := withExclusion(install, "conversion.conformance.gitops.io", "Gadget")
+	var rules []struct {
+		APIGroups []string `json:"apiGroups"`
+		Kinds     []string `json:"kinds"`
+		Clusters  []string `json:"clusters"`
+	}
+	if err := yaml.Unmarshal([]byte(got), &rules); err != nil {
+		t.Fatalf("%v:\n%s", err, got)
+	}
+	if len(rules) != 2 || rules[0].Kinds[0] != "Endpoints" || rules[1].APIGroups[0] != "conversion.conformance.gitops.io" ||
+		rules[1].Kinds[0] != "Gadget" || rules[1].Clusters[0] != "*" {
+		t.Errorf("rules %+v from:\n%s", rules, got)
+	}
+	if one := withExclusion("", "g", "K"); !strings.HasPrefix(one, "- apiGroups:") {
+		t.Errorf("from no rules: %q", one)
 	}
 }
