@@ -192,7 +192,10 @@ func withExclusion(had, group, kind string) string {
 // application controller builds its cluster cache again, from nothing.
 func RestartArgoCD() step.Step {
 	return act("restart argocd", func(ctx context.Context) error {
-		if !kubectlStep(ctx, "restart argocd's application controller", "-n", argocd.Namespace, "rollout", "restart", "statefulset/argocd-application-controller") {
+		// what argocd.Installer.Restart runs, as repro.sh has it
+		ws := fmt.Sprintf("$(kubectl -n %s get deploy,statefulset -o name)", argocd.Namespace)
+		if !do(ctx, "restart argocd", fmt.Sprintf(`for w in %[1]s; do kubectl -n %[2]s rollout restart "$w"; done; for w in %[1]s; do kubectl -n %[2]s rollout status "$w" --timeout=5m; done`,
+			ws, argocd.Namespace), nil) {
 			return nil
 		}
 		lifecycle.CellFrom(ctx).Step("restart every ArgoCD workload (kubectl rollout restart), and wait for them")
