@@ -202,7 +202,7 @@ ARGOCD_CMD_PARAMS ?=
 IGNORE_DIFFERENCES ?=
 # make upgrade-check's settings (METHOD, SELF_SYNC_OPTIONS, OVERLAY, METRICS, CHANGE, DURING_SYNC,
 # WEBHOOK, SHARD, REPO, REPOS, ISOLATE, LIFECYCLE, ARGOCD_CM) are declared once, in
-# pkg/upgrade/settings.go: the CLI and the e2e test binary read them from the environment, where
+# pkg/upgrade/spec/settings.go: the CLI and the e2e test binary read them from the environment, where
 # make puts its command line's variables (`bin/conformance upgrade-check settings` lists them)
 UPGRADE = -from "$(FROM)" -to "$(TO)" -images "$(IMAGES)" -image-recipes "$(IMAGE_RECIPES)" -argocd-cmd-params "$(ARGOCD_CMD_PARAMS)" \
   -expect "$(EXPECT)" -expect-why "$(EXPECT_WHY)" -kubernetes "$(KUBERNETES)" -mode $(MODE) $(PULL)

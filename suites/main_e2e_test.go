@@ -30,6 +30,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/pkg/schedule"
 	"github.com/gitops-conformance/suite/pkg/upgrade"
+	"github.com/gitops-conformance/suite/pkg/upgrade/spec"
 )
 
 // Exit statuses of the test binary (`make e2e` runs it; make itself turns
@@ -50,7 +51,7 @@ var (
 	run     *runner.Runner
 	opts    runner.Options
 	conf    conform.Options // make conform's: a chart to check instead of the matrix
-	upg     upgrade.Options // make upgrade-check's: Applications through an upgrade instead of the matrix
+	upg     spec.Options    // make upgrade-check's: Applications through an upgrade instead of the matrix
 	shared  appcell.Shared  // the flags both take (-images, -image-recipes, -expect, -expect-why)
 	runCtx  context.Context // cancelled by an interrupt
 )
@@ -64,8 +65,8 @@ func init() {
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	// make upgrade-check's settings from make's variables (upgrade.Settings)
-	if err := upgrade.FromEnv(flag.CommandLine, os.Getenv); err != nil {
+	// make upgrade-check's settings from make's variables (spec.Settings)
+	if err := spec.FromEnv(flag.CommandLine, os.Getenv); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
@@ -260,19 +261,19 @@ func upgradeRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 	}
 	ro := opts
 	ro.Repo = repo
-	spec, err := upgrade.Validate(ctx, cat, upg, ro, mode, cache)
+	checked, err := upgrade.Validate(ctx, cat, upg, ro, mode, cache)
 	if err != nil {
 		return nil, err
 	}
-	route, err := measuredRoute(cat, spec.From, spec.To)
+	route, err := measuredRoute(cat, checked.From, checked.To)
 	if err != nil {
 		return nil, err
 	}
-	data, code := spec.Plan()
+	data, code := upgrade.Plan(checked)
 	o := opts
-	o.Scenarios, o.ArgoCD = upgrade.Scenario, spec.From.String()
+	o.Scenarios, o.ArgoCD = spec.Scenario, checked.From.String()
 	if o.Command == "" {
-		o.Command = spec.Command
+		o.Command = checked.Command
 		if o.Kubernetes != "" {
 			o.Command += " KUBERNETES=" + o.Kubernetes
 		}
@@ -291,8 +292,8 @@ func upgradeRunner(ctx context.Context, cat *catalog.Catalog, repo string) (*run
 		return nil, err
 	}
 	r.Run.Notes = append(r.Run.Notes, route.Notes()...)
-	metrics := "the cluster: " + spec.Metrics.String()
-	if spec.Metrics.On() {
+	metrics := "the cluster: " + checked.Metrics.String()
+	if checked.Metrics.On() {
 		metrics += " (METRICS; applied by each cell before its Application, kept from one cell to the next)"
 	}
 	r.Run.Logf("plan: %s", metrics)

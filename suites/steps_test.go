@@ -145,7 +145,8 @@ func allowedIn(own, outside []string, module, p string) error {
 // clip and "none", internal/images' offline mode, internal/gitserver's
 // repository URL and internal/kube's manifest decoder, pkg/gitrepo (a team's repository
 // served and written: it runs git, as pkg/appcell runs helm), pkg/upgrade/inplace
-// (ArgoCD upgraded in place, fenced the same), and pkg/metricsserver's
+// (ArgoCD upgraded in place, fenced the same), make upgrade-check's own
+// nouns (pkg/upgrade/spec, cell and fleet, each fenced the same), and pkg/metricsserver's
 // setting (METRICS parsed: the cluster's metrics-server, which env.MetricsServer
 // installs). No shell, no kubectl,
 // no client or e2e-framework feature of their own: internal/shell,
@@ -154,7 +155,8 @@ func allowedIn(own, outside []string, module, p string) error {
 // lifecycle.Get is used (read from the syntax tree, not grepped).
 var harness = []string{"pkg/step", "pkg/env", "pkg/check", "pkg/assert", "pkg/matrix", "pkg/fixture", "pkg/appcell", "pkg/appstate", "pkg/route",
 	"pkg/catalog", "pkg/report", "pkg/runner", "pkg/lifecycle", "pkg/argocd", "pkg/helm",
-	"internal/text", "internal/images", "internal/gitserver", "internal/kube", "pkg/gitrepo", "pkg/upgrade/inplace", "pkg/upgrade/verdict", "pkg/metricsserver"}
+	"internal/text", "internal/images", "internal/gitserver", "internal/kube", "pkg/gitrepo", "pkg/upgrade/inplace", "pkg/upgrade/verdict", "pkg/metricsserver",
+	"pkg/upgrade/spec", "pkg/upgrade/cell", "pkg/upgrade/fleet"}
 
 // harnessOutside are the packages from outside the module the harness may
 // import beside API types: the e2e-framework config a step's func takes,
@@ -169,7 +171,7 @@ var rawClients = map[string]bool{"Kube": true, "Kubectl": true}
 // with go/parser, as the scenarios' fence is), and call none of the run's
 // raw clients.
 func TestHarnessImportsOnlyItsLayer(t *testing.T) {
-	for _, dir := range []string{"../pkg/conform", "../pkg/upgrade", "../pkg/upgrade/inplace"} {
+	for _, dir := range []string{"../pkg/conform", "../pkg/upgrade", "../pkg/upgrade/inplace", "../pkg/upgrade/spec", "../pkg/upgrade/cell", "../pkg/upgrade/fleet"} {
 		bad, files, err := belowHarness(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/pkg/appcell"
-	"github.com/gitops-conformance/suite/pkg/upgrade"
+	"github.com/gitops-conformance/suite/pkg/upgrade/spec"
 	"github.com/gitops-conformance/suite/scenarios/kargo"
 )
 
@@ -157,7 +157,7 @@ func (a SeedApp) Write(ctx context.Context, at Local, out string) (string, *appc
 func (a SeedApp) application(repoURL string, values map[string]any) map[string]any {
 	meta := map[string]any{"name": a.Name, "namespace": "argocd"}
 	if len(a.Recipes) > 0 {
-		meta["annotations"] = map[string]string{upgrade.RecipesAnnotation: strings.Join(a.Recipes, ",")}
+		meta["annotations"] = map[string]string{spec.RecipesAnnotation: strings.Join(a.Recipes, ",")}
 	}
 	helm := map[string]any{"releaseName": a.release()}
 	if len(values) > 0 {

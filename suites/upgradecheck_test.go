@@ -17,7 +17,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/sources/sourcestest"
-	"github.com/gitops-conformance/suite/pkg/upgrade"
+	"github.com/gitops-conformance/suite/pkg/upgrade/spec"
 	"github.com/gitops-conformance/suite/scenarios/kyverno"
 	"github.com/gitops-conformance/suite/scenarios/openkruise"
 )
@@ -171,7 +171,7 @@ func TestSeedAppWrite(t *testing.T) {
 		p.ManagedNamespaceMetadata == nil || p.ManagedNamespaceMetadata.Labels["team"] != "a" {
 		t.Errorf("sync policy: %+v", p)
 	}
-	if got := app.Annotations[upgrade.RecipesAnnotation]; got != "kyverno@v1.14.0,knative@v0.47.1" {
+	if got := app.Annotations[spec.RecipesAnnotation]; got != "kyverno@v1.14.0,knative@v0.47.1" {
 		t.Errorf("recipes annotation: %q", got)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/gitops-conformance/suite/pkg/report"
-	"github.com/gitops-conformance/suite/pkg/upgrade"
+	"github.com/gitops-conformance/suite/pkg/upgrade/spec"
 )
 
 //go:embed upgrade-check-validate.yaml
@@ -31,7 +31,7 @@ type UpgradeValidation struct {
 	Apps string   `json:"apps,omitempty"`
 	Only []string `json:"only,omitempty"`
 	// Settings are the make upgrade-check settings it runs with, by their
-	// YAML key (upgrade.Settings: method, duringSync, isolate, ...), beside
+	// YAML key (spec.Settings: method, duringSync, isolate, ...), beside
 	// the fields above in the file.
 	Settings map[string]any `json:"-"`
 	// Expect are the known answers: Application to verdict.
@@ -42,7 +42,7 @@ type UpgradeValidation struct {
 }
 
 // UnmarshalJSON reads a validation: its own fields, and every other key a
-// setting of make upgrade-check (upgrade.SettingByYAML), or an error.
+// setting of make upgrade-check (spec.SettingByYAML), or an error.
 func (v *UpgradeValidation) UnmarshalJSON(b []byte) error {
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(b, &all); err != nil {
@@ -50,7 +50,7 @@ func (v *UpgradeValidation) UnmarshalJSON(b []byte) error {
 	}
 	settings := map[string]any{}
 	for k, raw := range all {
-		if _, ok := upgrade.SettingByYAML(k); !ok {
+		if _, ok := spec.SettingByYAML(k); !ok {
 			continue
 		}
 		var val any
@@ -79,7 +79,7 @@ func (v *UpgradeValidation) UnmarshalJSON(b []byte) error {
 // settingKeys are the settings' YAML keys.
 func settingKeys() []string {
 	var keys []string
-	for _, s := range upgrade.Settings {
+	for _, s := range spec.Settings {
 		if s.YAML != "" {
 			keys = append(keys, s.YAML)
 		}
@@ -106,7 +106,7 @@ func (v UpgradeValidation) check() error {
 	case v.Apps != "" && len(v.Only) > 0:
 		return errors.New("apps or only, not both: only picks among the seed charts")
 	}
-	if _, err := upgrade.Flags(v.Settings, ""); err != nil {
+	if _, err := spec.Flags(v.Settings, ""); err != nil {
 		return err
 	}
 	for app, o := range v.Expect {
@@ -136,7 +136,7 @@ func (v UpgradeValidation) Applications() []string {
 
 // Setting is what the validation sets beyond the path, as make's variables
 // ("" for the defaults).
-func (v UpgradeValidation) Setting() string { return upgrade.Said(v.Settings) }
+func (v UpgradeValidation) Setting() string { return spec.Said(v.Settings) }
 
 // Args are the e2e test binary's make upgrade-check flags for the
 // validation: apps is where its Applications are (v.Apps, or the seed charts
@@ -154,6 +154,6 @@ func (v UpgradeValidation) Args(repo, apps string) []string {
 	args := []string{"-apps", apps, "-from", v.From, "-to", v.To,
 		"-expect", strings.Join(expect, ","),
 		"-expect-why", fmt.Sprintf("make upgrade-check-validate, %s: %s (measured in %s)", v.Name, v.Why, strings.Join(v.Measured, ", "))}
-	flags, _ := upgrade.Flags(v.Settings, repo) // checked when read (check)
+	flags, _ := spec.Flags(v.Settings, repo) // checked when read (check)
 	return append(args, flags...)
 }

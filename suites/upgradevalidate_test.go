@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/pkg/report"
-	"github.com/gitops-conformance/suite/pkg/upgrade"
+	"github.com/gitops-conformance/suite/pkg/upgrade/spec"
 )
 
 // Each validation's files are the checkout's, each Application it expects
@@ -29,7 +29,7 @@ func TestUpgradeValidationsAreRunnable(t *testing.T) {
 	}
 	for _, v := range vs {
 		paths := []string{v.Apps}
-		for _, st := range upgrade.Settings {
+		for _, st := range spec.Settings {
 			if p, ok := v.Settings[st.YAML].(string); st.Path && ok {
 				paths = append(paths, p)
 			}
@@ -73,7 +73,7 @@ func TestUpgradeValidationsAreRunnable(t *testing.T) {
 	}
 }
 
-// A validation's settings are make upgrade-check's (upgrade.Settings) by
+// A validation's settings are make upgrade-check's (spec.Settings) by
 // their YAML key: its flags give every one, empty where unset, so the
 // caller's environment reaches none; an unknown key is refused when read.
 func TestUpgradeValidationArgs(t *testing.T) {

@@ -89,7 +89,7 @@ func commands() []command {
 			run: answersTable},
 		{name: "upgrade-check check", synopsis: "make upgrade-check's input checked before anything is built: the releases, the Applications and their sources; exit 2 with one line",
 			run: upgradeCheckInput},
-		{name: "upgrade-check settings", synopsis: "make upgrade-check's settings, declared once (pkg/upgrade/settings.go): each one's make variable, flag, key in suites/upgrade-check-validate.yaml and meaning",
+		{name: "upgrade-check settings", synopsis: "make upgrade-check's settings, declared once (pkg/upgrade/spec/settings.go): each one's make variable, flag, key in suites/upgrade-check-validate.yaml and meaning",
 			run: upgradeCheckSettings},
 		{name: "upgrade-check apps", synopsis: "make upgrade-check's default APPS (suites/upgrade-check.yaml): each seed's chart made as DIR/NAME/ and its Application written as DIR/NAME.yaml; a line per Application (its name, file and chart); exit 2 when one cannot be made (a variable unset, a module the proxy refuses)",
 			run: upgradeCheckApps},

@@ -21,6 +21,8 @@ import (
 	"github.com/gitops-conformance/suite/pkg/report/render"
 	"github.com/gitops-conformance/suite/pkg/runner"
 	"github.com/gitops-conformance/suite/pkg/upgrade"
+	"github.com/gitops-conformance/suite/pkg/upgrade/fleet"
+	"github.com/gitops-conformance/suite/pkg/upgrade/spec"
 	"github.com/gitops-conformance/suite/suites"
 )
 
@@ -94,18 +96,18 @@ func writeSeedApps(ctx context.Context, stdout io.Writer, out string, names []st
 	return nil
 }
 
-// upgradeCheckSettings is upgrade-check settings: upgrade.Settings, one
+// upgradeCheckSettings is upgrade-check settings: spec.Settings, one
 // paragraph each.
 func upgradeCheckSettings(_ context.Context, c cli, fs *flag.FlagSet, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	// the flags' own help: the shared ones' is appcell.Shared's
-	var u upgrade.Options
+	var u spec.Options
 	flags := flag.NewFlagSet("settings", flag.ContinueOnError)
 	u.Register(flags)
 	u.Shared.Register(flags)
-	for _, s := range upgrade.Settings {
+	for _, s := range spec.Settings {
 		where := "-" + s.Flag
 		if s.YAML != "" {
 			where += ", " + s.YAML + ": in a validation"
@@ -118,7 +120,7 @@ func upgradeCheckSettings(_ context.Context, c cli, fs *flag.FlagSet, args []str
 // upgradeCheckInput is upgrade-check check: make upgrade-check's input
 // checked (upgrade.Validate) with the flags the test binary takes.
 func upgradeCheckInput(ctx context.Context, _ cli, fs *flag.FlagSet, args []string) error {
-	var u upgrade.Options
+	var u spec.Options
 	var o runner.Options
 	u.Register(fs)
 	u.Shared.Register(fs)
@@ -126,7 +128,7 @@ func upgradeCheckInput(ctx context.Context, _ cli, fs *flag.FlagSet, args []stri
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := upgrade.FromEnv(fs, os.Getenv); err != nil { // make's variables (upgrade.Settings)
+	if err := spec.FromEnv(fs, os.Getenv); err != nil { // make's variables (spec.Settings)
 		return &runner.BadInput{Err: err}
 	}
 	u.From, u.To = o.From, o.To // -from and -to: runner.Options', bisect's too
@@ -149,9 +151,9 @@ func upgradeCheckInput(ctx context.Context, _ cli, fs *flag.FlagSet, args []stri
 	if o.Repo, err = os.Getwd(); err != nil { // make runs it from the checkout
 		return err
 	}
-	spec, err := upgrade.Validate(ctx, cat, u, o, mode, cache)
-	if spec != nil {
-		for _, r := range spec.Refused {
+	checked, err := upgrade.Validate(ctx, cat, u, o, mode, cache)
+	if checked != nil {
+		for _, r := range checked.Refused {
 			fmt.Fprintf(os.Stderr, "upgrade-check: not taken: %s\n", r)
 		}
 	}
@@ -198,15 +200,15 @@ func upgradeCheckBench(_ context.Context, c cli, fs *flag.FlagSet, args []string
 	if err != nil {
 		return &runner.BadInput{Err: fmt.Errorf("upgrade-check bench: %w", err)}
 	}
-	times, _ := filepath.Glob(filepath.Join(dir, "cells", "*", upgrade.FleetTimes))
+	times, _ := filepath.Glob(filepath.Join(dir, "cells", "*", fleet.FleetTimes))
 	if len(times) != 1 {
-		return &runner.BadInput{Err: fmt.Errorf("upgrade-check bench: %s holds no fleet run's %s (a run that did not reach its verdicts, or not a fleet's)", dir, upgrade.FleetTimes)}
+		return &runner.BadInput{Err: fmt.Errorf("upgrade-check bench: %s holds no fleet run's %s (a run that did not reach its verdicts, or not a fleet's)", dir, fleet.FleetTimes)}
 	}
 	data, err := os.ReadFile(times[0])
 	if err != nil {
 		return err
 	}
-	var marks []upgrade.Mark
+	var marks []fleet.Mark
 	if err := json.Unmarshal(data, &marks); err != nil {
 		return fmt.Errorf("%s: %w", times[0], err)
 	}

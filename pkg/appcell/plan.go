@@ -23,7 +23,7 @@ import (
 )
 
 // Options are a run's make variables as the e2e test binary's flags: make
-// conform's (conform.Options) or make upgrade-check's (upgrade.Options).
+// conform's (conform.Options) or make upgrade-check's (spec.Options of pkg/upgrade/spec).
 // A run whose options are Enabled makes its scenario at run time from what
 // they name, in place of suites/matrix.yaml's.
 type Options interface {
@@ -35,7 +35,7 @@ type Options interface {
 // for every command: IMAGES (-images), IMAGE_RECIPES (-image-recipes),
 // ARGOCD_CMD_PARAMS (-argocd-cmd-params), EXPECT (-expect) and EXPECT_WHY
 // (-expect-why). The test binary registers
-// them once; conform.Options and upgrade.Options embed a copy.
+// them once; conform.Options and pkg/upgrade/spec's Options embed a copy.
 type Shared struct {
 	Images       string // IMAGES: local Docker images given to the node
 	ImageRecipes string // IMAGE_RECIPES: component@version built by the suite's offline recipes (images/<component>/build.sh)

@@ -110,3 +110,12 @@ type Scenario struct {
 	Steps    []Step
 	Repeated []string // names taken by more than one step (a test refuses them)
 }
+
+// Names are the scenario's steps' names, in order.
+func (s Scenario) Names() []string {
+	names := make([]string, 0, len(s.Steps))
+	for _, st := range s.Steps {
+		names = append(names, st.Name())
+	}
+	return names
+}

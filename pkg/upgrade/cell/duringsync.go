@@ -1,4 +1,4 @@
-package upgrade
+package cell
 
 import (
 	"context"
@@ -140,7 +140,7 @@ func (k *cell) duringSync(dst *Trials, on catalog.Release, annotated bool) []ste
 	}
 	*dst = make(Trials, n)
 	var steps []step.Step
-	if on == k.from {
+	if on == k.From {
 		steps = append(steps, env.DeleteObjectAtEnd(env.Job(k.markerNamespace(), SlowHook), "the hook make upgrade-check's trials pushed"))
 	}
 	// the trials start synced: a commit before them that ArgoCD did not

@@ -1,4 +1,4 @@
-package upgrade
+package fleet
 
 import (
 	"context"
@@ -63,8 +63,9 @@ func (f *fleet) rejections(dst *[]rejection) step.Step {
 			r.onFrom, r.onTo = f.seen(e)
 			out = append(out, r)
 		}
-		for _, n := range slices.Sorted(maps.Keys(f.onTo)) {
-			rd := f.onTo[n]
+		reads := f.readOn(f.to.String())
+		for _, n := range slices.Sorted(maps.Keys(reads)) {
+			rd := reads[n]
 			for _, said := range append([]string{rd.state.Message}, rd.state.Conditions...) {
 				if m := webhookSaid.FindStringSubmatch(said); m != nil {
 					out = append(out, rejection{webhook: m[2], victim: n, what: "its sync: " + text.Clip(said, 200), onTo: true})
@@ -72,7 +73,7 @@ func (f *fleet) rejections(dst *[]rejection) step.Step {
 			}
 		}
 		for i := range out {
-			out[i].config, out[i].owner = webhookOwner(f.onTo, out[i].webhook, hooks)
+			out[i].config, out[i].owner = webhookOwner(reads, out[i].webhook, hooks)
 		}
 		*dst = dedupe(out)
 		lifecycle.Note(ctx, "the fleet's webhooks refused %d request(s) of the fleet's Applications", len(*dst))
@@ -106,8 +107,9 @@ func (f *fleet) seen(e unstructured.Unstructured) (before, after bool) {
 // none.
 func (f *fleet) ownerOf(ns, name string) string {
 	var inNs []string
-	for _, n := range slices.Sorted(maps.Keys(f.onTo)) {
-		r, err := f.onTo[n].rendered()
+	reads := f.readOn(f.to.String())
+	for _, n := range slices.Sorted(maps.Keys(reads)) {
+		r, err := reads[n].rendered()
 		if err != nil || r == nil {
 			continue
 		}

@@ -1,11 +1,8 @@
-package upgrade
+package spec
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -16,13 +13,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitops-conformance/suite/internal/gitserver"
-	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/gitrepo"
-	"github.com/gitops-conformance/suite/pkg/matrix"
-	"github.com/gitops-conformance/suite/pkg/report"
-	"github.com/gitops-conformance/suite/pkg/runner"
 )
 
 // refusedGenerators are the ApplicationSet generators a fleet run cannot
@@ -195,19 +188,19 @@ func (s *Spec) rewrite(obj map[string]any) (map[string]any, error) {
 	u.SetManagedFields(nil)
 	u.SetCreationTimestamp(metav1.Time{})
 	u.SetGeneration(0)
-	anns := kept(u.GetAnnotations())
+	anns := Kept(u.GetAnnotations())
 	u.SetAnnotations(anns)
 	delete(out, "status")
 	delete(out, "operation")
 	return out, nil
 }
 
-// fleetManifest is the Applications and ApplicationSets as the fleet run
+// FleetManifest is the Applications and ApplicationSets as the fleet run
 // creates them (rewrite): an Application of a local path reads its own
 // repository on the git server, as a cell's does; every destination is
 // this cluster. One that cannot be made so is an error naming it, never
 // left out unsaid.
-func (s *Spec) fleetManifest() (string, error) {
+func (s *Spec) FleetManifest() (string, error) {
 	var docs []string
 	add := func(kind, name string, obj map[string]any) error {
 		obj, err := s.rewrite(obj)
@@ -247,10 +240,10 @@ func (s *Spec) fleetManifest() (string, error) {
 	return strings.Join(docs, "---\n"), nil
 }
 
-// projects are the AppProjects the Applications and the ApplicationSets'
+// Projects are the AppProjects the Applications and the ApplicationSets'
 // templates name, other than default: each made permissive (any source,
 // this cluster, any namespace and kind), the fleet running on one cluster.
-func (s *Spec) projects() string {
+func (s *Spec) Projects() string {
 	var names []string
 	add := func(p string) {
 		if p != "" && p != "default" && !strings.Contains(p, "{{") && !slices.Contains(names, p) {
@@ -280,9 +273,9 @@ spec:
 	return strings.Join(docs, "---\n")
 }
 
-// namespaces are the destination namespaces of APPS' Applications that do
+// Namespaces are the destination namespaces of APPS' Applications that do
 // not sync with CreateNamespace=true, made beforehand as a cell makes them.
-func (s *Spec) namespaces() string {
+func (s *Spec) Namespaces() string {
 	var names []string
 	for _, a := range s.Apps {
 		ns := a.Namespace()
@@ -291,7 +284,7 @@ func (s *Spec) namespaces() string {
 		}
 		names = append(names, ns)
 	}
-	return namespacesManifest(names)
+	return NamespacesManifest(names)
 }
 
 // clusterOwn says whether a destination namespace is the cluster's or
@@ -302,80 +295,13 @@ func clusterOwn(ns string) bool {
 	return ns == argocd.Namespace || ns == "default" || strings.HasPrefix(ns, "kube-")
 }
 
-// namespacesManifest is one manifest of the namespaces names.
-func namespacesManifest(names []string) string {
+// NamespacesManifest is one manifest of the namespaces names.
+func NamespacesManifest(names []string) string {
 	var docs []string
 	for _, n := range names {
 		docs = append(docs, fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", n))
 	}
 	return strings.Join(docs, "---\n")
-}
-
-// fleetPlan is a fleet run's plan: one cell, FleetVariant, which the
-// report makes a cell per Application (Expand).
-func (s *Spec) fleetPlan(sc matrix.Scenario) (*matrix.Data, runner.Scenarios) {
-	// an install, the generation, two reads and an upgrade: a guess until
-	// reports/ holds measured times (make bench-upgrade-check measures it)
-	sc.Seconds = 300 + 3*len(s.Apps) + 60*len(s.AppSets)
-	sc.Title = "a team's fleet through one in-place ArgoCD upgrade"
-	var from []string
-	for _, r := range s.Repos {
-		from = append(from, r.URL)
-	}
-	sc.Summary = fmt.Sprintf("On a cluster with %s, %d Application(s) and %d ApplicationSet(s) created on ArgoCD %s (repositories served with their history: %s), ArgoCD upgraded in place once to %s (%s); every Application's render, sync and health compared.",
-		s.Metrics, len(s.Apps), len(s.AppSets), s.From, text.OrNone(strings.Join(from, ", ")), s.To, s.MethodSaid())
-	sc.Variants = []matrix.Variant{{Name: FleetVariant, Summary: "every Application on one ArgoCD, upgraded once", ArgoCDUpgrades: []string{s.To.String()}}}
-	d, code := appcell.Plan(sc, appcell.Known{Want: report.Safe, Why: Unchanged, Flag: "make upgrade-check -expect"}, s.FleetFeature)
-	c := code[Scenario]
-	c.Expand = s.expand
-	code[Scenario] = c
-	return d, code
-}
-
-// expand makes the fleet cell (rc, its evidence in dir) a cell per
-// Application, from its FleetFile, each expected SAFE or as EXPECT says;
-// one not judged (the run ended first) takes the fleet cell's outcome and
-// reason; none when the fleet read no Application (the fleet cell stands,
-// saying why).
-func (s *Spec) expand(rc report.Cell, dir string) ([]report.Cell, []string) {
-	data, err := os.ReadFile(filepath.Join(dir, FleetFile))
-	if err != nil {
-		return nil, nil
-	}
-	var results []AppResult
-	if err := json.Unmarshal(data, &results); err != nil {
-		return nil, []string{"the fleet's verdicts could not be read: " + err.Error()}
-	}
-	var out []report.Cell
-	for _, r := range results {
-		c := rc
-		c.Variant, c.Outcome, c.Reason, c.Runs = r.Name, r.Outcome, r.Reason, nil
-		if r.Outcome == "" {
-			// the run ended before the fleet was judged: the fleet cell's
-			// outcome is each one's (an upgrade that could not finish)
-			c.Outcome, c.Reason = rc.Outcome, "the fleet ended before its Applications were judged: "+rc.Reason
-		}
-		c.Evidence = filepath.Join(rc.Evidence, r.Evidence)
-		c.Expected, c.ExpectedWhy = report.Safe, Unchanged
-		if o, ok := s.Expect[r.Name]; ok {
-			c.Expected, c.ExpectedWhy = o, cmp.Or(s.ExpectWhy, "make upgrade-check -expect")
-		}
-		if r.By != "APPS" {
-			c.Observations = []string{"made by " + r.By}
-		} else {
-			c.Observations = nil
-		}
-		out = append(out, c)
-	}
-	notes := []string{fmt.Sprintf("the fleet: %d Applications on one ArgoCD (cell %s: %s)", len(results), rc.ID(), rc.Reason)}
-	for _, r := range s.Refused {
-		notes = append(notes, "not taken: "+r)
-	}
-	if len(s.Others) > 0 {
-		// interference across shards is not seen: each runs on its own cluster
-		notes = append(notes, fmt.Sprintf("SHARD: the other shards' Applications and ApplicationSets, not run here (what one of them does to an Application of this shard is not seen): %s", strings.Join(s.Others, ", ")))
-	}
-	return out, notes
 }
 
 // unserved is the first git repository an object names (a repoURL of a
@@ -404,4 +330,22 @@ func (s *Spec) unserved(obj any) string {
 		}
 	}
 	return ""
+}
+
+// RepositorySecret registers a repository with ArgoCD (a Secret of type
+// repository, git), as a team registers its own private one: see
+// cell.repository for why an unregistered one would not do.
+func RepositorySecret(name, url string) string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata:
+  name: gitops-conformance-repo-%s
+  namespace: %s
+  labels:
+    argocd.argoproj.io/secret-type: repository
+    app.kubernetes.io/part-of: gitops-conformance
+stringData:
+  type: git
+  url: %s
+`, name, argocd.Namespace, url)
 }

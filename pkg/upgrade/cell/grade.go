@@ -1,4 +1,4 @@
-package upgrade
+package cell
 
 import (
 	"context"
@@ -16,23 +16,23 @@ import (
 // shown bounds the names a reason lists (the evidence has all).
 const shown = verdict.Shown
 
-// reading is what the cell read of its Application, as the verdict takes
+// Reading is what the cell read of its Application, as the verdict takes
 // it: FROM's state after its syncs is both its settled state and its
 // baseline after a sync asked; a part the cell did not come to read is
-// unread on its side (could not tell).
-func (k *cell) reading() verdict.Reading {
-	from := &verdict.Side{Release: k.from.String(), Rendered: k.renderFrom != nil, Settled: k.onFrom, Synced: k.onFrom, Fields: k.fieldsFrom,
-		Pushes: []string{k.added.problem()}, Trials: k.duringFrom.verdict(k.from.String()), Deletion: k.delFrom.verdict()}
-	to := &verdict.Side{Release: k.to.String(), Rendered: k.renderTo != nil, Settled: k.refreshed, Synced: k.synced, Fields: k.fieldsTo,
-		Pushes: []string{k.removal.problem(), k.change.problem(), k.revert.problem()}, Wanted: k.removal.Wanted + ", then " + k.change.Wanted,
-		Trials: k.duringTo.verdict(k.to.String()), Deletion: k.delTo.verdict()}
-	if k.renderTo != nil {
-		to.Objects = len(k.renderTo.Objects)
+// Unread on its side (could not tell).
+func (o *Observed) Reading() verdict.Reading {
+	from := &verdict.Side{Release: o.From.String(), Rendered: o.RenderFrom != nil, Settled: o.OnFrom, Synced: o.OnFrom, Fields: o.FieldsFrom,
+		Pushes: []string{o.Added.problem()}, Trials: o.DuringFrom.verdict(o.From.String()), Deletion: o.DelFrom.Verdict()}
+	to := &verdict.Side{Release: o.To.String(), Rendered: o.RenderTo != nil, Settled: o.Refreshed, Synced: o.Synced, Fields: o.FieldsTo,
+		Pushes: []string{o.Removal.problem(), o.Change.problem(), o.Revert.problem()}, Wanted: o.Removal.Wanted + ", then " + o.Change.Wanted,
+		Trials: o.DuringTo.verdict(o.To.String()), Deletion: o.DelTo.Verdict()}
+	if o.RenderTo != nil {
+		to.Objects = len(o.RenderTo.Objects)
 	}
 	for _, s := range []struct {
 		side   *verdict.Side
 		states bool
-	}{{from, k.onFrom != nil}, {to, k.refreshed != nil && k.synced != nil}} {
+	}{{from, o.OnFrom != nil}, {to, o.Refreshed != nil && o.Synced != nil}} {
 		var missing []string
 		if !s.states {
 			missing = append(missing, "a state")
@@ -47,9 +47,9 @@ func (k *cell) reading() verdict.Reading {
 			s.side.Unread = strings.Join(missing, ", ") + " not read"
 		}
 	}
-	r := verdict.Reading{From: from, To: to, Changes: k.changes, ChangesIn: ": render-diff.txt", States: "states.md"}
-	if p := k.newest; p != nil {
-		r.Hooks, to.InGit = namedHooks(p), inGit(p)
+	r := verdict.Reading{From: from, To: to, Changes: o.Changes, ChangesIn: ": render-diff.txt", States: "states.md"}
+	if p := o.Newest; p != nil {
+		r.Hooks, to.InGit = NamedHooks(p), InGit(p)
 	}
 	return r
 }
@@ -57,12 +57,12 @@ func (k *cell) reading() verdict.Reading {
 // grade is the cell's verdict from what it read (verdict.Grade), the
 // states it was given written to states.md first.
 func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
-	r := k.reading()
+	r := k.Reading()
 	var b strings.Builder
 	for _, s := range []struct {
 		when  string
 		state *appstate.State
-	}{{"on " + r.From.Release + " after its syncs", k.onFrom}, {"on " + r.To.Release + " after its own refresh", k.refreshed}, {"on " + r.To.Release + " after the syncs of the commits pushed", k.synced}} {
+	}{{"on " + r.From.Release + " after its syncs", k.OnFrom}, {"on " + r.To.Release + " after its own refresh", k.Refreshed}, {"on " + r.To.Release + " after the syncs of the commits pushed", k.Synced}} {
 		if s.state != nil {
 			fmt.Fprintf(&b, "## %s\n%s\n\n", s.when, strings.Join(s.state.Lines(), "\n"))
 		}
@@ -70,24 +70,24 @@ func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 	for _, d := range []struct {
 		on  string
 		del Deletion
-	}{{r.From.Release, k.delFrom}, {r.To.Release, k.delTo}} {
-		fmt.Fprintf(&b, "## the cascading deletion on %s\ngone: %v\nheld: %s\nleft: %s%s\n\n", d.on, d.del.Gone, text.OrNone(d.del.Held), text.OrNone(d.del.Left), d.del.unread())
+	}{{r.From.Release, k.DelFrom}, {r.To.Release, k.DelTo}} {
+		fmt.Fprintf(&b, "## the cascading deletion on %s\ngone: %v\nheld: %s\nleft: %s%s\n\n", d.on, d.del.Gone, text.OrNone(d.del.Held), text.OrNone(d.del.Left), d.del.UnreadSaid())
 	}
 	lifecycle.CellFrom(ctx).WriteEvidence("states.md", b.String())
 	o, why := verdict.Grade(r)
 	return o, why, nil
 }
 
-// verdict is the deletion as the verdict reads it; one never recorded
+// Verdict is the deletion as the verdict reads it; one never recorded
 // could not be told.
-func (d Deletion) verdict() *verdict.Deletion {
+func (d Deletion) Verdict() *verdict.Deletion {
 	if !d.Read {
 		return &verdict.Deletion{Unread: []string{"not recorded"}}
 	}
 	return &verdict.Deletion{Gone: d.Gone, Held: d.Held, Left: d.LeftSummary(), Unread: d.Unread}
 }
 
-// verdict is a release's trials as the verdict reads them; nil for none.
+// Verdict is a release's trials as the verdict reads them; nil for none.
 func (ts Trials) verdict(on string) *verdict.Trials {
 	if len(ts) == 0 {
 		return nil
@@ -95,9 +95,9 @@ func (ts Trials) verdict(on string) *verdict.Trials {
 	return &verdict.Trials{Problem: ts.problem(on), Tally: ts.String()}
 }
 
-// inGit are a render's resources (its hooks left out) by ref, as the
+// InGit are a render's resources (its hooks left out) by ref, as the
 // Application's status.resources names them.
-func inGit(r *appcell.Rendered) []string {
+func InGit(r *appcell.Rendered) []string {
 	out := []string{}
 	for _, o := range r.Resources() {
 		out = append(out, appstate.Ref(o.Unstructured))
@@ -105,9 +105,9 @@ func inGit(r *appcell.Rendered) []string {
 	return out
 }
 
-// namedHooks are the hooks of a render with a fixed name (verdict's
+// NamedHooks are the hooks of a render with a fixed name (verdict's
 // Reading.Hooks): the ones a sync on TO must run again.
-func namedHooks(r *appcell.Rendered) []string {
+func NamedHooks(r *appcell.Rendered) []string {
 	var out []string
 	for _, h := range r.Hooks() {
 		if h.GetName() != "" {

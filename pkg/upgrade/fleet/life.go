@@ -1,4 +1,4 @@
-package upgrade
+package fleet
 
 import (
 	"context"
@@ -10,43 +10,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/step"
+	"github.com/gitops-conformance/suite/pkg/upgrade/cell"
+	"github.com/gitops-conformance/suite/pkg/upgrade/spec"
+
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 
 	"github.com/gitops-conformance/suite/internal/text"
-	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
-	"github.com/gitops-conformance/suite/pkg/report"
-	"github.com/gitops-conformance/suite/pkg/step"
 	"github.com/gitops-conformance/suite/pkg/upgrade/verdict"
 )
-
-// The fleet's lifecycle tier (LIFECYCLE): which Applications a sync is
-// asked of on TO, their hooks run, and whose cascading deletion is read.
-const (
-	// LifecycleChanged: those whose render tier was not SAFE (the default)
-	LifecycleChanged = "changed"
-	// LifecycleAll: every Application, synced on FROM first (the baseline)
-	LifecycleAll = "all"
-	// LifecycleNone: the render tier only
-	LifecycleNone = "none"
-)
-
-// ParseLifecycle reads LIFECYCLE.
-func ParseLifecycle(s string) (string, error) {
-	switch s {
-	case "", LifecycleChanged:
-		return LifecycleChanged, nil
-	case LifecycleAll, LifecycleNone:
-		return s, nil
-	}
-	return "", fmt.Errorf("LIFECYCLE %q: changed (the Applications whose render or state changed; the default), all, or none (the render tier only)", s)
-}
 
 // lived is what a sync asked of one Application showed: the state once its
 // operation ended (or the wait did) and its health settled.
@@ -69,7 +50,7 @@ var (
 // (`argocd app sync`, the Application's own sync options and retry), four at
 // a time, and reads each once its operation ended and its health settled
 // (hooks ran). On FROM it is the baseline of TO's; dst holds every one.
-func (f *fleet) syncEach(on string, names func(context.Context) ([]string, error), dst *map[string]*lived) step.Step {
+func (f *fleet) syncEach(on string, names func(context.Context) ([]string, error)) step.Step {
 	return appcell.Reads("a sync asked of each Application on "+on+" (its hooks run), its state read once it ended", func(ctx context.Context) error {
 		todo, err := names(ctx)
 		if err != nil {
@@ -77,7 +58,9 @@ func (f *fleet) syncEach(on string, names func(context.Context) ([]string, error
 		}
 		start := time.Now()
 		out := inParallel(todo, func(n string) string { return n }, func(n string) *lived { return syncOne(ctx, n, on) })
-		*dst = out
+		for n, l := range out {
+			f.app(n).lived[on] = l
+		}
 		c := lifecycle.CellFrom(ctx)
 		failed := 0
 		for _, n := range slices.Sorted(maps.Keys(out)) {
@@ -168,8 +151,9 @@ func liveNames(ctx context.Context) ([]string, error) {
 func (f *fleet) chooseTier() step.Step {
 	return appcell.Reads("the Applications the lifecycle tier takes ("+f.spec.Lifecycle+")", func(ctx context.Context) error {
 		f.tier = nil
-		for _, n := range slices.Sorted(maps.Keys(f.onTo)) {
-			if f.spec.Lifecycle == LifecycleAll {
+		reads := f.readOn(f.to.String())
+		for _, n := range slices.Sorted(maps.Keys(reads)) {
+			if f.spec.Lifecycle == spec.LifecycleAll {
 				f.tier = append(f.tier, n)
 				continue
 			}
@@ -178,7 +162,7 @@ func (f *fleet) chooseTier() step.Step {
 				f.tier = append(f.tier, n)
 			}
 		}
-		lifecycle.Note(ctx, "the lifecycle tier (%s): %d of %d Applications", f.spec.Lifecycle, len(f.tier), len(f.onTo))
+		lifecycle.Note(ctx, "the lifecycle tier (%s): %d of %d Applications", f.spec.Lifecycle, len(f.tier), len(reads))
 		return nil
 	})
 }
@@ -189,12 +173,12 @@ func (f *fleet) chooseTier() step.Step {
 // app delete: its resources first; an app-of-apps parent takes its
 // children with it); waits for them to go and reads, for each Application
 // of the lifecycle tier, whether it went and what of TO's render is left.
-func (f *fleet) deleteFleet(dst *map[string]*Deletion) step.Step {
+func (f *fleet) deleteFleet() step.Step {
 	what := "the fleet deleted with cascade on " + f.to.String() + " (ApplicationSets, then Applications)"
 	return step.Act(what, func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 		ctx = env.InOrder(what, f.deletions()...).Func()(ctx, t, cfg)
 		return appcell.Reads("the fleet's deletion", func(ctx context.Context) error {
-			return f.readDeletions(ctx, dst)
+			return f.readDeletions(ctx)
 		}).Func()(ctx, t, cfg)
 	})
 }
@@ -208,8 +192,9 @@ func (f *fleet) deletions() []step.Step {
 	for _, s := range f.spec.AppSets {
 		steps = append(steps, env.Delete(env.Object{Kind: "applicationsets.argoproj.io", Namespace: argocd.Namespace, Name: s.GetName()}))
 	}
-	for _, n := range slices.Sorted(maps.Keys(f.onTo)) {
-		if f.onTo[n].by == "APPS" {
+	reads := f.readOn(f.to.String())
+	for _, n := range slices.Sorted(maps.Keys(reads)) {
+		if reads[n].by == "APPS" {
 			steps = append(steps, env.DeleteApp(n, env.Foreground))
 		}
 	}
@@ -218,7 +203,7 @@ func (f *fleet) deletions() []step.Step {
 
 // readDeletions waits for the fleet's Applications to go and reads each
 // one's deletion (the lifecycle tier's).
-func (f *fleet) readDeletions(ctx context.Context, dst *map[string]*Deletion) error {
+func (f *fleet) readDeletions(ctx context.Context) error {
 	// the deletions held past the wait are what the reads below say held them
 	err := assert.Eventually(ctx, "the fleet's Applications gone", assert.Intervals.Rollout, func(ctx context.Context) (bool, string, error) {
 		list, err := listApps(ctx)
@@ -231,33 +216,29 @@ func (f *fleet) readDeletions(ctx context.Context, dst *map[string]*Deletion) er
 	if err != nil && !errors.As(err, &timeout) {
 		return err
 	}
-	out := map[string]*Deletion{}
 	c := lifecycle.CellFrom(ctx)
+	held := 0
 	for _, n := range f.tier {
 		d := f.readDeletion(ctx, n)
-		out[n] = d
-		c.WriteEvidence("apps/"+n+"/deletion-"+f.to.String()+".txt", fmt.Sprintf("gone: %v\nheld: %s\nleft: %s\n%s", d.Gone, text.OrNone(d.Held), text.OrNone(d.Left), d.unread()))
-	}
-	*dst = out
-	held := 0
-	for _, d := range out {
+		f.app(n).deleted = d
 		if !d.Gone {
 			held++
 		}
+		c.WriteEvidence("apps/"+n+"/deletion-"+f.to.String()+".txt", fmt.Sprintf("gone: %v\nheld: %s\nleft: %s\n%s", d.Gone, text.OrNone(d.Held), text.OrNone(d.Left), d.UnreadSaid()))
 	}
-	lifecycle.Note(ctx, "the fleet's deletion on %s: %d of %d Applications of the lifecycle tier held", f.to, held, len(out))
+	lifecycle.Note(ctx, "the fleet's deletion on %s: %d of %d Applications of the lifecycle tier held", f.to, held, len(f.tier))
 	return nil
 }
 
 // readDeletion reads one Application's deletion (readDeletion), and which
 // objects of TO's render are still there.
-func (f *fleet) readDeletion(ctx context.Context, name string) *Deletion {
-	r, err := f.onTo[name].rendered()
+func (f *fleet) readDeletion(ctx context.Context, name string) *cell.Deletion {
+	r, err := f.readOn(f.to.String())[name].rendered()
 	var refs []lifecycle.Object
 	if r != nil {
 		refs = r.Refs()
 	}
-	d := readDeletion(ctx, name, f.to.String(), refs)
+	d := cell.ReadDeletion(ctx, name, f.to.String(), refs)
 	if err != nil {
 		d.Unread = append(d.Unread, "TO's render: "+err.Error())
 	}

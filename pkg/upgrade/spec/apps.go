@@ -1,4 +1,4 @@
-package upgrade
+package spec
 
 import (
 	"fmt"
@@ -160,4 +160,23 @@ func annotations(repo string, a *v1alpha1.Application) (images []string, recipes
 		return nil, nil, fmt.Errorf("application %s: annotation %s: %w", a.Name, RecipesAnnotation, err)
 	}
 	return matrix.ParseList(a.Annotations[ImagesAnnotation]), recipes, nil
+}
+
+// Kept are the annotations of a user's Application the suite keeps: ArgoCD
+// reads some (manifest-generate-paths decides when a commit is compared:
+// argo-cd#27875), but not an export's last-applied configuration, a
+// refresh asked for when it was exported, nor the suite's own.
+func Kept(given map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range given {
+		switch k {
+		case "kubectl.kubernetes.io/last-applied-configuration", v1alpha1.AnnotationKeyRefresh, ImagesAnnotation, RecipesAnnotation:
+		default:
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }

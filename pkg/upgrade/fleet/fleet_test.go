@@ -1,36 +1,21 @@
-package upgrade
+package fleet
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 
 	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/check"
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/upgrade/cell"
+	"github.com/gitops-conformance/suite/pkg/upgrade/spec"
 	"github.com/gitops-conformance/suite/pkg/upgrade/verdict"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
-
-func TestFleetRefusesGeneratorsItCannotServe(t *testing.T) {
-	gens := []any{map[string]any{"matrix": map[string]any{"generators": []any{
-		map[string]any{"list": map[string]any{}},
-		map[string]any{"pullRequest": map[string]any{}},
-	}}}}
-	if why := refusedGenerator(gens); !strings.Contains(why, "pullRequest") {
-		t.Errorf("refusedGenerator(matrix with pullRequest) = %q", why)
-	}
-	ok := []any{map[string]any{"git": map[string]any{}}, map[string]any{"merge": map[string]any{"generators": []any{map[string]any{"clusters": map[string]any{}}}}}}
-	if why := refusedGenerator(ok); why != "" {
-		t.Errorf("refusedGenerator(git, merge of clusters) = %q, want none", why)
-	}
-}
 
 // What the fleet read of an Application reaches the verdict: its render,
 // its state once settled, its status's fields, the spec its generator made,
@@ -44,12 +29,12 @@ func TestTheFleetsReadingsReachTheVerdict(t *testing.T) {
 	}
 	grade := func(f *fleet) (report.Outcome, string) { return verdict.Grade(f.reading("x")) }
 	fl := func(a, b *read) *fleet {
-		f := &fleet{from: catalog.MustRelease("v3.4.7"), to: catalog.MustRelease("v3.5.1"), onFrom: map[string]*read{}, onTo: map[string]*read{}}
+		f := &fleet{from: catalog.MustRelease("v3.4.7"), to: catalog.MustRelease("v3.5.1")}
 		if a != nil {
-			f.onFrom["x"] = a
+			f.app("x").read["v3.4.7"] = a
 		}
 		if b != nil {
-			f.onTo["x"] = b
+			f.app("x").read["v3.5.1"] = b
 		}
 		return f
 	}
@@ -80,22 +65,23 @@ func TestTheFleetsReadingsReachTheVerdict(t *testing.T) {
 	synced := appstate.State{Sync: "Synced", Health: "Healthy", Phase: "Succeeded"}
 	failed := appstate.State{Sync: "OutOfSync", Health: "Healthy", Phase: "Failed", Message: "one or more objects failed to apply"}
 	f := fl(&read{state: synced, render: &argocd.Render{}, by: "APPS"}, &read{state: synced, render: &argocd.Render{}, by: "APPS"})
-	f.lifeFrom, f.lifeTo = map[string]*lived{"x": {state: synced}}, map[string]*lived{"x": {state: failed}}
-	f.deleted = map[string]*Deletion{"x": {Read: true, Gone: true}}
+	x := f.app("x")
+	x.lived["v3.4.7"], x.lived["v3.5.1"] = &lived{state: synced}, &lived{state: failed}
+	x.deleted = &cell.Deletion{Read: true, Gone: true}
 	if got, why := grade(f); got != report.Broken || !strings.Contains(why, "the sync ended Failed (one or more objects failed to apply)") || strings.Contains(why, "already so") {
 		t.Errorf("fails on TO only: %s (%s)", got, why)
 	}
-	f.lifeTo["x"] = &lived{state: synced}
-	f.deleted["x"] = &Deletion{Read: true, Held: "still there"}
+	x.lived["v3.5.1"] = &lived{state: synced}
+	x.deleted = &cell.Deletion{Read: true, Held: "still there"}
 	if got, why := grade(f); got != report.Broken || !strings.Contains(why, "the cascading deletion was held: still there (v3.4.7's is not tried in the fleet") {
 		t.Errorf("deletion held: %s (%s)", got, why)
 	}
-	f.deleted["x"] = &Deletion{Read: true, Gone: true, Unread: []string{"configmap n/c: connection refused"}}
+	x.deleted = &cell.Deletion{Read: true, Gone: true, Unread: []string{"configmap n/c: connection refused"}}
 	if got, why := grade(f); got != report.Error || !strings.Contains(why, "could not tell: what the cascading deletion on v3.5.1 left: configmap n/c: connection refused") {
 		t.Errorf("a deletion not read: %s (%s), want ERROR (could not tell)", got, why)
 	}
-	f.lifeTo["x"] = &lived{unread: "the sync asked: conflict"}
-	f.deleted["x"] = &Deletion{Read: true, Gone: true}
+	x.lived["v3.5.1"] = &lived{unread: "the sync asked: conflict"}
+	x.deleted = &cell.Deletion{Read: true, Gone: true}
 	if got, why := grade(f); got != report.Error || !strings.Contains(why, "could not tell") {
 		t.Errorf("could not sync: %s (%s)", got, why)
 	}
@@ -115,30 +101,31 @@ func TestACellAndTheFleetGradeAlike(t *testing.T) {
 		name                      string
 		onFrom, refreshed, synced appstate.State
 		fieldsTo                  []string
-		delTo                     Deletion
+		delTo                     cell.Deletion
 		want                      report.Outcome
 	}{
-		{"the same", ok, ok, ok, []string{"status.sync.status"}, Deletion{Read: true, Gone: true}, report.Safe},
-		{"a sync that fails on TO", ok, ok, failed, []string{"status.sync.status"}, Deletion{Read: true, Gone: true}, report.Broken},
-		{"already failing on FROM", failed, failed, failed, []string{"status.sync.status"}, Deletion{Read: true, Gone: true}, report.Broken},
-		{"degraded once settled, fixed by the sync", ok, degraded, ok, []string{"status.sync.status"}, Deletion{Read: true, Gone: true}, report.Changed},
-		{"a field of the status gone", ok, ok, ok, []string{}, Deletion{Read: true, Gone: true}, report.Changed},
-		{"the deletion held on TO", ok, ok, ok, []string{"status.sync.status"}, Deletion{Read: true, Held: "finalizers x"}, report.Broken},
-		{"the deletion not read on TO", ok, ok, ok, []string{"status.sync.status"}, Deletion{Read: true, Gone: true, Unread: []string{"configmap n/c: timeout"}}, report.Error},
+		{"the same", ok, ok, ok, []string{"status.sync.status"}, cell.Deletion{Read: true, Gone: true}, report.Safe},
+		{"a sync that fails on TO", ok, ok, failed, []string{"status.sync.status"}, cell.Deletion{Read: true, Gone: true}, report.Broken},
+		{"already failing on FROM", failed, failed, failed, []string{"status.sync.status"}, cell.Deletion{Read: true, Gone: true}, report.Broken},
+		{"degraded once settled, fixed by the sync", ok, degraded, ok, []string{"status.sync.status"}, cell.Deletion{Read: true, Gone: true}, report.Changed},
+		{"a field of the status gone", ok, ok, ok, []string{}, cell.Deletion{Read: true, Gone: true}, report.Changed},
+		{"the deletion held on TO", ok, ok, ok, []string{"status.sync.status"}, cell.Deletion{Read: true, Held: "finalizers x"}, report.Broken},
+		{"the deletion not read on TO", ok, ok, ok, []string{"status.sync.status"}, cell.Deletion{Read: true, Gone: true, Unread: []string{"configmap n/c: timeout"}}, report.Error},
 	} {
 		onFrom, refreshed, synced := c.onFrom, c.refreshed, c.synced
-		k := &cell{from: from, to: to, onFrom: &onFrom, refreshed: &refreshed, synced: &synced,
-			renderFrom: &argocd.Render{Objects: []*unstructured.Unstructured{cm}}, renderTo: &argocd.Render{Objects: []*unstructured.Unstructured{cm}},
-			fieldsFrom: []string{"status.sync.status"}, fieldsTo: c.fieldsTo, delTo: c.delTo}
-		f := &fleet{from: from, to: to,
-			onFrom:   map[string]*read{"x": {state: c.onFrom, render: &argocd.Render{Objects: []*unstructured.Unstructured{cm}}, fields: []string{"status.sync.status"}, by: "APPS"}},
-			onTo:     map[string]*read{"x": {state: c.refreshed, render: &argocd.Render{Objects: []*unstructured.Unstructured{cm}}, fields: c.fieldsTo, by: "APPS"}},
-			lifeFrom: map[string]*lived{"x": {state: c.onFrom}}, lifeTo: map[string]*lived{"x": {state: c.synced}},
-			deleted: map[string]*Deletion{"x": &c.delTo}}
+		k := cell.Observed{From: from, To: to, OnFrom: &onFrom, Refreshed: &refreshed, Synced: &synced,
+			RenderFrom: &argocd.Render{Objects: []*unstructured.Unstructured{cm}}, RenderTo: &argocd.Render{Objects: []*unstructured.Unstructured{cm}},
+			FieldsFrom: []string{"status.sync.status"}, FieldsTo: c.fieldsTo, DelTo: c.delTo}
+		a := record{
+			read: map[string]*read{
+				"v3.4.7": {state: c.onFrom, render: &argocd.Render{Objects: []*unstructured.Unstructured{cm}}, fields: []string{"status.sync.status"}, by: "APPS"},
+				"v3.5.1": {state: c.refreshed, render: &argocd.Render{Objects: []*unstructured.Unstructured{cm}}, fields: c.fieldsTo, by: "APPS"}},
+			lived:   map[string]*lived{"v3.4.7": {state: c.onFrom}, "v3.5.1": {state: c.synced}},
+			deleted: &c.delTo}
 		// the cell tries FROM's deletion too: the fleet never does; the same part both read is TO's
-		k.delFrom = Deletion{Read: true, Gone: true}
-		oc, whyCell := verdict.Grade(k.reading())
-		of, whyFleet := verdict.Grade(f.reading("x"))
+		k.DelFrom = cell.Deletion{Read: true, Gone: true}
+		oc, whyCell := verdict.Grade(k.Reading())
+		of, whyFleet := verdict.Grade(a.reading(from.String(), to.String()))
 		if oc != c.want || of != c.want {
 			t.Errorf("%s: the cell %s (%s), the fleet %s (%s); want %s from both", c.name, oc, whyCell, of, whyFleet, c.want)
 		}
@@ -153,9 +140,9 @@ func TestExpandMakesACellPerApplication(t *testing.T) {
 {"name":"b","outcome":"CHANGED","reason":"render","evidence":"apps/b","by":"ApplicationSet s"}]`)); err != nil {
 		t.Fatal(err)
 	}
-	s := &Spec{Expect: map[string]report.Outcome{"b": report.Changed}, ExpectWhy: "measured", Refused: []string{"ApplicationSet p: its pullRequest generator"}}
-	rc := report.Cell{Scenario: Scenario, Variant: FleetVariant, ArgoCD: "v3.4.7", Outcome: report.Changed, Evidence: "cells/x"}
-	cells, notes := s.expand(rc, dir)
+	s := &spec.Spec{Expect: map[string]report.Outcome{"b": report.Changed}, ExpectWhy: "measured", Refused: []string{"ApplicationSet p: its pullRequest generator"}}
+	rc := report.Cell{Scenario: spec.Scenario, Variant: FleetVariant, ArgoCD: "v3.4.7", Outcome: report.Changed, Evidence: "cells/x"}
+	cells, notes := expand(s, rc, dir)
 	if len(cells) != 2 || cells[0].Variant != "a" || cells[0].Expected != report.Safe || cells[1].Expected != report.Changed || cells[1].Evidence != "cells/x/apps/b" {
 		t.Fatalf("expand = %+v", cells)
 	}
@@ -166,7 +153,7 @@ func TestExpandMakesACellPerApplication(t *testing.T) {
 		t.Errorf("notes = %q", notes)
 	}
 	s.Others = []string{"guard", "workloads"}
-	if _, notes := s.expand(rc, dir); len(notes) != 3 || !strings.Contains(notes[2], "guard, workloads") {
+	if _, notes := expand(s, rc, dir); len(notes) != 3 || !strings.Contains(notes[2], "guard, workloads") {
 		t.Errorf("a shard's notes = %q, want the other shards' named", notes)
 	}
 	if err := writeFile(filepath.Join(dir, FleetFile), []byte(`[{"name":"a","evidence":"apps/a","by":"APPS"}]`)); err != nil {
@@ -174,10 +161,10 @@ func TestExpandMakesACellPerApplication(t *testing.T) {
 	}
 	broken := rc
 	broken.Outcome, broken.Reason = report.Broken, "the upgrade did not finish"
-	if cells, _ := s.expand(broken, dir); len(cells) != 1 || cells[0].Outcome != report.Broken || !strings.Contains(cells[0].Reason, "the upgrade did not finish") {
+	if cells, _ := expand(s, broken, dir); len(cells) != 1 || cells[0].Outcome != report.Broken || !strings.Contains(cells[0].Reason, "the upgrade did not finish") {
 		t.Errorf("a fleet ended before its verdicts: %+v, want a BROKEN with the fleet's reason", cells)
 	}
-	if cells, _ := s.expand(rc, t.TempDir()); cells != nil {
+	if cells, _ := expand(s, rc, t.TempDir()); cells != nil {
 		t.Errorf("no fleet.json: %+v, want the fleet cell kept", cells)
 	}
 }
@@ -209,78 +196,6 @@ func TestSharedNamesBothOwnersOfOneObject(t *testing.T) {
 	}
 }
 
-func TestIsolateChoosesTheFleetOrRefuses(t *testing.T) {
-	set := []object{{obj: map[string]any{"kind": "ApplicationSet"}}}
-	app := []object{{obj: map[string]any{"kind": "Application"}}}
-	for _, c := range []struct {
-		isolate string
-		objs    []object
-		repos   bool
-		fleet   bool
-		refused bool
-	}{
-		{"", app, false, false, false},
-		{"", set, false, true, false},
-		{"", app, true, true, false},
-		{"0", app, false, true, false},
-		{"1", app, false, false, false},
-		{"1", set, false, false, true},
-		{"1", app, true, false, true},
-		{"2", app, false, false, true},
-	} {
-		fleet, err := Options{Isolate: c.isolate}.fleet(c.objs, c.repos)
-		if fleet != c.fleet || (err != nil) != c.refused {
-			t.Errorf("ISOLATE=%q, %v, repos %v: fleet %v, %v; want %v, refused %v", c.isolate, c.objs[0].obj["kind"], c.repos, fleet, err, c.fleet, c.refused)
-		}
-	}
-}
-
-func TestShardFleetSplitsApplicationsAndApplicationSets(t *testing.T) {
-	set := func(n string) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{}
-		u.SetName(n)
-		return u
-	}
-	app := func(n string) App {
-		a := &v1alpha1.Application{}
-		a.Name = n
-		return App{Spec: a}
-	}
-	seen := map[string]int{}
-	for k := 1; k <= 2; k++ {
-		s := &Spec{Apps: []App{app("c"), app("a")}, AppSets: []*unstructured.Unstructured{set("b"), set("d")}}
-		if err := s.shardFleet(fmt.Sprintf("%d/2", k)); err != nil {
-			t.Fatal(err)
-		}
-		for _, a := range s.Apps {
-			seen[a.Name()]++
-		}
-		for _, a := range s.AppSets {
-			seen[a.GetName()]++
-		}
-		if len(s.Apps)+len(s.AppSets) != 2 || len(s.Others) != 2 {
-			t.Errorf("shard %d/2: %d Applications, %d ApplicationSets, others %q", k, len(s.Apps), len(s.AppSets), s.Others)
-		}
-	}
-	if len(seen) != 4 || seen["a"] != 1 || seen["d"] != 1 {
-		t.Errorf("the shards together: %v, want each of a, b, c, d once", seen)
-	}
-	if err := (&Spec{Apps: []App{app("a")}}).shardFleet("2/2"); err == nil {
-		t.Error("an empty shard: no error")
-	}
-}
-
-func TestParseLifecycle(t *testing.T) {
-	for in, want := range map[string]string{"": LifecycleChanged, "all": LifecycleAll, "none": LifecycleNone} {
-		if got, err := ParseLifecycle(in); got != want || err != nil {
-			t.Errorf("ParseLifecycle(%q) = %q, %v", in, got, err)
-		}
-	}
-	if _, err := ParseLifecycle("some"); err == nil {
-		t.Error("ParseLifecycle(some): no error")
-	}
-}
-
 func TestWebhookRejectionsNameBothApplications(t *testing.T) {
 	obj := func(kind, ns, name string) *unstructured.Unstructured {
 		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": kind, "metadata": map[string]any{"name": name}}}
@@ -292,11 +207,15 @@ func TestWebhookRejectionsNameBothApplications(t *testing.T) {
 	rd := func(dest string, objs ...*unstructured.Unstructured) *read {
 		return &read{render: &argocd.Render{Objects: objs}, spec: map[string]any{"destination": map[string]any{"namespace": dest}}}
 	}
-	f := &fleet{onTo: map[string]*read{
+	f := &fleet{to: catalog.MustRelease("v3.5.1")}
+	onTo := map[string]*read{
 		"policy": rd("kyverno", obj("Deployment", "", "kyverno"), obj("ValidatingWebhookConfiguration", "", "kyverno-policy")),
 		"web":    rd("web", obj("Deployment", "", "frontend")),
 		"other":  rd("jobs", obj("ConfigMap", "", "c")),
-	}}
+	}
+	for n, rd := range onTo {
+		f.app(n).read["v3.5.1"] = rd
+	}
 	live := []check.Webhook{{Config: "validatingwebhookconfiguration", ConfigName: "kyverno-policy", Name: "validate.kyverno.svc"},
 		{Config: "mutatingwebhookconfiguration", ConfigName: "runtime", Name: "mutate.kyverno.svc", ClientConfig: check.WebhookClient{Service: &check.WebhookService{Namespace: "kyverno", Name: "svc"}}}}
 	if v := f.ownerOf("web", "frontend-5d9c7"); v != "web" {
@@ -305,13 +224,13 @@ func TestWebhookRejectionsNameBothApplications(t *testing.T) {
 	if v := f.ownerOf("jobs", "anything"); v != "other" {
 		t.Errorf("ownerOf(the one Application in the namespace) = %q", v)
 	}
-	if cfg, o := webhookOwner(f.onTo, "validate.kyverno.svc", live); o != "policy" || cfg != "validatingwebhookconfiguration/kyverno-policy" {
+	if cfg, o := webhookOwner(onTo, "validate.kyverno.svc", live); o != "policy" || cfg != "validatingwebhookconfiguration/kyverno-policy" {
 		t.Errorf("webhookOwner(rendered) = %q, %q", cfg, o)
 	}
-	if _, o := webhookOwner(f.onTo, "mutate.kyverno.svc", live); o != "policy" {
+	if _, o := webhookOwner(onTo, "mutate.kyverno.svc", live); o != "policy" {
 		t.Errorf("webhookOwner(registered at run time, its Service in policy's namespace) = %q", o)
 	}
-	if cfg, o := webhookOwner(f.onTo, "gone.example", live); cfg != "" || o != "" {
+	if cfg, o := webhookOwner(onTo, "gone.example", live); cfg != "" || o != "" {
 		t.Errorf("webhookOwner(no such webhook) = %q, %q", cfg, o)
 	}
 	lines := refusedLines([]rejection{{webhook: "validate.kyverno.svc", config: "validatingwebhookconfiguration/kyverno-policy", owner: "policy", victim: "web", what: "ReplicaSet web/frontend-5d9c7: denied", onTo: true}}, "v3.4.7", "v3.5.1")
@@ -320,21 +239,5 @@ func TestWebhookRejectionsNameBothApplications(t *testing.T) {
 	}
 	if m := webhookSaid.FindStringSubmatch(`Error creating: admission webhook "validate.kyverno.svc" denied the request: no`); m == nil || m[2] != "validate.kyverno.svc" {
 		t.Errorf("webhookSaid = %q", m)
-	}
-}
-
-// The fleet makes the destination namespaces its Applications need, never
-// ArgoCD's own or the cluster's (an app-of-apps parent's destination is
-// argocd): what it makes it deletes at its end, and argocd would hang on the
-// Applications' finalizers with no controller left to remove them (#74).
-func TestTheFleetMakesNoNamespaceOfArgoCDs(t *testing.T) {
-	app := func(name, ns string) App {
-		a := &v1alpha1.Application{}
-		a.Name, a.Spec.Destination.Namespace = name, ns
-		return App{Spec: a}
-	}
-	s := &Spec{Apps: []App{app("parent", "argocd"), app("red", "tenant-red"), app("sys", "kube-system"), app("d", "default"), app("blue", "tenant-red")}}
-	if got := s.namespaces(); got != "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: tenant-red\n" {
-		t.Errorf("namespaces:\n%s", got)
 	}
 }

@@ -1,4 +1,4 @@
-package upgrade
+package cell
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gitops-conformance/suite/pkg/upgrade/spec"
 
 	synccommon "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/sync/common"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
@@ -31,41 +33,48 @@ import (
 	"github.com/gitops-conformance/suite/pkg/upgrade/inplace"
 )
 
-// cell is one Application through the upgrade: the spec, and what the
-// cell reads of it on the way.
+// cell is one Application through the upgrade: the spec, the source
+// pushed, and what the cell reads of it on the way (Observed).
 type cell struct {
-	spec     *Spec
-	app      App
-	from, to catalog.Release
-	files    fixture.Files // the source as pushed to the git server
-	// the states read: on FROM after its syncs, on TO after its own
-	// refresh, on TO after the syncs of the commits pushed
-	onFrom, refreshed, synced *appstate.State
+	spec  *spec.Spec
+	app   spec.App
+	files fixture.Files // the source as pushed to the git server
 	// when the upgrade was over
 	upgraded time.Time
-	// what ArgoCD did with the commits pushed: on FROM, and on TO
-	added, removal, change Pushed
-	// with CHANGE: what ArgoCD did with the patch's revert
-	revert Pushed
-	// the commits pushed during a sync (DURING_SYNC): on FROM, and on TO
-	duringFrom, duringTo Trials
-	// the fields of the Application's status on FROM and on TO, after
-	// their syncs (appstate.Fields)
-	fieldsFrom, fieldsTo []string
-	// the renders of FROM's and TO's repo servers, and how they differ
-	renderFrom, renderTo *argocd.Render
-	changes              []appstate.ObjectChange
-	// newest is the newest render as make conform reads a chart's, parsed
-	// once when read (heldByHook asks for its hooks at every look of a wait)
-	newest *appcell.Rendered
-	// the cascading deletions on FROM and on TO
-	delFrom, delTo Deletion
+	Observed
 	// the webhook configurations there before the Application, and those
 	// of it released at the end
 	appcell.Cell
 }
 
-// Feature is a cell of make upgrade-check. On ArgoCD FROM: the
+// Observed is what a cell read of its Application through the upgrade
+// FROM -> TO: the verdict's input (Reading). A part left nil or empty was
+// not read (the cell ended first).
+type Observed struct {
+	From, To catalog.Release
+	// the states read: on FROM after its syncs, on TO after its own
+	// refresh, on TO after the syncs of the commits pushed
+	OnFrom, Refreshed, Synced *appstate.State
+	// what ArgoCD did with the commits pushed: on FROM, and on TO
+	Added, Removal, Change Pushed
+	// with CHANGE: what ArgoCD did with the patch's revert
+	Revert Pushed
+	// the commits pushed during a sync (DURING_SYNC): on FROM, and on TO
+	DuringFrom, DuringTo Trials
+	// the fields of the Application's status on FROM and on TO, after
+	// their syncs (appstate.Fields)
+	FieldsFrom, FieldsTo []string
+	// the renders of FROM's and TO's repo servers, and how they differ
+	RenderFrom, RenderTo *argocd.Render
+	Changes              []appstate.ObjectChange
+	// Newest is the newest render as make conform reads a chart's, parsed
+	// once when read (heldByHook asks for its hooks at every look of a wait)
+	Newest *appcell.Rendered
+	// the cascading deletions on FROM and on TO
+	DelFrom, DelTo Deletion
+}
+
+// Feature is a cell of make upgrade-check (s, one Application of it: c.Variant). On ArgoCD FROM: the
 // Application created through the suite's git server with its sync policy
 // as written and synced (by ArgoCD itself where automated), FROM's render
 // recorded; deleted with cascade, what happened recorded (the deletion's
@@ -76,7 +85,7 @@ type cell struct {
 // removal and then a change pushed to git, what ArgoCD did with each asked
 // nothing (push); TO's render recorded and compared, the state recorded;
 // the cascading deletion again. Then the verdict (Grade).
-func (s *Spec) Feature(c matrix.Cell) step.Scenario {
+func Feature(s *spec.Spec, c matrix.Cell) step.Scenario {
 	steps := step.New(c.Report().ID())
 	a, ok := s.App(c.Variant.Name)
 	switch {
@@ -85,10 +94,10 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	case len(c.Upgrades) == 0:
 		return steps.Add(env.Fail("upgrade", fmt.Errorf("no release to upgrade to newer than %s", c.ArgoCD))).Scenario()
 	}
-	k := &cell{spec: s, app: a, from: c.ArgoCD, to: c.Upgrades[len(c.Upgrades)-1]}
+	k := &cell{spec: s, app: a, Observed: Observed{From: c.ArgoCD, To: c.Upgrades[len(c.Upgrades)-1]}}
 	k.Rendered, k.Namespaces = k.renderedWebhooks, k.namespaces
 	k.files = fixture.OfflinePullPolicy(func(context.Context) (map[string]string, error) { return a.Source.Files, nil })
-	name, from, to := a.Name(), k.from.String(), k.to.String()
+	name, from, to := a.Name(), k.From.String(), k.To.String()
 	steps.Add(env.Provided("application "+name+"'s source", k.files), k.describe(),
 		// registered first, these run last: what the Application left
 		env.RemoveRenderedAtEnd("what the application left", k.rendered), env.ReleaseCRDsAtEnd("the application's custom resources", k.crds, a.Namespace()))
@@ -96,7 +105,7 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	steps.Add(env.MetricsServer(s.Metrics))
 	if s.Method == argocd.Kustomize {
 		// FROM as the team runs it: through its overlay too
-		steps.Add(env.ArgoCDThroughOverlay(k.from, s.Overlay))
+		steps.Add(env.ArgoCDThroughOverlay(k.From, s.Overlay))
 	}
 	if len(s.ArgoCDConfig) > 0 {
 		steps.Add(env.SetArgoCDConfig(s.ArgoCDConfig))
@@ -111,18 +120,18 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 	}
 	steps.Add(k.SeeBefore("the webhook configurations before the application"), k.ForgetWebhooksAtEnd("the application's webhook configurations left"), env.PushRepo(name, k.files), k.repository(), env.CreateApp(k.application()))
 	// the render first: its hooks tell a sync held by one (heldByHook)
-	steps.Add(k.render(&k.renderFrom, "render-"+from+".yaml"), k.finalizersAtEnd())
+	steps.Add(k.render(&k.RenderFrom, "render-"+from+".yaml"), k.finalizersAtEnd())
 	steps.Add(k.syncs("on " + from)...)
-	steps.Add(k.deletion(from, &k.delFrom)...)
-	steps.Add(k.release(&k.delFrom, from))
+	steps.Add(k.deletion(from, &k.DelFrom)...)
+	steps.Add(k.release(&k.DelFrom, from))
 	steps.Add(k.namespace().Again()...)
 	steps.Add(env.CreateApp(k.application()).As("create application " + name + " again on " + from))
 	steps.Add(k.syncs("on " + from + ", created again")...)
 	// a commit on FROM, as a team's: what FROM does with one (the baseline)
-	steps.Add(k.push(&k.added, added, from)...)
-	steps.Add(k.duringSync(&k.duringFrom, k.from, false)...)
-	steps.Add(k.read("on "+from+" after its syncs", &k.onFrom), k.fields(from, &k.fieldsFrom), env.Snapshot("on-"+from))
-	steps.Add(inplace.Steps(k.from, k.to, inplace.How{Method: k.spec.Method, SyncOptions: k.spec.SelfSyncOptions, Overlay: k.spec.Overlay}, k)...)
+	steps.Add(k.push(&k.Added, added, from)...)
+	steps.Add(k.duringSync(&k.DuringFrom, k.From, false)...)
+	steps.Add(k.read("on "+from+" after its syncs", &k.OnFrom), k.fields(from, &k.FieldsFrom), env.Snapshot("on-"+from))
+	steps.Add(inplace.Steps(k.From, k.To, inplace.How{Method: k.spec.Method, SyncOptions: k.spec.SelfSyncOptions, Overlay: k.spec.Overlay}, k)...)
 	// no refresh asked for: TO's controller compares the Application by
 	// itself when it starts, as after a team's upgrade
 	steps.Add(k.mark(&k.upgraded),
@@ -134,25 +143,25 @@ func (s *Spec) Feature(c matrix.Cell) step.Scenario {
 		// timeout, as a user's would, and Unknown still after that is the state
 		env.ObserveWithin("application "+name+" compared on "+to+" (sync status known)", assert.Intervals.Hold,
 			assert.Any(check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced), check.SyncStatusIs(name, v1alpha1.SyncStatusCodeOutOfSync))),
-		k.read("on "+to+" after its own refresh", &k.refreshed))
+		k.read("on "+to+" after its own refresh", &k.Refreshed))
 	// then a team's next commits, by itself where the Application syncs by
 	// itself: a removal of what was made on FROM, before any sync on TO (3.0's
 	// orphans: an object tracked as FROM tracks it), then a change
-	steps.Add(k.push(&k.removal, removed, to)...)
-	steps.Add(k.push(&k.change, changed, to)...)
+	steps.Add(k.push(&k.Removal, removed, to)...)
+	steps.Add(k.push(&k.Change, changed, to)...)
 	if _, ok := s.Changes[name]; ok {
 		// the source as on FROM again, so that TO's render compares with FROM's
-		steps.Add(k.push(&k.revert, reverted, to)...)
+		steps.Add(k.push(&k.Revert, reverted, to)...)
 	}
-	steps.Add(k.duringSync(&k.duringTo, k.to, true)...)
+	steps.Add(k.duringSync(&k.DuringTo, k.To, true)...)
 	// the source as on FROM but for the marker's annotation, at a new
 	// commit: TO's repo server renders it (the marker left out of the compare)
-	steps.Add(k.render(&k.renderTo, "render-"+to+".yaml"), k.compare(),
+	steps.Add(k.render(&k.RenderTo, "render-"+to+".yaml"), k.compare(),
 		env.ObserveWithin("application "+name+" Synced on "+to, assert.Intervals.Hold, check.SyncStatusIs(name, v1alpha1.SyncStatusCodeSynced)),
 		env.ObserveWithin("application "+name+"'s health settled on "+to+" (not Progressing)", assert.Intervals.Rollout, k.healthSettled()),
-		k.read("on "+to+" after its syncs", &k.synced), k.fields(to, &k.fieldsTo), env.Snapshot("on-"+to))
-	steps.Add(k.deletion(to, &k.delTo)...)
-	return steps.Add(assert.Graded("application "+name+" through the upgrade "+from+" -> "+to, k.grade), k.release(&k.delTo, to)).Scenario()
+		k.read("on "+to+" after its syncs", &k.Synced), k.fields(to, &k.FieldsTo), env.Snapshot("on-"+to))
+	steps.Add(k.deletion(to, &k.DelTo)...)
+	return steps.Add(assert.Graded("application "+name+" through the upgrade "+from+" -> "+to, k.grade), k.release(&k.DelTo, to)).Scenario()
 }
 
 // AppName is the Application's name (inplace.Owner).
@@ -189,7 +198,7 @@ func (k *cell) deletion(on string, dst *Deletion) []step.Step {
 
 // renderedWebhooks are the webhooks of the renders read so far.
 func (k *cell) renderedWebhooks() ([]check.Webhook, error) {
-	return check.Webhooks(manifest(k.objects()))
+	return check.Webhooks(Manifest(k.objects()))
 }
 
 // namespaces are the namespaces the Application's objects live in.
@@ -250,7 +259,7 @@ func (k *cell) describe() step.Step {
 func (k *cell) images() []step.Step {
 	var out []step.Step
 	if imgs := append(slices.Clone(k.spec.Images), k.app.Images...); len(imgs) > 0 {
-		out = append(out, env.LocalImages("IMAGES and "+ImagesAnnotation, imgs))
+		out = append(out, env.LocalImages("IMAGES and "+spec.ImagesAnnotation, imgs))
 	}
 	for _, r := range append(slices.Clone(k.spec.Recipes), k.app.Recipes...) {
 		out = append(out, env.ComponentImages(r[0], r[1]))
@@ -284,7 +293,7 @@ func (k *cell) application() fixture.App {
 		app.APIVersion, app.Kind = "argoproj.io/v1alpha1", "Application"
 		app.Name, app.Namespace = name, argocd.Namespace
 		app.Labels = map[string]string{"app.kubernetes.io/part-of": "gitops-conformance"}
-		app.Annotations = kept(given.Annotations)
+		app.Annotations = spec.Kept(given.Annotations)
 		spec := given.Spec.DeepCopy()
 		src := spec.Source.DeepCopy()
 		src.RepoURL, src.Path, src.Chart, src.TargetRevision = gitserver.URL(name), ".", "", ""
@@ -305,26 +314,7 @@ func (k *cell) application() fixture.App {
 // 20261128-110639).
 func (k *cell) repository() step.Step {
 	name := k.app.Name()
-	return env.Apply("application "+name+"'s repository, registered as a team registers its own", repositorySecret(name, gitserver.URL(name)))
-}
-
-// kept are the annotations of a user's Application the suite keeps: ArgoCD
-// reads some (manifest-generate-paths decides when a commit is compared:
-// argo-cd#27875), but not an export's last-applied configuration, a
-// refresh asked for when it was exported, nor the suite's own.
-func kept(given map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range given {
-		switch k {
-		case "kubectl.kubernetes.io/last-applied-configuration", v1alpha1.AnnotationKeyRefresh, ImagesAnnotation, RecipesAnnotation:
-		default:
-			out[k] = v
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
+	return env.Apply("application "+name+"'s repository, registered as a team registers its own", spec.RepositorySecret(name, gitserver.URL(name)))
 }
 
 // syncs syncs the Application as a user does at an install and again (an
@@ -381,7 +371,7 @@ func (k *cell) heldByHook() assert.Check {
 
 // hooks are the hooks of the newest render read.
 func (k *cell) hooks() []appcell.Object {
-	r := k.newest
+	r := k.Newest
 	if r == nil {
 		return nil
 	}
@@ -391,7 +381,7 @@ func (k *cell) hooks() []appcell.Object {
 // objects are both renders' objects.
 func (k *cell) objects() []*unstructured.Unstructured {
 	var objs []*unstructured.Unstructured
-	for _, r := range []*argocd.Render{k.renderFrom, k.renderTo} {
+	for _, r := range []*argocd.Render{k.RenderFrom, k.RenderTo} {
 		if r != nil {
 			objs = append(objs, r.Objects...)
 		}
@@ -401,7 +391,7 @@ func (k *cell) objects() []*unstructured.Unstructured {
 
 // rendered is both renders as one manifest, for the cleanup.
 func (k *cell) rendered(context.Context) (map[string]string, error) {
-	return map[string]string{"rendered.yaml": manifest(k.objects())}, nil
+	return map[string]string{"rendered.yaml": Manifest(k.objects())}, nil
 }
 
 // crds are the CRDs (plural.group) of the renders.
@@ -415,9 +405,9 @@ func (k *cell) crds() []string {
 	return out
 }
 
-// manifest is objects as one YAML manifest; webhook configurations last
+// Manifest is objects as one YAML manifest; webhook configurations last
 // (a cleanup deleting it last document first takes them before what they guard).
-func manifest(objs []*unstructured.Unstructured) string {
+func Manifest(objs []*unstructured.Unstructured) string {
 	sorted := slices.Clone(objs)
 	slices.SortStableFunc(sorted, func(a, b *unstructured.Unstructured) int {
 		return webhookLast(a) - webhookLast(b)
@@ -507,8 +497,8 @@ func (k *cell) render(dst **argocd.Render, file string) step.Step {
 			return err
 		}
 		*dst = r
-		k.newest, _ = appcell.ParseRendered(manifest(r.Objects), k.app.Namespace())
-		lifecycle.CellFrom(ctx).WriteEvidence(file, manifest(r.Objects))
+		k.Newest, _ = appcell.ParseRendered(Manifest(r.Objects), k.app.Namespace())
+		lifecycle.CellFrom(ctx).WriteEvidence(file, Manifest(r.Objects))
 		lifecycle.Note(ctx, "argocd %s renders %d objects%s", lifecycle.From(ctx).ArgoCD, len(r.Objects), sourceOf(r))
 		return nil
 	})
@@ -516,14 +506,14 @@ func (k *cell) render(dst **argocd.Render, file string) step.Step {
 
 // compare compares the two renders, object by object and field by field.
 func (k *cell) compare() step.Step {
-	return appcell.Reads("the renders of "+k.from.String()+" and "+k.to.String()+" compared", func(ctx context.Context) error {
-		k.changes = appstate.Compare(withoutMarker(k.renderFrom.Objects), withoutMarker(k.renderTo.Objects))
+	return appcell.Reads("the renders of "+k.From.String()+" and "+k.To.String()+" compared", func(ctx context.Context) error {
+		k.Changes = appstate.Compare(withoutMarker(k.RenderFrom.Objects), withoutMarker(k.RenderTo.Objects))
 		var lines []string
-		for _, c := range k.changes {
+		for _, c := range k.Changes {
 			lines = append(lines, c.String())
 		}
 		lifecycle.CellFrom(ctx).WriteEvidence("render-diff.txt", strings.Join(lines, "\n")+"\n")
-		lifecycle.Note(ctx, "the renders of %s and %s: %d object(s) differ", k.from, k.to, len(k.changes))
+		lifecycle.Note(ctx, "the renders of %s and %s: %d object(s) differ", k.From, k.To, len(k.Changes))
 		return nil
 	})
 }
@@ -575,8 +565,8 @@ func (d *Deletion) readLeft(ctx context.Context, refs []lifecycle.Object) {
 	}
 }
 
-// unread says which objects could not be read, if any.
-func (d Deletion) unread() string {
+// UnreadSaid says which objects could not be read, if any.
+func (d Deletion) UnreadSaid() string {
 	if len(d.Unread) == 0 {
 		return ""
 	}
@@ -597,27 +587,27 @@ func (d Deletion) LeftSummary() string {
 	return strings.Join(parts, ", ")
 }
 
-// readDeletion records into dst what the cascading deletion on on did
+// ReadDeletion records into dst what the cascading deletion on on did
 // (readDeletion).
 func (k *cell) readDeletion(on string, dst *Deletion) step.Step {
 	return appcell.Reads("application "+k.app.Name()+"'s deletion on "+on, func(ctx context.Context) error {
 		var refs []lifecycle.Object
-		if r := k.newest; r != nil {
+		if r := k.Newest; r != nil {
 			refs = r.Refs()
 		}
-		d := readDeletion(ctx, k.app.Name(), on, refs)
+		d := ReadDeletion(ctx, k.app.Name(), on, refs)
 		*dst = d
-		lifecycle.Note(ctx, "the cascading deletion on %s: gone: %v; held: %s; left: %s%s", on, d.Gone, text.OrNone(d.Held), text.OrNone(d.Left), d.unread())
+		lifecycle.Note(ctx, "the cascading deletion on %s: gone: %v; held: %s; left: %s%s", on, d.Gone, text.OrNone(d.Held), text.OrNone(d.Left), d.UnreadSaid())
 		return nil
 	})
 }
 
-// readDeletion reads, after a cascading deletion of the Application name
+// ReadDeletion reads, after a cascading deletion of the Application name
 // on release on, whether it went, what holds it if not (its finalizers, a
 // DeletionError, its state) and what of refs (its render's objects) is
 // still there: the cell's and the fleet's. What could not be read is kept
 // as such (Unread: could not tell), never as gone.
-func readDeletion(ctx context.Context, name, on string, refs []lifecycle.Object) Deletion {
+func ReadDeletion(ctx context.Context, name, on string, refs []lifecycle.Object) Deletion {
 	d := Deletion{Read: true}
 	app, err := check.App(ctx, name)
 	switch {

@@ -1,4 +1,4 @@
-package upgrade
+package cell
 
 import (
 	"context"
@@ -130,7 +130,7 @@ func (k *cell) push(dst *Pushed, c commit, on string) []step.Step {
 	case added:
 		files, dst.What = k.withMarker(false, ""), "a change: "+ref+" added"
 	case removed:
-		dst.What = "a removal: " + ref + ", made on " + k.from.String() + ", taken out"
+		dst.What = "a removal: " + ref + ", made on " + k.From.String() + ", taken out"
 	case changed:
 		files, dst.What = k.withMarker(true, ""), "a change: "+ref+" back, annotated"
 		if p, ok := k.spec.Changes[name]; ok {
@@ -236,7 +236,7 @@ func (k *cell) withMarker(annotated bool, trial string) fixture.Files {
 	return func(ctx context.Context) (map[string]string, error) {
 		annotations := ""
 		if annotated {
-			annotations = "\n  annotations:\n    conformance.gitops.io/pushed: after the upgrade to " + k.to.String()
+			annotations = "\n  annotations:\n    conformance.gitops.io/pushed: after the upgrade to " + k.To.String()
 		}
 		if trial != "" {
 			trial = "\n  trial: " + trial
@@ -250,7 +250,7 @@ metadata:
     app.kubernetes.io/part-of: gitops-conformance%s
 data:
   why: make upgrade-check's commits to the source, %s -> %s%s
-`, Marker, k.markerNamespace(), annotations, k.from, k.to, trial)
+`, Marker, k.markerNamespace(), annotations, k.From, k.To, trial)
 		files, err := k.files(ctx)
 		if err != nil {
 			return nil, err

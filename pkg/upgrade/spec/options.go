@@ -1,4 +1,4 @@
-package upgrade
+package spec
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/gitops-conformance/suite/internal/images"
 	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/argocd"
@@ -19,7 +18,6 @@ import (
 	"github.com/gitops-conformance/suite/pkg/matrix"
 	"github.com/gitops-conformance/suite/pkg/metricsserver"
 	"github.com/gitops-conformance/suite/pkg/report"
-	"github.com/gitops-conformance/suite/pkg/runner"
 )
 
 // Options are make upgrade-check's variables, as the e2e test binary's flags.
@@ -104,7 +102,7 @@ type Spec struct {
 	ExpectWhy string
 	// Command is make upgrade-check with the options given, for a cell's replay.
 	Command string
-	// Fleet is a fleet run (FleetFeature): Repos served, AppSets created
+	// Fleet is a fleet run (fleet.Feature): Repos served, AppSets created
 	// beside Apps, one ArgoCD upgraded once; Refused says, one line each,
 	// what of APPS it cannot take.
 	Fleet bool
@@ -405,47 +403,24 @@ const Scenario = "upgrade-check"
 // Unchanged is why an Application is expected SAFE when nothing else is said.
 const Unchanged = "an ArgoCD upgrade is expected to leave an Application as it was (make upgrade-check)"
 
-// Plan is the run's matrix data and code: the scenario upgrade-check with
-// one variant per Application on FROM, each upgraded to TO, expected SAFE
-// (or as -expect says).
-func (s *Spec) Plan() (*matrix.Data, runner.Scenarios) {
-	sc := matrix.Scenario{Name: Scenario, Component: "applications", ArgoCD: []string{s.From.String()}, UserChart: true, ReplayCommand: s.Command,
-		// a cell installs FROM, syncs, deletes, syncs again, upgrades, syncs
-		// and deletes: about 6 minutes on the 2-core machine, with a chart
-		// that starts in a minute (until reports/ holds measured times)
-		Seconds: 360,
-		Title:   "a user's Applications through an in-place ArgoCD upgrade",
-		Summary: fmt.Sprintf("On a cluster with %s, each Application created on ArgoCD %s through the suite's git server and synced, ArgoCD upgraded in place to %s (%s); a commit on each release acted on by ArgoCD as the sync policy says; the renders compared; deleted.", s.Metrics, s.From, s.To, s.MethodSaid())}
-	if s.Metrics.On() {
-		sc.Builds = append(sc.Builds, metricsserver.Component+"@"+s.Metrics.Version)
-	}
-	if s.Fleet {
-		return s.fleetPlan(sc)
-	}
-	for _, a := range s.Apps {
-		sc.Variants = append(sc.Variants, matrix.Variant{Name: a.Name(), Summary: fmt.Sprintf("%s from %s into %s", a.Source.Kind(), a.Source.From, text.OrNone(a.Namespace())),
-			ArgoCDUpgrades: []string{s.To.String()}})
-	}
-	return appcell.Plan(sc, appcell.Known{Want: report.Safe, Why: Unchanged, Expect: s.Expect, ExpectWhy: s.ExpectWhy, Flag: "make upgrade-check -expect"}, s.Feature)
-}
+// The fleet's lifecycle tier (LIFECYCLE): which Applications a sync is
+// asked of on TO, their hooks run, and whose cascading deletion is read.
+const (
+	// LifecycleChanged: those whose render tier was not SAFE (the default)
+	LifecycleChanged = "changed"
+	// LifecycleAll: every Application, synced on FROM first (the baseline)
+	LifecycleAll = "all"
+	// LifecycleNone: the render tier only
+	LifecycleNone = "none"
+)
 
-// Validate is make upgrade-check's whole check of its input, before
-// anything is built: the options read (Resolve), the run's selection
-// checked as make e2e's is (runner.Validate: FROM asked of the module
-// proxy, the source trees offline), and TO asked of the proxy too. mode is
-// the run's, detected. The CLI runs it before the test binary is compiled.
-func Validate(ctx context.Context, cat *catalog.Catalog, o Options, ro runner.Options, mode images.Mode, cacheDir string) (*Spec, error) {
-	spec, err := o.Resolve(ctx, cat, appcell.Where{Repo: ro.Repo, CacheDir: cacheDir, Online: mode == images.Online || ro.RegistryMirror != ""})
-	if err != nil {
-		return nil, &runner.BadInput{Err: err}
+// ParseLifecycle reads LIFECYCLE.
+func ParseLifecycle(s string) (string, error) {
+	switch s {
+	case "", LifecycleChanged:
+		return LifecycleChanged, nil
+	case LifecycleAll, LifecycleNone:
+		return s, nil
 	}
-	data, _ := spec.Plan()
-	ro.Scenarios, ro.ArgoCD = Scenario, spec.From.String()
-	if _, err := runner.Validate(ctx, cat, data, ro); err != nil {
-		return nil, err
-	}
-	if err := runner.ReleaseExists(ctx, cat, spec.To, mode); err != nil {
-		return nil, &runner.BadInput{Err: fmt.Errorf("TO: %w", err)}
-	}
-	return spec, nil
+	return "", fmt.Errorf("LIFECYCLE %q: changed (the Applications whose render or state changed; the default), all, or none (the render tier only)", s)
 }

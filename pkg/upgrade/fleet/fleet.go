@@ -1,4 +1,4 @@
-package upgrade
+package fleet
 
 import (
 	"context"
@@ -11,6 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gitops-conformance/suite/pkg/appcell"
+	"github.com/gitops-conformance/suite/pkg/matrix"
+	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/step"
+	"github.com/gitops-conformance/suite/pkg/upgrade/cell"
+	"github.com/gitops-conformance/suite/pkg/upgrade/spec"
+
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -19,7 +26,6 @@ import (
 
 	"github.com/gitops-conformance/suite/internal/gitserver"
 	"github.com/gitops-conformance/suite/internal/text"
-	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/argocd"
 	"github.com/gitops-conformance/suite/pkg/assert"
@@ -29,9 +35,6 @@ import (
 	"github.com/gitops-conformance/suite/pkg/fixture"
 	"github.com/gitops-conformance/suite/pkg/gitrepo"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
-	"github.com/gitops-conformance/suite/pkg/matrix"
-	"github.com/gitops-conformance/suite/pkg/report"
-	"github.com/gitops-conformance/suite/pkg/step"
 	"github.com/gitops-conformance/suite/pkg/upgrade/inplace"
 	"github.com/gitops-conformance/suite/pkg/upgrade/verdict"
 )
@@ -82,25 +85,77 @@ func (rd *read) rendered() (*appcell.Rendered, error) {
 	}
 	rd.parse.Do(func() {
 		dest, _, _ := unstructured.NestedString(rd.spec, "destination", "namespace")
-		rd.parsed, rd.parseErr = appcell.ParseRendered(manifest(rd.render.Objects), dest)
+		rd.parsed, rd.parseErr = appcell.ParseRendered(cell.Manifest(rd.render.Objects), dest)
 	})
 	return rd.parsed, rd.parseErr
 }
 
-// fleet is a fleet run's state: what it read on FROM and on TO.
+// record is what the fleet read of one Application through the run, by
+// release: its render and state once the fleet settled (none where it was
+// not there, or was not read), the sync asked of it (the lifecycle tier:
+// on FROM with LIFECYCLE=all, on TO), and its cascading deletion on TO
+// (FROM's is never tried: it would take away the fleet the upgrade is
+// tried on).
+type record struct {
+	read    map[string]*read
+	lived   map[string]*lived
+	deleted *cell.Deletion
+}
+
+// release is what the fleet saw of itself on one release.
+type release struct {
+	read    bool              // its Applications were read (readAll)
+	settled string            // what the wait saw last, when it did not settle
+	appSets map[string]string // ApplicationSet -> its conditions
+}
+
+// app is the record of the Application named name, made when first asked.
+func (f *fleet) app(name string) *record {
+	if f.apps == nil {
+		f.apps = map[string]*record{}
+	}
+	a := f.apps[name]
+	if a == nil {
+		a = &record{read: map[string]*read{}, lived: map[string]*lived{}}
+		f.apps[name] = a
+	}
+	return a
+}
+
+// on is what the fleet saw of itself on release r, made when first asked.
+func (f *fleet) on(r string) *release {
+	if f.releases == nil {
+		f.releases = map[string]*release{}
+	}
+	rel := f.releases[r]
+	if rel == nil {
+		rel = &release{}
+		f.releases[r] = rel
+	}
+	return rel
+}
+
+// readOn is every Application read on release r, by name.
+func (f *fleet) readOn(r string) map[string]*read {
+	out := map[string]*read{}
+	for n, a := range f.apps {
+		if rd := a.read[r]; rd != nil {
+			out[n] = rd
+		}
+	}
+	return out
+}
+
+// fleet is a fleet run's state: what it read of each Application, and
+// of the fleet on each release.
 type fleet struct {
-	spec         *Spec
-	from, to     catalog.Release
-	upgraded     time.Time
-	onFrom, onTo map[string]*read
-	settledFrom  string // what the wait on FROM saw last, when it did not settle
-	settledTo    string
-	appSetsFrom  map[string]string // ApplicationSet -> its conditions on FROM
-	appSetsTo    map[string]string
-	// the lifecycle tier: the syncs asked on FROM (LIFECYCLE=all) and on
-	// TO, and the deletions read on TO, by Application
-	lifeFrom, lifeTo map[string]*lived
-	deleted          map[string]*Deletion
+	spec     *spec.Spec
+	from, to catalog.Release
+	upgraded time.Time
+	// apps are what was read of each Application, by name
+	apps map[string]*record
+	// releases are what was seen of the fleet on each release, by release
+	releases map[string]*release
 	// tier are the Applications the lifecycle tier takes (chooseTier)
 	tier []string
 	// refused is what the fleet's webhooks refused its Applications
@@ -143,25 +198,25 @@ func (f *fleet) AppName() string { return "" }
 func (f *fleet) OwnWebhooks(_ context.Context, live []check.Webhook) map[string]string {
 	out := map[string]string{}
 	for _, w := range live {
-		if _, app := webhookOwner(f.onFrom, w.Name, live); app != "" {
+		if _, app := webhookOwner(f.readOn(f.from.String()), w.Name, live); app != "" {
 			out[w.ConfigRef()] = app
 		}
 	}
 	return out
 }
 
-// FleetFeature is the fleet run: the team's repositories served, every
+// Feature is the fleet run: the team's repositories served, every
 // Application and ApplicationSet of APPS created on ArgoCD FROM and left to
 // sync as its policy says, the generated Applications waited for; every
 // Application's state and render read; ArgoCD upgraded in place once, as
 // the team does it; every Application read again once TO's controller
 // compared it by itself; the verdicts (gradeFleet), one per Application.
-func (s *Spec) FleetFeature(c matrix.Cell) step.Scenario {
+func Feature(s *spec.Spec, c matrix.Cell) step.Scenario {
 	steps := step.New(c.Report().ID())
 	if len(c.Upgrades) == 0 {
 		return steps.Add(env.Fail("upgrade", fmt.Errorf("no release to upgrade to newer than %s", c.ArgoCD))).Scenario()
 	}
-	m, err := s.fleetManifest()
+	m, err := s.FleetManifest()
 	if err != nil { // before anything runs: the cell ends ERROR saying which
 		return steps.Add(env.Fail("the fleet's Applications and ApplicationSets", err)).Scenario()
 	}
@@ -179,43 +234,43 @@ func (s *Spec) FleetFeature(c matrix.Cell) step.Scenario {
 		steps.Add(env.SetArgoCDCmdParams(s.ArgoCDCmdParams))
 	}
 	for _, r := range s.Repos {
-		steps.Add(f.serve(r), env.Apply("repository "+r.URL+", registered as a team registers its own", repositorySecret(r.Name, r.Served())))
+		steps.Add(f.serve(r), env.Apply("repository "+r.URL+", registered as a team registers its own", spec.RepositorySecret(r.Name, r.Served())))
 	}
 	for _, a := range s.Apps {
 		if a.Served {
 			continue
 		}
 		files := fixture.OfflinePullPolicy(func(context.Context) (map[string]string, error) { return a.Source.Files, nil })
-		steps.Add(env.PushRepo(a.Name(), files), env.Apply("application "+a.Name()+"'s repository", repositorySecret(a.Name(), gitserver.URL(a.Name()))))
+		steps.Add(env.PushRepo(a.Name(), files), env.Apply("application "+a.Name()+"'s repository", spec.RepositorySecret(a.Name(), gitserver.URL(a.Name()))))
 	}
 	steps.Add(f.mark("serve"))
-	if m := s.projects(); m != "" {
+	if m := s.Projects(); m != "" {
 		steps.Add(env.Apply("the AppProjects the Applications name", m))
 	}
-	if m := s.namespaces(); m != "" {
+	if m := s.Namespaces(); m != "" {
 		steps.Add(env.Apply("the Applications' destination namespaces", m))
 	}
 	if m != "" {
 		steps.Add(env.Apply(fmt.Sprintf("%d Application(s) and %d ApplicationSet(s)", len(s.Apps), len(s.AppSets)), m))
 	}
-	steps.Add(f.mark("create"), f.settle(from, &f.settledFrom, &f.appSetsFrom, func() time.Time { return time.Time{} }), f.mark("settle-"+from))
-	if s.Lifecycle == LifecycleAll {
+	steps.Add(f.mark("create"), f.settle(from, func() time.Time { return time.Time{} }), f.mark("settle-"+from))
+	if s.Lifecycle == spec.LifecycleAll {
 		// FROM's baseline: a sync asked of every Application, read by both tiers
-		steps.Add(f.namespacesFor(func(string) bool { return true }), f.syncEach(from, liveNames, &f.lifeFrom), f.mark("sync-"+from))
+		steps.Add(f.namespacesFor(func(string) bool { return true }), f.syncEach(from, liveNames), f.mark("sync-"+from))
 	}
-	steps.Add(f.readAll(from, &f.onFrom), f.mark("read-"+from), f.named(), env.Snapshot("on-"+from))
+	steps.Add(f.readAll(from), f.mark("read-"+from), f.named(), env.Snapshot("on-"+from))
 	steps.Add(inplace.Steps(f.from, f.to, inplace.How{Method: s.Method, SyncOptions: s.SelfSyncOptions, Overlay: s.Overlay}, f)...)
 	steps.Add(appcell.Reads("the upgrade's end", func(context.Context) error { f.upgraded = time.Now(); return nil }), f.mark("upgrade"),
-		f.settle(to, &f.settledTo, &f.appSetsTo, func() time.Time { return f.upgraded }), f.mark("settle-"+to),
-		f.readAll(to, &f.onTo), f.mark("read-"+to), env.Snapshot("on-"+to))
-	if s.Lifecycle != LifecycleNone {
+		f.settle(to, func() time.Time { return f.upgraded }), f.mark("settle-"+to),
+		f.readAll(to), f.mark("read-"+to), env.Snapshot("on-"+to))
+	if s.Lifecycle != spec.LifecycleNone {
 		// the lifecycle tier: a sync asked on TO (hooks)
 		steps.Add(f.chooseTier(), f.namespacesFor(func(n string) bool { return slices.Contains(f.tier, n) }),
-			f.syncEach(to, func(context.Context) ([]string, error) { return f.tier, nil }, &f.lifeTo), f.mark("sync-"+to))
+			f.syncEach(to, func(context.Context) ([]string, error) { return f.tier, nil }), f.mark("sync-"+to))
 	}
 	steps.Add(f.rejections(&f.refused))
-	if s.Lifecycle != LifecycleNone {
-		steps.Add(f.deleteFleet(&f.deleted), f.mark("delete"))
+	if s.Lifecycle != spec.LifecycleNone {
+		steps.Add(f.deleteFleet(), f.mark("delete"))
 	}
 	return steps.Add(assert.Graded(fmt.Sprintf("the fleet through the upgrade %s -> %s", from, to), f.grade)).Scenario()
 }
@@ -227,8 +282,9 @@ func (s *Spec) FleetFeature(c matrix.Cell) step.Scenario {
 func (f *fleet) named() step.Step {
 	return appcell.Reads("the fleet's Applications, to be judged", func(ctx context.Context) error {
 		var results []AppResult
-		for _, n := range slices.Sorted(maps.Keys(f.onFrom)) {
-			results = append(results, AppResult{Name: n, Evidence: "apps/" + n, By: f.onFrom[n].by})
+		reads := f.readOn(f.from.String())
+		for _, n := range slices.Sorted(maps.Keys(reads)) {
+			results = append(results, AppResult{Name: n, Evidence: "apps/" + n, By: reads[n].by})
 		}
 		data, err := json.MarshalIndent(results, "", "  ")
 		if err != nil {
@@ -280,24 +336,6 @@ func (f *fleet) serve(r gitrepo.Repo) step.Step {
 	})
 }
 
-// repositorySecret registers a repository with ArgoCD (a Secret of type
-// repository, git), as a team registers its own private one: see
-// cell.repository for why an unregistered one would not do.
-func repositorySecret(name, url string) string {
-	return fmt.Sprintf(`apiVersion: v1
-kind: Secret
-metadata:
-  name: gitops-conformance-repo-%s
-  namespace: %s
-  labels:
-    argocd.argoproj.io/secret-type: repository
-    app.kubernetes.io/part-of: gitops-conformance
-stringData:
-  type: git
-  url: %s
-`, name, argocd.Namespace, url)
-}
-
 // settleWithin bounds the wait for a fleet to settle: ArgoCD renders each
 // Application once (its repo server, one at a time per core), so it grows
 // with the fleet.
@@ -311,10 +349,10 @@ func settleWithin(apps int) time.Duration {
 // settleWithin is read as it is, and the wait says what it saw. The
 // destination namespace of each Application that syncs by itself (generated
 // ones too) is made as it appears, as a platform team has it.
-func (f *fleet) settle(on string, seen *string, appSets *map[string]string, since func() time.Time) step.Step {
+func (f *fleet) settle(on string, since func() time.Time) step.Step {
 	what := "the fleet settled on " + on + " (ApplicationSets generated, every Application compared, no sync running)"
 	return step.Act(what, func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
-		return f.settleFunc(what, on, seen, appSets, since, func(ns []string) {
+		return f.settleFunc(what, on, since, func(ns []string) {
 			ctx = f.applyNamespaces(ns).Func()(ctx, t, cfg)
 		}).Func()(ctx, t, cfg)
 	})
@@ -322,7 +360,7 @@ func (f *fleet) settle(on string, seen *string, appSets *map[string]string, sinc
 
 // applyNamespaces makes namespaces in one apply (a fleet of 200 has 200).
 func (f *fleet) applyNamespaces(ns []string) step.Step {
-	return env.Apply(fmt.Sprintf("%d destination namespace(s), as a platform team has them", len(ns)), namespacesManifest(ns))
+	return env.Apply(fmt.Sprintf("%d destination namespace(s), as a platform team has them", len(ns)), spec.NamespacesManifest(ns))
 }
 
 // namespacesFor makes the destination namespaces missing of the
@@ -383,7 +421,7 @@ func newNamespaces(ctx context.Context, apps []unstructured.Unstructured, made m
 // missing. It lists the fleet every 5 s rather than through assert.Eventually,
 // which would look again at every change of every Application while hundreds
 // sync (docs/design.md, "Waits"); settleWithin bounds it all the same.
-func (f *fleet) settleFunc(what, on string, seen *string, appSets *map[string]string, since func() time.Time, makeNamespaces func([]string)) step.Step {
+func (f *fleet) settleFunc(what, on string, since func() time.Time, makeNamespaces func([]string)) step.Step {
 	return appcell.Reads(what, func(ctx context.Context) error {
 		start, count, stable := time.Now(), -1, 0
 		for {
@@ -424,7 +462,7 @@ func (f *fleet) settleFunc(what, on string, seen *string, appSets *map[string]st
 			} else {
 				count, stable = len(apps.Items), 0
 			}
-			*appSets = conds
+			f.on(on).appSets = conds
 			if t := since(); !t.IsZero() && len(f.spec.AppSets) > 0 && time.Since(t) < appSetRequeue {
 				// TO's applicationset controller reconciles each ApplicationSet
 				// when it starts; its conditions stay as FROM's left them
@@ -436,8 +474,9 @@ func (f *fleet) settleFunc(what, on string, seen *string, appSets *map[string]st
 				return nil
 			}
 			if time.Since(start) > settleWithin(count) {
-				*seen = fmt.Sprintf("not settled within %s: %d waited for: %s", settleWithin(count).Round(time.Second), len(waiting), strings.Join(waiting[:min(len(waiting), 5)], "; "))
-				lifecycle.Note(ctx, "the fleet on %s %s", on, *seen)
+				seen := fmt.Sprintf("not settled within %s: %d waited for: %s", settleWithin(count).Round(time.Second), len(waiting), strings.Join(waiting[:min(len(waiting), 5)], "; "))
+				f.on(on).settled = seen
+				lifecycle.Note(ctx, "the fleet on %s %s", on, seen)
 				return nil
 			}
 			select {
@@ -529,7 +568,7 @@ func inParallel[T, R any](items []T, key func(T) string, do func(T) R) map[strin
 
 // readAll reads every Application's state, status fields, spec and render
 // on a release into dst: one that could not be read says why.
-func (f *fleet) readAll(on string, dst *map[string]*read) step.Step {
+func (f *fleet) readAll(on string) step.Step {
 	return appcell.Reads("every Application's state and render on "+on, func(ctx context.Context) error {
 		list, err := listApps(ctx)
 		if err != nil {
@@ -538,7 +577,10 @@ func (f *fleet) readAll(on string, dst *map[string]*read) step.Step {
 		start := time.Now()
 		out := inParallel(list.Items, func(a unstructured.Unstructured) string { return a.GetName() },
 			func(a unstructured.Unstructured) *read { return f.readOne(ctx, a, on) })
-		*dst = out
+		for n, rd := range out {
+			f.app(n).read[on] = rd
+		}
+		f.on(on).read = true
 		unread := 0
 		for _, rd := range out {
 			if rd.unread != "" {
@@ -574,7 +616,7 @@ func (f *fleet) readOne(ctx context.Context, live unstructured.Unstructured, on 
 	f.fleetEvidence.Lock()
 	defer f.fleetEvidence.Unlock()
 	if render != nil {
-		c.WriteEvidence(dir+"render-"+on+".yaml", manifest(render.Objects))
+		c.WriteEvidence(dir+"render-"+on+".yaml", cell.Manifest(render.Objects))
 	}
 	c.WriteEvidence(dir+"state-"+on+".txt", strings.Join(rd.state.Lines(), "\n")+"\n"+orUnread(rd.unread))
 	if spec, err := yaml.Marshal(rd.spec); err == nil {
@@ -612,12 +654,13 @@ func madeBy(app *unstructured.Unstructured) string {
 // as FleetFile for the report (Expand); the fleet cell's own outcome is the
 // worst of them.
 func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
-	if f.onFrom == nil || f.onTo == nil {
+	from, to := f.from.String(), f.to.String()
+	if !f.on(from).read || !f.on(to).read {
 		return "", "", fmt.Errorf("could not tell: the fleet was not read on both releases")
 	}
-	names := slices.Sorted(maps.Keys(f.onFrom))
-	for n := range f.onTo {
-		if _, ok := f.onFrom[n]; !ok {
+	var names []string
+	for n, a := range f.apps {
+		if a.read[from] != nil || a.read[to] != nil {
 			names = append(names, n)
 		}
 	}
@@ -627,8 +670,8 @@ func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
 	c := lifecycle.CellFrom(ctx)
 	// Applications that render one object both: reported on each, by name
 	// (interference, not what the upgrade changed: the verdict stays)
-	interferes := shared(f.onTo)
-	refused := refusedLines(f.refused, f.from.String(), f.to.String())
+	interferes := shared(f.readOn(to))
+	refused := refusedLines(f.refused, from, to)
 	var hooks strings.Builder
 	for _, n := range slices.Sorted(maps.Keys(refused)) {
 		fmt.Fprintf(&hooks, "%s:\n  %s\n", n, strings.Join(refused[n], "\n  "))
@@ -643,16 +686,16 @@ func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
 		r := f.reading(n)
 		o, why := verdict.Grade(r)
 		by := r.By
-		for _, s := range []struct{ on, seen string }{{f.from.String(), f.settledFrom}, {f.to.String(), f.settledTo}} {
+		for _, s := range []struct{ on, seen string }{{from, f.on(from).settled}, {to, f.on(to).settled}} {
 			if s.seen != "" && o != report.Safe {
 				why += " (the fleet did not settle on " + s.on + ": " + s.seen + ")"
 			}
 		}
 		if objs := interferes[n]; len(objs) > 0 {
-			why += fmt.Sprintf("; interferes: %d object(s) another Application of the fleet renders too: %s", len(objs), strings.Join(objs[:min(len(objs), shown)], "; "))
+			why += fmt.Sprintf("; interferes: %d object(s) another Application of the fleet renders too: %s", len(objs), strings.Join(objs[:min(len(objs), verdict.Shown)], "; "))
 		}
 		if lines := refused[n]; len(lines) > 0 {
-			why += fmt.Sprintf("; interferes: %d request(s) refused by a webhook: %s", len(lines), strings.Join(lines[:min(len(lines), shown)], "; "))
+			why += fmt.Sprintf("; interferes: %d request(s) refused by a webhook: %s", len(lines), strings.Join(lines[:min(len(lines), verdict.Shown)], "; "))
 		}
 		results = append(results, AppResult{Name: n, Outcome: o, Reason: why, Evidence: "apps/" + n, By: by})
 		count[o]++
@@ -670,7 +713,7 @@ func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
 	for _, on := range []struct {
 		release string
 		conds   map[string]string
-	}{{f.from.String(), f.appSetsFrom}, {f.to.String(), f.appSetsTo}} {
+	}{{from, f.on(from).appSets}, {to, f.on(to).appSets}} {
 		for _, n := range slices.Sorted(maps.Keys(on.conds)) {
 			fmt.Fprintf(&sets, "%s on %s: %s\n", n, on.release, on.conds[n])
 		}
@@ -691,51 +734,58 @@ func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
 	return worst, fmt.Sprintf("%d Applications through %s -> %s on one ArgoCD: %s (%s)", len(results), f.from, f.to, strings.Join(parts, ", "), FleetFile), nil
 }
 
-// reading is what the fleet read of one Application, as the verdict takes
-// it: on each release its render and its state once the fleet settled,
-// and, for the lifecycle tier, the sync asked (on FROM with LIFECYCLE=all)
-// and its deletion on TO (FROM's is never tried: it would take away the
-// fleet the upgrade is tried on).
+// reading is what the fleet read of the Application named name, as the
+// verdict takes it (record.reading).
 func (f *fleet) reading(name string) verdict.Reading {
-	a, b := f.onFrom[name], f.onTo[name]
-	from, to := f.from.String(), f.to.String()
-	r := verdict.Reading{From: a.side(from), To: b.side(to), ChangesIn: ": render-" + from + ".yaml, render-" + to + ".yaml"}
-	switch {
-	case a != nil:
-		r.By = a.by
-	case b != nil:
-		r.By = b.by
+	return f.apps[name].reading(f.from.String(), f.to.String())
+}
+
+// reading is what the fleet read of one Application through from -> to,
+// as the verdict takes it: on each release its render and its state once
+// the fleet settled, and, for the lifecycle tier, the sync asked (on FROM
+// with LIFECYCLE=all) and its deletion on TO.
+func (a *record) reading(from, to string) verdict.Reading {
+	if a == nil {
+		a = &record{}
 	}
-	if a == nil || b == nil {
+	rf, rt := a.read[from], a.read[to]
+	r := verdict.Reading{From: rf.side(from), To: rt.side(to), ChangesIn: ": render-" + from + ".yaml, render-" + to + ".yaml"}
+	switch {
+	case rf != nil:
+		r.By = rf.by
+	case rt != nil:
+		r.By = rt.by
+	}
+	if rf == nil || rt == nil {
 		return r
 	}
-	if a.render != nil && b.render != nil {
+	if rf.render != nil && rt.render != nil {
 		// the fleet pushes no marker of its own: the renders compare whole
-		r.Changes = appstate.Compare(a.render.Objects, b.render.Objects)
+		r.Changes = appstate.Compare(rf.render.Objects, rt.render.Objects)
 	}
-	if a.by != "APPS" {
-		if gen := appstate.Compare([]*unstructured.Unstructured{specObject(a.spec)}, []*unstructured.Unstructured{specObject(b.spec)}); len(gen) > 0 {
+	if rf.by != "APPS" {
+		if gen := appstate.Compare([]*unstructured.Unstructured{specObject(rf.spec)}, []*unstructured.Unstructured{specObject(rt.spec)}); len(gen) > 0 {
 			r.Generated = gen[0].String()
 		}
 	}
-	if l := f.lifeFrom[name]; l != nil && l.unread == "" {
+	if l := a.lived[from]; l != nil && l.unread == "" {
 		// FROM was read after the sync asked of it (LIFECYCLE=all): that
 		// state is its baseline after a sync
 		r.From.Synced = r.From.Settled
 	}
-	if l := f.lifeTo[name]; l != nil {
+	if l := a.lived[to]; l != nil {
 		if l.unread != "" {
 			r.To.SyncUnread = l.unread
 		} else {
 			r.To.Synced, r.To.Waited = &l.state, l.waited
 		}
 	}
-	if rd, err := b.rendered(); err == nil && rd != nil {
+	if rd, err := rt.rendered(); err == nil && rd != nil {
 		// the hooks are compared where a sync was asked on TO (Grade)
-		r.To.InGit, r.Hooks = inGit(rd), namedHooks(rd)
+		r.To.InGit, r.Hooks = cell.InGit(rd), cell.NamedHooks(rd)
 	}
-	if d := f.deleted[name]; d != nil {
-		r.To.Deletion = d.verdict()
+	if a.deleted != nil {
+		r.To.Deletion = a.deleted.Verdict()
 	}
 	return r
 }
