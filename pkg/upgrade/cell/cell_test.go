@@ -112,7 +112,7 @@ func TestTheCellsReadingsReachTheVerdict(t *testing.T) {
 		t.Errorf("grade = %s (%s) %v", o, why, err)
 	}
 	k.Added.Held, k.Change.Held = true, true
-	if o, why, _ = k.grade(ctx); o != report.Changed || !strings.Contains(why, "status.resources[].health.status") {
+	if o, why, _ = k.grade(ctx); o != report.Changed || !strings.Contains(why, "explained: health-not-persisted") {
 		t.Errorf("grade = %s (%s)", o, why)
 	}
 	// CHANGE's revert and DURING_SYNC's trials reach it too (run

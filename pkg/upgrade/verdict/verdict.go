@@ -8,6 +8,7 @@ import (
 	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/report"
+	"github.com/gitops-conformance/suite/pkg/upgrade/changes"
 )
 
 // Shown bounds the names a verdict's reason lists (the evidence has all).
@@ -139,8 +140,14 @@ func Grade(r Reading) (report.Outcome, string) {
 	case len(unread) > 0:
 		return report.Error, "could not tell: " + strings.Join(unread, "; ")
 	}
-	if changed := r.changed(); len(changed) > 0 {
-		return report.Changed, fmt.Sprintf("%s -> %s: %s%s", a.Release, b.Release, strings.Join(changed, "; "), note)
+	changed, cs := r.changed()
+	switch {
+	case len(changed) > 0 && len(cs) > 0:
+		return report.Changed, fmt.Sprintf("%s -> %s: unexplained: %s; explained: %s%s", a.Release, b.Release, strings.Join(changed, "; "), cs, note)
+	case len(changed) > 0:
+		return report.Changed, fmt.Sprintf("%s -> %s: unexplained: %s%s", a.Release, b.Release, strings.Join(changed, "; "), note)
+	case len(cs) > 0:
+		return report.Changed, fmt.Sprintf("%s -> %s: explained: %s%s", a.Release, b.Release, cs, note)
 	}
 	return report.Safe, r.safe() + note
 }
@@ -176,6 +183,9 @@ func (r Reading) broken() (broken, unread []string) {
 		comparable := asked || base.Phase != ""
 		for _, p := range problems(*b.Synced) {
 			line := p.what + p.detail
+			if p.ref != "" {
+				line += because(changes.Difference{Part: changes.Health, Object: p.ref}, from, b.Release)
+			}
 			switch {
 			case !comparable:
 				line += " (" + from + " was not asked to sync it: LIFECYCLE=all asks)"
@@ -195,7 +205,7 @@ func (r Reading) broken() (broken, unread []string) {
 			broken = append(broken, "sync "+x.Sync+" on "+from+", "+text.OrNone(y.Sync)+" on "+b.Release)
 		}
 		if worse(x.Health, y.Health, "Healthy", "Progressing", "Suspended", "Missing") {
-			broken = append(broken, "health "+x.Health+" on "+from+", "+text.OrNone(y.Health)+" on "+b.Release)
+			broken = append(broken, "health "+x.Health+" on "+from+", "+text.OrNone(y.Health)+" on "+b.Release+explainHealth(y, from, b.Release))
 		}
 		for _, cond := range y.Conditions {
 			kind, _, _ := strings.Cut(cond, ":")
@@ -204,7 +214,8 @@ func (r Reading) broken() (broken, unread []string) {
 			}
 		}
 	}
-	if s := unmanaged(a, b); s != "" {
+	if s, ref, warned := unmanaged(a, b); s != "" {
+		s += because(changes.Difference{Part: changes.Unmanaged, Object: ref, Text: warned}, from, b.Release)
 		broken = append(broken, s)
 	}
 	onFrom := firstProblem(a.Pushes)
@@ -246,10 +257,11 @@ func (r Reading) broken() (broken, unread []string) {
 // on FROM and manages no more on TO, once each release settled (3.0's
 // default resource.exclusions leave Endpoints out, argoproj/argo-cd#21635:
 // a later change to one is never applied, and it is never pruned); "" for
-// none, or where TO's managed set was not read.
-func unmanaged(a, b *Side) string {
+// none, or where TO's managed set was not read; with the first object
+// and the condition ArgoCD gave, as a change of the catalog is matched.
+func unmanaged(a, b *Side) (said, first, warned string) {
 	if a.Settled == nil || b.Settled == nil || b.InGit == nil {
-		return ""
+		return "", "", ""
 	}
 	var gone []string
 	for _, ref := range b.InGit {
@@ -257,34 +269,40 @@ func unmanaged(a, b *Side) string {
 			gone = append(gone, ref)
 		}
 	}
-	warned := ""
 	for _, c := range b.Settled.Conditions {
 		if strings.HasPrefix(c, "ExcludedResourceWarning:") {
-			warned = " (" + text.Clip(c, 160) + ")"
+			warned = c
 		}
 	}
 	if len(gone) == 0 || (len(b.Settled.Managed) == 0 && warned == "") {
-		return ""
+		return "", "", ""
+	}
+	quoted := ""
+	if warned != "" {
+		quoted = " (" + text.Clip(warned, 160) + ")"
 	}
 	return fmt.Sprintf("ArgoCD no longer manages %d object(s) still in git that it managed on %s: %s%s; a change to one is not applied, and none is pruned",
-		len(gone), a.Release, strings.Join(gone[:min(len(gone), Shown)], ", "), warned)
+		len(gone), a.Release, strings.Join(gone[:min(len(gone), Shown)], ", "), quoted), gone[0], warned
 }
 
-// changed are how the Application differs on TO, where nothing broke.
-func (r Reading) changed() []string {
+// changed are how the Application differs on TO, where nothing broke,
+// that no behaviour change of the catalog explains, and the changes that
+// explain the others.
+func (r Reading) changed() ([]string, causes) {
 	a, b := r.From, r.To
 	var changed []string
+	var cs causes
 	// first: short, and a reason is clipped (run 20261128-082325's render
 	// changes left no room for it)
 	if a.Fields != nil && b.Fields != nil {
-		if s := fieldsGone(a.Fields, b.Fields, a.Release); s != "" {
+		if s := fieldsGone(explainFields(appstate.Gone(a.Fields, b.Fields), a.Release, b.Release, &cs), a.Release); s != "" {
 			changed = append(changed, s)
 		}
 	}
 	if r.Generated != "" {
 		changed = append(changed, fmt.Sprintf("%s generates it otherwise on %s: %s", r.By, b.Release, r.Generated))
 	}
-	if s := renderChanged(r.Changes, r.ChangesIn); s != "" {
+	if s := renderChanged(explainRender(r.Changes, a.Release, b.Release, &cs), r.ChangesIn); s != "" {
 		changed = append(changed, s)
 	}
 	if a.Settled != nil && b.Settled != nil {
@@ -308,7 +326,7 @@ func (r Reading) changed() []string {
 			changed = append(changed, fmt.Sprintf("what the cascading deletion left: %s -> %s", text.OrNone(x.Left), text.OrNone(y.Left)))
 		}
 	}
-	return changed
+	return changed, cs
 }
 
 // safe says what was the same, part by part.
@@ -363,9 +381,8 @@ func firstProblem(ps []string) string {
 }
 
 // fieldsGone says which fields of the Application's status, held on FROM
-// (release), TO no longer holds; "" for none.
-func fieldsGone(from, to []string, release string) string {
-	gone := appstate.Gone(from, to)
+// (release), TO no longer holds (gone: appstate.Gone); "" for none.
+func fieldsGone(gone []string, release string) string {
 	if len(gone) == 0 {
 		return ""
 	}
@@ -395,7 +412,7 @@ func renderChanged(changes []appstate.ObjectChange, rest string) string {
 // problem is one thing wrong in a state: what (compared between the two
 // releases) and its detail (a message that may differ while the problem is
 // the same).
-type problem struct{ what, detail string }
+type problem struct{ what, detail, ref string }
 
 // problems are what is wrong in a state after a sync, one a resource where
 // a resource is at fault (so that one more of them on TO tells from those
@@ -404,25 +421,25 @@ func problems(s appstate.State) []problem {
 	var out []problem
 	switch s.Phase {
 	case "Failed", "Error":
-		out = append(out, problem{"the sync ended " + s.Phase, appstate.MessageOf(s.Message)})
+		out = append(out, problem{what: "the sync ended " + s.Phase, detail: appstate.MessageOf(s.Message)})
 	case "Running", "Terminating":
-		out = append(out, problem{"the sync is still " + s.Phase + " (held)", appstate.MessageOf(s.Message)})
+		out = append(out, problem{what: "the sync is still " + s.Phase + " (held)", detail: appstate.MessageOf(s.Message)})
 	}
 	switch {
 	case s.Sync != "Synced" && len(s.OutOfSync) == 0:
-		out = append(out, problem{text.OrNone(s.Sync) + " after the sync", ""})
+		out = append(out, problem{what: text.OrNone(s.Sync) + " after the sync"})
 	case s.Sync != "Synced":
 		for _, r := range s.OutOfSync {
-			out = append(out, problem{"OutOfSync after the sync: " + r, ""})
+			out = append(out, problem{what: "OutOfSync after the sync: " + r})
 		}
 	}
 	switch s.Health {
 	case "Degraded", "Missing", "Unknown":
-		out = append(out, problem{"health " + s.Health, ""})
+		out = append(out, problem{what: "health " + s.Health})
 	}
 	for _, h := range s.Unhealthy {
 		if h.Status != "Progressing" {
-			out = append(out, problem{"not Healthy: " + h.Ref + ": " + h.Status, appstate.MessageOf(h.Message)})
+			out = append(out, problem{"not Healthy: " + h.Ref + ": " + h.Status, appstate.MessageOf(h.Message), h.Ref})
 		}
 	}
 	return out

@@ -1,0 +1,95 @@
+package verdict
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/gitops-conformance/suite/pkg/appstate"
+	"github.com/gitops-conformance/suite/pkg/upgrade/changes"
+)
+
+// causes are the behaviour changes of ArgoCD (pkg/upgrade/changes) that
+// explain a reading's differences, each once, in the catalog's order.
+type causes []*changes.Change
+
+// add notes c (nil: nothing) and says whether it did.
+func (cs *causes) add(c *changes.Change) bool {
+	if c == nil {
+		return false
+	}
+	if !slices.ContainsFunc(*cs, func(x *changes.Change) bool { return x.ID == c.ID }) {
+		*cs = append(*cs, c)
+		slices.SortStableFunc(*cs, func(x, y *changes.Change) int {
+			return slices.IndexFunc(changes.Catalog, func(k changes.Change) bool { return k.ID == x.ID }) -
+				slices.IndexFunc(changes.Catalog, func(k changes.Change) bool { return k.ID == y.ID })
+		})
+	}
+	return true
+}
+
+// String names each change and what keeps the old behaviour.
+func (cs causes) String() string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Said())
+	}
+	return strings.Join(out, "; ")
+}
+
+// because is " (explained: the change)" where a change of the catalog
+// explains d on the upgrade from -> to, else "".
+func because(d changes.Difference, from, to string) string {
+	if c := changes.Explain(d, from, to); c != nil {
+		return " (explained: " + c.Said() + ")"
+	}
+	return ""
+}
+
+// explainRender splits a render's changes into those no change of the
+// catalog explains (what is left of each object) and the causes of the
+// rest: a field explained is taken out of its object's change, an object
+// left with no field is taken out whole.
+func explainRender(objs []appstate.ObjectChange, from, to string, cs *causes) []appstate.ObjectChange {
+	var rest []appstate.ObjectChange
+	for _, o := range objs {
+		if o.Added || o.Removed {
+			rest = append(rest, o)
+			continue
+		}
+		var fields []appstate.FieldChange
+		for _, f := range o.Fields {
+			d := changes.Difference{Part: changes.Render, Object: o.Ref, Path: f.Path, From: f.From, To: f.To}
+			if !cs.add(changes.Explain(d, from, to)) {
+				fields = append(fields, f)
+			}
+		}
+		if len(fields) > 0 {
+			o.Fields = fields
+			rest = append(rest, o)
+		}
+	}
+	return rest
+}
+
+// explainFields splits the status fields gone into those no change
+// explains and the causes of the rest.
+func explainFields(gone []string, from, to string, cs *causes) []string {
+	var rest []string
+	for _, f := range gone {
+		if !cs.add(changes.Explain(changes.Difference{Part: changes.StatusField, Path: f}, from, to)) {
+			rest = append(rest, f)
+		}
+	}
+	return rest
+}
+
+// explainHealth is " (explained: ...)" where a resource not Healthy on TO
+// is a change's doing (3.2's CronJob health), else "".
+func explainHealth(s appstate.State, from, to string) string {
+	for _, h := range s.Unhealthy {
+		if why := because(changes.Difference{Part: changes.Health, Object: h.Ref, To: h.Status}, from, to); why != "" {
+			return why
+		}
+	}
+	return ""
+}
