@@ -382,9 +382,9 @@ bench-delivery: $(CLI) ## offline images to a node, per ArgoCD release per clust
 
 # make docs: the pages generated from the code and the data (hack/docgen)
 REPORT ?=
-GENERATED_DOCS := vocabulary.md results.md writing-scenarios.md design.md running.md conform.md reports.md upgrade-check-findings.md
+GENERATED_DOCS := vocabulary.md results.md writing-scenarios.md design.md running.md conform.md reports.md upgrade-check-findings.md upgrade-check-changes.md
 
-docs: $(CLI) ## docs/vocabulary.md, docs/results.md, each scenario README's tested-range section, the example in docs/writing-scenarios.md, docs/design.md's table of packages, docs/running.md's table of costs, docs/conform.md's table of checks, docs/reports.md's tables of report.json's fields, docs/upgrade-check-findings.md (suites/upgrade-check-validate.yaml's known answers and their findings) and README.md's tables of scenarios and checks, from the code and suites/matrix.yaml; docs/cli.md from the CLI's command table [REPORT=dir: a merged run's results into results.md]
+docs: $(CLI) ## docs/vocabulary.md, docs/results.md, each scenario README's tested-range section, the example in docs/writing-scenarios.md, docs/design.md's table of packages, docs/running.md's table of costs, docs/conform.md's table of checks, docs/reports.md's tables of report.json's fields, docs/upgrade-check-findings.md (suites/upgrade-check-validate.yaml's known answers and their findings), docs/upgrade-check-changes.md (the behaviour changes a verdict names: pkg/upgrade/changes) and README.md's tables of scenarios and checks, from the code and suites/matrix.yaml; docs/cli.md from the CLI's command table [REPORT=dir: a merged run's results into results.md]
 	$(GO) run ./hack/docgen -out docs $(if $(REPORT),-report "$(REPORT)")
 	$(CLI) help -markdown > docs/cli.md
 

@@ -27,6 +27,8 @@
 //     section per validation of suites/upgrade-check-validate.yaml (its
 //     path, settings, verdicts, runs and why), then the hand-written notes
 //     of suites/upgrade-check-notes.md.
+//   - docs/upgrade-check-changes.md: the behaviour changes of ArgoCD a
+//     verdict names (pkg/upgrade/changes), a section per change.
 //
 // Before it writes anything it checks the pages: every test a page of the
 // checkout cites is a Test function of some _test.go (CheckTests), every

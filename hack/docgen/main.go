@@ -88,7 +88,8 @@ func run(out, readme, findingsRoot, reportDir, previous string) error {
 	}
 	// made are the pages this run writes, by their path in the checkout: the
 	// generated ones whole, the hand-written ones with their generated sections
-	made := map[string]string{"docs/vocabulary.md": vocabulary, "docs/results.md": results, "docs/upgrade-check-findings.md": upgradeFindings}
+	made := map[string]string{"docs/vocabulary.md": vocabulary, "docs/results.md": results, "docs/upgrade-check-findings.md": upgradeFindings,
+		"docs/upgrade-check-changes.md": UpgradeChanges()}
 	for path, sections := range map[string]map[string]string{
 		"README.md":                 {"scenarios": scenarios, "checks": ChecksLine(checks)},
 		"docs/conform.md":           {"checks": checksTable},
