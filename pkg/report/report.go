@@ -80,6 +80,9 @@ type Cell struct {
 	Upstream     string   `json:"upstream,omitempty"`
 	Runs         []Run    `json:"runs,omitempty"`
 	Observations []string `json:"observations,omitempty"`
+	// Explained are, of a make upgrade-check verdict, the behaviour changes
+	// of ArgoCD its reason names (pkg/upgrade/changes' ids).
+	Explained []string `json:"explained,omitempty"`
 	// ArgoCDTested is the Kubernetes minors the cell's ArgoCD release was
 	// tested on, as its own docs/operator-manual/tested-kubernetes-versions.md
 	// says ("v1.32-v1.35"); Tested whether the cell's Kubernetes is among

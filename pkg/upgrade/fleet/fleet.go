@@ -57,6 +57,9 @@ type AppResult struct {
 	// By is what made it: "APPS", an ApplicationSet, or an app-of-apps
 	// parent Application.
 	By string `json:"by"`
+	// Explained are the behaviour changes of ArgoCD its verdict names
+	// (pkg/upgrade/changes' ids).
+	Explained []string `json:"explained,omitempty"`
 }
 
 // read is what the fleet read of one Application on one release.
@@ -684,7 +687,8 @@ func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
 	c.WriteEvidence("webhooks.txt", hooks.String())
 	for _, n := range names {
 		r := f.reading(n)
-		o, why := verdict.Grade(r)
+		v := verdict.Judge(r)
+		o, why := v.Outcome, v.Reason
 		by := r.By
 		for _, s := range []struct{ on, seen string }{{from, f.on(from).settled}, {to, f.on(to).settled}} {
 			if s.seen != "" && o != report.Safe {
@@ -697,7 +701,7 @@ func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
 		if lines := refused[n]; len(lines) > 0 {
 			why += fmt.Sprintf("; interferes: %d request(s) refused by a webhook: %s", len(lines), strings.Join(lines[:min(len(lines), verdict.Shown)], "; "))
 		}
-		results = append(results, AppResult{Name: n, Outcome: o, Reason: why, Evidence: "apps/" + n, By: by})
+		results = append(results, AppResult{Name: n, Outcome: o, Reason: why, Evidence: "apps/" + n, By: by, Explained: v.Explained})
 		count[o]++
 		c.WriteEvidence("apps/"+n+"/verdict.txt", string(o)+": "+why+"\n")
 	}

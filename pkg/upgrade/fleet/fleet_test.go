@@ -137,7 +137,7 @@ func writeFile(p string, b []byte) error { return os.WriteFile(p, b, 0o644) }
 func TestExpandMakesACellPerApplication(t *testing.T) {
 	dir := t.TempDir()
 	if err := writeFile(filepath.Join(dir, FleetFile), []byte(`[{"name":"a","outcome":"SAFE","reason":"same","evidence":"apps/a","by":"APPS"},
-{"name":"b","outcome":"CHANGED","reason":"render","evidence":"apps/b","by":"ApplicationSet s"}]`)); err != nil {
+{"name":"b","outcome":"CHANGED","reason":"render","evidence":"apps/b","by":"ApplicationSet s","explained":["tracking-annotation"]}]`)); err != nil {
 		t.Fatal(err)
 	}
 	s := &spec.Spec{Expect: map[string]report.Outcome{"b": report.Changed}, ExpectWhy: "measured", Refused: []string{"ApplicationSet p: its pullRequest generator"}}
@@ -145,6 +145,9 @@ func TestExpandMakesACellPerApplication(t *testing.T) {
 	cells, notes := expand(s, rc, dir)
 	if len(cells) != 2 || cells[0].Variant != "a" || cells[0].Expected != report.Safe || cells[1].Expected != report.Changed || cells[1].Evidence != "cells/x/apps/b" {
 		t.Fatalf("expand = %+v", cells)
+	}
+	if len(cells[1].Explained) != 1 || cells[1].Explained[0] != "tracking-annotation" || cells[0].Explained != nil {
+		t.Errorf("the changes each verdict names: a %q, b %q", cells[0].Explained, cells[1].Explained)
 	}
 	if len(cells[1].Observations) != 1 || !strings.Contains(cells[1].Observations[0], "ApplicationSet s") {
 		t.Errorf("b's observations %q do not say what made it", cells[1].Observations)

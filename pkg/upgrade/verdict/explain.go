@@ -27,19 +27,21 @@ func (cs *causes) add(c *changes.Change) bool {
 	return true
 }
 
-// String names each change and what keeps the old behaviour.
+// String names each change and what keeps the old behaviour, a clause
+// each ("explained: id (...)"): the report says one said of several
+// Applications once, with their names.
 func (cs causes) String() string {
 	var out []string
 	for _, c := range cs {
-		out = append(out, c.Said())
+		out = append(out, "explained: "+c.Said())
 	}
 	return strings.Join(out, "; ")
 }
 
 // because is " (explained: the change)" where a change of the catalog
-// explains d on the upgrade from -> to, else "".
-func because(d changes.Difference, from, to string) string {
-	if c := changes.Explain(d, from, to); c != nil {
+// explains d on the upgrade from -> to (noted in cs), else "".
+func because(d changes.Difference, from, to string, cs *causes) string {
+	if c := changes.Explain(d, from, to); cs.add(c) {
 		return " (explained: " + c.Said() + ")"
 	}
 	return ""
@@ -85,11 +87,20 @@ func explainFields(gone []string, from, to string, cs *causes) []string {
 
 // explainHealth is " (explained: ...)" where a resource not Healthy on TO
 // is a change's doing (3.2's CronJob health), else "".
-func explainHealth(s appstate.State, from, to string) string {
+func explainHealth(s appstate.State, from, to string, cs *causes) string {
 	for _, h := range s.Unhealthy {
-		if why := because(changes.Difference{Part: changes.Health, Object: h.Ref, To: h.Status}, from, to); why != "" {
+		if why := because(changes.Difference{Part: changes.Health, Object: h.Ref, To: h.Status}, from, to, cs); why != "" {
 			return why
 		}
 	}
 	return ""
+}
+
+// IDs are the changes' ids.
+func (cs causes) IDs() []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.ID)
+	}
+	return out
 }

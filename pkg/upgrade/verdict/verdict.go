@@ -106,6 +106,27 @@ type Deletion struct {
 // ERROR (could not tell): a part asked could not be read and nothing
 // BROKEN was found. SAFE otherwise.
 func Grade(r Reading) (report.Outcome, string) {
+	v := Judge(r)
+	return v.Outcome, v.Reason
+}
+
+// Verdict is a grade (Grade) with the behaviour changes of ArgoCD its
+// reason names (pkg/upgrade/changes: their ids).
+type Verdict struct {
+	Outcome   report.Outcome
+	Reason    string
+	Explained []string
+}
+
+// Judge is the verdict over a reading (Grade), with the changes it names.
+func Judge(r Reading) Verdict {
+	var cs causes
+	o, why := grade(r, &cs)
+	return Verdict{Outcome: o, Reason: why, Explained: cs.IDs()}
+}
+
+// grade is Grade, noting in cs the changes that explain what it found.
+func grade(r Reading, cs *causes) (report.Outcome, string) {
 	a, b := r.From, r.To
 	switch {
 	case a == nil && b == nil:
@@ -124,7 +145,7 @@ func Grade(r Reading) (report.Outcome, string) {
 	case b.Unread != "":
 		return report.Error, fmt.Sprintf("could not tell: on %s: %s", b.Release, b.Unread)
 	}
-	broken, unread := r.broken()
+	broken, unread := r.broken(cs)
 	note := ""
 	if b.Deletion != nil && b.Deletion.Gone && b.Deletion.Left != "" {
 		note = "; the cascade left " + b.Deletion.Left
@@ -140,14 +161,15 @@ func Grade(r Reading) (report.Outcome, string) {
 	case len(unread) > 0:
 		return report.Error, "could not tell: " + strings.Join(unread, "; ")
 	}
-	changed, cs := r.changed()
+	changed, explained := r.changed()
+	*cs = explained
 	switch {
-	case len(changed) > 0 && len(cs) > 0:
-		return report.Changed, fmt.Sprintf("%s -> %s: unexplained: %s; explained: %s%s", a.Release, b.Release, strings.Join(changed, "; "), cs, note)
+	case len(changed) > 0 && len(explained) > 0:
+		return report.Changed, fmt.Sprintf("%s -> %s: unexplained: %s; %s%s", a.Release, b.Release, strings.Join(changed, "; "), explained, note)
 	case len(changed) > 0:
 		return report.Changed, fmt.Sprintf("%s -> %s: unexplained: %s%s", a.Release, b.Release, strings.Join(changed, "; "), note)
-	case len(cs) > 0:
-		return report.Changed, fmt.Sprintf("%s -> %s: explained: %s%s", a.Release, b.Release, cs, note)
+	case len(explained) > 0:
+		return report.Changed, fmt.Sprintf("%s -> %s: every difference explained by ArgoCD's upgrade guides; %s%s", a.Release, b.Release, explained, note)
 	}
 	return report.Safe, r.safe() + note
 }
@@ -166,7 +188,7 @@ func (s *Side) baseline() (st appstate.State, asked bool) {
 
 // broken are what the Application no longer does on TO, and unread the
 // parts asked that could not be read.
-func (r Reading) broken() (broken, unread []string) {
+func (r Reading) broken(cs *causes) (broken, unread []string) {
 	a, b := r.From, r.To
 	from := a.Release
 	already := " (already so on " + from + ")"
@@ -184,7 +206,7 @@ func (r Reading) broken() (broken, unread []string) {
 		for _, p := range problems(*b.Synced) {
 			line := p.what + p.detail
 			if p.ref != "" {
-				line += because(changes.Difference{Part: changes.Health, Object: p.ref}, from, b.Release)
+				line += because(changes.Difference{Part: changes.Health, Object: p.ref}, from, b.Release, cs)
 			}
 			switch {
 			case !comparable:
@@ -205,7 +227,7 @@ func (r Reading) broken() (broken, unread []string) {
 			broken = append(broken, "sync "+x.Sync+" on "+from+", "+text.OrNone(y.Sync)+" on "+b.Release)
 		}
 		if worse(x.Health, y.Health, "Healthy", "Progressing", "Suspended", "Missing") {
-			broken = append(broken, "health "+x.Health+" on "+from+", "+text.OrNone(y.Health)+" on "+b.Release+explainHealth(y, from, b.Release))
+			broken = append(broken, "health "+x.Health+" on "+from+", "+text.OrNone(y.Health)+" on "+b.Release+explainHealth(y, from, b.Release, cs))
 		}
 		for _, cond := range y.Conditions {
 			kind, _, _ := strings.Cut(cond, ":")
@@ -215,7 +237,7 @@ func (r Reading) broken() (broken, unread []string) {
 		}
 	}
 	if s, ref, warned := unmanaged(a, b); s != "" {
-		s += because(changes.Difference{Part: changes.Unmanaged, Object: ref, Text: warned}, from, b.Release)
+		s += because(changes.Difference{Part: changes.Unmanaged, Object: ref, Text: warned}, from, b.Release, cs)
 		broken = append(broken, s)
 	}
 	onFrom := firstProblem(a.Pushes)

@@ -89,7 +89,7 @@ func TestGrade(t *testing.T) {
 		{"a field of the status gone (3.0: the resources' health, argo-cd#21532)", with(cell("v2.14.11", "v3.5.1", synced("v2.14.11"), synced("v3.5.1"), synced("v3.5.1")), func(r *Reading) {
 			r.From.Fields = []string{"status.resources[].health.status", "status.resources[].health.message", "status.resources[].name", "status.conditions[].type"}
 			r.To.Fields = []string{"status.resources[].name"}
-		}), report.Changed, `v2.14.11 -> v3.5.1: explained: health-not-persisted (v3.0.0: resources' health out of the Application's status), kept as before by argocd-cmd-params-cm controller.resource.health.persist: "true"`},
+		}), report.Changed, `v2.14.11 -> v3.5.1: every difference explained by ArgoCD's upgrade guides; explained: health-not-persisted (v3.0.0: resources' health out of the Application's status), kept as before by argocd-cmd-params-cm controller.resource.health.persist: "true"`},
 		{"the same field gone where the upgrade crosses no 3.0: unexplained", with(cell("v3.0.0", "v3.5.1", synced("v3.0.0"), synced("v3.5.1"), synced("v3.5.1")), func(r *Reading) {
 			r.From.Fields = []string{"status.resources[].health.status", "status.resources[].name"}
 			r.To.Fields = []string{"status.resources[].name"}
