@@ -86,7 +86,7 @@ overlay: suites/o, duringSync: 3, isolate: "0", lifecycle: all, expect: {b: BROK
 	want := []string{"-apps", "/repo/apps.yaml", "-from", "v3.5.1", "-to", "v3.6.1", "-expect", "a=SAFE,b=BROKEN",
 		"-expect-why", "make upgrade-check-validate, val: w (measured in r1)",
 		"-argocd-cm=", "-argocd-cmd-params=", "-method=self-managed", "-self-sync-options=ServerSideApply=true", "-overlay=/repo/suites/o",
-		"-metrics=", "-change=", "-during-sync=3", "-webhook=false", "-shard=", "-repo=", "-repos=", "-isolate=0", "-lifecycle=all"}
+		"-metrics=", "-change=", "-during-sync=3", "-webhook=false", "-shard=", "-repo=", "-repos=", "-isolate=0", "-lifecycle=all", "-health-window="}
 	if !slices.Equal(got, want) {
 		t.Errorf("Args:\n got %q\nwant %q", got, want)
 	}

@@ -427,6 +427,8 @@ func newNamespaces(ctx context.Context, apps []unstructured.Unstructured, made m
 func (f *fleet) settleFunc(what, on string, since func() time.Time, makeNamespaces func([]string)) step.Step {
 	return appcell.Reads(what, func(ctx context.Context) error {
 		start, count, stable := time.Now(), -1, 0
+		window := f.spec.HealthWindow
+		healths := map[string]heldHealth{}
 		for {
 			apps, err := listApps(ctx)
 			if err != nil {
@@ -459,6 +461,11 @@ func (f *fleet) settleFunc(what, on string, since func() time.Time, makeNamespac
 				if w := unsettled(a.Object, since()); w != "" {
 					waiting = append(waiting, "Application "+a.GetName()+" "+w)
 				}
+				h := healths[a.GetName()].next(a.Object, since())
+				healths[a.GetName()] = h
+				if held := time.Since(h.since); held < window {
+					waiting = append(waiting, fmt.Sprintf("Application %s health %s for %s of HEALTH_WINDOW's %s", a.GetName(), text.OrNone(h.status), held.Round(time.Second), window))
+				}
 			}
 			if len(apps.Items) == count {
 				stable++
@@ -473,11 +480,11 @@ func (f *fleet) settleFunc(what, on string, since func() time.Time, makeNamespac
 				waiting = append(waiting, "TO's applicationset controller's first pass")
 			}
 			if len(waiting) == 0 && stable >= 2 {
-				lifecycle.Note(ctx, "the fleet settled on %s in %s: %d Applications", on, time.Since(start).Round(time.Second), count)
+				lifecycle.Note(ctx, "the fleet settled on %s in %s: %d Applications, each one's health unchanged for HEALTH_WINDOW's %s", on, time.Since(start).Round(time.Second), count, window)
 				return nil
 			}
-			if time.Since(start) > settleWithin(count) {
-				seen := fmt.Sprintf("not settled within %s: %d waited for: %s", settleWithin(count).Round(time.Second), len(waiting), strings.Join(waiting[:min(len(waiting), 5)], "; "))
+			if within := settleWithin(count) + window; time.Since(start) > within {
+				seen := fmt.Sprintf("not settled within %s: %d waited for: %s", within.Round(time.Second), len(waiting), strings.Join(waiting[:min(len(waiting), 5)], "; "))
 				f.on(on).settled = seen
 				lifecycle.Note(ctx, "the fleet on %s %s", on, seen)
 				return nil
@@ -489,6 +496,32 @@ func (f *fleet) settleFunc(what, on string, since func() time.Time, makeNamespac
 			}
 		}
 	})
+}
+
+// heldHealth is an Application's health as the settle saw it, and since
+// when it has held.
+type heldHealth struct {
+	status string
+	since  time.Time
+}
+
+// next is the health held after a look at the Application obj: since its
+// status.health.lastTransitionTime where ArgoCD writes one (3.0 on), else
+// since it was first seen so; never since before floor (the upgrade: TO's
+// controller's own comparison counts).
+func (h heldHealth) next(obj map[string]any, floor time.Time) heldHealth {
+	status, _, _ := unstructured.NestedString(obj, "status", "health", "status")
+	if h.since.IsZero() || status != h.status {
+		h = heldHealth{status: status, since: time.Now()}
+		at, _, _ := unstructured.NestedString(obj, "status", "health", "lastTransitionTime")
+		if t, err := time.Parse(time.RFC3339, at); err == nil && t.Before(h.since) {
+			h.since = t
+		}
+	}
+	if h.since.Before(floor) {
+		h.since = floor
+	}
+	return h
 }
 
 // appSetRequeue is how long after the upgrade the fleet waits at least for

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/argocd"
@@ -242,5 +243,37 @@ func TestWebhookRejectionsNameBothApplications(t *testing.T) {
 	}
 	if m := webhookSaid.FindStringSubmatch(`Error creating: admission webhook "validate.kyverno.svc" denied the request: no`); m == nil || m[2] != "validate.kyverno.svc" {
 		t.Errorf("webhookSaid = %q", m)
+	}
+}
+
+// HEALTH_WINDOW holds from the health's last transition where ArgoCD writes
+// one, from when the fleet first saw it so where it does not (2.14), and
+// never from before the upgrade on TO; a change starts it again.
+func TestHealthHeldSinceItsLastChange(t *testing.T) {
+	app := func(status, at string) map[string]any {
+		h := map[string]any{"status": status}
+		if at != "" {
+			h["lastTransitionTime"] = at
+		}
+		return map[string]any{"status": map[string]any{"health": h}}
+	}
+	ago := time.Now().Add(-10 * time.Minute).UTC().Truncate(time.Second)
+	if h := (heldHealth{}).next(app("Healthy", ago.Format(time.RFC3339)), time.Time{}); !h.since.Equal(ago) {
+		t.Errorf("3.x: held since %s, want its lastTransitionTime %s", h.since, ago)
+	}
+	h := (heldHealth{}).next(app("Healthy", ""), time.Time{})
+	if time.Since(h.since) > time.Second {
+		t.Errorf("2.14: held since %s, want since first seen", h.since)
+	}
+	upgraded := time.Now().Add(-time.Minute)
+	if h := (heldHealth{}).next(app("Healthy", ago.Format(time.RFC3339)), upgraded); !h.since.Equal(upgraded) {
+		t.Errorf("on TO: held since %s, want since the upgrade %s", h.since, upgraded)
+	}
+	old := heldHealth{status: "Healthy", since: ago}
+	if h := old.next(app("Healthy", ""), time.Time{}); !h.since.Equal(ago) {
+		t.Errorf("unchanged: held since %s, want %s", h.since, ago)
+	}
+	if h := old.next(app("Degraded", ""), time.Time{}); h.status != "Degraded" || time.Since(h.since) > time.Second {
+		t.Errorf("changed: %+v, want Degraded since now", h)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -57,6 +58,9 @@ type Options struct {
 	// LIFECYCLE: which Applications of the fleet a sync is asked of on TO
 	// and whose cascading deletion is read: changed (default), all, none
 	Lifecycle string
+	// HEALTH_WINDOW: how long each Application's health must hold before
+	// the fleet reads it (a Go duration); "": DefaultHealthWindow
+	HealthWindow string
 	// IMAGES, IMAGE_RECIPES, ARGOCD_CMD_PARAMS, and EXPECT (application=OUTCOME,...) with
 	// EXPECT_WHY in place of the expectation that every Application comes
 	// through SAFE (known answers): registered by Shared.Register.
@@ -108,10 +112,13 @@ type Spec struct {
 	Fleet bool
 	// Lifecycle is the fleet's lifecycle tier, LIFECYCLE (ParseLifecycle)
 	Lifecycle string
-	Repos     []gitrepo.Repo
-	AppSets   []*unstructured.Unstructured
-	Refused   []string
-	online    bool
+	// HealthWindow is HEALTH_WINDOW: how long every Application's health
+	// holds before the fleet reads it.
+	HealthWindow time.Duration
+	Repos        []gitrepo.Repo
+	AppSets      []*unstructured.Unstructured
+	Refused      []string
+	online       bool
 }
 
 // MethodSaid names the upgrade's method as the report says it.
@@ -219,6 +226,9 @@ func (o Options) Resolve(ctx context.Context, cat *catalog.Catalog, w appcell.Wh
 	if o.Lifecycle != "" {
 		return nil, fmt.Errorf("LIFECYCLE=%s: the fleet's lifecycle tier (ISOLATE=0); a cell per Application runs the whole lifecycle of each", o.Lifecycle)
 	}
+	if o.HealthWindow != "" {
+		return nil, fmt.Errorf("HEALTH_WINDOW=%s: the fleet's (ISOLATE=0); a cell per Application waits for each state it reads", o.HealthWindow)
+	}
 	if o.Shard != "" {
 		if given, files, s.Others, err = shard(o.Shard, given, files); err != nil {
 			return nil, err
@@ -315,6 +325,9 @@ func (s *Spec) resolveFleet(ctx context.Context, o Options, w appcell.Where, obj
 	}
 	var err error
 	if s.Lifecycle, err = ParseLifecycle(o.Lifecycle); err != nil {
+		return err
+	}
+	if s.HealthWindow, err = parseWindow(o.HealthWindow); err != nil {
 		return err
 	}
 	if err := s.readFleet(w.Path(o.Apps), objs, given, files, w); err != nil {
@@ -423,4 +436,20 @@ func ParseLifecycle(s string) (string, error) {
 		return s, nil
 	}
 	return "", fmt.Errorf("LIFECYCLE %q: changed (the Applications whose render or state changed; the default), all, or none (the render tier only)", s)
+}
+
+// DefaultHealthWindow is HEALTH_WINDOW's default: a minute's CronJob runs
+// inside it, and its failed Job's health with it.
+const DefaultHealthWindow = 2 * time.Minute
+
+// parseWindow reads HEALTH_WINDOW.
+func parseWindow(s string) (time.Duration, error) {
+	if s == "" {
+		return DefaultHealthWindow, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 || d > 30*time.Minute {
+		return 0, fmt.Errorf("HEALTH_WINDOW %q: a Go duration from 0s to 30m (how long each Application's health holds before the fleet reads it), e.g. HEALTH_WINDOW=3m", s)
+	}
+	return d, nil
 }

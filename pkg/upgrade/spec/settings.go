@@ -65,6 +65,8 @@ var Settings = []Setting{
 		Help: "1: a cell per Application, each on a fresh ArgoCD (the lifecycle: syncs, commits, deletions); 0: the fleet, every Application on one ArgoCD upgraded once; default: the fleet with REPO, REPOS or an ApplicationSet in APPS"},
 	{Make: "LIFECYCLE", Flag: "lifecycle", YAML: "lifecycle", field: func(o *Options) any { return &o.Lifecycle },
 		Help: "the fleet's lifecycle tier (a sync asked on TO, its hooks, then the fleet's cascading deletion) for the Applications whose render or state changed (changed, the default), every one with a sync asked on FROM first (all), or none"},
+	{Make: "HEALTH_WINDOW", Flag: "health-window", YAML: "healthWindow", field: func(o *Options) any { return &o.HealthWindow },
+		Help: "the fleet reads each Application once its health has not changed for this long, on each release (a CronJob's next run, a Job's end inside it): a Go duration, 0s for none; default: 2m"},
 }
 
 // SettingByYAML is the setting a validation's YAML key names.

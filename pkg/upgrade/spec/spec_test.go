@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -334,5 +335,20 @@ func TestTheFleetMakesNoNamespaceOfArgoCDs(t *testing.T) {
 	s := &Spec{Apps: []App{app("parent", "argocd"), app("red", "tenant-red"), app("sys", "kube-system"), app("d", "default"), app("blue", "tenant-red")}}
 	if got := s.Namespaces(); got != "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: tenant-red\n" {
 		t.Errorf("namespaces:\n%s", got)
+	}
+}
+
+// HEALTH_WINDOW is a Go duration (2m when not given), refused out of
+// 0s-30m naming the setting.
+func TestHealthWindow(t *testing.T) {
+	for in, want := range map[string]time.Duration{"": DefaultHealthWindow, "0s": 0, "3m": 3 * time.Minute} {
+		if got, err := parseWindow(in); got != want || err != nil {
+			t.Errorf("parseWindow(%q) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"3", "-1m", "1h"} {
+		if _, err := parseWindow(in); err == nil || !strings.Contains(err.Error(), "HEALTH_WINDOW") {
+			t.Errorf("parseWindow(%q): %v, want a refusal naming HEALTH_WINDOW", in, err)
+		}
 	}
 }
