@@ -63,6 +63,8 @@ var reportFields = map[string]string{
 	"Cell.runs":                     "with REPEAT > 1: each run",
 	"Cell.observations":             "what the cell recorded that is not a verdict (`env.Observe`, the sources it used)",
 	"Cell.explained":                "of a make upgrade-check verdict, the behaviour changes of ArgoCD its reason names, by id (docs/upgrade-check-changes.md)",
+	"Cell.unexplained":              "a make upgrade-check CHANGED by a difference no behaviour change of the catalog explains: what a team reads first",
+	"Cell.upgraded_to":              "the ArgoCD release the cell upgraded to in place (make upgrade-check's TO, an argocd-upgrade variant's)",
 	"Cell.argocd_tested_kubernetes": "the Kubernetes minors the cell's ArgoCD release was tested on, as the release's own `docs/operator-manual/tested-kubernetes-versions.md` says (read from its module zip at run time, e.g. \"v1.32-v1.35\"); `docs/results.md` and each scenario's findings page show the same ranges from `pkg/argocd/tested.yaml`, which `make tested-ranges` writes (make verify says when a release in `suites/matrix.yaml` lacks one)",
 	"Cell.argocd_tested":            "whether the cell's Kubernetes is among them: `in range`, `outside` or `could not tell: why` (a read that failed). A cell outside is marked in report.md and report.html, never failed",
 	"Cell.phases":                   "where the cell's run spent its time, seconds by phase: `build` (images built, or found, or waited for), `cluster` (a cluster made for its Kubernetes version), `install` (its ArgoCD release), `steps` (its scenario's own steps), `waits` and `holds` (its waits for a state and holds of one), `evidence`, `teardown`; `bin/conformance report phases DIR` tabulates them",

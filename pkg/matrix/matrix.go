@@ -729,8 +729,12 @@ func match(pattern, value string) bool {
 
 // Report returns the report cell for c, before it runs.
 func (c Cell) Report() report.Cell {
-	return report.Cell{Scenario: c.Scenario.Name, Variant: c.Variant.Name, ArgoCD: c.ArgoCD.String(),
+	rc := report.Cell{Scenario: c.Scenario.Name, Variant: c.Variant.Name, ArgoCD: c.ArgoCD.String(),
 		Component: c.Scenario.Component, ComponentVersion: c.ComponentVersion, Kubernetes: c.Kubernetes.Version, Upstream: c.Scenario.Upstream}
+	if n := len(c.Upgrades); n > 0 {
+		rc.UpgradedTo = c.Upgrades[n-1].String()
+	}
+	return rc
 }
 
 // ParseList splits a comma-separated command-line list, dropping blanks.

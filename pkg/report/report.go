@@ -83,6 +83,12 @@ type Cell struct {
 	// Explained are, of a make upgrade-check verdict, the behaviour changes
 	// of ArgoCD its reason names (pkg/upgrade/changes' ids).
 	Explained []string `json:"explained,omitempty"`
+	// Unexplained: a make upgrade-check CHANGED by a difference none of
+	// those explains: what a team reads first.
+	Unexplained bool `json:"unexplained,omitempty"`
+	// UpgradedTo is the release a cell upgraded ArgoCD to, if it did (make
+	// upgrade-check's TO).
+	UpgradedTo string `json:"upgraded_to,omitempty"`
 	// ArgoCDTested is the Kubernetes minors the cell's ArgoCD release was
 	// tested on, as its own docs/operator-manual/tested-kubernetes-versions.md
 	// says ("v1.32-v1.35"); Tested whether the cell's Kubernetes is among

@@ -35,6 +35,9 @@ func HTML(r *report.Report) string {
 			common, data["SharedMore"] = common[:clausesShown], more
 		}
 		data["Tables"], data["Counts"], data["Shared"], data["Apps"] = tables(&sorted), verdictCounts(sorted.Cells), common, len(sorted.Cells)
+		// the answer first, then each cause; the rows are sorted by what to
+		// read first, so no list of them repeats their reasons above
+		data["Title"], data["Answer"], data["Causes"], data["Look"] = upgradeTitle(r), answer(sorted.Cells), causes(sorted.Cells), nil
 	} else {
 		data["Tables"] = tables(r)
 	}
@@ -74,12 +77,14 @@ td.cell{min-width:9em;max-width:18em;overflow-wrap:anywhere}
 .legend span{display:inline-block;padding:.2em .6em;margin-right:.4em;border:1px solid #ccd}
 .look li{margin:.3em 0}.look li>span:first-child{font-weight:700;padding:0 .4em}
 </style></head><body>
-<h1>GitOps compatibility matrix</h1>
+<h1>{{or .Title "GitOps compatibility matrix"}}</h1>
 <p class="meta">Run {{.R.RunID}} · Kubernetes {{.R.Kubernetes}} · {{.Mode}} · {{.Span}}{{if .R.Sources}} · runs merged: {{len .R.Sources}}{{end}}</p>
 {{with .R.ArgoCDSupport.Text}}<p class="meta">{{.}}</p>{{end}}
+{{with .Answer}}<p style="font-size:20px"><b>{{.}}</b></p>{{end}}
 {{if .Counts}}<p class="legend" style="font-size:18px">{{.Apps}} Application(s): {{range .Counts}}<span class="{{lower .Outcome}}"><b>{{.N}}</b> {{.Outcome}}</span>{{end}}</p>{{end}}
+{{if .Causes}}<h2>What ArgoCD's upgrade changed, by cause</h2><ul class="look">{{range .Causes}}<li><b>{{.ID}}</b> ({{.Since}}, {{.Impact}}): {{.Title}}. {{len .Apps}} of {{.Total}} ({{.Names}}). <span class="meta">{{.Do}}</span></li>{{end}}</ul>{{end}}
 {{if .Shared}}<h2>Said of several Applications</h2><p class="meta">Once here, not on each one; numbers that differ between them as N.</p><ul class="look">{{range .Shared}}<li>{{len .Cells}} ({{.Names}}): <span class="meta">{{.Clause}}</span></li>{{end}}{{with .SharedMore}}<li>and {{.}} more said of several, each in its Applications' rows</li>{{end}}</ul>{{end}}
-<p class="legend"><span class="reproduced">REPRODUCED</span><span class="not_reproduced">NOT_REPRODUCED</span><span class="mitigated">MITIGATED</span><span class="not_mitigated">NOT_MITIGATED</span>{{if .Graded}}<span class="safe">SAFE</span><span class="changed">CHANGED</span><span class="broken">BROKEN</span>{{end}}<span class="skipped">SKIPPED</span><span class="error">ERROR</span><span class="flaky">FLAKY</span> red outline: differs from the expectation; dashed outline: no measured expectation; expected RACE: measured going both ways, either verdict or FLAKY is as expected</p>
+{{if not .Graded}}<p class="legend"><span class="reproduced">REPRODUCED</span><span class="not_reproduced">NOT_REPRODUCED</span><span class="mitigated">MITIGATED</span><span class="not_mitigated">NOT_MITIGATED</span><span class="skipped">SKIPPED</span><span class="error">ERROR</span><span class="flaky">FLAKY</span> red outline: differs from the expectation; dashed outline: no measured expectation; expected RACE: measured going both ways, either verdict or FLAKY is as expected</p>{{else}}<p class="legend">red outline: differs from the expectation (EXPECT)</p>{{end}}
 {{if .Look}}<h2>Needs a look</h2><ul class="look">{{range .Look}}<li><span class="{{lower .Outcome}}">{{.Outcome}}</span> {{.Scenario}} {{.Variant}} · {{.Component}} {{.ComponentVersion}} · ArgoCD {{.ArgoCD}}{{if .Expected}} · expected {{.Expected}}{{end}}: <span class="meta">{{.Reason}}</span></li>{{end}}</ul>{{end}}
 {{if .Unmeasured}}<h2>No measured expectation</h2><p class="meta">No run on a cluster has recorded what these cells should do: their outcome is new, not checked against anything{{if .R.UnmeasuredFails}} (this run was asked to fail on them){{end}}.</p><ul class="look">{{range .Unmeasured}}<li><span class="{{lower .Outcome}}">{{.Outcome}}</span> {{.Scenario}} {{.Variant}} · {{.Component}} {{.ComponentVersion}} · ArgoCD {{.ArgoCD}}</li>{{end}}</ul>{{end}}
 {{range .Tables}}<h2>{{.Scenario}}{{if .Upstream}}<a href="{{.Upstream}}">upstream</a>{{end}}</h2>

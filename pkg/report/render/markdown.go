@@ -10,7 +10,11 @@ import (
 // Markdown renders the report for PR comments and upstream bug reports.
 func Markdown(r *report.Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Compatibility report %s\n\n", r.RunID)
+	if graded(r) {
+		fmt.Fprintf(&b, "# %s\n\nRun %s. ", upgradeTitle(r), r.RunID)
+	} else {
+		fmt.Fprintf(&b, "# Compatibility report %s\n\n", r.RunID)
+	}
 	fmt.Fprintf(&b, "Kubernetes %s, %s, %s.\n\n", r.Kubernetes, mode(r), span(r))
 	if t := r.ArgoCDSupport.Text(); t != "" {
 		fmt.Fprintf(&b, "%s.\n\n", t)

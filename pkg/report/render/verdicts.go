@@ -29,7 +29,7 @@ func verdictRank(o report.Outcome) int {
 // byVerdict is the cells in verdictOrder, each verdict's in their order.
 func byVerdict(cells []report.Cell) []report.Cell {
 	out := slices.Clone(cells)
-	slices.SortStableFunc(out, func(a, b report.Cell) int { return verdictRank(a.Outcome) - verdictRank(b.Outcome) })
+	slices.SortStableFunc(out, readFirst)
 	return out
 }
 
@@ -178,7 +178,8 @@ func sharedClauses(cells []report.Cell) ([]shared, []ownClauses) {
 // its evidence.
 func gradedMarkdown(b *strings.Builder, r *report.Report) {
 	cells := byVerdict(r.Cells)
-	fmt.Fprintf(b, "**%d Application(s): %s.**\n\n", len(cells), CountsText(cells))
+	fmt.Fprintf(b, "**%s**\n\n%d Application(s): %s.\n\n", answer(cells), len(cells), CountsText(cells))
+	causesMarkdown(b, causes(cells))
 	common, own := sharedClauses(cells)
 	if len(common) > 0 {
 		b.WriteString("Said of several Applications (once here, not on each row; numbers that differ between them as N):\n\n")

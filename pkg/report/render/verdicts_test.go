@@ -34,7 +34,9 @@ func TestGradedReportReadsAtAGlance(t *testing.T) {
 	r := fleet()
 	md := Markdown(r)
 	wantAll(t, "report.md", md,
-		"**6 Application(s): 1 BROKEN, 2 CHANGED, 1 ERROR, 2 SAFE.**",
+		"# Upgrade check: 6 Application(s)",
+		"**Not safe to upgrade as it is: 1 BROKEN",
+		"6 Application(s): 1 BROKEN, 2 CHANGED, 1 ERROR, 2 SAFE.",
 		"- 3 of 6 (knative-serving N=12, kargo N=9, kruise N=17): the cascade left N customresourcedefinition.apiextensions.k8s.io (states.md)",
 		"- 2 of 6 (kargo, kruise): v3.4.7 -> v3.5.1: the same render",
 		"- 2 of 6 (web N=3, api N=5): the render of <application> differs in N objects: each gains argocd.argoproj.io/tracking-id",
@@ -93,5 +95,34 @@ func TestTheHeadStaysShortAtTwoThousand(t *testing.T) {
 	}
 	if html := HTML(r); !strings.Contains(html, "and 6 more said of several") {
 		t.Error("report.html lists every line said of several")
+	}
+}
+
+// A graded report titles itself by its upgrade, answers first, and says
+// each behaviour change its verdicts name once, with its Applications and
+// what to set; the CHANGED no change explains come before those it does.
+func TestGradedReportAnswersByCause(t *testing.T) {
+	cell := func(app string, o report.Outcome, unexplained bool, explained ...string) report.Cell {
+		c := report.Cell{Scenario: "upgrade-check", Variant: app, ArgoCD: "v2.14.11", UpgradedTo: "v3.6.1", Component: "applications",
+			Outcome: o, Expected: report.Safe, Reason: app + "'s reason", Explained: explained, Unexplained: unexplained}
+		c.Settle()
+		return c
+	}
+	r := &report.Report{RunID: "20261202-150000", Kubernetes: "v1.33.13", Cells: []report.Cell{
+		cell("explained", report.Changed, false, "tracking-annotation", "health-not-persisted"),
+		cell("odd", report.Changed, true, "tracking-annotation"),
+		cell("same", report.Safe, false),
+	}}
+	md := Markdown(r)
+	wantAll(t, "report.md", md, "# Upgrade check v2.14.11 -> v3.6.1: 3 Application(s)",
+		"**Nothing broke; 1 CHANGED by a difference no known behaviour change explains (read those rows).**",
+		"- **tracking-annotation** (v3.0.0, behaviour): resources tracked by annotation, not label. 2 of 3 (odd, explained). To keep the old behaviour: argocd-cm application.resourceTrackingMethod: label",
+		"- **health-not-persisted** (v3.0.0, behaviour)")
+	if strings.Index(md, "| odd |") > strings.Index(md, "| explained |") {
+		t.Errorf("the unexplained CHANGED after the explained one:\n%s", md)
+	}
+	r.Cells = r.Cells[:1]
+	if md := Markdown(r); !strings.Contains(md, "**Nothing broke; the 1 CHANGED are ArgoCD's behaviour changes its upgrade guides describe") {
+		t.Errorf("every difference explained, the answer:\n%s", md)
 	}
 }

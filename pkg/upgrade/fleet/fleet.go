@@ -60,6 +60,8 @@ type AppResult struct {
 	// Explained are the behaviour changes of ArgoCD its verdict names
 	// (pkg/upgrade/changes' ids).
 	Explained []string `json:"explained,omitempty"`
+	// Unexplained: CHANGED by a difference no change explains.
+	Unexplained bool `json:"unexplained,omitempty"`
 }
 
 // read is what the fleet read of one Application on one release.
@@ -734,7 +736,7 @@ func (f *fleet) grade(ctx context.Context) (report.Outcome, string, error) {
 		if lines := refused[n]; len(lines) > 0 {
 			why += fmt.Sprintf("; interferes: %d request(s) refused by a webhook: %s", len(lines), strings.Join(lines[:min(len(lines), verdict.Shown)], "; "))
 		}
-		results = append(results, AppResult{Name: n, Outcome: o, Reason: why, Evidence: "apps/" + n, By: by, Explained: v.Explained})
+		results = append(results, AppResult{Name: n, Outcome: o, Reason: why, Evidence: "apps/" + n, By: by, Explained: v.Explained, Unexplained: v.Unexplained})
 		count[o]++
 		c.WriteEvidence("apps/"+n+"/verdict.txt", string(o)+": "+why+"\n")
 	}

@@ -62,7 +62,7 @@ func expand(s *spec.Spec, rc report.Cell, dir string) ([]report.Cell, []string) 
 			c.Outcome, c.Reason = rc.Outcome, "the fleet ended before its Applications were judged: "+rc.Reason
 		}
 		c.Evidence = filepath.Join(rc.Evidence, r.Evidence)
-		c.Explained = r.Explained
+		c.Explained, c.Unexplained = r.Explained, r.Unexplained
 		c.Expected, c.ExpectedWhy = report.Safe, spec.Unchanged
 		if o, ok := s.Expect[r.Name]; ok {
 			c.Expected, c.ExpectedWhy = o, cmp.Or(s.ExpectWhy, "make upgrade-check -expect")

@@ -110,19 +110,27 @@ func Grade(r Reading) (report.Outcome, string) {
 	return v.Outcome, v.Reason
 }
 
+// everyExplained is what a CHANGED verdict says when a change of the
+// catalog explains every difference it found.
+const everyExplained = "every difference explained by ArgoCD's upgrade guides"
+
 // Verdict is a grade (Grade) with the behaviour changes of ArgoCD its
 // reason names (pkg/upgrade/changes: their ids).
 type Verdict struct {
 	Outcome   report.Outcome
 	Reason    string
 	Explained []string
+	// Unexplained: CHANGED by a difference no change of the catalog
+	// explains (the rows a team reads).
+	Unexplained bool
 }
 
 // Judge is the verdict over a reading (Grade), with the changes it names.
 func Judge(r Reading) Verdict {
 	var cs causes
 	o, why := grade(r, &cs)
-	return Verdict{Outcome: o, Reason: why, Explained: cs.IDs()}
+	unexplained := o == report.Changed && !strings.Contains(why, everyExplained)
+	return Verdict{Outcome: o, Reason: why, Explained: cs.IDs(), Unexplained: unexplained}
 }
 
 // grade is Grade, noting in cs the changes that explain what it found.
@@ -169,7 +177,7 @@ func grade(r Reading, cs *causes) (report.Outcome, string) {
 	case len(changed) > 0:
 		return report.Changed, fmt.Sprintf("%s -> %s: unexplained: %s%s", a.Release, b.Release, strings.Join(changed, "; "), note)
 	case len(explained) > 0:
-		return report.Changed, fmt.Sprintf("%s -> %s: every difference explained by ArgoCD's upgrade guides; %s%s", a.Release, b.Release, explained, note)
+		return report.Changed, fmt.Sprintf("%s -> %s: %s; %s%s", a.Release, b.Release, everyExplained, explained, note)
 	}
 	return report.Safe, r.safe() + note
 }
