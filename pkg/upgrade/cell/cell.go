@@ -102,17 +102,7 @@ func Feature(s *spec.Spec, c matrix.Cell) step.Scenario {
 		// registered first, these run last: what the Application left
 		env.RemoveRenderedAtEnd("what the application left", k.rendered), env.ReleaseCRDsAtEnd("the application's custom resources", k.crds, a.Namespace()))
 	steps.Add(k.images()...)
-	steps.Add(env.MetricsServer(s.Metrics))
-	if s.Method == argocd.Kustomize {
-		// FROM as the team runs it: through its overlay too
-		steps.Add(env.ArgoCDThroughOverlay(k.From, s.Overlay))
-	}
-	if len(s.ArgoCDConfig) > 0 {
-		steps.Add(env.SetArgoCDConfig(s.ArgoCDConfig))
-	}
-	if len(s.ArgoCDCmdParams) > 0 {
-		steps.Add(env.SetArgoCDCmdParams(s.ArgoCDCmdParams))
-	}
+	steps.Add(TeamArgoCD(s, k.From)...)
 	steps.Add(k.namespace().Steps()...)
 	if ns := a.Namespace(); ns != "" {
 		// its events: what the workloads did (a CronJob's runs), on each side
@@ -162,6 +152,25 @@ func Feature(s *spec.Spec, c matrix.Cell) step.Scenario {
 		k.read("on "+to+" after its syncs", &k.Synced), k.fields(to, &k.FieldsTo), env.Snapshot("on-"+to))
 	steps.Add(k.deletion(to, &k.DelTo)...)
 	return steps.Add(assert.Graded("application "+name+" through the upgrade "+from+" -> "+to, k.grade), k.release(&k.DelTo, to)).Scenario()
+}
+
+// TeamArgoCD are the steps that make the cluster and ArgoCD FROM as the
+// team runs them: the cluster's metrics-server (METRICS), FROM through the
+// team's overlay (METHOD=kustomize), its argocd-cm (ARGOCD_CM) and
+// argocd-cmd-params-cm (ARGOCD_CMD_PARAMS). A cell and the fleet both
+// start so.
+func TeamArgoCD(s *spec.Spec, from catalog.Release) []step.Step {
+	steps := []step.Step{env.MetricsServer(s.Metrics)}
+	if s.Method == argocd.Kustomize {
+		steps = append(steps, env.ArgoCDThroughOverlay(from, s.Overlay))
+	}
+	if len(s.ArgoCDConfig) > 0 {
+		steps = append(steps, env.SetArgoCDConfig(s.ArgoCDConfig))
+	}
+	if len(s.ArgoCDCmdParams) > 0 {
+		steps = append(steps, env.SetArgoCDCmdParams(s.ArgoCDCmdParams))
+	}
+	return steps
 }
 
 // AppName is the Application's name (inplace.Owner).

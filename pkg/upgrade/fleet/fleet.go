@@ -228,16 +228,7 @@ func Feature(s *spec.Spec, c matrix.Cell) step.Scenario {
 	f := &fleet{spec: s, from: c.ArgoCD, to: c.Upgrades[len(c.Upgrades)-1], made: map[string]bool{}}
 	from, to := f.from.String(), f.to.String()
 	steps.Add(f.describe(), f.mark("start"))
-	steps.Add(env.MetricsServer(s.Metrics))
-	if s.Method == argocd.Kustomize {
-		steps.Add(env.ArgoCDThroughOverlay(f.from, s.Overlay))
-	}
-	if len(s.ArgoCDConfig) > 0 {
-		steps.Add(env.SetArgoCDConfig(s.ArgoCDConfig))
-	}
-	if len(s.ArgoCDCmdParams) > 0 {
-		steps.Add(env.SetArgoCDCmdParams(s.ArgoCDCmdParams))
-	}
+	steps.Add(cell.TeamArgoCD(s, f.from)...)
 	for _, r := range s.Repos {
 		steps.Add(f.serve(r), env.Apply("repository "+r.URL+", registered as a team registers its own", spec.RepositorySecret(r.Name, r.Served())))
 	}
