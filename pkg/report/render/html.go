@@ -55,7 +55,7 @@ var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	// support is a release's support in this report (HTML sets it per report)
 	"support": func(string) string { return "" },
 }).Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>GitOps compatibility matrix {{.R.RunID}}</title>
+<html lang="en"><head><meta charset="utf-8"><title>{{or .Title "GitOps compatibility matrix"}} {{.R.RunID}}</title>
 <style>
 body{font-family:system-ui,sans-serif;margin:2em;color:#1b1f24}
 h2{font-size:18px;margin:1.6em 0 .2em}
