@@ -51,9 +51,10 @@ func Feature(c matrix.Cell) step.Scenario {
 		assert.Await(assert.Intervals.Sync, check.OperationPhaseIs(app, synccommon.OperationSucceeded)),
 		env.Refresh(app, true))
 	if !c.Variant.Mitigation() {
-		return s.Add(assert.Symptom("application "+app+" stays OutOfSync", assert.Intervals.HoldShort,
-			check.SyncStatusIs(app, v1alpha1.SyncStatusCodeOutOfSync))).Scenario()
+		// the verdicts are named by their checks too: "application
+		// argocd/example sync status OutOfSync" (assert.Named adds words where a
+		// check cannot say them)
+		return s.Add(assert.Symptom(assert.Intervals.HoldShort, check.SyncStatusIs(app, v1alpha1.SyncStatusCodeOutOfSync))).Scenario()
 	}
-	return s.Add(assert.Resolved("application "+app+" Synced", assert.Intervals.Sync, assert.Intervals.HoldShort,
-		check.SyncStatusIs(app, v1alpha1.SyncStatusCodeSynced))).Scenario()
+	return s.Add(assert.Resolved(assert.Intervals.Sync, assert.Intervals.HoldShort, check.SyncStatusIs(app, v1alpha1.SyncStatusCodeSynced))).Scenario()
 }

@@ -13,7 +13,7 @@ import (
 // The example builds a feature per variant that ends in that variant's
 // verdict, on a fixture chart that carries the keys the bug is about.
 func TestFeatureEndsInEachVariantsVerdict(t *testing.T) {
-	for variant, last := range map[string]string{"bug": "application example stays OutOfSync", "ignore-differences": "application example Synced"} {
+	for variant, last := range map[string]string{"bug": "application argocd/example sync status OutOfSync", "ignore-differences": "application argocd/example sync status Synced"} {
 		c := matrix.Cell{Scenario: matrix.Scenario{Name: "example-argocd"}, ArgoCD: catalog.MustRelease("v2.14.11"),
 			Variant: matrix.Variant{Name: variant, Mitigates: variant != matrix.Bug}}
 		steps := Feature(c).Steps

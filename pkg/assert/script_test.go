@@ -48,7 +48,7 @@ func TestVerdictsInAPlannedBranchOnlyRecord(t *testing.T) {
 		func(context.Context) (*repro.Check, error) { return repro.Missing("job", "n", "j"), nil })
 	branch, done := repro.InBranch(ctx, "unblock", repro.Exists("job", "n", "j"), true, false)
 	That("job gone", Intervals.Sync, never).Func()(branch, t, nil)
-	Symptom("job held", Intervals.Hold, never).Func()(branch, t, nil)
+	Symptom(Intervals.Hold, Named("job held", never)).Func()(branch, t, nil)
 	done()
 	if len(log.Steps) != 1 || len(log.Steps[0].Steps) != 2 || log.Steps[0].Steps[1].Kind != repro.Symptom || log.Steps[0].Taken {
 		t.Fatalf("record: %+v", log.Steps)

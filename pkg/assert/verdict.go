@@ -206,14 +206,19 @@ func Holds(what string, hold time.Duration, check Check) step.Step {
 
 // Symptom is the verdict of a `bug` variant: the symptom must hold for the
 // whole hold. Holding: REPRODUCED; breaking: NOT_REPRODUCED with what was seen.
-func Symptom(what string, hold time.Duration, check Check) step.Step {
+// Like every verdict, its step is named by its check's description
+// (NameOf: "application argocd/x sync OutOfSync"); where words would say
+// more than the check can, Named gives it a label of its own.
+func Symptom(hold time.Duration, check Check) step.Step {
+	what := nameOf("Symptom", check)
 	return step.Look(what, verdict(repro.Step{Kind: repro.Symptom, What: what, Hold: hold}, check,
 		func(ctx context.Context) error { return Consistently(ctx, what, hold, check) }))
 }
 
 // Resolved is the verdict of a mitigation: check must come true within
 // timeout and then hold for hold. MITIGATED, or NOT_MITIGATED with what was seen.
-func Resolved(what string, timeout, hold time.Duration, check Check) step.Step {
+func Resolved(timeout, hold time.Duration, check Check) step.Step {
+	what := nameOf("Resolved", check)
 	return step.Look(what, verdict(repro.Step{Kind: repro.Resolved, What: what, Timeout: timeout, Hold: hold}, check, func(ctx context.Context) error {
 		if err := Eventually(ctx, what, timeout, check); err != nil {
 			return err
@@ -226,7 +231,8 @@ func Resolved(what string, timeout, hold time.Duration, check Check) step.Step {
 // (make conform's): the class shows, REPRODUCED, unless clean comes true
 // within timeout and then holds for hold; NOT_REPRODUCED when it does. What
 // was seen says how it did not settle.
-func Unsettled(what string, timeout, hold time.Duration, clean Check) step.Step {
+func Unsettled(timeout, hold time.Duration, clean Check) step.Step {
+	what := nameOf("Unsettled", clean)
 	return step.Look(what, judged(repro.Step{Kind: repro.Unsettled, What: what, Timeout: timeout, Hold: hold}, clean, true, func(ctx context.Context) error {
 		if err := Eventually(ctx, what, timeout, clean); err != nil {
 			return err
@@ -274,7 +280,8 @@ func judged(step repro.Step, check Check, inverted bool, run func(ctx context.Co
 // Occurs is the verdict of a `bug` variant whose symptom is an event (a
 // namespace deleted): REPRODUCED when check comes true within timeout,
 // NOT_REPRODUCED with what was seen when it does not.
-func Occurs(what string, timeout time.Duration, check Check) step.Step {
+func Occurs(timeout time.Duration, check Check) step.Step {
+	what := nameOf("Occurs", check)
 	return step.Look(what, verdict(repro.Step{Kind: repro.Occurs, What: what, Timeout: timeout}, check,
 		func(ctx context.Context) error { return Eventually(ctx, what, timeout, check) }))
 }

@@ -97,7 +97,7 @@ func TestUnsettled(t *testing.T) {
 		ctx, _ := fakeTime() // the waits' minutes pass on a fake clock
 		ctx, log := repro.WithLog(ctx)
 		ctx, rec := WithRecord(ctx, false)
-		Unsettled("application Synced and staying so", time.Minute, time.Minute, tt.clean).Func()(ctx, t, nil)
+		Unsettled(time.Minute, time.Minute, Named("application Synced and staying so", tt.clean)).Func()(ctx, t, nil)
 		if got, why := rec.Outcome(); got != tt.want {
 			t.Errorf("%s: %s (%s), want %s", tt.name, got, why, tt.want)
 		}

@@ -86,8 +86,7 @@ func crdDiff(k *cell) []step.Step {
 	// cache catching up: run 20261124-124253, CRDs Synced 30 s later): the
 	// class is a difference that stays
 	return append(k.synced(), env.Refresh(k.app, true),
-		assert.Unsettled("application "+k.app+" Synced after a sync and a hard refresh, and staying so",
-			assert.Intervals.Sync, assert.Intervals.Hold, check.SyncStatusIs(k.app, v1alpha1.SyncStatusCodeSynced)),
+		assert.Unsettled(assert.Intervals.Sync, assert.Intervals.Hold, assert.Named("application "+k.app+" Synced after a sync and a hard refresh, and staying so", check.SyncStatusIs(k.app, v1alpha1.SyncStatusCodeSynced))),
 		env.Observe("the resources ArgoCD shows OutOfSync, and the chart's fields the live objects lack or hold otherwise",
 			Drift(k.app, k.spec.Rendered)))
 }
@@ -108,7 +107,7 @@ func hookStuck(k *cell) []step.Step {
 		assert.That("second sync completed or held by a hook", assert.Intervals.Install, done),
 		assert.That("second sync Succeeded or held by a hook", assert.Intervals.Poll, assert.Any(succeeded, held)),
 		env.See(check.HookResults(k.app)),
-		assert.Symptom("sync held by a hook deleted with "+check.HookFinalizer+" still on", assert.Intervals.Hold, held)}
+		assert.Symptom(assert.Intervals.Hold, assert.Named("sync held by a hook deleted with "+check.HookFinalizer+" still on", held))}
 }
 
 // selfBlocking is openkruise-webhook's class: a webhook of the chart,
@@ -126,7 +125,7 @@ func selfBlocking(k *cell) []step.Step {
 		// none runs, as after a restart, meets them
 		env.If(available, "replace the workloads serving the chart's webhooks while none runs (scale to 0, no serving endpoint, scale back)", k.restart()),
 		assert.That("after the restart: the chart's workloads available, or one blocked by a webhook of the chart", assert.Intervals.Rollout, settled),
-		assert.Symptom("a workload of the chart blocked by a webhook of the chart", assert.Intervals.Hold, blocked))
+		assert.Symptom(assert.Intervals.Hold, assert.Named("a workload of the chart blocked by a webhook of the chart", blocked)))
 }
 
 // leftoverWebhook is knative-argocd's class: a webhook configuration the
@@ -144,8 +143,8 @@ func leftoverWebhook(k *cell) []step.Step {
 		// server holds: the proof below waits for them to go
 		env.SeeWithin(assert.Intervals.Install, k.servingPodsGone()),
 		env.Observe("what the cascade left of the chart, with ownerReferences", check.Remains(k.spec.Rendered.Refs)),
-		assert.Symptom("a webhook configuration of the chart left behind, calling a service that is gone", assert.Intervals.HoldShort,
-			assert.Later(func(context.Context) (assert.Check, error) { return check.LeftBehind(k.Recorded), nil })),
+		assert.Symptom(assert.Intervals.HoldShort,
+			assert.Named("a webhook configuration of the chart left behind, calling a service that is gone", assert.Later(func(context.Context) (assert.Check, error) { return check.LeftBehind(k.Recorded), nil }))),
 		env.Observe("a configuration left with failurePolicy Fail rejects an object it matches (server-side dry run)", k.rejectsProbe()))
 }
 
@@ -168,7 +167,7 @@ func namespaceKept(k *cell) []step.Step {
 	return append(steps, env.DeleteApp(k.app, env.Foreground),
 		env.ObserveWithin("application "+k.app+" deleted (its resources first)", assert.Intervals.Install, check.AppGone(k.app)),
 		env.Observe("what the cascade left of the chart, with ownerReferences", check.Remains(k.spec.Rendered.Refs)),
-		assert.Occurs("namespace "+k.spec.Namespace+" deleted, or its ConfigMap or Secret", assert.Intervals.Hold, assert.Not(kept)))
+		assert.Occurs(assert.Intervals.Hold, assert.Named("namespace "+k.spec.Namespace+" deleted, or its ConfigMap or Secret", assert.Not(kept))))
 }
 
 // deletionHooks is openkruise-guard-argocd's class: the chart's deletion
@@ -199,8 +198,8 @@ func deletionHooks(k *cell) []step.Step {
 		env.Observe("the chart's deletion hooks", assert.Constant(len(hooks) > 0, text.OrNone(strings.Join(names, ", ")))),
 		env.DeleteApp(k.app, env.Foreground))
 	steps = append(steps, env.ReleaseDeletionHooksAtEnd(k.app),
-		assert.Unsettled("application "+k.app+" deleted, after each of the chart's deletion hook Jobs completed", assert.Intervals.Sync, assert.Intervals.HoldShort,
-			assert.All(append([]assert.Check{check.AppGone(k.app)}, completed...)...)),
+		assert.Unsettled(assert.Intervals.Sync, assert.Intervals.HoldShort,
+			assert.Named("application "+k.app+" deleted, after each of the chart's deletion hook Jobs completed", assert.All(append([]assert.Check{check.AppGone(k.app)}, completed...)...))),
 		env.See(check.DeletionErrorMatches(k.app, ".")))
 	for _, c := range failed {
 		steps = append(steps, env.See(c))

@@ -46,7 +46,7 @@ func helmLookup(k *cell) []step.Step {
 		// ArgoCD renders again, as when its manifest cache expires: a value
 		// the chart makes anew without lookup (a certificate) is then new
 		env.Refresh(k.app, true),
-		assert.Occurs("ArgoCD's render differs from the chart rendered with lookup answered by the cluster", assert.Intervals.HoldShort, k.lookupDiffers(&last)),
+		assert.Occurs(assert.Intervals.HoldShort, assert.Named("ArgoCD's render differs from the chart rendered with lookup answered by the cluster", k.lookupDiffers(&last))),
 		// what the verdict's last look saw (rendering again would make new
 		// random values, and cost four renders)
 		env.Observe("the objects and fields the chart renders otherwise when lookup finds the live objects, and what ArgoCD rendered",
@@ -272,7 +272,7 @@ func hookHeld(k *cell) []step.Step {
 		env.Observe("the chart's hooks ArgoCD runs at a sync", k.hooksListed()),
 		assert.That("install sync ended, or a hook's Pod that cannot run", assert.Intervals.Install, assert.Any(check.OperationEnded(k.app), stuck)),
 		env.See(check.HookResults(k.app)),
-		assert.Symptom(fmt.Sprintf("the sync held Running (or Terminating) by a hook whose Pod cannot run, for %s", heldHook), heldHook, assert.All(running, stuck)),
+		assert.Symptom(heldHook, assert.Named(fmt.Sprintf("the sync held Running (or Terminating) by a hook whose Pod cannot run, for %s", heldHook), assert.All(running, stuck))),
 		env.Observe("the Pods of the chart's hooks and what each waits on", stuck),
 		env.See(check.OperationMessageContains(k.app, "")),
 	}
@@ -350,7 +350,7 @@ func hookKind(k *cell) []step.Step {
 		assert.That("install sync ended", assert.Intervals.Install, check.OperationEnded(k.app)),
 		env.See(check.HookResults(k.app)),
 		env.See(check.OperationMessageContains(k.app, "")),
-		assert.Occurs("the sync failed: the cluster does not serve the kind of one of the chart's objects", assert.Intervals.Poll, k.failedOnKind()),
+		assert.Occurs(assert.Intervals.Poll, assert.Named("the sync failed: the cluster does not serve the kind of one of the chart's objects", k.failedOnKind())),
 		env.Observe("the objects of the chart the sync failed on for their kind", k.failedOnKind()),
 	}
 }
@@ -442,7 +442,7 @@ func selfHealFight(k *cell) []step.Step {
 	f := &fight{}
 	return []step.Step{
 		assert.That("application "+k.app+"'s automated sync Succeeded", assert.Intervals.Install, check.OperationPhaseIs(k.app, synccommon.OperationSucceeded)),
-		assert.Occurs(fmt.Sprintf("ArgoCD's self-heal syncs the chart %d times more within %s", fightSyncs, assert.Intervals.Sync), assert.Intervals.Sync, k.selfHeals(f)),
+		assert.Occurs(assert.Intervals.Sync, assert.Named(fmt.Sprintf("ArgoCD's self-heal syncs the chart %d times more within %s", fightSyncs, assert.Intervals.Sync), k.selfHeals(f))),
 		env.Observe("the automated syncs seen, and what each changed", k.selfHeals(f)),
 		env.Observe("the resources ArgoCD shows OutOfSync, and the chart's fields the live objects lack or hold otherwise", Drift(k.app, k.spec.Rendered)),
 		env.Observe("the field managers of the objects the automated syncs changed", k.managers(f)),

@@ -76,11 +76,11 @@ func Feature(c matrix.Cell) step.Scenario {
 		env.Snapshot("before-restart"),
 		env.RestartArgoCD())
 	if c.Variant.Name == Exclusions {
-		s.Add(assert.Resolved("after ArgoCD's restart, every other team's Application Synced and Healthy, with no ComparisonError", Window, assert.Intervals.HoldShort,
-			assert.All(appsAre(synced)...)))
+		s.Add(assert.Resolved(Window, assert.Intervals.HoldShort,
+			assert.Named("after ArgoCD's restart, every other team's Application Synced and Healthy, with no ComparisonError", assert.All(appsAre(synced)...))))
 	} else {
-		s.Add(assert.Occurs("after ArgoCD's restart, every other team's Application blinded: a ComparisonError that the cluster's cache failed to sync", Window,
-			assert.All(appsAre(blinded)...)))
+		s.Add(assert.Occurs(Window,
+			assert.Named("after ArgoCD's restart, every other team's Application blinded: a ComparisonError that the cluster's cache failed to sync", assert.All(appsAre(blinded)...))))
 	}
 	s.Add(env.Snapshot("at-verdict"))
 	for _, t := range teams {

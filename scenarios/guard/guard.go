@@ -109,8 +109,8 @@ func Feature(c matrix.Cell) step.Scenario {
 // deletion waits for it and then goes.
 func waitedForTheGuard() []step.Step {
 	return append(append([]step.Step{
-		assert.Resolved("application "+app+" deleted, after its guard Job completed", assert.Intervals.Sync, assert.Intervals.HoldShort,
-			assert.All(check.AppGone(app), check.EventSeen(guardJob, "Completed")))},
+		assert.Resolved(assert.Intervals.Sync, assert.Intervals.HoldShort,
+			assert.Named("application "+app+" deleted, after its guard Job completed", assert.All(check.AppGone(app), check.EventSeen(guardJob, "Completed"))))},
 		held(app)...),
 		env.See(check.EventSeen(guardJob, "Completed")), env.See(check.EventSeen(guardJob, "SuccessfulCreate")), env.See(check.Missing(manager)))
 }
@@ -134,8 +134,7 @@ func stillManagedOnceReleased() []step.Step {
 			env.RemoveFinalizer(env.Application(app), preDelete), env.RemoveFinalizer(env.Application(app), preDelete+"/cleanup")),
 		assert.Await(assert.Intervals.Install, check.AppGone(app)),
 		env.Scale(clone, 3),
-		assert.Resolved("application "+app+" gone and OpenKruise still at work: CloneSet "+cloneSet+", scaled to 3, counts 3 Pods",
-			managed, assert.Intervals.HoldShort, assert.All(check.AppGone(app), check.Exists(manager), stillManaged)))
+		assert.Resolved(managed, assert.Intervals.HoldShort, assert.Named("application "+app+" gone and OpenKruise still at work: CloneSet "+cloneSet+", scaled to 3, counts 3 Pods", assert.All(check.AppGone(app), check.Exists(manager), stillManaged))))
 }
 
 // minimal is the bug on the suite's own chart: a ConfigMap guarded by a
@@ -175,8 +174,7 @@ func wentAhead(name string) assert.Check {
 // verdict is the bug's: the deletion went past the failing guard within the
 // window (REPRODUCED), or the guard held it (NOT_REPRODUCED).
 func verdict(name string) step.Step {
-	return assert.Occurs("the deletion of application "+name+" went past its failing pre-delete guard ("+preDelete+" removed, or the Application gone)",
-		Window, wentAhead(name))
+	return assert.Occurs(Window, assert.Named("the deletion of application "+name+" went past its failing pre-delete guard ("+preDelete+" removed, or the Application gone)", wentAhead(name)))
 }
 
 // held reads what the Application shows at the verdict and waits, where the

@@ -57,9 +57,9 @@ func Feature(c matrix.Cell) step.Scenario {
 	s.Add(assert.That("the deletion settled: namespace "+Team+" gone, or the project gone and the namespace Active with its contents",
 		assert.Intervals.Sync, assert.Any(gone, kept)))
 	if c.Variant.Name == matrix.Bug {
-		s.Add(assert.Occurs("namespace "+Team+" deleted", assert.Intervals.HoldShort, gone))
+		s.Add(assert.Occurs(assert.Intervals.HoldShort, gone))
 	} else {
-		s.Add(assert.Resolved("project "+Team+" gone, namespace "+Team+" Active with its ConfigMap and Secret", assert.Intervals.HoldShort, assert.Intervals.Hold, kept))
+		s.Add(assert.Resolved(assert.Intervals.HoldShort, assert.Intervals.Hold, assert.Named("project "+Team+" gone, namespace "+Team+" Active with its ConfigMap and Secret", kept)))
 	}
 	return s.Add(env.Observe("the project's deletion in the timeline", check.TimelineShows("team", project, `deletionTimestamp=`)),
 		env.Observe("the project was deleted in the foreground (the API server's foregroundDeletion finalizer on it)",

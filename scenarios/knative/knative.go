@@ -53,13 +53,11 @@ func Feature(c matrix.Cell) step.Scenario {
 	}
 	s.Add(deletion()...)
 	if !c.Variant.Mitigation() {
-		return s.Add(assert.Symptom("configuration left and the guarded ConfigMap rejected",
-			assert.Intervals.Hold, assert.All(check.Exists(configuration), check.Rejected(Guarded, reject)))).Scenario()
+		return s.Add(assert.Symptom(assert.Intervals.Hold, assert.Named("configuration left and the guarded ConfigMap rejected", assert.All(check.Exists(configuration), check.Rejected(Guarded, reject))))).Scenario()
 	}
 	// the cascade has been waited for above (the Application gone, or its
 	// DeletionError): what ArgoCD deletes is gone by now, so a hold suffices
-	return s.Add(assert.Resolved("configuration gone and the guarded ConfigMap admitted",
-		assert.Intervals.Hold, assert.Intervals.HoldShort, assert.All(check.Missing(configuration), check.Accepted(Guarded)))).Scenario()
+	return s.Add(assert.Resolved(assert.Intervals.Hold, assert.Intervals.HoldShort, assert.Named("configuration gone and the guarded ConfigMap admitted", assert.All(check.Missing(configuration), check.Accepted(Guarded))))).Scenario()
 }
 
 // installed waits for the sync, the webhook's reconciled configuration and

@@ -65,7 +65,7 @@ func minimalFeature(c matrix.Cell) step.Scenario {
 		assert.Await(assert.Intervals.Sync, assert.All(check.Missing(deployment), check.Missing(service))),
 		env.SeeWithin(assert.Intervals.Hold, check.AppGone(minimalApp)),
 		assert.That("unguarded ConfigMap admitted", assert.Intervals.Sync, check.Accepted(unguarded)),
-		assert.Symptom("configuration left and the guarded ConfigMap rejected", assert.Intervals.Hold,
-			assert.All(check.Exists(configuration), check.Rejected(guarded, `failed calling webhook "`+minimalConfig+`"`))),
+		assert.Symptom(assert.Intervals.Hold,
+			assert.Named("configuration left and the guarded ConfigMap rejected", assert.All(check.Exists(configuration), check.Rejected(guarded, `failed calling webhook "`+minimalConfig+`"`)))),
 	).Scenario()
 }

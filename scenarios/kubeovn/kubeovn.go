@@ -51,9 +51,9 @@ func Feature(c matrix.Cell) step.Scenario {
 // mitigation comes to Synced and holds it.
 func verdict(mitigation bool, after string) step.Step {
 	if !mitigation {
-		return assert.Symptom("application "+app+" OutOfSync "+after, assert.Intervals.HoldShort,
-			check.SyncStatusIs(app, v1alpha1.SyncStatusCodeOutOfSync))
+		return assert.Symptom(assert.Intervals.HoldShort,
+			assert.Named("application "+app+" OutOfSync "+after, check.SyncStatusIs(app, v1alpha1.SyncStatusCodeOutOfSync)))
 	}
-	return assert.Resolved("application "+app+" Synced "+after, assert.Intervals.Sync, assert.Intervals.HoldShort,
-		check.SyncStatusIs(app, v1alpha1.SyncStatusCodeSynced))
+	return assert.Resolved(assert.Intervals.Sync, assert.Intervals.HoldShort,
+		assert.Named("application "+app+" Synced "+after, check.SyncStatusIs(app, v1alpha1.SyncStatusCodeSynced)))
 }

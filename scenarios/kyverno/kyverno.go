@@ -31,7 +31,7 @@ var (
 	synced     = check.OperationPhaseIs(app, synccommon.OperationSucceeded)
 	held       = assert.All(check.FinalizerPending(hookJob, finalizer), check.OperationPhaseIs(app, synccommon.OperationRunning), check.OperationMessageContains(app, job))
 	done       = assert.Any(synced, check.OperationPhaseIs(app, synccommon.OperationFailed), held)
-	stuck      = assert.Symptom("sync stuck on hook "+job, assert.Intervals.Hold, held)
+	stuck      = assert.Symptom(assert.Intervals.Hold, assert.Named("sync stuck on hook "+job, held))
 	hookResult = env.See(hookPhase("Succeeded"))
 	unblock    = env.If(held, "remove the finalizer by hand", env.RemoveFinalizer(hookJob, finalizer))
 )
@@ -68,12 +68,12 @@ var verdicts = map[string]func(matrix.Cell) []step.Step{
 		return append(steps, unblock, env.ObserveWithin("sync Succeeded (after the unblock, if one was needed)", assert.Intervals.Sync, synced))
 	},
 	"hook-disabled": func(matrix.Cell) []step.Step {
-		return []step.Step{assert.Resolved("sync Succeeded without "+job, assert.Intervals.Sync, assert.Intervals.HoldShort,
-			assert.All(synced, check.Missing(hookJob), hookPhase("")))}
+		return []step.Step{assert.Resolved(assert.Intervals.Sync, assert.Intervals.HoldShort,
+			assert.Named("sync Succeeded without "+job, assert.All(synced, check.Missing(hookJob), hookPhase(""))))}
 	},
 	"argocd-upgrade": func(matrix.Cell) []step.Step {
-		return []step.Step{assert.Resolved("sync Succeeded, hook "+job+" Succeeded and deleted", assert.Intervals.Sync,
-			assert.Intervals.HoldShort, assert.All(synced, hookPhase("Succeeded"), check.Missing(hookJob)))}
+		return []step.Step{assert.Resolved(assert.Intervals.Sync,
+			assert.Intervals.HoldShort, assert.Named("sync Succeeded, hook "+job+" Succeeded and deleted", assert.All(synced, hookPhase("Succeeded"), check.Missing(hookJob))))}
 	},
 }
 

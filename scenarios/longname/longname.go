@@ -76,7 +76,7 @@ func Feature(c matrix.Cell) step.Scenario {
 		env.Snapshot("at-verdict"))
 	stuck := assert.All(check.JSONPathMatches(app, "{.metadata.deletionTimestamp}", "."), deletionError)
 	if !c.Variant.Mitigation() {
-		return s.Add(assert.Symptom("application "+v.name+" stays Terminating: its deletion hook refused ("+limit+")", assert.Intervals.Hold, stuck)).Scenario()
+		return s.Add(assert.Symptom(assert.Intervals.Hold, assert.Named("application "+v.name+" stays Terminating: its deletion hook refused ("+limit+")", stuck))).Scenario()
 	}
 	if c.Variant.Name == Upgrade {
 		// stuck first, as the bug leaves it; then ArgoCD upgraded under it
@@ -85,7 +85,7 @@ func Feature(c matrix.Cell) step.Scenario {
 			s.Add(env.UpgradeArgoCD(to))
 		}
 	}
-	return s.Add(assert.Resolved("application "+v.name+" deleted", assert.Intervals.Sync, assert.Intervals.HoldShort, check.AppGone(v.name))).Scenario()
+	return s.Add(assert.Resolved(assert.Intervals.Sync, assert.Intervals.HoldShort, check.AppGone(v.name))).Scenario()
 }
 
 // labelOnly is the label-tracking cell: the Application created and synced
@@ -100,8 +100,8 @@ func labelOnly(c matrix.Cell, v variant) step.Scenario {
 		assert.That("the sync ended", assert.Intervals.Install, ended),
 		env.See(check.OperationMessageContains(v.name, limit)),
 		env.Snapshot("at-verdict"),
-		assert.Resolved("application "+v.name+" synced under label-only tracking", assert.Intervals.Sync, assert.Intervals.HoldShort,
-			check.OperationPhaseIs(v.name, synccommon.OperationSucceeded))).Scenario()
+		assert.Resolved(assert.Intervals.Sync, assert.Intervals.HoldShort,
+			assert.Named("application "+v.name+" synced under label-only tracking", check.OperationPhaseIs(v.name, synccommon.OperationSucceeded)))).Scenario()
 }
 
 // install makes the destination namespace and provides what the Application

@@ -40,7 +40,7 @@ func TestEveryVariantEndsInItsVerdict(t *testing.T) {
 		case name == LabelTracking: // the sync itself, not only the hooks
 			want = "synced under label-only tracking"
 		case mitigation:
-			want = "deleted"
+			want = " gone"
 		}
 		if last.Kind() != step.Looks || !strings.Contains(last.Name(), want) {
 			t.Errorf("%s: last step %q (%s), want the verdict saying %q", name, last.Name(), last.Kind(), want)

@@ -80,12 +80,14 @@ func Feature(c matrix.Cell) step.Scenario {
 // variants are each variant's steps after the restart.
 var variants = map[string]func() []step.Step{
 	"namespace-label": func() []step.Step {
-		return append([]step.Step{assert.Resolved(deployment+" Available with a CA bundle", assert.Intervals.Rollout, assert.Intervals.HoldShort,
-			assert.All(available, caBundle, check.ReadyEndpoints(managerService, 1)))}, probe()...)
+		return append([]step.Step{assert.Resolved(assert.Intervals.Rollout, assert.Intervals.HoldShort,
+			assert.Named(deployment+" Available with a CA bundle", assert.All(available, caBundle, check.ReadyEndpoints(managerService, 1))))}, probe()...)
 	},
 	matrix.Bug: func() []step.Step {
-		steps := append(stuckInstall(assert.Occurs), probe()...)
-		return append(append(steps, assert.Symptom(deployment+" stuck in ReplicaFailure", assert.Intervals.Hold, stuck)), kubeSystem()...)
+		steps := append(stuckInstall(func(what string, timeout time.Duration, c assert.Check) step.Step {
+			return assert.Occurs(timeout, assert.Named(what, c))
+		}), probe()...)
+		return append(append(steps, assert.Symptom(assert.Intervals.Hold, assert.Named(deployment+" stuck in ReplicaFailure", stuck))), kubeSystem()...)
 	},
 	"argocd-managed-namespace": func() []step.Step {
 		return append(append(stuckInstall(assert.That), probe()...),
@@ -99,8 +101,7 @@ var variants = map[string]func() []step.Step{
 			// the API server's sync (UI, CLI) takes the Application's sync options;
 			// env.Sync writes the operation itself, so it names them
 			env.Sync(app, "CreateNamespace=true").As("sync the label"),
-			assert.Resolved(deployment+" Available and application "+app+" Healthy after managedNamespaceMetadata",
-				assert.Intervals.Install, assert.Intervals.HoldShort, assert.All(available, caBundle, check.HealthIs(app, "Healthy"))),
+			assert.Resolved(assert.Intervals.Install, assert.Intervals.HoldShort, assert.Named(deployment+" Available and application "+app+" Healthy after managedNamespaceMetadata", assert.All(available, caBundle, check.HealthIs(app, "Healthy")))),
 			env.See(check.JSONPathIs(env.Namespace(namespace), `{.metadata.labels.control-plane}`, strings.SplitN(label, "=", 2)[1])),
 			deletion())
 	},
@@ -108,7 +109,7 @@ var variants = map[string]func() []step.Step{
 	"label-after-stuck": func() []step.Step {
 		return append(append(stuckInstall(assert.That), probe()...),
 			env.Label(env.Namespace(namespace), label),
-			assert.Resolved(deployment+" Available after labelling", assert.Intervals.Install, assert.Intervals.HoldShort, assert.All(available, caBundle)))
+			assert.Resolved(assert.Intervals.Install, assert.Intervals.HoldShort, assert.Named(deployment+" Available after labelling", assert.All(available, caBundle))))
 	},
 }
 

@@ -94,7 +94,9 @@ func causes(cells []report.Cell) []cause {
 			out[i].Apps = append(out[i].Apps, c.Variant)
 		}
 	}
-	rank := func(id string) int { return slices.IndexFunc(changes.Catalog, func(c changes.Change) bool { return c.ID == id }) }
+	rank := func(id string) int {
+		return slices.IndexFunc(changes.Catalog, func(c changes.Change) bool { return c.ID == id })
+	}
 	slices.SortStableFunc(out, func(a, b cause) int { return rank(a.ID) - rank(b.ID) })
 	return out
 }
