@@ -455,23 +455,7 @@ func (k *cell) read(when string, dst **appstate.State) step.Step {
 		if err != nil {
 			return assert.Unknown(err)
 		}
-		s := appstate.Of(app, lifecycle.From(ctx).ArgoCD.String())
-		// the resources' health (out of the Application's status from 3.0)
-		// and, for those OutOfSync, which fields differ: the explanation,
-		// not the verdict (the
-		// Application's own health and sync status are): an API server that
-		// will not say, as v2.14.21's managed-resources answered 500 after
-		// the upgrade (runs 20261127-075606, 20261127-080100), leaves it
-		// unexplained and says so
-		var resources []argocd.Resource
-		if err := asked(ctx, "the application's resources", func(ctx context.Context) (err error) {
-			resources, err = check.AppResources(ctx, k.app.Name())
-			return err
-		}); err != nil {
-			s.Unexplained = err.Error()
-		} else {
-			s.Explain(resources)
-		}
+		s := StateOf(ctx, app, lifecycle.From(ctx).ArgoCD.String())
 		*dst = &s
 		lifecycle.Note(ctx, "%s: %s", when, s)
 		return nil
@@ -635,6 +619,28 @@ func ReadDeletion(ctx context.Context, name, on string, refs []lifecycle.Object)
 	}
 	d.readLeft(ctx, refs)
 	return d
+}
+
+// StateOf is app's state on release with its resources' health as
+// ArgoCD's API server gives it (out of the Application's status from 3.0:
+// read from the status alone, a 3.x Application shows none) and, for those
+// OutOfSync, which fields differ: the explanation, not the verdict (the
+// Application's own health and sync status are). An API server that will
+// not say, as v2.14.21's managed-resources answered 500 after the upgrade
+// (runs 20261127-075606, 20261127-080100), leaves it unexplained and says
+// so. A cell and the fleet read every state so.
+func StateOf(ctx context.Context, app *v1alpha1.Application, release string) appstate.State {
+	s := appstate.Of(app, release)
+	var resources []argocd.Resource
+	if err := asked(ctx, "application "+app.Name+"'s resources", func(ctx context.Context) (err error) {
+		resources, err = check.AppResources(ctx, app.Name)
+		return err
+	}); err != nil {
+		s.Unexplained = err.Error()
+	} else {
+		s.Explain(resources)
+	}
+	return s
 }
 
 // asked asks ArgoCD's API server with ask, again for a while when it

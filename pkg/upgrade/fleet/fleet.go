@@ -633,7 +633,7 @@ func (f *fleet) readOne(ctx context.Context, live unstructured.Unstructured, on 
 		rd.unread = "the Application as ArgoCD holds it: " + err.Error()
 		return rd
 	}
-	rd.state = appstate.Of(&app, on)
+	rd.state = cell.StateOf(ctx, &app, on)
 	render, err := check.AppManifests(ctx, name)
 	if err != nil {
 		rd.unread = "the render: " + err.Error()

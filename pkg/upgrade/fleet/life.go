@@ -128,7 +128,7 @@ func syncOne(ctx context.Context, name, on string) *lived {
 			break
 		}
 	}
-	l.state = appstate.Of(app, on)
+	l.state = cell.StateOf(ctx, app, on)
 	return l
 }
 
