@@ -13,9 +13,6 @@ import (
 	"github.com/gitops-conformance/suite/pkg/upgrade/verdict"
 )
 
-// shown bounds the names a reason lists (the evidence has all).
-const shown = verdict.Shown
-
 // Reading is what the cell read of its Application, as the verdict takes
 // it: FROM's state after its syncs is both its settled state and its
 // baseline after a sync asked; a part the cell did not come to read is
