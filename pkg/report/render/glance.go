@@ -157,3 +157,10 @@ func readFirst(a, b report.Cell) int {
 	}
 	return rank(a) - rank(b)
 }
+
+// notCauses are the shared clauses but those naming a behaviour change
+// ("explained: ..."): the line per cause says each once, with its
+// Applications.
+func notCauses(common []shared) []shared {
+	return slices.DeleteFunc(common, func(s shared) bool { return strings.HasPrefix(s.Clause, "explained: ") })
+}

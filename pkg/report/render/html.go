@@ -31,6 +31,7 @@ func HTML(r *report.Report) string {
 		sorted := *r
 		sorted.Cells = byVerdict(r.Cells)
 		common, _ := sharedClauses(sorted.Cells)
+		common = notCauses(common)
 		if more := len(common) - clausesShown; more > 0 {
 			common, data["SharedMore"] = common[:clausesShown], more
 		}

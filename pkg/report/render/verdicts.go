@@ -181,6 +181,7 @@ func gradedMarkdown(b *strings.Builder, r *report.Report) {
 	fmt.Fprintf(b, "**%s**\n\n%d Application(s): %s.\n\n", answer(cells), len(cells), CountsText(cells))
 	causesMarkdown(b, causes(cells))
 	common, own := sharedClauses(cells)
+	common = notCauses(common)
 	if len(common) > 0 {
 		b.WriteString("Said of several Applications (once here, not on each row; numbers that differ between them as N):\n\n")
 		for _, s := range common[:min(len(common), clausesShown)] {

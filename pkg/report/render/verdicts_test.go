@@ -108,9 +108,10 @@ func TestGradedReportAnswersByCause(t *testing.T) {
 		c.Settle()
 		return c
 	}
+	with := func(c report.Cell, clause string) report.Cell { c.Reason += "; " + clause; return c }
 	r := &report.Report{RunID: "20261202-150000", Kubernetes: "v1.33.13", Cells: []report.Cell{
-		cell("explained", report.Changed, false, "tracking-annotation", "health-not-persisted"),
-		cell("odd", report.Changed, true, "tracking-annotation"),
+		with(cell("explained", report.Changed, false, "tracking-annotation", "health-not-persisted"), "explained: tracking-annotation (v3.0.0)"),
+		with(cell("odd", report.Changed, true, "tracking-annotation"), "explained: tracking-annotation (v3.0.0)"),
 		cell("same", report.Safe, false),
 	}}
 	md := Markdown(r)
@@ -118,6 +119,9 @@ func TestGradedReportAnswersByCause(t *testing.T) {
 		"**Nothing broke; 1 CHANGED by a difference no known behaviour change explains (read those rows).**",
 		"- **tracking-annotation** (v3.0.0, behaviour): resources tracked by annotation, not label. 2 of 3 (odd, explained). To keep the old behaviour: argocd-cm application.resourceTrackingMethod: label",
 		"- **health-not-persisted** (v3.0.0, behaviour)")
+	if strings.Contains(md, "(odd, explained): explained:") {
+		t.Errorf("a cause said twice, by cause and among the clauses said of several:\n%s", md)
+	}
 	if strings.Index(md, "| odd |") > strings.Index(md, "| explained |") {
 		t.Errorf("the unexplained CHANGED after the explained one:\n%s", md)
 	}
