@@ -28,6 +28,30 @@ type Record struct {
 	concluded    bool // the verdict came before the scenario's end (Conclude)
 	Observations []string
 	spent        map[string]time.Duration
+	explained    Explanation
+}
+
+// Explanation is, of a graded verdict (make upgrade-check's), the
+// behaviour changes of ArgoCD its reason names (pkg/upgrade/changes' ids)
+// and whether it found a difference none of them explains: the report's
+// cell carries them (report.Cell's Explained, Unexplained).
+type Explanation struct {
+	IDs         []string
+	Unexplained bool
+}
+
+// Explain records what a graded verdict's reason explains.
+func (r *Record) Explain(e Explanation) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.explained = e
+}
+
+// Explanation is what Explain recorded (none: nothing).
+func (r *Record) Explanation() Explanation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.explained
 }
 
 // The phases of a cell's own time that its record measures: the waits for

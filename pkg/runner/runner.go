@@ -351,8 +351,9 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 		start := time.Now()
 		clock := &phaseClock{run: r.Run, spent: map[string]time.Duration{}}
 		outcome, reason, obs := r.prepare(ctx, c, clock)
+		var explained assert.Explanation
 		if outcome == "" {
-			outcome, reason, obs = r.execute(ctx, c, dir, exec, clock)
+			outcome, reason, obs, explained = r.execute(ctx, c, dir, exec, clock)
 		}
 		if r.Run.KubeServer != "" && r.Run.Kubernetes == c.Kubernetes {
 			rc.Kubernetes = r.Run.KubeServer // what the cluster answered
@@ -364,6 +365,7 @@ func (r *Runner) Cell(ctx context.Context, c matrix.Cell, exec Exec) (report.Cel
 		r.Run.Logf("cell %s: %s in %.0fs: %s", rc.ID(), outcome, d, reason)
 		rc.Runs = append(rc.Runs, report.Run{Outcome: outcome, Reason: reason, Duration: d, Evidence: evidence, Phases: clock.seconds()})
 		rc.Observations = obs
+		rc.Explained, rc.Unexplained = explained.IDs, explained.Unexplained
 		if err := writeBundle(dir, filepath.Base(r.Dir), r.Run.NodeImage, rc.Kubernetes, r.Run.Catalog, r.Run.Mode, c, outcome, reason, obs); err != nil {
 			// the verdict stands; the report says its bundle is incomplete
 			r.Run.Logf("cell %s: reproduction bundle: %v", rc.ID(), err)
@@ -562,7 +564,7 @@ func (r *Runner) prepare(ctx context.Context, c matrix.Cell, clock *phaseClock) 
 }
 
 // execute runs a cell's feature once and returns its outcome.
-func (r *Runner) execute(ctx context.Context, c matrix.Cell, dir string, exec Exec, clock *phaseClock) (report.Outcome, string, []string) {
+func (r *Runner) execute(ctx context.Context, c matrix.Cell, dir string, exec Exec, clock *phaseClock) (report.Outcome, string, []string, assert.Explanation) {
 	ctx = r.Context(ctx)
 	ctx, rec := assert.WithRecord(ctx, c.Variant.Mitigation())
 	ctx, cell := lifecycle.WithCell(ctx, dir)
@@ -577,7 +579,7 @@ func (r *Runner) execute(ctx context.Context, c matrix.Cell, dir string, exec Ex
 		clock.spent[PhaseScenario] -= d
 	}
 	outcome, reason, observations := afterEnd(outcome, reason, rec.Observations, err)
-	return outcome, reason, observations
+	return outcome, reason, observations, rec.Explanation()
 }
 
 // afterEnd is a cell's outcome once its end (evidence, cleanups) returned

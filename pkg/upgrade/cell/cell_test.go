@@ -2,6 +2,7 @@ package cell
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/appstate"
 	"github.com/gitops-conformance/suite/pkg/argocd"
+	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/catalog"
 	"github.com/gitops-conformance/suite/pkg/env"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
@@ -107,6 +109,7 @@ func TestTheCellsReadingsReachTheVerdict(t *testing.T) {
 		Change:  Pushed{What: "a Change: m back", Wanted: "synced by ArgoCD itself", Observed: env.Observed{Seen: "timed out"}},
 		DelFrom: Deletion{Read: true, Gone: true}, DelTo: Deletion{Read: true, Gone: true}}}
 	ctx, _ := lifecycle.WithCell(context.Background(), t.TempDir())
+	ctx, rec := assert.WithRecord(ctx, false)
 	o, why, err := k.grade(ctx)
 	if err != nil || o != report.Broken || !strings.Contains(why, "v2.14.11 did not act on its commit either") {
 		t.Errorf("grade = %s (%s) %v", o, why, err)
@@ -114,6 +117,10 @@ func TestTheCellsReadingsReachTheVerdict(t *testing.T) {
 	k.Added.Held, k.Change.Held = true, true
 	if o, why, _ = k.grade(ctx); o != report.Changed || !strings.Contains(why, "explained: health-not-persisted") {
 		t.Errorf("grade = %s (%s)", o, why)
+	}
+	// the report's cell carries what the reason explains (report.json's explained)
+	if e := rec.Explanation(); !slices.Equal(e.IDs, []string{"health-not-persisted"}) || e.Unexplained {
+		t.Errorf("the cell's explanation %+v, want health-not-persisted and nothing unexplained", e)
 	}
 	// CHANGE's revert and DURING_SYNC's trials reach it too (run
 	// 20261128-105941 graded SAFE with 0/3 on v3.6.1: they did not)

@@ -8,6 +8,7 @@ import (
 	"github.com/gitops-conformance/suite/internal/text"
 	"github.com/gitops-conformance/suite/pkg/appcell"
 	"github.com/gitops-conformance/suite/pkg/appstate"
+	"github.com/gitops-conformance/suite/pkg/assert"
 	"github.com/gitops-conformance/suite/pkg/lifecycle"
 	"github.com/gitops-conformance/suite/pkg/report"
 	"github.com/gitops-conformance/suite/pkg/upgrade/verdict"
@@ -71,8 +72,9 @@ func (k *cell) grade(ctx context.Context) (report.Outcome, string, error) {
 		fmt.Fprintf(&b, "## the cascading deletion on %s\ngone: %v\nheld: %s\nleft: %s%s\n\n", d.on, d.del.Gone, text.OrNone(d.del.Held), text.OrNone(d.del.Left), d.del.UnreadSaid())
 	}
 	lifecycle.CellFrom(ctx).WriteEvidence("states.md", b.String())
-	o, why := verdict.Grade(r)
-	return o, why, nil
+	v := verdict.Judge(r)
+	assert.RecordFrom(ctx).Explain(assert.Explanation{IDs: v.Explained, Unexplained: v.Unexplained})
+	return v.Outcome, v.Reason, nil
 }
 
 // Verdict is the deletion as the verdict reads it; one never recorded
