@@ -12,7 +12,8 @@ import (
 // explain a reading's differences, each once, in the catalog's order.
 type causes []*changes.Change
 
-// add notes c (nil: nothing) and says whether it did.
+// add notes c, once (nil: nothing), and says whether there was one: a
+// difference a change explains.
 func (cs *causes) add(c *changes.Change) bool {
 	if c == nil {
 		return false
