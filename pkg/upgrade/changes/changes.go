@@ -39,6 +39,9 @@ const (
 	// Health: a resource whose health differs, or made the Application's
 	// differ (Object, From, To: the health statuses).
 	Health Part = "health"
+	// Pushed: a commit pushed to git that ArgoCD did not act on as wanted
+	// (Text: what the verdict says of it).
+	Pushed Part = "pushed"
 )
 
 // Difference is one way an Application differs on TO from FROM, as a
@@ -104,6 +107,17 @@ var Catalog = []Change{
 			return d.Part == Render && (d.Path == ".metadata.labels.app.kubernetes.io/instance" && d.To == "" ||
 				d.Path == ".metadata.annotations.argocd.argoproj.io/tracking-id" && d.From == "" ||
 				emptied(d, ".metadata.labels") || emptied(d, ".metadata.annotations"))
+		},
+	},
+	{
+		ID: "tracking-orphans", Since: "v3.0.0", Impact: Breaking,
+		Title:   "an object removed from git before the first sync under annotation tracking is left behind",
+		Detail:  "an object ArgoCD made under label tracking carries no tracking annotation: removed from git before a sync writes the annotation, it is no longer counted as the Application's and is never pruned (the guide's warning \"Potential for orphaned resources\").",
+		Guide:   "2.14-3.0.md:277",
+		Restore: "argocd-cm application.resourceTrackingMethod: label",
+		Adapt:   "sync every Application once right after the upgrade, before a commit removes anything (the guide's advice); delete what was left by hand",
+		match: func(d Difference) bool {
+			return d.Part == Pushed && strings.Contains(d.Text, "left behind (ArgoCD does not count it as the Application's)")
 		},
 	},
 	{

@@ -256,7 +256,7 @@ func (r Reading) broken(cs *causes) (broken, unread []string) {
 		if onFrom != "" {
 			p += " (" + from + " did not act on its commit either: " + onFrom + ")"
 		}
-		broken = append(broken, p)
+		broken = append(broken, p+because(changes.Difference{Part: changes.Pushed, Text: p}, from, b.Release, cs))
 	}
 	if b.Trials != nil && b.Trials.Problem != "" {
 		p := b.Trials.Problem

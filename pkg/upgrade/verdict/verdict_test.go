@@ -105,6 +105,9 @@ func TestGrade(t *testing.T) {
 				Conditions: []string{"ExcludedResourceWarning: Resource /Endpoints db is excluded in the settings"}}, synced("v3.6.1")), func(r *Reading) {
 			r.To.InGit = []string{"Service t/db", "Endpoints t/db"}
 		}), report.Broken, "ArgoCD no longer manages 1 object(s) still in git that it managed on v2.14.11: Endpoints t/db (ExcludedResourceWarning: Resource /Endpoints db is excluded in the settings); a change to one is not applied, and none is pruned (explained: default-resource-exclusions (v3.0.0: Endpoints, EndpointSlices, Leases excluded by default), kept as before by argocd-cm resource.exclusions without the kinds kept in git"},
+		{"3.0's orphans: a removal not pruned, left behind, explained (run 20261202-154838)", with(cell("v2.14.11", "v3.6.1", synced("v2.14.11"), synced("v3.6.1"), synced("v3.6.1")), func(r *Reading) {
+			r.To.Pushes = []string{"a removal: configmap conform-clean/gitops-conformance-upgrade-check, made on v2.14.11, taken out, pushed to git, not pruned by ArgoCD itself within 6m30s with no refresh asked for: still in the cluster, and the Application no longer lists it: left behind (ArgoCD does not count it as the Application's)"}
+		}), report.Broken, "left behind (ArgoCD does not count it as the Application's) (explained: tracking-orphans (v3.0.0: an object removed from git before the first sync under annotation tracking is left behind), kept as before by argocd-cm application.resourceTrackingMethod: label)"},
 		{"a CronJob Degraded once settled on 3.2: BROKEN, explained (3.1-3.2.md:64)", with(cell("v3.1.4", "v3.2.0", synced("v3.1.4"),
 			&appstate.State{Release: "v3.2.0", Sync: "Synced", Health: "Degraded", Phase: "Succeeded", Unhealthy: []appstate.Health{{Ref: "batch/CronJob n/nightly", Status: "Degraded"}}}, nil), func(r *Reading) {
 			r.To.Synced = nil
