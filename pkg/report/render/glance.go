@@ -101,10 +101,10 @@ func causes(cells []report.Cell) []cause {
 	return out
 }
 
-// Names are the Applications it is said of: "all 8", or at most namesShown
-// named and the rest counted.
+// Names are the Applications it is said of: at most namesShown named and
+// the rest counted, "all 200" where it is every one of more.
 func (c cause) Names() string {
-	if len(c.Apps) == c.Total {
+	if len(c.Apps) == c.Total && c.Total > namesShown {
 		return fmt.Sprintf("all %d", c.Total)
 	}
 	s := strings.Join(c.Apps[:min(len(c.Apps), namesShown)], ", ")
