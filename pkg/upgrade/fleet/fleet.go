@@ -140,6 +140,15 @@ func (f *fleet) on(r string) *release {
 	return rel
 }
 
+// readOf is what was read of the Application named name on release r;
+// nil where it was not read there.
+func (f *fleet) readOf(name, r string) *read {
+	if a := f.apps[name]; a != nil {
+		return a.read[r]
+	}
+	return nil
+}
+
 // readOn is every Application read on release r, by name.
 func (f *fleet) readOn(r string) map[string]*read {
 	out := map[string]*read{}
@@ -202,8 +211,9 @@ func (f *fleet) AppName() string { return "" }
 // Applications as read on FROM (webhookOwner), each with its Application.
 func (f *fleet) OwnWebhooks(_ context.Context, live []check.Webhook) map[string]string {
 	out := map[string]string{}
+	reads := f.readOn(f.from.String())
 	for _, w := range live {
-		if _, app := webhookOwner(f.readOn(f.from.String()), w.Name, live); app != "" {
+		if _, app := webhookOwner(reads, w.Name, live); app != "" {
 			out[w.ConfigRef()] = app
 		}
 	}

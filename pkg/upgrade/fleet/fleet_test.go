@@ -222,10 +222,10 @@ func TestWebhookRejectionsNameBothApplications(t *testing.T) {
 	}
 	live := []check.Webhook{{Config: "validatingwebhookconfiguration", ConfigName: "kyverno-policy", Name: "validate.kyverno.svc"},
 		{Config: "mutatingwebhookconfiguration", ConfigName: "runtime", Name: "mutate.kyverno.svc", ClientConfig: check.WebhookClient{Service: &check.WebhookService{Namespace: "kyverno", Name: "svc"}}}}
-	if v := f.ownerOf("web", "frontend-5d9c7"); v != "web" {
+	if v := ownerOf(f.readOn("v3.5.1"), "web", "frontend-5d9c7"); v != "web" {
 		t.Errorf("ownerOf(a ReplicaSet of web's Deployment) = %q", v)
 	}
-	if v := f.ownerOf("jobs", "anything"); v != "other" {
+	if v := ownerOf(f.readOn("v3.5.1"), "jobs", "anything"); v != "other" {
 		t.Errorf("ownerOf(the one Application in the namespace) = %q", v)
 	}
 	if cfg, o := webhookOwner(onTo, "validate.kyverno.svc", live); o != "policy" || cfg != "validatingwebhookconfiguration/kyverno-policy" {

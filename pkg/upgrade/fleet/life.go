@@ -233,7 +233,7 @@ func (f *fleet) readDeletions(ctx context.Context) error {
 // readDeletion reads one Application's deletion (readDeletion), and which
 // objects of TO's render are still there.
 func (f *fleet) readDeletion(ctx context.Context, name string) *cell.Deletion {
-	r, err := f.readOn(f.to.String())[name].rendered()
+	r, err := f.readOf(name, f.to.String()).rendered()
 	var refs []lifecycle.Object
 	if r != nil {
 		refs = r.Refs()

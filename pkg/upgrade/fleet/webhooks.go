@@ -49,6 +49,7 @@ func (f *fleet) rejections(dst *[]rejection) step.Step {
 		if err != nil {
 			return assert.Unknown(err)
 		}
+		reads := f.readOn(f.to.String())
 		var out []rejection
 		for _, e := range events.Items {
 			msg, _, _ := unstructured.NestedString(e.Object, "message")
@@ -59,11 +60,10 @@ func (f *fleet) rejections(dst *[]rejection) step.Step {
 			kind, _, _ := unstructured.NestedString(e.Object, "involvedObject", "kind")
 			ns, _, _ := unstructured.NestedString(e.Object, "involvedObject", "namespace")
 			name, _, _ := unstructured.NestedString(e.Object, "involvedObject", "name")
-			r := rejection{webhook: m[2], victim: f.ownerOf(ns, name), what: fmt.Sprintf("%s %s/%s: %s", kind, ns, name, text.Clip(msg, 200))}
+			r := rejection{webhook: m[2], victim: ownerOf(reads, ns, name), what: fmt.Sprintf("%s %s/%s: %s", kind, ns, name, text.Clip(msg, 200))}
 			r.onFrom, r.onTo = f.seen(e)
 			out = append(out, r)
 		}
-		reads := f.readOn(f.to.String())
 		for _, n := range slices.Sorted(maps.Keys(reads)) {
 			rd := reads[n]
 			for _, said := range append([]string{rd.state.Message}, rd.state.Conditions...) {
@@ -101,13 +101,12 @@ func (f *fleet) seen(e unstructured.Unstructured) (before, after bool) {
 	return before, !ok || !t.Before(f.upgraded)
 }
 
-// ownerOf is the Application whose render holds the object of namespace
-// ns named name, or its owner by name (a Deployment's ReplicaSet and Pods
-// are named after it), else the one Application deploying into ns; "" for
-// none.
-func (f *fleet) ownerOf(ns, name string) string {
+// ownerOf is the Application (of reads, TO's) whose render holds the
+// object of namespace ns named name, or its owner by name (a Deployment's
+// ReplicaSet and Pods are named after it), else the one Application
+// deploying into ns; "" for none.
+func ownerOf(reads map[string]*read, ns, name string) string {
 	var inNs []string
-	reads := f.readOn(f.to.String())
 	for _, n := range slices.Sorted(maps.Keys(reads)) {
 		r, err := reads[n].rendered()
 		if err != nil || r == nil {
