@@ -110,10 +110,6 @@ func Grade(r Reading) (report.Outcome, string) {
 	return v.Outcome, v.Reason
 }
 
-// everyExplained is what a CHANGED verdict says when a change of the
-// catalog explains every difference it found.
-const everyExplained = "every difference explained by ArgoCD's upgrade guides"
-
 // Verdict is a grade (Grade) with the behaviour changes of ArgoCD its
 // reason names (pkg/upgrade/changes: their ids).
 type Verdict struct {
@@ -127,14 +123,20 @@ type Verdict struct {
 
 // Judge is the verdict over a reading (Grade), with the changes it names.
 func Judge(r Reading) Verdict {
-	var cs causes
-	o, why := grade(r, &cs)
-	unexplained := o == report.Changed && !strings.Contains(why, everyExplained)
-	return Verdict{Outcome: o, Reason: why, Explained: cs.IDs(), Unexplained: unexplained}
+	var j judged
+	o, why := grade(r, &j)
+	return Verdict{Outcome: o, Reason: why, Explained: j.cs.IDs(), Unexplained: o == report.Changed && !j.every}
 }
 
-// grade is Grade, noting in cs the changes that explain what it found.
-func grade(r Reading, cs *causes) (report.Outcome, string) {
+// judged is what grade notes beside its verdict: the changes that explain
+// what it found, and whether they explain every difference of a CHANGED.
+type judged struct {
+	cs    causes
+	every bool
+}
+
+// grade is Grade, noting in j what explains what it found.
+func grade(r Reading, j *judged) (report.Outcome, string) {
 	a, b := r.From, r.To
 	switch {
 	case a == nil && b == nil:
@@ -153,7 +155,7 @@ func grade(r Reading, cs *causes) (report.Outcome, string) {
 	case b.Unread != "":
 		return report.Error, fmt.Sprintf("could not tell: on %s: %s", b.Release, b.Unread)
 	}
-	broken, unread := r.broken(cs)
+	broken, unread := r.broken(&j.cs)
 	note := ""
 	if b.Deletion != nil && b.Deletion.Gone && b.Deletion.Left != "" {
 		note = "; the cascade left " + b.Deletion.Left
@@ -170,14 +172,14 @@ func grade(r Reading, cs *causes) (report.Outcome, string) {
 		return report.Error, "could not tell: " + strings.Join(unread, "; ")
 	}
 	changed, explained := r.changed()
-	*cs = explained
+	j.cs, j.every = explained, len(changed) == 0 && len(explained) > 0
 	switch {
 	case len(changed) > 0 && len(explained) > 0:
 		return report.Changed, fmt.Sprintf("%s -> %s: unexplained: %s; %s%s", a.Release, b.Release, strings.Join(changed, "; "), explained, note)
 	case len(changed) > 0:
 		return report.Changed, fmt.Sprintf("%s -> %s: unexplained: %s%s", a.Release, b.Release, strings.Join(changed, "; "), note)
 	case len(explained) > 0:
-		return report.Changed, fmt.Sprintf("%s -> %s: %s; %s%s", a.Release, b.Release, everyExplained, explained, note)
+		return report.Changed, fmt.Sprintf("%s -> %s: every difference explained by ArgoCD's upgrade guides; %s%s", a.Release, b.Release, explained, note)
 	}
 	return report.Safe, r.safe() + note
 }

@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -248,6 +249,24 @@ func TestVerdictIsALeaf(t *testing.T) {
 			if path := strings.Trim(imp.Path.Value, `"`); strings.HasPrefix(path, "github.com/gitops-conformance/suite/pkg/upgrade") && path != "github.com/gitops-conformance/suite/pkg/upgrade/changes" {
 				t.Errorf("%s imports %s", name, path)
 			}
+		}
+	}
+}
+
+// Judge says a CHANGED is unexplained unless a change of the catalog
+// explains every difference it found.
+func TestJudgeSaysWhatIsUnexplained(t *testing.T) {
+	tracked := appstate.FieldChange{Path: ".metadata.annotations.argocd.argoproj.io/tracking-id", To: `"a:/ConfigMap:n/a"`}
+	data := appstate.FieldChange{Path: ".data.k", From: `"1"`, To: `"2"`}
+	for _, c := range []struct {
+		fields      []appstate.FieldChange
+		unexplained bool
+	}{{[]appstate.FieldChange{tracked}, false}, {[]appstate.FieldChange{tracked, data}, true}} {
+		r := with(cell("v2.14.11", "v3.6.1", synced("v2.14.11"), synced("v3.6.1"), synced("v3.6.1")), func(r *Reading) {
+			r.Changes = []appstate.ObjectChange{{Ref: "ConfigMap n/a", Fields: c.fields}}
+		})
+		if v := Judge(r); v.Outcome != report.Changed || v.Unexplained != c.unexplained || !slices.Equal(v.Explained, []string{"tracking-annotation"}) {
+			t.Errorf("%d field(s): %+v, want CHANGED, unexplained %v, explained by tracking-annotation", len(c.fields), v, c.unexplained)
 		}
 	}
 }
