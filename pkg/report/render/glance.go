@@ -94,10 +94,7 @@ func causes(cells []report.Cell) []cause {
 			out[i].Apps = append(out[i].Apps, c.Variant)
 		}
 	}
-	rank := func(id string) int {
-		return slices.IndexFunc(changes.Catalog, func(c changes.Change) bool { return c.ID == id })
-	}
-	slices.SortStableFunc(out, func(a, b cause) int { return rank(a.ID) - rank(b.ID) })
+	slices.SortStableFunc(out, func(a, b cause) int { return changes.Compare(a.ID, b.ID) })
 	return out
 }
 

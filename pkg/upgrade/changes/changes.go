@@ -191,6 +191,13 @@ func Explain(d Difference, from, to string) *Change {
 	return nil
 }
 
+// Compare orders two changes' ids as the catalog lists them (an id it
+// does not have first).
+func Compare(a, b string) int {
+	rank := func(id string) int { return slices.IndexFunc(Catalog, func(c Change) bool { return c.ID == id }) }
+	return rank(a) - rank(b)
+}
+
 // ByID is the change of the catalog with id, or false.
 func ByID(id string) (Change, bool) {
 	i := slices.IndexFunc(Catalog, func(c Change) bool { return c.ID == id })

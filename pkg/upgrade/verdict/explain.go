@@ -20,10 +20,7 @@ func (cs *causes) add(c *changes.Change) bool {
 	}
 	if !slices.ContainsFunc(*cs, func(x *changes.Change) bool { return x.ID == c.ID }) {
 		*cs = append(*cs, c)
-		slices.SortStableFunc(*cs, func(x, y *changes.Change) int {
-			return slices.IndexFunc(changes.Catalog, func(k changes.Change) bool { return k.ID == x.ID }) -
-				slices.IndexFunc(changes.Catalog, func(k changes.Change) bool { return k.ID == y.ID })
-		})
+		slices.SortStableFunc(*cs, func(x, y *changes.Change) int { return changes.Compare(x.ID, y.ID) })
 	}
 	return true
 }
