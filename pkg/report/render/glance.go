@@ -35,19 +35,17 @@ func upgradeTitle(r *report.Report) string {
 // answer is a graded report's first sentence: whether the upgrade is safe
 // as far as the check tells, and which rows to read first.
 func answer(cells []report.Cell) string {
-	count := func(f func(report.Cell) bool) int {
-		n := 0
-		for _, c := range cells {
-			if f(c) {
-				n++
-			}
-		}
-		return n
+	n := map[report.Outcome]int{}
+	for _, v := range verdictCounts(cells) {
+		n[v.Outcome] = v.N
 	}
-	broken := count(func(c report.Cell) bool { return c.Outcome == report.Broken })
-	errs := count(func(c report.Cell) bool { return c.Outcome == report.Error })
-	unexplained := count(func(c report.Cell) bool { return c.Unexplained })
-	changed := count(func(c report.Cell) bool { return c.Outcome == report.Changed })
+	broken, errs, changed := n[report.Broken], n[report.Error], n[report.Changed]
+	unexplained := 0
+	for _, c := range cells {
+		if c.Unexplained {
+			unexplained++
+		}
+	}
 	var parts []string
 	if broken > 0 {
 		parts = append(parts, fmt.Sprintf("%d BROKEN (each reason says what no longer works, and what to set where a change of ArgoCD explains it)", broken))
@@ -130,12 +128,13 @@ func causesMarkdown(b *strings.Builder, cs []cause) {
 	}
 	b.WriteString("What ArgoCD's upgrade changed for them, by cause (docs/upgrade-check-changes.md):\n\n")
 	for _, c := range cs {
-		fmt.Fprintf(b, "- **%s** (%s, %s): %s. %d of %d (%s). %s\n", c.ID, c.Since, text(c.Impact), mdEscape(c.Title), len(c.Apps), c.Total, c.Names(), mdEscape(c.Do()))
+		fmt.Fprintf(b, "- **%s** (%s, %s): %s. %d of %d (%s). %s\n", c.ID, c.Since, impactText(c.Impact), mdEscape(c.Title), len(c.Apps), c.Total, c.Names(), mdEscape(c.Do()))
 	}
 	b.WriteString("\n")
 }
 
-func text(i changes.Impact) string {
+// impactText is an impact as the line per cause says it.
+func impactText(i changes.Impact) string {
 	if i == "" {
 		return "impact unknown"
 	}
